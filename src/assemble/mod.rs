@@ -1,0 +1,1 @@
+//! Per-agent prompt formats (DESIGN §8), built as data and rendered once.

@@ -1,0 +1,1 @@
+//! Route context for the `parent` delivery policy (DESIGN §7.4).

@@ -1,0 +1,96 @@
+//! The message store: raw messages in order, the team task, the id counter (DESIGN §4, seed 001).
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::message::{Message, MessageId, Millis, Routing, Speaker};
+
+/// Team task cap: 5 KiB, cut at a character boundary (seed 001 D6, seed 004).
+pub const MAX_TEAM_TASK_BYTES: usize = 5 * 1024;
+
+/// What [`Store::set_team_task`] did to the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TeamTaskTruncated {
+    pub from: usize,
+    pub to: usize,
+}
+
+/// Append-only message storage with O(1) lookup by id.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Store {
+    messages: Vec<Message>,
+    index: HashMap<MessageId, usize>,
+    team_task: Option<String>,
+    next_seq: u64,
+}
+
+impl Store {
+    pub fn new() -> Self {
+        Store { next_seq: 1, ..Default::default() }
+    }
+
+    /// Stores a message with the next `msg-N` id and returns it.
+    pub fn push(&mut self, speaker: Speaker, content: String, routing: Routing, at: Millis) -> &Message {
+        let id = MessageId::from_seq(self.next_seq.max(1));
+        self.next_seq = self.next_seq.max(1) + 1;
+        let idx = self.messages.len();
+        self.index.insert(id.clone(), idx);
+        self.messages.push(Message { id, speaker, content, routing, at });
+        &self.messages[idx]
+    }
+
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    pub fn len(&self) -> usize {
+        self.messages.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.messages.is_empty()
+    }
+
+    pub fn latest(&self) -> Option<&Message> {
+        self.messages.last()
+    }
+
+    /// Position of a message in the store.
+    pub fn position(&self, id: &MessageId) -> Option<usize> {
+        self.index.get(id).copied()
+    }
+
+    pub fn get(&self, id: &MessageId) -> Option<&Message> {
+        self.position(id).map(|i| &self.messages[i])
+    }
+
+    pub fn team_task(&self) -> Option<&str> {
+        self.team_task.as_deref()
+    }
+
+    /// Sets (or with `None`/empty, clears) the team task, capped at [`MAX_TEAM_TASK_BYTES`].
+    pub fn set_team_task(&mut self, task: Option<&str>) -> Option<TeamTaskTruncated> {
+        let task = task.filter(|t| !t.is_empty());
+        let Some(task) = task else {
+            self.team_task = None;
+            return None;
+        };
+        let cut = crate::budget::floor_char_boundary(task, MAX_TEAM_TASK_BYTES);
+        self.team_task = Some(task[..cut].to_string());
+        (cut < task.len()).then_some(TeamTaskTruncated { from: task.len(), to: cut })
+    }
+
+    /// Empties the store and restarts ids at `msg-1`.
+    pub fn clear(&mut self) {
+        *self = Store::new();
+    }
+
+    /// Replaces everything with already-validated messages; the id counter continues from the
+    /// highest numeric id.
+    pub fn replace(&mut self, messages: Vec<Message>, team_task: Option<String>) {
+        let next_seq = messages.iter().filter_map(|m| m.id.seq()).max().unwrap_or(0) + 1;
+        let index = messages.iter().enumerate().map(|(i, m)| (m.id.clone(), i)).collect();
+        *self = Store { messages, index, team_task, next_seq };
+    }
+}

@@ -1,0 +1,1 @@
+//! The conversation: a sans-IO routing state machine (DESIGN §6).

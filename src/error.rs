@@ -1,0 +1,1 @@
+//! Errors of the core, each naming what was wrong and where.

@@ -1,0 +1,141 @@
+//! Why a prompt is what it is (DESIGN §9): section sizes, each history message's fate, cuts,
+//! and the budget status. Returned with every prompt; the page draws it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::message::{MemberId, MessageId};
+use crate::team::{CompactionStrategy, PromptFormat};
+
+/// Why a deduplicated message left the context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum DedupReason {
+    /// The last context item is the current message itself.
+    SameId,
+    /// Same speaker id and same stripped content as the current message (AI→AI).
+    SameSpeakerAndContent,
+    /// A routed delivery's parent (shown as the message or the parent section instead).
+    Parent,
+    /// The receiver's own last message in a routed delivery.
+    OwnLast,
+}
+
+/// The fate of one stored message for one recipient.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "fate", rename_all = "camelCase")]
+pub enum Fate {
+    /// In the `[CONTEXT]` section.
+    Included,
+    /// Older than the window (or newer than the current message).
+    OutsideWindow,
+    /// Removed by dedup.
+    Deduplicated { reason: DedupReason },
+    /// Was in the window but dropped to fit the budget.
+    TrimmedForBudget,
+    /// The `[MESSAGE]` of this prompt.
+    Current,
+    /// Pinned first message (seed 002 pin-first policy), shown in context.
+    Pinned,
+    /// Shown in the parent section (`[PARENT_CONTEXT]`).
+    ParentContext,
+    /// Shown in the related-answers section (`[RELATED_CONTEXT]`).
+    Related,
+}
+
+/// One message's fate.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageFate {
+    pub id: MessageId,
+    pub speaker: MemberId,
+    #[serde(flatten)]
+    pub fate: Fate,
+}
+
+/// Size of one emitted (or dropped) section.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SectionExplain {
+    /// `system`, `teamTask`, `context`, `parent`, `related`, `message`, or an extra section's name.
+    pub name: String,
+    /// Bytes it occupies in the output (header included; 0 if dropped).
+    pub bytes: usize,
+    /// Estimated tokens, when a token estimator is set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<usize>,
+    /// True for the Claude system part, which travels as the `--append-system-prompt` flag.
+    pub in_system_flag: bool,
+}
+
+/// A cut made to fit the budget.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Truncation {
+    /// The section that was cut (or `prompt` for the last-resort cut).
+    pub section: String,
+    /// Body bytes before and after.
+    pub from_bytes: usize,
+    pub to_bytes: usize,
+}
+
+/// ok < 75% ≤ warning < 90% ≤ critical (seed 003).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum BudgetStatus {
+    Ok,
+    Warning,
+    Critical,
+}
+
+impl BudgetStatus {
+    /// Status of `used` bytes against `max`.
+    pub fn of(used: usize, max: usize) -> Self {
+        // used/max >= 0.9  ⇔ 10·used >= 9·max (integer math, no float rounding).
+        let (u, m) = (used as u128, max as u128);
+        if m == 0 || u * 10 >= m * 9 {
+            BudgetStatus::Critical
+        } else if u * 4 >= m * 3 {
+            BudgetStatus::Warning
+        } else {
+            BudgetStatus::Ok
+        }
+    }
+}
+
+/// Everything that decided one prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Explain {
+    pub recipient: MemberId,
+    pub format: PromptFormat,
+    pub sections: Vec<SectionExplain>,
+    /// Fates of the messages the builder looked at (window, pinned, parent, siblings, current),
+    /// oldest first. Every other stored message is [`Fate::OutsideWindow`]; listing them all
+    /// would make each prompt cost O(history), which §9 forbids — use [`Explain::fate_of`].
+    pub messages: Vec<MessageFate>,
+    /// How many stored messages precede the listed ones and are outside the window.
+    pub outside_window_before: usize,
+    /// Marker occurrences removed from the text this prompt shows.
+    pub markers_stripped: usize,
+    pub truncations: Vec<Truncation>,
+    /// `prompt.len() + system_flag.len()`.
+    pub total_bytes: usize,
+    pub max_bytes: usize,
+    /// Estimated tokens of the whole output, when a token estimator is set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_tokens: Option<usize>,
+    pub status: BudgetStatus,
+    pub strategy: CompactionStrategy,
+    /// Window size in force for this recipient.
+    pub window: usize,
+}
+
+impl Explain {
+    /// The fate of any stored message: the listed one, else outside the window.
+    pub fn fate_of(&self, id: &MessageId) -> Fate {
+        self.messages
+            .iter()
+            .find(|m| &m.id == id)
+            .map_or(Fate::OutsideWindow, |m| m.fate)
+    }
+}

@@ -1,0 +1,129 @@
+//! Stored conversation messages (DESIGN §4).
+//!
+//! A message is stored **raw**, exactly as sent, with its parsed routing beside it; the strip
+//! functions in [`crate::markers`] are views over the raw text, never applied on store.
+
+use serde::{Deserialize, Serialize};
+
+use crate::markers::Intent;
+
+/// Milliseconds since the Unix epoch, supplied by the host: the core never reads a clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Millis(pub u64);
+
+/// A member id as configured in the team (`"max"`, `"kailai"`).
+pub type MemberId = String;
+
+/// A message id: `msg-1`, `msg-2`, … in the order messages were stored.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct MessageId(pub String);
+
+impl MessageId {
+    /// The id of the `n`-th stored message (`msg-n`).
+    pub fn from_seq(n: u64) -> Self {
+        MessageId(format!("msg-{n}"))
+    }
+
+    /// The numeric part of a `msg-N` id, if it has that shape (used to continue the counter
+    /// after a snapshot import).
+    pub fn seq(&self) -> Option<u64> {
+        self.0.strip_prefix("msg-")?.parse().ok()
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for MessageId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Who spoke. `System` is used for notices the conversation records itself (agent failures):
+/// never deduplicated, never a recipient.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SpeakerKind {
+    Human,
+    Ai,
+    System,
+}
+
+/// The speaker of a message, copied from the member at the time it spoke so history stays
+/// readable after the team changes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Speaker {
+    pub id: MemberId,
+    pub name: String,
+    pub display_name: String,
+    pub kind: SpeakerKind,
+}
+
+impl Speaker {
+    /// The reserved speaker of system notices (id and name `system`).
+    pub fn system() -> Self {
+        Speaker {
+            id: "system".into(),
+            name: "system".into(),
+            display_name: "system".into(),
+            kind: SpeakerKind::System,
+        }
+    }
+}
+
+/// One `[NEXT: …]` addressee as written, with its intent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Addressee {
+    pub name: String,
+    pub intent: Intent,
+}
+
+/// The routing parsed from a message, stored beside the raw text.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Routing {
+    /// Every `[NEXT]` addressee as written, in order.
+    pub raw_next: Vec<Addressee>,
+    /// The member ids the addressees resolved to (unknown names are left out and reported).
+    /// Empty means "everyone" and prints as `all`.
+    pub resolved: Vec<MemberId>,
+    /// Display names for `resolved`, in the same order, as the context line prints them
+    /// (`- from -> to: …`). Kept so history renders the same after the team changes.
+    pub resolved_names: Vec<String>,
+    /// The message carried `[DONE]`.
+    pub is_done: bool,
+    /// The message this one answers (a routed delivery's parent).
+    pub parent: Option<MessageId>,
+    /// The intent this message was delivered with, if it was a routed answer.
+    pub intent: Option<Intent>,
+}
+
+/// A stored message: raw content plus parsed routing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Message {
+    pub id: MessageId,
+    pub speaker: Speaker,
+    /// Exactly what was sent, markers included.
+    pub content: String,
+    #[serde(default)]
+    pub routing: Routing,
+    #[serde(default)]
+    pub at: Millis,
+}
+
+impl Message {
+    /// How `to` prints in a context line: the resolved names joined by `, `, or `all`.
+    pub fn to_label(&self) -> String {
+        if self.routing.resolved_names.is_empty() {
+            "all".to_string()
+        } else {
+            self.routing.resolved_names.join(", ")
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Scenario files and `preview` (DESIGN §11b).

@@ -1,0 +1,1 @@
+//! Snapshot v1 export/import, validated fully before anything changes (DESIGN §11).

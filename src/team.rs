@@ -1,0 +1,212 @@
+//! Team members and their settings (DESIGN §4).
+
+use serde::{Deserialize, Serialize};
+
+use crate::markers::normalize_identifier;
+use crate::message::{MemberId, Speaker, SpeakerKind};
+
+/// Human or AI member.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemberKind {
+    Human,
+    Ai,
+}
+
+/// The prompt format an agent type uses (DESIGN §8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PromptFormat {
+    /// `claude-code`: system part passed as `--append-system-prompt`, not in the prompt.
+    Claude,
+    /// `openai-codex`: `[SYSTEM]` inline.
+    Codex,
+    /// `google-gemini`: plain headings, no brackets.
+    Gemini,
+    /// Any other agent type: bodies without headers.
+    Plain,
+}
+
+/// Canonical agent type names.
+pub const CLAUDE_CODE: &str = "claude-code";
+pub const OPENAI_CODEX: &str = "openai-codex";
+pub const GOOGLE_GEMINI: &str = "google-gemini";
+
+/// Normalises an agent type, case-insensitively: `claude`→`claude-code`, `codex`→`openai-codex`,
+/// `gemini`→`google-gemini`; anything else stays as given (and uses the plain assembler).
+pub fn normalize_agent_type(agent_type: &str) -> String {
+    let t = agent_type.trim();
+    match t.to_ascii_lowercase().as_str() {
+        "claude" | "claude-code" => CLAUDE_CODE.to_string(),
+        "codex" | "openai-codex" => OPENAI_CODEX.to_string(),
+        "gemini" | "google-gemini" => GOOGLE_GEMINI.to_string(),
+        _ => t.to_string(),
+    }
+}
+
+/// The prompt format of an agent type (normalised first).
+pub fn prompt_format(agent_type: &str) -> PromptFormat {
+    match normalize_agent_type(agent_type).as_str() {
+        CLAUDE_CODE => PromptFormat::Claude,
+        OPENAI_CODEX => PromptFormat::Codex,
+        GOOGLE_GEMINI => PromptFormat::Gemini,
+        _ => PromptFormat::Plain,
+    }
+}
+
+/// A team member.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Member {
+    pub id: MemberId,
+    pub name: String,
+    pub display_name: String,
+    pub kind: MemberKind,
+    /// Normalised agent type (`claude-code`, …); required for AI members.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_instruction: Option<String>,
+    /// Path of the instruction file as configured (read by the bridge, never by the core).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instruction_file: Option<String>,
+    /// The instruction file's text, supplied by the host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instruction_file_text: Option<String>,
+    /// Directory the member's relative paths are resolved against (host's concern).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_dir: Option<String>,
+    /// Per-member history window; overrides the team's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_size: Option<usize>,
+}
+
+impl Member {
+    pub fn is_ai(&self) -> bool {
+        self.kind == MemberKind::Ai
+    }
+
+    pub fn is_human(&self) -> bool {
+        self.kind == MemberKind::Human
+    }
+
+    /// The speaker record for messages this member sends.
+    pub fn speaker(&self) -> Speaker {
+        Speaker {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            display_name: self.display_name.clone(),
+            kind: match self.kind {
+                MemberKind::Human => SpeakerKind::Human,
+                MemberKind::Ai => SpeakerKind::Ai,
+            },
+        }
+    }
+
+    /// The prompt format of this member's agent type (plain for humans / unknown types).
+    pub fn prompt_format(&self) -> PromptFormat {
+        self.agent_type.as_deref().map_or(PromptFormat::Plain, prompt_format)
+    }
+
+    /// Fuzzy match (DESIGN §5): lowercase, without spaces, `-`, `_`, against id, name and
+    /// display name.
+    pub fn matches(&self, identifier: &str) -> bool {
+        let wanted = normalize_identifier(identifier);
+        !wanted.is_empty()
+            && [&self.id, &self.name, &self.display_name]
+                .iter()
+                .any(|s| normalize_identifier(s) == wanted)
+    }
+}
+
+/// How parallel `[NEXT: a, b, c]` deliveries choose their `[MESSAGE]` (DESIGN §6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeliveryPolicy {
+    /// Each agent gets the newest message (seed 000 §2.4).
+    #[default]
+    Latest,
+    /// Each agent gets the message that addressed it, with sibling answers as related context.
+    Parent,
+}
+
+/// When extra compactable sections are trimmed (DESIGN §10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CompactionStrategy {
+    /// Trim only what exceeds the budget.
+    #[default]
+    Lazy,
+    /// Trim down to just under the warning threshold whenever it is reached.
+    Proactive,
+}
+
+/// Default history window (seeds 000/001).
+pub const DEFAULT_WINDOW_SIZE: usize = 5;
+/// Default prompt budget: 768 KiB (seed 001).
+pub const DEFAULT_MAX_BYTES: usize = 768 * 1024;
+/// Default bound on AI deliveries per human message.
+pub const DEFAULT_MAX_ROUNDS: usize = 50;
+
+/// Team-wide settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TeamSettings {
+    pub window_size: usize,
+    pub max_bytes: usize,
+    /// Pin the first message and show `[N earlier messages omitted]` (seed 002). Off by default.
+    pub pin_first: bool,
+    pub delivery: DeliveryPolicy,
+    pub compaction: CompactionStrategy,
+    /// Bound on AI deliveries per human message (`maxRounds`).
+    pub max_rounds: usize,
+    /// `conversation.maxAgentResponseTime` in ms, for hosts that run agents.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_agent_response_ms: Option<u64>,
+}
+
+impl Default for TeamSettings {
+    fn default() -> Self {
+        TeamSettings {
+            window_size: DEFAULT_WINDOW_SIZE,
+            max_bytes: DEFAULT_MAX_BYTES,
+            pin_first: false,
+            delivery: DeliveryPolicy::Latest,
+            compaction: CompactionStrategy::Lazy,
+            max_rounds: DEFAULT_MAX_ROUNDS,
+            max_agent_response_ms: None,
+        }
+    }
+}
+
+/// A validated team: ≥1 human, unique ids and normalised names, AI members have an agent type.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Team {
+    pub id: String,
+    pub name: String,
+    pub members: Vec<Member>,
+    #[serde(default)]
+    pub settings: TeamSettings,
+}
+
+impl Team {
+    pub fn member(&self, id: &str) -> Option<&Member> {
+        self.members.iter().find(|m| m.id == id)
+    }
+
+    /// Fuzzy lookup by id, name or display name.
+    pub fn find(&self, identifier: &str) -> Option<&Member> {
+        self.member(identifier)
+            .or_else(|| self.members.iter().find(|m| m.matches(identifier)))
+    }
+
+    pub fn humans(&self) -> impl Iterator<Item = &Member> {
+        self.members.iter().filter(|m| m.is_human())
+    }
+
+    /// The window for `member`: member override → team setting.
+    pub fn window_for(&self, member: &Member) -> usize {
+        member.window_size.unwrap_or(self.settings.window_size)
+    }
+}
