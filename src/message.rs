@@ -127,3 +127,8 @@ impl Message {
         }
     }
 }
+
+/// The largest message the core accepts: 1 MiB. Above the default prompt budget (768 KiB), so
+/// any message that could be delivered whole can be stored; a larger one is refused with an
+/// error naming its size instead of being stored and silently cut later.
+pub const MAX_MESSAGE_BYTES: usize = 1024 * 1024;
