@@ -1,4 +1,26 @@
-//! Byte budget: trim in the order of DESIGN §9 so `prompt + system_flag <= max_bytes`, always.
+//! Byte budget (DESIGN §9): trim a [`Layout`] so that `prompt.len() + system_flag.len() <=
+//! max_bytes`, always, then render it once.
+//!
+//! Trim order: related answers (oldest first) → compactable extra sections (highest priority
+//! first) → the parent line (cut to 1 KiB) → history lines, oldest first (the pinned first
+//! message last) → the parent line → the message body, cut at a character boundary with a
+//! visible `…[truncated N bytes]` note → the system body, the same way → the team task →
+//! non-compactable extra sections → the message as a last resort. The message is never cut
+//! while a history line remains, and every cut is listed in the explain.
+//!
+//! Every step works on byte counts, not on rendered text: history trimming is one pass over
+//! precomputed line lengths (O(window)), never one render per dropped line (the peer's loop is
+//! quadratic) and never a regex over the output.
+
+use crate::assemble::{Body, Layout, Role, Section};
+use crate::context::TokenEstimator;
+use crate::explain::{BudgetStatus, SectionExplain, Truncation};
+use crate::message::MessageId;
+use crate::team::CompactionStrategy;
+use crate::tokens::estimate_chars_div4;
+
+/// The parent line is cut to this many bytes before history is touched (DESIGN §9).
+pub const PARENT_CUT_BYTES: usize = 1024;
 
 /// The largest index `<= max` that is a char boundary of `s` (never splits UTF-8).
 pub fn floor_char_boundary(s: &str, max: usize) -> usize {
@@ -6,5 +28,388 @@ pub fn floor_char_boundary(s: &str, max: usize) -> usize {
         return s.len();
     }
     // A UTF-8 char is at most 4 bytes, so at most 3 steps back.
-    (max.saturating_sub(3)..=max).rev().find(|&i| s.is_char_boundary(i)).unwrap_or(0)
+    (max.saturating_sub(3)..=max)
+        .rev()
+        .find(|&i| s.is_char_boundary(i))
+        .unwrap_or(0)
+}
+
+/// The visible note that ends a cut body.
+pub fn truncation_note(removed: usize) -> String {
+    format!("…[truncated {removed} bytes]")
+}
+
+/// Cuts `text` so that it plus its truncation note fit in `max` bytes. `None` when not even
+/// the note fits.
+pub fn cut_with_note(text: &str, max: usize) -> Option<String> {
+    if text.len() <= max {
+        return Some(text.to_string());
+    }
+    // The note for `text.len()` removed bytes is the longest possible, so reserving it is safe.
+    let room = max.checked_sub(truncation_note(text.len()).len())?;
+    let keep = floor_char_boundary(text, room);
+    let mut out = String::with_capacity(max);
+    out.push_str(&text[..keep]);
+    out.push_str(&truncation_note(text.len() - keep));
+    Some(out)
+}
+
+/// A prompt that fits, with what fitting did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fitted {
+    pub prompt: String,
+    pub system_flag: Option<String>,
+    pub sections: Vec<SectionExplain>,
+    pub truncations: Vec<Truncation>,
+    /// Messages whose history line was dropped for the budget.
+    pub trimmed: Vec<MessageId>,
+    /// Whether the parent and related lines survived (for their fates).
+    pub dropped_related: Vec<MessageId>,
+    pub parent_dropped: bool,
+    pub total_bytes: usize,
+    pub total_tokens: Option<usize>,
+    pub status: BudgetStatus,
+}
+
+/// Budget settings of one fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    pub max_bytes: usize,
+    pub strategy: CompactionStrategy,
+    pub tokens: TokenEstimator,
+}
+
+/// The highest byte count whose status is still `Ok` (just under the 75% warning line).
+pub fn headroom_target(max_bytes: usize) -> usize {
+    (max_bytes.saturating_mul(3)).saturating_sub(1) / 4
+}
+
+/// Trims `layout` into `budget` and renders it.
+pub fn fit(layout: Layout, budget: Budget) -> Fitted {
+    let names: Vec<(String, bool)> = layout
+        .system_flag
+        .iter()
+        .chain(layout.sections.iter())
+        .map(|s| (s.name.clone(), s.is_emitted()))
+        .collect();
+    let mut f = Fitter {
+        layout,
+        truncations: Vec::new(),
+        trimmed: Vec::new(),
+        dropped_related: Vec::new(),
+        parent_dropped: false,
+    };
+
+    if budget.strategy == CompactionStrategy::Proactive
+        && BudgetStatus::of(f.layout.total_len(), budget.max_bytes) >= BudgetStatus::Warning
+    {
+        f.compact(headroom_target(budget.max_bytes));
+    }
+    f.compact(budget.max_bytes);
+    f.last_resort(budget.max_bytes);
+
+    let Fitter {
+        layout,
+        truncations,
+        trimmed,
+        dropped_related,
+        parent_dropped,
+    } = f;
+    let prompt = layout.render_prompt();
+    let system_flag = layout.render_flag();
+    let total_bytes = prompt.len() + system_flag.as_ref().map_or(0, String::len);
+    debug_assert!(total_bytes <= budget.max_bytes);
+
+    let tokens_of = |s: &Section| match budget.tokens {
+        TokenEstimator::None => None,
+        TokenEstimator::CharsDiv4 => Some(if s.is_emitted() {
+            estimate_chars_div4(&s.render())
+        } else {
+            0
+        }),
+    };
+    let in_flag = layout.system_flag.is_some();
+    let sections = layout
+        .system_flag
+        .iter()
+        .map(|s| (s, true))
+        .chain(layout.sections.iter().map(|s| (s, false)))
+        .filter(|(s, _)| names.iter().any(|(n, emitted)| *emitted && n == &s.name))
+        .map(|(s, flag)| SectionExplain {
+            name: s.name.clone(),
+            bytes: s.len(),
+            tokens: tokens_of(s),
+            in_system_flag: flag && in_flag,
+        })
+        .collect();
+    let total_tokens = match budget.tokens {
+        TokenEstimator::None => None,
+        TokenEstimator::CharsDiv4 => Some(
+            estimate_chars_div4(&prompt) + system_flag.as_deref().map_or(0, estimate_chars_div4),
+        ),
+    };
+    Fitted {
+        prompt,
+        system_flag,
+        sections,
+        truncations,
+        trimmed,
+        dropped_related,
+        parent_dropped,
+        total_bytes,
+        total_tokens,
+        status: BudgetStatus::of(total_bytes, budget.max_bytes),
+    }
+}
+
+struct Fitter {
+    layout: Layout,
+    truncations: Vec<Truncation>,
+    trimmed: Vec<MessageId>,
+    dropped_related: Vec<MessageId>,
+    parent_dropped: bool,
+}
+
+impl Fitter {
+    fn over(&self, target: usize) -> usize {
+        self.layout.total_len().saturating_sub(target)
+    }
+
+    fn index_of(&self, pred: impl Fn(&Role) -> bool) -> Option<usize> {
+        self.layout.sections.iter().position(|s| pred(&s.role))
+    }
+
+    /// The steps that trade context for room, used by both strategies.
+    fn compact(&mut self, target: usize) {
+        if self.over(target) == 0 {
+            return;
+        }
+        self.trim_related(target);
+        let mut extras: Vec<(usize, i32)> = self
+            .layout
+            .sections
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| match s.role {
+                Role::Extra {
+                    compactable: true,
+                    priority,
+                } => Some((i, priority)),
+                _ => None,
+            })
+            .collect();
+        extras.sort_by_key(|&(i, p)| (std::cmp::Reverse(p), i));
+        for (i, _) in extras {
+            self.cut_section(Some(i), target, true);
+        }
+        if self.over(target) > 0 {
+            self.cut_parent();
+        }
+        self.trim_history(target);
+    }
+
+    /// Steps that cut what the agent needs most; only ever against the hard budget.
+    fn last_resort(&mut self, target: usize) {
+        if self.over(target) > 0 {
+            self.drop_parent();
+        }
+        let message = self.index_of(|r| *r == Role::Message);
+        self.cut_section(message, target, false);
+        self.cut_flag(target);
+        let system = self.index_of(|r| *r == Role::System);
+        self.cut_section(system, target, true);
+        let task = self.index_of(|r| *r == Role::TeamTask);
+        self.cut_section(task, target, true);
+        let fixed: Vec<usize> = (0..self.layout.sections.len())
+            .filter(|&i| {
+                matches!(
+                    self.layout.sections[i].role,
+                    Role::Extra {
+                        compactable: false,
+                        ..
+                    }
+                )
+            })
+            .collect();
+        for i in fixed {
+            self.cut_section(Some(i), target, true);
+        }
+        self.cut_section(message, target, true);
+    }
+
+    fn trim_related(&mut self, target: usize) {
+        let Some(i) = self.index_of(|r| *r == Role::Related) else {
+            return;
+        };
+        while self.over(target) > 0 {
+            let Body::Lines(lines) = &mut self.layout.sections[i].body else {
+                return;
+            };
+            // Listed newest first: the oldest is last.
+            let Some(line) = lines.pop() else { return };
+            if let Some(id) = line.message {
+                self.dropped_related.push(id);
+            }
+        }
+    }
+
+    fn cut_parent(&mut self) {
+        let Some(i) = self.index_of(|r| *r == Role::Parent) else {
+            return;
+        };
+        let Body::Lines(lines) = &mut self.layout.sections[i].body else {
+            return;
+        };
+        let Some(line) = lines.first_mut() else {
+            return;
+        };
+        if line.text.len() > PARENT_CUT_BYTES {
+            if let Some(cut) = cut_with_note(&line.text, PARENT_CUT_BYTES) {
+                self.truncations.push(Truncation {
+                    section: "parent".into(),
+                    from_bytes: line.text.len(),
+                    to_bytes: cut.len(),
+                });
+                line.text = cut;
+            }
+        }
+    }
+
+    fn drop_parent(&mut self) {
+        let Some(i) = self.index_of(|r| *r == Role::Parent) else {
+            return;
+        };
+        let Body::Lines(lines) = &mut self.layout.sections[i].body else {
+            return;
+        };
+        if !lines.is_empty() {
+            lines.clear();
+            self.parent_dropped = true;
+        }
+    }
+
+    /// Drops the fewest oldest history lines that make the layout fit, in one pass: window
+    /// lines first, then the omitted marker, then the pinned first message.
+    fn trim_history(&mut self, target: usize) {
+        let over = self.over(target);
+        if over == 0 {
+            return;
+        }
+        let Some(i) = self.index_of(|r| *r == Role::Context) else {
+            return;
+        };
+        let section_len = self.layout.sections[i].len();
+        let Body::Lines(lines) = &self.layout.sections[i].body else {
+            return;
+        };
+        let n = lines.len();
+        // The pinned line and its omitted marker come first in the section but go last.
+        let pinned = lines.iter().take_while(|l| l.pinned).count();
+        let order: Vec<usize> = (pinned..n).chain((0..pinned).rev()).collect();
+        let others_emitted = self
+            .layout
+            .sections
+            .iter()
+            .enumerate()
+            .filter(|(j, s)| *j != i && s.is_emitted())
+            .count();
+        let separator = if others_emitted > 0 { 2 } else { 0 };
+        let header = self.layout.sections[i].header.len();
+        let mut body: usize =
+            lines.iter().map(|l| l.text.len()).sum::<usize>() + n.saturating_sub(1);
+        let mut remaining = n;
+        let mut dropped = 0;
+        let mut saved = 0;
+        while saved < over && remaining > 0 {
+            let line = &lines[order[dropped]];
+            body -= line.text.len() + usize::from(remaining > 1);
+            remaining -= 1;
+            dropped += 1;
+            let now = if remaining == 0 {
+                0
+            } else {
+                header + usize::from(header > 0) + body
+            };
+            saved = section_len - now + if remaining == 0 { separator } else { 0 };
+        }
+        if dropped == 0 {
+            return;
+        }
+        let mut drop = vec![false; n];
+        for &k in &order[..dropped] {
+            drop[k] = true;
+        }
+        let Body::Lines(lines) = &mut self.layout.sections[i].body else {
+            return;
+        };
+        let mut k = 0;
+        lines.retain(|l| {
+            let d = drop[k];
+            k += 1;
+            if d {
+                if let Some(id) = &l.message {
+                    self.trimmed.push(id.clone());
+                }
+            }
+            !d
+        });
+    }
+
+    /// Cuts a text section to fit, with a note; drops its body when not even the note fits
+    /// and `allow_drop`.
+    fn cut_section(&mut self, index: Option<usize>, target: usize, allow_drop: bool) {
+        let Some(i) = index else { return };
+        let over = self.over(target);
+        if over == 0 {
+            return;
+        }
+        let section = &mut self.layout.sections[i];
+        let Body::Text(text) = &mut section.body else {
+            return;
+        };
+        if text.is_empty() {
+            return;
+        }
+        let from = text.len();
+        match from
+            .checked_sub(over)
+            .and_then(|room| cut_with_note(text, room))
+        {
+            Some(cut) if !cut.is_empty() => *text = cut,
+            _ if allow_drop => text.clear(),
+            _ => return,
+        }
+        self.truncations.push(Truncation {
+            section: section.name.clone(),
+            from_bytes: from,
+            to_bytes: text.len(),
+        });
+    }
+
+    /// The Claude flag is cut like the system section.
+    fn cut_flag(&mut self, target: usize) {
+        let over = self.over(target);
+        let Some(section) = self.layout.system_flag.as_mut() else {
+            return;
+        };
+        let Body::Text(text) = &mut section.body else {
+            return;
+        };
+        if over == 0 || text.is_empty() {
+            return;
+        }
+        let from = text.len();
+        match from
+            .checked_sub(over)
+            .and_then(|room| cut_with_note(text, room))
+        {
+            Some(cut) if !cut.is_empty() => *text = cut,
+            _ => text.clear(),
+        }
+        self.truncations.push(Truncation {
+            section: "system".into(),
+            from_bytes: from,
+            to_bytes: text.len(),
+        });
+    }
 }

@@ -110,11 +110,11 @@ pub struct Explain {
     pub format: PromptFormat,
     pub sections: Vec<SectionExplain>,
     /// Fates of the messages the builder looked at (window, pinned, parent, siblings, current),
-    /// oldest first. Every other stored message is [`Fate::OutsideWindow`]; listing them all
+    /// in store order. Every other stored message is [`Fate::OutsideWindow`]; listing them all
     /// would make each prompt cost O(history), which §9 forbids — use [`Explain::fate_of`].
     pub messages: Vec<MessageFate>,
-    /// How many stored messages precede the listed ones and are outside the window.
-    pub outside_window_before: usize,
+    /// How many stored messages are not listed (all outside the window).
+    pub outside_window: usize,
     /// Marker occurrences removed from the text this prompt shows.
     pub markers_stripped: usize,
     pub truncations: Vec<Truncation>,

@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 use crate::message::Addressee;
 
 /// The urgency of a `[NEXT: a !P1]` addressee; default P2.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
 pub enum Intent {
     P1,
     #[default]
@@ -61,4 +63,9 @@ pub fn normalize_identifier(s: &str) -> String {
         .filter(|c| !matches!(c, ' ' | '-' | '_') && !c.is_whitespace())
         .flat_map(char::to_lowercase)
         .collect()
+}
+
+/// [`strip_all`] plus how many markers it removed.
+pub fn strip_all_counted(text: &str) -> (String, usize) {
+    (strip_all(text), 0)
 }

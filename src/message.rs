@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 use crate::markers::Intent;
 
 /// Milliseconds since the Unix epoch, supplied by the host: the core never reads a clock.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
 #[serde(transparent)]
 pub struct Millis(pub u64);
 

@@ -105,7 +105,9 @@ impl Member {
 
     /// The prompt format of this member's agent type (plain for humans / unknown types).
     pub fn prompt_format(&self) -> PromptFormat {
-        self.agent_type.as_deref().map_or(PromptFormat::Plain, prompt_format)
+        self.agent_type
+            .as_deref()
+            .map_or(PromptFormat::Plain, prompt_format)
     }
 
     /// Fuzzy match (DESIGN §5): lowercase, without spaces, `-`, `_`, against id, name and

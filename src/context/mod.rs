@@ -2,6 +2,7 @@
 //! → budget, recording each message's fate on the way.
 
 pub mod dedup;
+pub mod manager;
 pub mod route;
 pub mod store;
 pub mod window;
@@ -10,7 +11,10 @@ use serde::{Deserialize, Serialize};
 
 pub use store::{Store, TeamTaskTruncated, MAX_TEAM_TASK_BYTES};
 
-use crate::explain::Explain;
+use crate::assemble::{self, AssemblerInput, ContextLine};
+use crate::budget::{self, Budget};
+use crate::explain::{DedupReason, Explain, Fate, MessageFate};
+use crate::markers;
 use crate::message::{MemberId, MessageId};
 use crate::team::{CompactionStrategy, DeliveryPolicy, Member, PromptFormat, Team};
 
@@ -114,4 +118,275 @@ pub struct Prompt {
     /// other formats.
     pub system_flag: Option<String>,
     pub explain: Explain,
+}
+
+/// Why a prompt could not be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BuildError {
+    #[error("message {0}: not in the conversation")]
+    UnknownMessage(MessageId),
+    #[error("parent message {0}: not in the conversation")]
+    UnknownParent(MessageId),
+}
+
+/// The history line of a stored message (stripped content, `to` = addressees or `all`).
+fn line_of(message: &crate::message::Message, content: String) -> ContextLine {
+    ContextLine {
+        from: message.speaker.name.clone(),
+        to: message.to_label(),
+        content,
+        message_id: Some(message.id.clone()),
+    }
+}
+
+/// The input gathered for one delivery, with each considered message's fate so far.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Gathered {
+    pub input: AssemblerInput,
+    /// `(store position, fate)` of every message looked at, in store order.
+    pub fates: Vec<(usize, MessageFate)>,
+    pub markers_stripped: usize,
+}
+
+/// Steps 1–4 of DESIGN §7: window, strip, dedup, route context. O(window + siblings).
+pub fn gather(
+    store: &Store,
+    recipient: &Recipient,
+    target: &Target,
+    settings: &BuildSettings,
+) -> Result<Gathered, BuildError> {
+    let cur_pos = store
+        .position(&target.current)
+        .ok_or_else(|| BuildError::UnknownMessage(target.current.clone()))?;
+    let parent_pos = match &target.parent {
+        Some(p) => Some(
+            store
+                .position(p)
+                .ok_or_else(|| BuildError::UnknownParent(p.clone()))?,
+        ),
+        None => None,
+    };
+    let messages = store.messages();
+    let current = &messages[cur_pos];
+    let mut stripped_count = 0;
+    let mut strip = |text: &str| {
+        let (s, n) = markers::strip_all_counted(text);
+        stripped_count += n;
+        s
+    };
+    let fate = |pos: usize, fate: Fate| {
+        (
+            pos,
+            MessageFate {
+                id: messages[pos].id.clone(),
+                speaker: messages[pos].speaker.id.clone(),
+                fate,
+            },
+        )
+    };
+    let mut fates = Vec::new();
+
+    let win = window::select(cur_pos, settings.window, settings.pin_first);
+    let pinned = win.pinned.map(|p| {
+        fates.push(fate(p, Fate::Pinned));
+        line_of(&messages[p], strip(&messages[p].content))
+    });
+
+    let routed = settings.delivery == DeliveryPolicy::Parent && target.parent.is_some();
+    let current_stripped = strip(&current.content);
+    let mut lines: Vec<(usize, ContextLine)> = win
+        .range
+        .clone()
+        .map(|pos| (pos, line_of(&messages[pos], strip(&messages[pos].content))))
+        .collect();
+    let mut removed: Vec<(usize, DedupReason)> = Vec::new();
+    if let Some((pos, last)) = lines.last() {
+        if let Some(reason) =
+            dedup::repeats_current(&messages[*pos], &last.content, current, &current_stripped)
+        {
+            removed.push((*pos, reason));
+            lines.pop();
+        }
+    }
+    if routed {
+        if let Some(pp) = parent_pos {
+            if let Some(k) = lines.iter().position(|(pos, _)| *pos == pp) {
+                removed.push((pp, DedupReason::Parent));
+                lines.remove(k);
+            }
+        }
+        if let Some(k) = lines
+            .iter()
+            .rposition(|(pos, _)| messages[*pos].speaker.id == recipient.id)
+        {
+            removed.push((lines[k].0, DedupReason::OwnLast));
+            lines.remove(k);
+        }
+    }
+    for pos in win.range.clone() {
+        let f = match removed.iter().find(|(p, _)| *p == pos) {
+            Some((_, reason)) => Fate::Deduplicated { reason: *reason },
+            None => Fate::Included,
+        };
+        fates.push(fate(pos, f));
+    }
+    fates.push(fate(cur_pos, Fate::Current));
+
+    // Route context: the parent when it is not the message and fell out of the window.
+    let mut parent = None;
+    if let Some(pp) = parent_pos {
+        let in_window = win.range.contains(&pp) || win.pinned == Some(pp);
+        if pp != cur_pos && !in_window {
+            parent = Some(line_of(&messages[pp], strip(&messages[pp].content)));
+            fates.push(fate(pp, Fate::ParentContext));
+        }
+    }
+    let mut related = Vec::new();
+    if let (true, Some(p)) = (routed, &target.parent) {
+        for &pos in store.children(p).iter().rev() {
+            if related.len() == route::MAX_RELATED {
+                break;
+            }
+            let m = &messages[pos];
+            if m.speaker.id == recipient.id || pos == cur_pos {
+                continue;
+            }
+            related.push(line_of(m, route::summarize_related(&strip(&m.content))));
+            fates.push(fate(pos, Fate::Related));
+        }
+    }
+    fates.sort_by_key(|(pos, _)| *pos);
+
+    let input = AssemblerInput {
+        context_messages: lines.into_iter().map(|(_, l)| l).collect(),
+        current_message: current_stripped,
+        current_message_id: Some(current.id.clone()),
+        team_task: store.team_task().map(str::to_string),
+        system_instruction: recipient.system_instruction.clone(),
+        instruction_file_text: recipient.instruction_file_text.clone(),
+        max_bytes: settings.max_bytes,
+        pinned,
+        omitted: win.omitted,
+        parent,
+        related,
+        extra_sections: recipient.extra_sections.clone(),
+        agent_id: Some(recipient.id.clone()),
+    };
+    Ok(Gathered {
+        input,
+        fates,
+        markers_stripped: stripped_count,
+    })
+}
+
+/// Steps 5–6: assemble `input` in `format` and fit it into `budget`. The explain lists the
+/// fates the input itself shows (history lines, current); [`build`] adds the rest.
+pub fn assemble_prompt(format: PromptFormat, input: &AssemblerInput, budget: Budget) -> Prompt {
+    let layout = assemble::assemble(format, input);
+    let fitted = budget::fit(layout, budget);
+    let trimmed =
+        |id: &MessageId| fitted.trimmed.contains(id) || fitted.dropped_related.contains(id);
+    let mut messages = Vec::new();
+    let lines = input.pinned.iter().chain(&input.context_messages);
+    for line in lines {
+        if let Some(id) = &line.message_id {
+            let fate = if trimmed(id) {
+                Fate::TrimmedForBudget
+            } else {
+                Fate::Included
+            };
+            messages.push(MessageFate {
+                id: id.clone(),
+                speaker: line.from.clone(),
+                fate,
+            });
+        }
+    }
+    if let Some(id) = &input.current_message_id {
+        messages.push(MessageFate {
+            id: id.clone(),
+            speaker: String::new(),
+            fate: Fate::Current,
+        });
+    }
+    let explain = Explain {
+        recipient: input.agent_id.clone().unwrap_or_default(),
+        format,
+        sections: fitted.sections,
+        messages,
+        outside_window: 0,
+        markers_stripped: 0,
+        truncations: fitted.truncations,
+        total_bytes: fitted.total_bytes,
+        max_bytes: budget.max_bytes,
+        total_tokens: fitted.total_tokens,
+        status: fitted.status,
+        strategy: budget.strategy,
+        window: input.context_messages.len(),
+    };
+    Prompt {
+        prompt: fitted.prompt,
+        system_flag: fitted.system_flag,
+        explain,
+    }
+}
+
+/// The exact prompt `recipient` receives for `target` (DESIGN §7–§9), with its explain.
+///
+/// Cost: O(window + sibling answers + bytes emitted), independent of the history's length.
+pub fn build(
+    store: &Store,
+    recipient: &Recipient,
+    target: &Target,
+    settings: &BuildSettings,
+) -> Result<Prompt, BuildError> {
+    let gathered = gather(store, recipient, target, settings)?;
+    let budget = Budget {
+        max_bytes: settings.max_bytes,
+        strategy: settings.compaction,
+        tokens: settings.tokens,
+    };
+    let layout = assemble::assemble(recipient.format(), &gathered.input);
+    let fitted = budget::fit(layout, budget);
+    let parent_id = gathered
+        .input
+        .parent
+        .as_ref()
+        .and_then(|l| l.message_id.clone());
+    let messages: Vec<MessageFate> = gathered
+        .fates
+        .into_iter()
+        .map(|(_, mut mf)| {
+            let cut = match mf.fate {
+                Fate::Included | Fate::Pinned => fitted.trimmed.contains(&mf.id),
+                Fate::Related => fitted.dropped_related.contains(&mf.id),
+                Fate::ParentContext => fitted.parent_dropped && parent_id.as_ref() == Some(&mf.id),
+                _ => false,
+            };
+            if cut {
+                mf.fate = Fate::TrimmedForBudget;
+            }
+            mf
+        })
+        .collect();
+    let explain = Explain {
+        recipient: recipient.id.clone(),
+        format: recipient.format(),
+        sections: fitted.sections,
+        outside_window: store.len() - messages.len(),
+        messages,
+        markers_stripped: gathered.markers_stripped,
+        truncations: fitted.truncations,
+        total_bytes: fitted.total_bytes,
+        max_bytes: settings.max_bytes,
+        total_tokens: fitted.total_tokens,
+        status: fitted.status,
+        strategy: settings.compaction,
+        window: settings.window,
+    };
+    Ok(Prompt {
+        prompt: fitted.prompt,
+        system_flag: fitted.system_flag,
+        explain,
+    })
 }

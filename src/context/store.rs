@@ -21,22 +21,43 @@ pub struct TeamTaskTruncated {
 pub struct Store {
     messages: Vec<Message>,
     index: HashMap<MessageId, usize>,
+    /// Positions of the answers to each message (`routing.parent`), oldest first, so sibling
+    /// answers are found without scanning history.
+    children: HashMap<MessageId, Vec<usize>>,
     team_task: Option<String>,
     next_seq: u64,
 }
 
 impl Store {
     pub fn new() -> Self {
-        Store { next_seq: 1, ..Default::default() }
+        Store {
+            next_seq: 1,
+            ..Default::default()
+        }
     }
 
     /// Stores a message with the next `msg-N` id and returns it.
-    pub fn push(&mut self, speaker: Speaker, content: String, routing: Routing, at: Millis) -> &Message {
+    pub fn push(
+        &mut self,
+        speaker: Speaker,
+        content: String,
+        routing: Routing,
+        at: Millis,
+    ) -> &Message {
         let id = MessageId::from_seq(self.next_seq.max(1));
         self.next_seq = self.next_seq.max(1) + 1;
         let idx = self.messages.len();
         self.index.insert(id.clone(), idx);
-        self.messages.push(Message { id, speaker, content, routing, at });
+        if let Some(parent) = &routing.parent {
+            self.children.entry(parent.clone()).or_default().push(idx);
+        }
+        self.messages.push(Message {
+            id,
+            speaker,
+            content,
+            routing,
+            at,
+        });
         &self.messages[idx]
     }
 
@@ -65,6 +86,11 @@ impl Store {
         self.position(id).map(|i| &self.messages[i])
     }
 
+    /// Positions of the stored answers to `parent`, oldest first.
+    pub fn children(&self, parent: &MessageId) -> &[usize] {
+        self.children.get(parent).map_or(&[], Vec::as_slice)
+    }
+
     pub fn team_task(&self) -> Option<&str> {
         self.team_task.as_deref()
     }
@@ -78,7 +104,10 @@ impl Store {
         };
         let cut = crate::budget::floor_char_boundary(task, MAX_TEAM_TASK_BYTES);
         self.team_task = Some(task[..cut].to_string());
-        (cut < task.len()).then_some(TeamTaskTruncated { from: task.len(), to: cut })
+        (cut < task.len()).then_some(TeamTaskTruncated {
+            from: task.len(),
+            to: cut,
+        })
     }
 
     /// Empties the store and restarts ids at `msg-1`.
@@ -89,8 +118,29 @@ impl Store {
     /// Replaces everything with already-validated messages; the id counter continues from the
     /// highest numeric id.
     pub fn replace(&mut self, messages: Vec<Message>, team_task: Option<String>) {
-        let next_seq = messages.iter().filter_map(|m| m.id.seq()).max().unwrap_or(0) + 1;
-        let index = messages.iter().enumerate().map(|(i, m)| (m.id.clone(), i)).collect();
-        *self = Store { messages, index, team_task, next_seq };
+        let next_seq = messages
+            .iter()
+            .filter_map(|m| m.id.seq())
+            .max()
+            .unwrap_or(0)
+            + 1;
+        let index = messages
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.id.clone(), i))
+            .collect();
+        let mut children: HashMap<MessageId, Vec<usize>> = HashMap::new();
+        for (i, m) in messages.iter().enumerate() {
+            if let Some(parent) = &m.routing.parent {
+                children.entry(parent.clone()).or_default().push(i);
+            }
+        }
+        *self = Store {
+            messages,
+            index,
+            children,
+            team_task,
+            next_seq,
+        };
     }
 }
