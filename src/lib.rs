@@ -7,6 +7,7 @@ pub mod context;
 pub mod conversation;
 pub mod error;
 pub mod explain;
+mod json;
 pub mod markers;
 pub mod message;
 pub mod scenario;

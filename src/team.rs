@@ -65,7 +65,13 @@ pub struct Member {
     /// Normalised agent type (`claude-code`, …); required for AI members.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_type: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// A string or an array of lines in config files (DESIGN §4); see
+    /// [`crate::config::join_instruction_lines`].
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::config::deserialize_system_instruction"
+    )]
     pub system_instruction: Option<String>,
     /// Path of the instruction file as configured (read by the bridge, never by the core).
     #[serde(default, skip_serializing_if = "Option::is_none")]

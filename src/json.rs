@@ -1,0 +1,200 @@
+//! Reading JSON by hand, keeping the path of every value so an error can say where it is
+//! (`messages[3].speaker.id: missing`). Shared by the config, snapshot and scenario loaders.
+//!
+//! Paths are built on the stack and rendered only when an error is raised, so a valid
+//! document costs no allocation for them.
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use crate::error::{FieldError, JsonSyntaxError};
+
+/// A JSON path: `team.members[2].agentType`. Rendered as `(top level)` for the root.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Path<'a> {
+    Root,
+    Key(&'a Path<'a>, &'a str),
+    Index(&'a Path<'a>, usize),
+}
+
+impl<'a> Path<'a> {
+    pub(crate) fn key<'b>(&'b self, key: &'b str) -> Path<'b> {
+        Path::Key(self, key)
+    }
+
+    pub(crate) fn index(&self, i: usize) -> Path<'_> {
+        Path::Index(self, i)
+    }
+
+    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Path::Root => Ok(()),
+            Path::Key(Path::Root, k) => f.write_str(k),
+            Path::Key(parent, k) => {
+                parent.write(f)?;
+                write!(f, ".{k}")
+            }
+            Path::Index(parent, i) => {
+                parent.write(f)?;
+                write!(f, "[{i}]")
+            }
+        }
+    }
+
+    pub(crate) fn missing(&self) -> FieldError {
+        FieldError::Missing {
+            path: self.to_string(),
+        }
+    }
+
+    pub(crate) fn wrong_type(&self, expected: &'static str, found: &Value) -> FieldError {
+        FieldError::WrongType {
+            path: self.to_string(),
+            expected,
+            found: describe(found),
+        }
+    }
+
+    pub(crate) fn invalid(&self, reason: impl Into<String>) -> FieldError {
+        FieldError::Invalid {
+            path: self.to_string(),
+            reason: reason.into(),
+        }
+    }
+}
+
+impl fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Path::Root => f.write_str("(top level)"),
+            _ => self.write(f),
+        }
+    }
+}
+
+/// Parses text as JSON; the error names line and column.
+pub(crate) fn parse(text: &str) -> Result<Value, JsonSyntaxError> {
+    serde_json::from_str(text).map_err(JsonSyntaxError::from)
+}
+
+/// How a value is described in "found …": short, and never the whole of a large string.
+pub(crate) fn describe(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => format!("{b}"),
+        Value::Number(n) => format!("{n}"),
+        Value::String(s) if s.len() <= 40 => format!("the string {s:?}"),
+        Value::String(_) => "a string".into(),
+        Value::Array(_) => "an array".into(),
+        Value::Object(_) => "an object".into(),
+    }
+}
+
+/// A JSON object together with its path.
+#[derive(Clone, Copy)]
+pub(crate) struct Obj<'v, 'p> {
+    pub(crate) map: &'v Map<String, Value>,
+    pub(crate) path: Path<'p>,
+}
+
+/// `v` as an object, or an error naming `path`.
+pub(crate) fn object<'v, 'p>(v: &'v Value, path: Path<'p>) -> Result<Obj<'v, 'p>, FieldError> {
+    match v {
+        Value::Object(map) => Ok(Obj { map, path }),
+        other => Err(path.wrong_type("an object", other)),
+    }
+}
+
+/// `v` as an array, or an error naming `path`.
+pub(crate) fn array<'v>(v: &'v Value, path: &Path<'_>) -> Result<&'v [Value], FieldError> {
+    match v {
+        Value::Array(items) => Ok(items),
+        other => Err(path.wrong_type("an array", other)),
+    }
+}
+
+/// `v` as a string, or an error naming `path`.
+pub(crate) fn string<'v>(v: &'v Value, path: &Path<'_>) -> Result<&'v str, FieldError> {
+    match v {
+        Value::String(s) => Ok(s),
+        other => Err(path.wrong_type("a string", other)),
+    }
+}
+
+/// `v` as a non-negative integer, or an error naming `path`.
+pub(crate) fn unsigned(v: &Value, path: &Path<'_>) -> Result<u64, FieldError> {
+    v.as_u64()
+        .ok_or_else(|| path.wrong_type("a non-negative integer", v))
+}
+
+/// `v` as a boolean, or an error naming `path`.
+pub(crate) fn boolean(v: &Value, path: &Path<'_>) -> Result<bool, FieldError> {
+    v.as_bool()
+        .ok_or_else(|| path.wrong_type("true or false", v))
+}
+
+impl<'v, 'p> Obj<'v, 'p> {
+    /// The value of `key`; `null` counts as absent (JSON writers often emit it for "unset").
+    pub(crate) fn get(&self, key: &str) -> Option<&'v Value> {
+        self.map.get(key).filter(|v| !v.is_null())
+    }
+
+    pub(crate) fn required(&self, key: &str) -> Result<&'v Value, FieldError> {
+        self.get(key).ok_or_else(|| self.path.key(key).missing())
+    }
+
+    pub(crate) fn str(&self, key: &str) -> Result<&'v str, FieldError> {
+        string(self.required(key)?, &self.path.key(key))
+    }
+
+    pub(crate) fn opt_str(&self, key: &str) -> Result<Option<&'v str>, FieldError> {
+        self.get(key)
+            .map(|v| string(v, &self.path.key(key)))
+            .transpose()
+    }
+
+    pub(crate) fn opt_u64(&self, key: &str) -> Result<Option<u64>, FieldError> {
+        self.get(key)
+            .map(|v| unsigned(v, &self.path.key(key)))
+            .transpose()
+    }
+
+    pub(crate) fn opt_usize(&self, key: &str) -> Result<Option<usize>, FieldError> {
+        let path = self.path.key(key);
+        self.opt_u64(key)?
+            .map(|n| usize::try_from(n).map_err(|_| path.invalid(format!("{n} is too large"))))
+            .transpose()
+    }
+
+    pub(crate) fn opt_bool(&self, key: &str) -> Result<Option<bool>, FieldError> {
+        self.get(key)
+            .map(|v| boolean(v, &self.path.key(key)))
+            .transpose()
+    }
+
+    /// A required string that must not be empty after trimming.
+    pub(crate) fn non_empty_str(&self, key: &str) -> Result<&'v str, FieldError> {
+        let s = self.str(key)?;
+        if s.trim().is_empty() {
+            return Err(self.path.key(key).invalid("empty"));
+        }
+        Ok(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_render_like_javascript_accessors() {
+        let root = Path::Root;
+        let messages = root.key("messages");
+        let third = messages.index(3);
+        let speaker = third.key("speaker");
+        assert_eq!(speaker.key("id").to_string(), "messages[3].speaker.id");
+        assert_eq!(root.to_string(), "(top level)");
+        assert_eq!(root.index(0).to_string(), "[0]");
+    }
+}

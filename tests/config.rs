@@ -1,0 +1,474 @@
+//! Team configs (DESIGN §4, §11): our format, the peer's cli-config 1.1/1.2, validation.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use agent_chatter::config::{
+    detect_format, join_instruction_lines, load_team, team_from_value, to_peer_config, ConfigError,
+    ConfigFormat,
+};
+use agent_chatter::team::{Member, MemberKind, Team, TeamSettings, DEFAULT_MAX_ROUNDS};
+use serde_json::json;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+fn fixture(rel: &str) -> String {
+    let path = fixtures().join(rel);
+    fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn json_files(dir: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = fs::read_dir(fixtures().join(dir))
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
+        .map(|e| e.map(|e| e.path()).unwrap_or_default())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn load_err(json: &str) -> String {
+    match load_team(json) {
+        Ok(team) => panic!("expected an error, loaded {team:?}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn member<'a>(team: &'a Team, id: &str) -> &'a Member {
+    team.member(id).unwrap_or_else(|| panic!("no member {id}"))
+}
+
+// --- the peer's format ---------------------------------------------------------------------
+
+#[test]
+fn every_valid_peer_file_loads() {
+    let files = json_files("peer/valid");
+    assert_eq!(files.len(), 3, "the peer's valid examples are all here");
+    for path in files {
+        let text = fs::read_to_string(&path).unwrap_or_default();
+        let team = load_team(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(team.members.len() >= 2, "{}", path.display());
+    }
+}
+
+#[test]
+fn full_peer_config_maps_every_member_field() {
+    let team = load_team(&fixture("peer/valid/cli-config-full.json")).expect("loads");
+    assert_eq!(team.id, "full-team");
+    assert_eq!(team.name, "Full Feature Team");
+    assert_eq!(team.settings.max_rounds, 50);
+    assert_eq!(team.settings.max_agent_response_ms, Some(300_000));
+
+    let claude = member(&team, "claude");
+    assert_eq!(claude.name, "claude");
+    assert_eq!(claude.display_name, "Claude Code");
+    assert_eq!(claude.kind, MemberKind::Ai);
+    assert_eq!(claude.agent_type.as_deref(), Some("claude-code"));
+    assert_eq!(
+        claude.system_instruction.as_deref(),
+        Some(
+            "You are a helpful coding assistant.\nFollow best practices for code quality.\n\
+             Always explain your reasoning."
+        )
+    );
+    assert_eq!(claude.instruction_file.as_deref(), Some("instruction.md"));
+    assert_eq!(claude.base_dir.as_deref(), Some("./roles/claude"));
+    assert_eq!(
+        claude.instruction_file_text, None,
+        "reading the file is the host's job"
+    );
+
+    let human = member(&team, "human");
+    assert_eq!(human.display_name, "Human User");
+    assert_eq!(human.kind, MemberKind::Human);
+    assert_eq!(human.agent_type, None);
+    assert_eq!(
+        human.system_instruction.as_deref(),
+        Some("You are the project manager, provide decisions and context.")
+    );
+    assert_eq!(human.base_dir.as_deref(), Some("./roles/human"));
+}
+
+#[test]
+fn peer_agent_type_claude_is_normalised_and_missing_fields_default() {
+    let team = load_team(&fixture("peer/valid/multi-role-demo-config.json")).expect("loads");
+    assert_eq!(team.settings.max_rounds, 10);
+    assert_eq!(team.settings.max_agent_response_ms, None);
+    let ids: Vec<&str> = team.members.iter().map(|m| m.id.as_str()).collect();
+    assert_eq!(ids, ["alice", "bob", "carol", "coordinator"]);
+    for id in ["alice", "bob", "carol"] {
+        assert_eq!(
+            member(&team, id).agent_type.as_deref(),
+            Some("claude-code"),
+            "{id}"
+        );
+    }
+    let bob = member(&team, "bob");
+    assert_eq!(bob.system_instruction, None);
+    assert_eq!(bob.base_dir, None);
+    assert_eq!(
+        bob.instruction_file.as_deref(),
+        Some("./teams/multi-role-demo/performance/bob/AGENTS.md")
+    );
+}
+
+#[test]
+fn every_invalid_peer_file_fails_naming_the_field() {
+    let cases = [
+        (
+            "cli-config-ai-missing-agentType.json",
+            "team.members[0] (claude): agentType: missing for an AI member",
+        ),
+        ("cli-config-missing-team.json", "team: missing"),
+        (
+            "cli-config-single-member.json",
+            "team.members: at least 2 members required, found 1",
+        ),
+        (
+            "cli-config-systemInstruction-mixed-array.json",
+            "team.members[0].systemInstruction[1]: expected a string, found 123",
+        ),
+        (
+            "cli-config-wrong-schema-version.json",
+            "schemaVersion: unsupported \"2.0\", expected 1.1 or 1.2",
+        ),
+    ];
+    let files = json_files("peer/invalid");
+    assert_eq!(files.len(), cases.len(), "every invalid example has a case");
+    for (file, expected) in cases {
+        let message = load_err(&fixture(&format!("peer/invalid/{file}")));
+        assert!(
+            message.starts_with(expected),
+            "{file}: got {message:?}, want {expected:?}"
+        );
+    }
+}
+
+#[test]
+fn peer_format_is_detected_by_schema_version_or_team_object() {
+    assert_eq!(
+        detect_format(&json!({"schemaVersion": "1.2"})),
+        ConfigFormat::Peer
+    );
+    assert_eq!(
+        detect_format(&json!({"team": {"members": []}})),
+        ConfigFormat::Peer
+    );
+    assert_eq!(
+        detect_format(&json!({"name": "t", "members": []})),
+        ConfigFormat::Ours
+    );
+}
+
+#[test]
+fn peer_file_without_schema_version_names_it() {
+    let message = load_err(r#"{"team": {"name": "t", "members": []}}"#);
+    assert_eq!(message, "schemaVersion: missing");
+}
+
+#[test]
+fn peer_max_rounds_zero_means_unlimited() {
+    let text = fixture("peer/valid/cli-config-minimal.json");
+    let mut value: serde_json::Value = serde_json::from_str(&text).expect("json");
+    value["maxRounds"] = json!(0);
+    let team = team_from_value(&value).expect("loads");
+    assert_eq!(team.settings.max_rounds, usize::MAX);
+    assert_eq!(to_peer_config(&team)["maxRounds"], json!(0));
+}
+
+#[test]
+fn peer_response_time_below_schema_minimum_is_refused() {
+    let text = fixture("peer/valid/cli-config-minimal.json");
+    let mut value: serde_json::Value = serde_json::from_str(&text).expect("json");
+    value["conversation"] = json!({"maxAgentResponseTime": 500});
+    let message = team_from_value(&value).map(|_| ()).unwrap_err().to_string();
+    assert_eq!(
+        message,
+        "conversation.maxAgentResponseTime: 500 ms is below the minimum of 1000 ms"
+    );
+}
+
+#[test]
+fn peer_member_type_must_be_human_or_ai() {
+    let text = fixture("peer/valid/cli-config-minimal.json");
+    let mut value: serde_json::Value = serde_json::from_str(&text).expect("json");
+    value["team"]["members"][1]["type"] = json!("robot");
+    let message = team_from_value(&value).map(|_| ()).unwrap_err().to_string();
+    assert_eq!(
+        message,
+        "team.members[1].type: expected \"human\" or \"ai\", found \"robot\""
+    );
+}
+
+#[test]
+fn exported_peer_config_reads_back_as_the_same_team() {
+    for file in [
+        "peer/valid/cli-config-full.json",
+        "peer/valid/multi-role-demo-config.json",
+    ] {
+        let team = load_team(&fixture(file)).expect("loads");
+        let exported = to_peer_config(&team);
+        let again = team_from_value(&exported).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_eq!(again, team, "{file}");
+    }
+}
+
+#[test]
+fn exported_peer_config_has_the_schema_required_fields() {
+    let team = load_team(&fixture("teams/demo.json")).expect("loads");
+    let exported = to_peer_config(&team);
+    assert_eq!(exported["schemaVersion"], "1.2");
+    assert_eq!(exported["team"]["name"], "demo");
+    assert_eq!(exported["team"]["displayName"], "Demo team");
+    assert!(exported["team"]["description"].is_string());
+    assert_eq!(exported["maxRounds"], 20);
+    let members = exported["team"]["members"].as_array().expect("members");
+    assert_eq!(members.len(), 4);
+    for m in members {
+        for key in ["name", "displayName", "role", "type"] {
+            assert!(m[key].is_string(), "{key} in {m}");
+        }
+    }
+    assert_eq!(members[1]["agentType"], "claude-code");
+    assert_eq!(members[2]["windowSize"], 3);
+    assert!(members[0].get("agentType").is_none());
+}
+
+#[test]
+fn our_team_survives_the_peer_format_except_team_settings() {
+    let mut team = load_team(&fixture("teams/demo.json")).expect("loads");
+    team.settings.max_agent_response_ms = Some(60_000);
+    let again = team_from_value(&to_peer_config(&team)).expect("loads");
+    let expected_settings = TeamSettings {
+        max_rounds: 20,
+        max_agent_response_ms: Some(60_000),
+        ..TeamSettings::default()
+    };
+    assert_eq!(again.settings, expected_settings);
+    assert_eq!(again.members, team.members);
+    assert_eq!((again.id, again.name), (team.id, team.name));
+}
+
+// --- our format ----------------------------------------------------------------------------
+
+#[test]
+fn our_demo_team_loads_with_normalised_agent_types() {
+    let team = load_team(&fixture("teams/demo.json")).expect("loads");
+    assert_eq!(team.id, "demo");
+    assert_eq!(team.name, "Demo team");
+    let types: Vec<Option<&str>> = team
+        .members
+        .iter()
+        .map(|m| m.agent_type.as_deref())
+        .collect();
+    assert_eq!(
+        types,
+        [
+            None,
+            Some("claude-code"),
+            Some("openai-codex"),
+            Some("google-gemini")
+        ]
+    );
+    assert_eq!(
+        member(&team, "max").system_instruction.as_deref(),
+        Some("You are Max, the architect.\nAnswer briefly.")
+    );
+    let sarah = member(&team, "sarah");
+    assert_eq!(sarah.window_size, Some(3));
+    assert_eq!(sarah.instruction_file.as_deref(), Some("AGENTS.md"));
+    assert_eq!(team.settings.max_rounds, 20);
+}
+
+#[test]
+fn our_format_defaults_ids_and_display_names_to_the_name() {
+    let team = load_team(r#"{"name": "t", "members": [{"name": "kailai", "kind": "human"}]}"#)
+        .expect("loads");
+    assert_eq!(team.id, "t");
+    let m = &team.members[0];
+    assert_eq!(
+        (m.id.as_str(), m.display_name.as_str()),
+        ("kailai", "kailai")
+    );
+    assert_eq!(team.settings, TeamSettings::default());
+    assert_eq!(team.settings.max_rounds, DEFAULT_MAX_ROUNDS);
+}
+
+#[test]
+fn our_team_serialized_by_serde_loads_back_identically() {
+    let team = load_team(&fixture("teams/demo.json")).expect("loads");
+    let text = serde_json::to_string(&team).expect("serializes");
+    assert_eq!(load_team(&text).expect("loads"), team);
+    let via_serde: Team = serde_json::from_str(&text).expect("serde reads it");
+    assert_eq!(via_serde, team);
+}
+
+#[test]
+fn system_instruction_lines_are_joined_blank_dropped_trimmed() {
+    let cases: [(&[&str], Option<&str>); 6] = [
+        (&["a", "b"], Some("a\nb")),
+        (&["a", "", "  ", "b"], Some("a\nb")),
+        (&["  indented", "next"], Some("indented\nnext")),
+        (&["first", "  kept indent"], Some("first\n  kept indent")),
+        (&["", " "], None),
+        (&[], None),
+    ];
+    for (lines, expected) in cases {
+        assert_eq!(
+            join_instruction_lines(lines.iter().copied()).as_deref(),
+            expected,
+            "{lines:?}"
+        );
+    }
+}
+
+#[test]
+fn system_instruction_as_string_array_or_null_through_serde() {
+    let cases = [
+        (json!("  one  "), Some("one")),
+        (json!(["one", "", "two"]), Some("one\ntwo")),
+        (json!(""), None),
+        (json!([]), None),
+        (json!(null), None),
+    ];
+    for (value, expected) in cases {
+        let m = json!({"id": "a", "name": "a", "displayName": "A", "kind": "ai",
+                       "agentType": "claude-code", "systemInstruction": value});
+        let member: Member = serde_json::from_value(m).expect("serde reads it");
+        assert_eq!(member.system_instruction.as_deref(), expected, "{value}");
+        let mut team_json = json!({"name": "t", "members": [{"name": "k", "kind": "human"}]});
+        team_json["members"][0]["systemInstruction"] = value.clone();
+        let team = team_from_value(&team_json).expect("loads");
+        assert_eq!(
+            team.members[0].system_instruction.as_deref(),
+            expected,
+            "{value}"
+        );
+    }
+}
+
+#[test]
+fn system_instruction_of_another_type_is_refused() {
+    let message =
+        load_err(r#"{"members": [{"name": "k", "kind": "human", "systemInstruction": 7}]}"#);
+    assert_eq!(
+        message,
+        "members[0].systemInstruction: expected a string or an array of strings, found 7"
+    );
+}
+
+// --- validation ----------------------------------------------------------------------------
+
+#[test]
+fn bad_team_files_fail_naming_member_and_field() {
+    let cases = [
+        (
+            "team-ai-only.json",
+            "members: no human member; a team needs at least one, because the first message must come from a human",
+        ),
+        (
+            "team-duplicate-ids.json",
+            "members[2] (maxine): id: duplicate \"max\", already used by members[1] (max)",
+        ),
+        (
+            "team-duplicate-names.json",
+            "members[1] (mary_ann): name: \"mary_ann\" is the same as the name of members[0] (Mary Ann)",
+        ),
+        (
+            "team-reserved-system.json",
+            "members[1] (System): name: \"system\" is reserved for system notices, choose another",
+        ),
+        (
+            "team-ai-without-agent-type.json",
+            "members[2] (max): agentType: missing for an AI member",
+        ),
+        ("team-invalid-json.json", "invalid JSON at line 5, column 64: trailing comma"),
+        ("team-zero-budget.json", "settings.maxBytes: must be greater than 0"),
+    ];
+    for (file, expected) in cases {
+        let message = load_err(&fixture(&format!("bad/{file}")));
+        assert!(
+            message.starts_with(expected),
+            "{file}: got {message:?}, want {expected:?}"
+        );
+    }
+}
+
+#[test]
+fn invalid_json_error_carries_line_and_column() {
+    match load_team("{\n  \"name\": \"t\",\n  \"members\": [\n}") {
+        Err(ConfigError::Syntax(e)) => assert_eq!((e.line, e.column), (4, 1)),
+        other => panic!("expected a syntax error, got {other:?}"),
+    }
+}
+
+#[test]
+fn missing_and_mistyped_member_fields_name_the_path() {
+    let cases = [
+        (
+            r#"{"members": [{"kind": "human"}]}"#,
+            "members[0].name: missing",
+        ),
+        (
+            r#"{"members": [{"name": "k"}]}"#,
+            "members[0].kind: missing",
+        ),
+        (
+            r#"{"members": [{"name": "k", "kind": 1}]}"#,
+            "members[0].kind: expected a string, found 1",
+        ),
+        (
+            r#"{"members": {}}"#,
+            "members: expected an array, found an object",
+        ),
+        (r#"{"name": "t"}"#, "members: missing"),
+        (r#"[]"#, "(top level): expected an object, found an array"),
+        (
+            r#"{"members": [{"name": "k", "kind": "human", "windowSize": -1}]}"#,
+            "members[0].windowSize: expected a non-negative integer, found -1",
+        ),
+        (
+            r#"{"members": [{"name": "k", "kind": "human"}], "settings": {"delivery": "fast"}}"#,
+            "settings.delivery: expected \"latest\" or \"parent\", found \"fast\"",
+        ),
+        (
+            r#"{"members": [{"name": "k", "kind": "human"}], "settings": {"maxRounds": 0}}"#,
+            "settings.maxRounds: must be at least 1",
+        ),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(load_err(text), expected, "{text}");
+    }
+}
+
+#[test]
+fn window_size_zero_is_a_valid_setting() {
+    let team = load_team(
+        r#"{"members": [{"name": "k", "kind": "human"}], "settings": {"windowSize": 0}}"#,
+    )
+    .expect("loads");
+    assert_eq!(team.settings.window_size, 0);
+}
+
+#[test]
+fn member_with_reserved_id_is_refused() {
+    let message =
+        load_err(r#"{"members": [{"id": "system", "name": "sys admin", "kind": "human"}]}"#);
+    assert_eq!(
+        message,
+        "members[0] (sys admin): id: \"system\" is reserved for system notices, choose another"
+    );
+}
+
+#[test]
+fn validate_checks_teams_built_in_code() {
+    let mut team = load_team(&fixture("teams/demo.json")).expect("loads");
+    assert_eq!(team.validate(), Ok(()));
+    team.members[1].agent_type = None;
+    assert_eq!(
+        team.validate().map_err(|e| e.to_string()),
+        Err("members[1] (max): agentType: missing for an AI member (e.g. \"claude-code\", \"openai-codex\", \"google-gemini\")".to_string())
+    );
+}
