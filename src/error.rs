@@ -8,6 +8,7 @@
 use thiserror::Error;
 
 pub use crate::config::ConfigError;
+pub use crate::snapshot::SnapshotError;
 
 /// Text that is not JSON at all. Line and column are 1-based, as editors show them.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -67,4 +68,6 @@ impl FieldError {
 pub enum Error {
     #[error(transparent)]
     Config(#[from] ConfigError),
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
 }

@@ -1,0 +1,464 @@
+//! Snapshot v1 (DESIGN §11, seed 001 §2.4/§4.9/§4.10): export, full validation before import,
+//! the peer's message shape.
+
+use std::fs;
+use std::path::Path;
+
+use agent_chatter::context::{Store, TeamTaskTruncated, MAX_TEAM_TASK_BYTES};
+use agent_chatter::markers::Intent;
+use agent_chatter::message::{
+    Addressee, MessageId, Millis, Routing, Speaker, SpeakerKind, MAX_MESSAGE_BYTES,
+};
+use agent_chatter::snapshot::{
+    export, import, import_snapshot, import_str, Imported, Snapshot, SnapshotError,
+};
+use serde_json::{json, Value};
+
+fn fixture(rel: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(rel);
+    fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn fixture_value(rel: &str) -> Value {
+    serde_json::from_str(&fixture(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+fn speaker(id: &str, kind: SpeakerKind) -> Speaker {
+    Speaker {
+        id: id.into(),
+        name: id.into(),
+        display_name: id.to_uppercase(),
+        kind,
+    }
+}
+
+fn routed(to: &[&str], parent: Option<&str>) -> Routing {
+    Routing {
+        raw_next: to
+            .iter()
+            .map(|n| Addressee {
+                name: n.to_string(),
+                intent: Intent::P2,
+            })
+            .collect(),
+        resolved: to.iter().map(|s| s.to_string()).collect(),
+        resolved_names: to.iter().map(|s| s.to_string()).collect(),
+        parent: parent.map(|p| MessageId(p.into())),
+        ..Routing::default()
+    }
+}
+
+/// A small conversation: human → AI → AI, a system notice, with a team task.
+fn sample_store() -> Store {
+    let mut store = Store::new();
+    let kailai = speaker("kailai", SpeakerKind::Human);
+    store.push(
+        kailai.clone(),
+        "[TEAM_TASK: ship it] go [NEXT: max]".into(),
+        routed(&["max"], None),
+        Millis(10),
+    );
+    store.push(
+        speaker("max", SpeakerKind::Ai),
+        "ok [NEXT: sarah]".into(),
+        routed(&["sarah"], Some("msg-1")),
+        Millis(20),
+    );
+    store.push(
+        speaker("sarah", SpeakerKind::Ai),
+        "done, ünïcödé ✓".into(),
+        routed(&[], Some("msg-2")),
+        Millis(30),
+    );
+    store.push(
+        Speaker::system(),
+        "gina timed out".into(),
+        Routing::default(),
+        Millis(40),
+    );
+    store.set_team_task(Some("ship it"));
+    store
+}
+
+fn import_err(store: &mut Store, value: &Value) -> String {
+    match import(store, value) {
+        Ok(done) => panic!("expected an error, imported {done:?}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+// --- export / import -----------------------------------------------------------------------
+
+#[test]
+fn export_then_import_restores_an_equal_store() {
+    let store = sample_store();
+    let snapshot = export(&store, Millis(1_700_000_000_000));
+    assert_eq!(snapshot.version, 1);
+    assert_eq!(snapshot.timestamp, Millis(1_700_000_000_000));
+    assert_eq!(snapshot.team_task.as_deref(), Some("ship it"));
+    let value = serde_json::to_value(&snapshot).expect("serializes");
+
+    let mut restored = Store::new();
+    let done = import(&mut restored, &value).expect("imports");
+    assert_eq!(
+        done,
+        Imported {
+            messages: 4,
+            team_task_truncated: None
+        }
+    );
+    assert_eq!(restored, store);
+}
+
+#[test]
+fn snapshot_json_uses_the_seed_field_names() {
+    let mut store = sample_store();
+    store.set_team_task(None);
+    let value = serde_json::to_value(export(&store, Millis(5))).expect("serializes");
+    assert_eq!(value["version"], 1);
+    assert_eq!(value["timestamp"], 5);
+    assert_eq!(
+        value["teamTask"],
+        Value::Null,
+        "no team task is null, as in seed 001"
+    );
+    assert_eq!(value["messages"][1]["speaker"]["displayName"], "MAX");
+    assert_eq!(value["messages"][1]["routing"]["parent"], "msg-1");
+}
+
+#[test]
+fn import_from_text_equals_import_from_value() {
+    let text = fixture("snapshots/ours-v1.json");
+    let mut a = Store::new();
+    let mut b = Store::new();
+    import_str(&mut a, &text).expect("imports");
+    import(&mut b, &fixture_value("snapshots/ours-v1.json")).expect("imports");
+    assert_eq!(a, b);
+}
+
+#[test]
+fn ids_continue_after_the_highest_imported_one() {
+    let mut store = Store::new();
+    let mut value = serde_json::to_value(export(&sample_store(), Millis(0))).expect("serializes");
+    value["messages"][1]["id"] = json!("msg-41");
+    import(&mut store, &value).expect("imports");
+    let next = store.push(
+        speaker("kailai", SpeakerKind::Human),
+        "next".into(),
+        Routing::default(),
+        Millis(50),
+    );
+    assert_eq!(next.id, MessageId("msg-42".into()));
+}
+
+#[test]
+fn our_fixture_keeps_routing_speakers_and_times() {
+    let mut store = Store::new();
+    import(&mut store, &fixture_value("snapshots/ours-v1.json")).expect("imports");
+    assert_eq!(store.len(), 5);
+    assert_eq!(store.team_task(), Some("ship the importer"));
+    let max = &store.messages()[1];
+    assert_eq!(max.at, Millis(1_700_000_002_000));
+    assert_eq!(
+        max.routing.raw_next,
+        vec![
+            Addressee {
+                name: "sarah".into(),
+                intent: Intent::P1
+            },
+            Addressee {
+                name: "zed".into(),
+                intent: Intent::P2
+            },
+        ]
+    );
+    assert_eq!(max.routing.resolved, ["sarah"]);
+    assert_eq!(max.routing.parent, Some(MessageId("msg-1".into())));
+    assert_eq!(max.routing.intent, Some(Intent::P2));
+    assert_eq!(store.messages()[3].speaker.kind, SpeakerKind::System);
+    assert_eq!(store.messages()[3].routing, Routing::default());
+    assert!(store.messages()[4].routing.is_done);
+    assert_eq!(store.messages()[4].to_label(), "all");
+}
+
+#[test]
+fn peer_snapshot_imports_with_its_message_shape() {
+    let mut store = Store::new();
+    let done = import(&mut store, &fixture_value("snapshots/peer-v1.json")).expect("imports");
+    assert_eq!(done.messages, 3);
+    assert_eq!(store.team_task(), Some("Review the login flow"));
+
+    let first = &store.messages()[0];
+    assert_eq!(first.id.as_str(), "msg-1736937000000-a1b2c3d4e");
+    assert_eq!(first.speaker.kind, SpeakerKind::Human);
+    assert_eq!(first.speaker.display_name, "Human Coordinator");
+    assert_eq!(
+        first.at,
+        Millis(1_736_937_000_000),
+        "ISO date read as milliseconds"
+    );
+    assert_eq!(
+        first.routing.raw_next,
+        vec![
+            Addressee {
+                name: "alice".into(),
+                intent: Intent::P2
+            },
+            Addressee {
+                name: "bob".into(),
+                intent: Intent::P1
+            },
+        ]
+    );
+    assert_eq!(first.routing.resolved, ["alice", "bob"]);
+    assert_eq!(first.to_label(), "alice, bob");
+
+    let alice = &store.messages()[1];
+    assert_eq!(alice.at, Millis(1_736_937_030_000));
+    assert_eq!(
+        alice.routing.raw_next,
+        vec![
+            Addressee {
+                name: "carol".into(),
+                intent: Intent::P2
+            },
+            Addressee {
+                name: "nobody".into(),
+                intent: Intent::P2
+            },
+        ],
+        "a raw marker value with several names is split"
+    );
+    assert_eq!(
+        alice.routing.resolved,
+        ["carol"],
+        "unresolved addressees are left out"
+    );
+    assert_eq!(alice.routing.parent, Some(first.id.clone()));
+    assert_eq!(alice.routing.intent, Some(Intent::P2));
+
+    let notice = &store.messages()[2];
+    assert_eq!(notice.speaker.kind, SpeakerKind::System);
+    assert_eq!(notice.at, Millis(1_736_937_040_000));
+
+    let next = store.push(
+        speaker("coordinator", SpeakerKind::Human),
+        "hi".into(),
+        Routing::default(),
+        Millis(0),
+    );
+    assert_eq!(
+        next.id.as_str(),
+        "msg-1",
+        "peer ids are not msg-N, so numbering starts at 1"
+    );
+}
+
+#[test]
+fn peer_timestamp_that_is_no_date_names_the_field() {
+    let mut value = fixture_value("snapshots/peer-v1.json");
+    value["messages"][1]["timestamp"] = json!("yesterday");
+    let message = import_err(&mut Store::new(), &value);
+    assert!(
+        message.starts_with("messages[1].timestamp: \"yesterday\" is not an ISO 8601 date"),
+        "{message}"
+    );
+}
+
+// --- team task -----------------------------------------------------------------------------
+
+#[test]
+fn team_task_over_5_kib_is_cut_at_a_char_boundary_with_a_notice() {
+    let task = "é".repeat(3000); // 6000 bytes, 2 per char
+    let mut value = fixture_value("snapshots/ours-v1.json");
+    value["teamTask"] = json!(task);
+    let mut store = Store::new();
+    let done = import(&mut store, &value).expect("imports");
+    assert_eq!(
+        done.team_task_truncated,
+        Some(TeamTaskTruncated {
+            from: 6000,
+            to: MAX_TEAM_TASK_BYTES
+        })
+    );
+    assert_eq!(store.team_task().map(str::len), Some(MAX_TEAM_TASK_BYTES));
+}
+
+#[test]
+fn team_task_null_empty_or_absent_is_none() {
+    for task in [Some(json!(null)), Some(json!("")), None] {
+        let mut value = fixture_value("snapshots/ours-v1.json");
+        match &task {
+            Some(t) => value["teamTask"] = t.clone(),
+            None => {
+                value.as_object_mut().map(|o| o.remove("teamTask"));
+            }
+        }
+        let mut store = sample_store();
+        import(&mut store, &value).expect("imports");
+        assert_eq!(store.team_task(), None, "{task:?}");
+    }
+}
+
+// --- bad snapshots -------------------------------------------------------------------------
+
+#[test]
+fn bad_snapshots_fail_naming_the_field() {
+    let cases = [
+        ("snapshot-version-2.json", "version: expected 1, found 2"),
+        (
+            "snapshot-missing-speaker-id.json",
+            "messages[3].speaker.id: missing",
+        ),
+        (
+            "snapshot-duplicate-ids.json",
+            "messages[4].id: duplicate \"msg-3\", first used by messages[2]",
+        ),
+        (
+            "snapshot-missing-content.json",
+            "messages[1].content: missing",
+        ),
+        (
+            "snapshot-unknown-speaker-kind.json",
+            "messages[2].speaker.kind: expected \"human\", \"ai\" or \"system\", found \"robot\"",
+        ),
+        (
+            "snapshot-content-not-a-string.json",
+            "messages[0].content: expected a string, found 42",
+        ),
+        (
+            "snapshot-unpaired-resolved-names.json",
+            "messages[1].routing.resolvedNames: 0 names for 1 resolved ids; they must pair up",
+        ),
+        (
+            "snapshot-invalid-json.json",
+            "invalid JSON at line 3, column 16: expected value",
+        ),
+    ];
+    for (file, expected) in cases {
+        let text = fixture(&format!("bad/{file}"));
+        let message = match import_str(&mut Store::new(), &text) {
+            Ok(done) => panic!("{file}: imported {done:?}"),
+            Err(e) => e.to_string(),
+        };
+        assert_eq!(message, expected, "{file}");
+    }
+}
+
+#[test]
+fn failed_import_leaves_the_store_unchanged() {
+    let mut bad_files: Vec<String> =
+        fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bad"))
+            .expect("bad/")
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("snapshot-"))
+            .collect();
+    bad_files.sort();
+    assert!(bad_files.len() >= 8);
+    for file in bad_files {
+        let mut store = sample_store();
+        let before = store.clone();
+        assert!(
+            import_str(&mut store, &fixture(&format!("bad/{file}"))).is_err(),
+            "{file}"
+        );
+        assert_eq!(store, before, "{file}: a failed import changed the store");
+    }
+}
+
+#[test]
+fn ten_megabyte_message_is_refused_with_its_size() {
+    let mut value = fixture_value("snapshots/ours-v1.json");
+    value["messages"][0]["content"] = json!("x".repeat(10 * 1024 * 1024));
+    let mut store = sample_store();
+    let before = store.clone();
+    let message = import_err(&mut store, &value);
+    assert_eq!(
+        message,
+        "messages[0].content: 10485760 bytes, the limit is 1048576"
+    );
+    assert_eq!(store, before);
+}
+
+#[test]
+fn message_exactly_at_the_limit_is_accepted() {
+    let mut value = fixture_value("snapshots/ours-v1.json");
+    value["messages"][0]["content"] = json!("x".repeat(MAX_MESSAGE_BYTES));
+    let mut store = Store::new();
+    import(&mut store, &value).expect("imports");
+    assert_eq!(store.messages()[0].content.len(), MAX_MESSAGE_BYTES);
+}
+
+#[test]
+fn shape_errors_name_their_path() {
+    let base = fixture_value("snapshots/ours-v1.json");
+    type Mutation = Box<dyn Fn(&mut Value)>;
+    let cases: Vec<(Mutation, &str)> = vec![
+        (Box::new(|v| v["version"] = json!("1")), "version: expected 1, found \"1\""),
+        (
+            Box::new(|v| {
+                v.as_object_mut().map(|o| o.remove("version"));
+            }),
+            "version: missing",
+        ),
+        (Box::new(|v| v["messages"] = json!({})), "messages: expected an array, found an object"),
+        (Box::new(|v| v["messages"][2] = json!("hi")), "messages[2]: expected an object, found the string \"hi\""),
+        (Box::new(|v| v["messages"][0]["id"] = json!("")), "messages[0].id: empty"),
+        (Box::new(|v| v["messages"][0]["speaker"]["id"] = json!(" ")), "messages[0].speaker.id: empty"),
+        (
+            Box::new(|v| {
+                v["messages"][0]["speaker"].as_object_mut().map(|o| o.remove("name"));
+            }),
+            "messages[0].speaker.name: missing",
+        ),
+        (Box::new(|v| v["messages"][0]["at"] = json!(-5)), "messages[0].at: expected a non-negative integer, found -5"),
+        (
+            Box::new(|v| v["messages"][1]["routing"]["rawNext"][0]["intent"] = json!("P9")),
+            "messages[1].routing.rawNext[0].intent: expected \"P1\", \"P2\" or \"P3\", found \"P9\"",
+        ),
+        (Box::new(|v| v["teamTask"] = json!(5)), "teamTask: expected a string, found 5"),
+        (Box::new(|v| *v = json!([])), "(top level): expected an object, found an array"),
+    ];
+    for (mutate, expected) in cases {
+        let mut value = base.clone();
+        mutate(&mut value);
+        assert_eq!(import_err(&mut Store::new(), &value), expected);
+    }
+}
+
+#[test]
+fn in_memory_snapshot_is_checked_like_json() {
+    let mut snapshot = export(&sample_store(), Millis(0));
+    snapshot.messages[3].id = MessageId("msg-1".into());
+    let mut store = Store::new();
+    let err = import_snapshot(&mut store, snapshot.clone()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "messages[3].id: duplicate \"msg-1\", first used by messages[0]"
+    );
+    assert!(store.is_empty());
+
+    snapshot.messages[3].id = MessageId("msg-4".into());
+    snapshot.version = 2;
+    assert!(matches!(
+        import_snapshot(&mut store, snapshot.clone()),
+        Err(SnapshotError::Version { .. })
+    ));
+    snapshot.version = 1;
+    assert_eq!(
+        import_snapshot(&mut store, snapshot).map(|d| d.messages),
+        Ok(4)
+    );
+}
+
+#[test]
+fn serde_reads_what_export_writes() {
+    let snapshot = export(&sample_store(), Millis(7));
+    let text = serde_json::to_string(&snapshot).expect("serializes");
+    let back: Snapshot = serde_json::from_str(&text).expect("deserializes");
+    assert_eq!(back, snapshot);
+    assert_eq!(Snapshot::from_json(&text).expect("validates"), snapshot);
+}
