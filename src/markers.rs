@@ -1,7 +1,45 @@
 //! Routing markers inside message text (DESIGN §5, seed 004).
 //!
-//! INTERFACE FILE: the implementation is being written; signatures are the contract.
+//! Members route a conversation by writing markers into their messages:
+//! `[FROM: x]`, `[TEAM_TASK: x]`, `[NEXT: a, b !P1]`, `[DONE]`, `[DROP: a]` / `[DROP: ALL]`.
+//! Messages are stored raw; [`parse`] reads the markers, [`strip_routing`] and [`strip_all`]
+//! are views of the raw text, and [`spans`] locates markers for highlighting.
+//!
+//! # Grammar
+//!
+//! - A marker is `[` NAME `:` VALUE `]` with NAME one of `FROM`, `TEAM_TASK`, `NEXT`, `DROP`,
+//!   or exactly `[DONE]`. NAME is ASCII case-insensitive (`[next: a]`, `[Done]`). As in the
+//!   seed's patterns (`\[NEXT:\s*([^\]]*)\]`), no whitespace is allowed between `[`, NAME and
+//!   `:` (`[ NEXT: a]`, `[NEXT : a]`, `[DONE ]` are text); whitespace after `:` is part of the
+//!   value, which is trimmed.
+//! - VALUE runs to the first `]` and never contains a line break (`\n`): an unclosed `[NEXT: a`
+//!   or one whose value runs onto the next line is plain text and eats nothing. VALUE may
+//!   contain `[` (as in the seed), so `[NEXT: a [DONE]` is one NEXT marker whose name is
+//!   `a [DONE`. The block form `[TEAM_TASK]` (no colon) is text (DESIGN §16).
+//! - Fenced code blocks are text. Lines are split on `\n`. Outside a fence, a line opens one
+//!   when, after leading whitespace and any leading markers, it starts with three backticks
+//!   (`[NEXT: max] ```rust` routes to max and opens a fence); the rest of that line after the
+//!   backticks is code. Inside a fence, a line whose whitespace-trimmed start begins with three
+//!   backticks closes it: its backtick run is code, the text after it is ordinary text again
+//!   (so `` ``` [NEXT: max] `` routes). An unterminated fence runs to the end of the message.
+//!   Inline backticks protect nothing.
+//!
+//! # Stripping
+//!
+//! Both strip functions keep the line structure: a removed marker becomes one space (so
+//! `see[NEXT: a]you` gives `see you` and removal can never glue text into a new marker);
+//! then, per line outside fences (every such line, marker or not), runs of two or more
+//! whitespace characters become one space and the line is trimmed; lines that become empty
+//! are removed. A single whitespace character (a tab, U+3000) is left as written. Lines inside
+//! fences, blank ones included, are copied byte for byte (a `\r` before `\n` stays there;
+//! outside fences it is whitespace and trims away). The whole result is trimmed at both ends.
+//! Whitespace is Unicode White_Space (`char::is_whitespace`): U+0085 and U+3000 are
+//! whitespace, U+FEFF (zero-width no-break space) is not and stays.
+//! The output is never longer than the input and is built in one allocation.
 
+use std::ops::Range;
+
+use memchr::memchr;
 use serde::{Deserialize, Serialize};
 
 use crate::message::Addressee;
@@ -17,6 +55,23 @@ pub enum Intent {
     P3,
 }
 
+impl Intent {
+    /// The suffix form without `!`: `"P1"`, `"P2"`, `"P3"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Intent::P1 => "P1",
+            Intent::P2 => "P2",
+            Intent::P3 => "P3",
+        }
+    }
+}
+
+impl std::fmt::Display for Intent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// What `[DROP: …]` asks to remove from the routing queue.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DropTargets {
@@ -29,7 +84,7 @@ pub enum DropTargets {
 /// Everything the markers of one message say.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Markers {
-    /// `[FROM: x]`, first occurrence; `None` if absent or empty.
+    /// `[FROM: x]`, first non-empty occurrence; `None` if absent or empty.
     pub from: Option<String>,
     /// `[TEAM_TASK: x]`, last occurrence; `Some("")` means "clear the team task".
     pub team_task: Option<String>,
@@ -41,23 +96,152 @@ pub struct Markers {
     pub drop: Option<DropTargets>,
 }
 
+impl Markers {
+    /// True when the markers say nothing (no marker, or only empty ones like `[NEXT:]`).
+    pub fn is_empty(&self) -> bool {
+        *self == Markers::default()
+    }
+}
+
+/// The kind of a marker found in text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum MarkerKind {
+    From,
+    TeamTask,
+    Next,
+    Done,
+    Drop,
+}
+
+impl MarkerKind {
+    /// Routing markers (NEXT, DONE, DROP) are removed even from the stored-content view;
+    /// FROM and TEAM_TASK are kept there for history and audit (DESIGN §5).
+    pub fn is_routing(self) -> bool {
+        matches!(self, MarkerKind::Next | MarkerKind::Done | MarkerKind::Drop)
+    }
+
+    /// The marker name as written in canonical form (`"TEAM_TASK"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            MarkerKind::From => "FROM",
+            MarkerKind::TeamTask => "TEAM_TASK",
+            MarkerKind::Next => "NEXT",
+            MarkerKind::Done => "DONE",
+            MarkerKind::Drop => "DROP",
+        }
+    }
+}
+
+/// Where one marker sits in the raw text (byte offsets), for highlighting.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct MarkerSpan {
+    /// The whole marker, `[` to `]` inclusive.
+    pub range: Range<usize>,
+    /// The value between `:` and `]`, untrimmed (empty for `[DONE]`).
+    pub value: Range<usize>,
+    pub kind: MarkerKind,
+}
+
 /// Parses every marker of `text` (markers inside fenced code blocks are text).
+///
+/// FROM: the first non-empty value wins (`[FROM:]` does nothing). TEAM_TASK: the last one
+/// wins, an empty one clears. NEXT: all addressees in order. DROP: merged, `ALL` absorbs names.
 pub fn parse(text: &str) -> Markers {
-    let _ = text;
-    Markers::default()
+    let mut markers = Markers::default();
+    for span in spans(text) {
+        let value = text.get(span.value.clone()).unwrap_or("");
+        markers.apply(span.kind, value);
+    }
+    markers
+}
+
+impl Markers {
+    fn apply(&mut self, kind: MarkerKind, raw_value: &str) {
+        let value = raw_value.trim();
+        match kind {
+            MarkerKind::From => {
+                if self.from.is_none() && !value.is_empty() {
+                    self.from = Some(value.to_string());
+                }
+            }
+            MarkerKind::TeamTask => self.team_task = Some(value.to_string()),
+            MarkerKind::Next => self.next.extend(parse_addressees(value)),
+            MarkerKind::Done => self.done = true,
+            MarkerKind::Drop => {
+                for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                    match &mut self.drop {
+                        Some(DropTargets::All) => {}
+                        _ if item.eq_ignore_ascii_case("all") => self.drop = Some(DropTargets::All),
+                        Some(DropTargets::Members(names)) => {
+                            if !names.iter().any(|n| n == item) {
+                                names.push(item.to_string());
+                            }
+                        }
+                        None => self.drop = Some(DropTargets::Members(vec![item.to_string()])),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The addressees of one NEXT value: comma-separated, each trimmed, an optional trailing
+/// `!P1`/`!P2`/`!P3` (case-insensitive, whitespace before `!` allowed) is the intent
+/// (default P2); empty names are skipped.
+pub fn parse_addressees(value: &str) -> impl Iterator<Item = Addressee> + '_ {
+    value.split(',').filter_map(|item| {
+        let (name, intent) = split_intent(item.trim());
+        (!name.is_empty()).then(|| Addressee {
+            name: name.to_string(),
+            intent,
+        })
+    })
+}
+
+fn split_intent(item: &str) -> (&str, Intent) {
+    let bytes = item.as_bytes();
+    if let [.., b'!', p, digit] = bytes {
+        if p.eq_ignore_ascii_case(&b'p') {
+            let intent = match digit {
+                b'1' => Some(Intent::P1),
+                b'2' => Some(Intent::P2),
+                b'3' => Some(Intent::P3),
+                _ => None,
+            };
+            if let (Some(intent), Some(name)) = (intent, item.get(..bytes.len() - 3)) {
+                return (name.trim_end(), intent);
+            }
+        }
+    }
+    (item, Intent::P2)
 }
 
 /// The stored-content view: removes NEXT, DONE, DROP; keeps FROM and TEAM_TASK.
 pub fn strip_routing(text: &str) -> String {
-    text.to_string()
+    strip_with(text, MarkerKind::is_routing).0
 }
 
 /// The agent view: removes FROM, TEAM_TASK, NEXT, DONE, DROP.
 pub fn strip_all(text: &str) -> String {
-    text.to_string()
+    strip_all_counted(text).0
 }
 
-/// Fuzzy identifier form: lowercase, without spaces, `-` and `_`.
+/// [`strip_all`] plus the number of markers it removed (for the prompt explain).
+pub fn strip_all_counted(text: &str) -> (String, usize) {
+    strip_with(text, |_| true)
+}
+
+/// [`strip_routing`] plus the number of markers it removed.
+pub fn strip_routing_counted(text: &str) -> (String, usize) {
+    strip_with(text, MarkerKind::is_routing)
+}
+
+/// Every marker of `text` outside fenced code, in order, as byte ranges of the raw text.
+pub fn spans(text: &str) -> impl Iterator<Item = MarkerSpan> + '_ {
+    Lines::new(text).flat_map(move |line| RegionMarkers::new(text, line.marker_region()))
+}
+
+/// Fuzzy identifier form: lowercase, without whitespace, `-` and `_`.
 pub fn normalize_identifier(s: &str) -> String {
     s.chars()
         .filter(|c| !matches!(c, ' ' | '-' | '_') && !c.is_whitespace())
@@ -65,7 +249,386 @@ pub fn normalize_identifier(s: &str) -> String {
         .collect()
 }
 
-/// [`strip_all`] plus how many markers it removed.
-pub fn strip_all_counted(text: &str) -> (String, usize) {
-    (strip_all(text), 0)
+// ---------------------------------------------------------------------------------------------
+// Scanning
+
+const FENCE: &[u8] = b"```";
+
+/// Named markers that take a value, with the bytes that follow `[`.
+const VALUED: [(&[u8], MarkerKind); 4] = [
+    (b"FROM:", MarkerKind::From),
+    (b"TEAM_TASK:", MarkerKind::TeamTask),
+    (b"NEXT:", MarkerKind::Next),
+    (b"DROP:", MarkerKind::Drop),
+];
+
+enum Probe {
+    Marker(MarkerSpan),
+    /// Not a marker at this `[`; scanning may continue after it.
+    Text,
+    /// A marker name with no `]` before the limit: no marker can follow in this region.
+    Unclosed,
+}
+
+fn starts_with_ignore_case(hay: &[u8], needle: &[u8]) -> bool {
+    hay.len() >= needle.len() && hay[..needle.len()].eq_ignore_ascii_case(needle)
+}
+
+/// Probes for a marker whose `[` is at `at`, never looking at or past `limit` (the line end).
+fn probe(bytes: &[u8], at: usize, limit: usize) -> Probe {
+    let Some(after) = bytes.get(at + 1..limit) else {
+        return Probe::Text;
+    };
+    if starts_with_ignore_case(after, b"DONE]") {
+        return Probe::Marker(MarkerSpan {
+            range: at..at + 6,
+            value: at + 5..at + 5,
+            kind: MarkerKind::Done,
+        });
+    }
+    for (name, kind) in VALUED {
+        if starts_with_ignore_case(after, name) {
+            let value_start = at + 1 + name.len();
+            let rest = bytes.get(value_start..limit).unwrap_or_default();
+            return match memchr(b']', rest) {
+                Some(len) => Probe::Marker(MarkerSpan {
+                    range: at..value_start + len + 1,
+                    value: value_start..value_start + len,
+                    kind,
+                }),
+                None => Probe::Unclosed,
+            };
+        }
+    }
+    Probe::Text
+}
+
+/// The markers inside one region of one line.
+struct RegionMarkers<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    limit: usize,
+}
+
+impl<'a> RegionMarkers<'a> {
+    fn new(text: &'a str, region: Range<usize>) -> Self {
+        RegionMarkers {
+            bytes: text.as_bytes(),
+            pos: region.start,
+            limit: region.end,
+        }
+    }
+}
+
+impl Iterator for RegionMarkers<'_> {
+    type Item = MarkerSpan;
+
+    fn next(&mut self) -> Option<MarkerSpan> {
+        while self.pos < self.limit {
+            let window = self.bytes.get(self.pos..self.limit)?;
+            let at = self.pos + memchr(b'[', window)?;
+            match probe(self.bytes, at, self.limit) {
+                Probe::Marker(span) => {
+                    self.pos = span.range.end;
+                    return Some(span);
+                }
+                Probe::Text => self.pos = at + 1,
+                Probe::Unclosed => self.pos = self.limit,
+            }
+        }
+        None
+    }
+}
+
+fn is_ascii_whitespace(b: u8) -> bool {
+    b == b' ' || (b'\t'..=b'\r').contains(&b)
+}
+
+/// The first position at or after `from` (below `limit`) that is not whitespace.
+fn skip_whitespace(text: &str, from: usize, limit: usize) -> usize {
+    let bytes = text.as_bytes();
+    let mut i = from;
+    while i < limit {
+        let b = bytes[i];
+        if b < 0x80 {
+            if !is_ascii_whitespace(b) {
+                return i;
+            }
+            i += 1;
+        } else {
+            match text.get(i..limit).and_then(|s| s.chars().next()) {
+                Some(c) if c.is_whitespace() => i += c.len_utf8(),
+                _ => return i,
+            }
+        }
+    }
+    limit
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LineKind {
+    /// Ordinary text outside fences: markers anywhere.
+    Text,
+    /// Opens a fence: markers before `code_at` (only whitespace and markers there), code after.
+    FenceOpen { code_at: usize },
+    /// Inside a fence: no markers, copied verbatim.
+    Code,
+    /// Closes a fence: the backtick run (and indentation) before `rest_at` is code, text after.
+    FenceClose { rest_at: usize },
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Line {
+    start: usize,
+    /// Exclusive, before the `\n`.
+    end: usize,
+    kind: LineKind,
+}
+
+impl Line {
+    /// The byte range where markers count.
+    fn marker_region(&self) -> Range<usize> {
+        match self.kind {
+            LineKind::Text => self.start..self.end,
+            LineKind::FenceOpen { code_at } => self.start..code_at,
+            LineKind::Code => self.end..self.end,
+            LineKind::FenceClose { rest_at } => rest_at..self.end,
+        }
+    }
+}
+
+/// The lines of a text, classified by the fence rules of the module doc.
+struct Lines<'a> {
+    text: &'a str,
+    pos: usize,
+    in_fence: bool,
+    finished: bool,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Self {
+        Lines {
+            text,
+            pos: 0,
+            in_fence: false,
+            finished: false,
+        }
+    }
+
+    /// Where the code starts if the line `start..end` (outside a fence) opens a fence.
+    fn fence_open(&self, start: usize, end: usize) -> Option<usize> {
+        let bytes = self.text.as_bytes();
+        let mut i = skip_whitespace(self.text, start, end);
+        loop {
+            let rest = bytes.get(i..end)?;
+            if rest.starts_with(FENCE) {
+                return Some(i);
+            }
+            if rest.first() != Some(&b'[') {
+                return None;
+            }
+            match probe(bytes, i, end) {
+                Probe::Marker(span) => i = skip_whitespace(self.text, span.range.end, end),
+                Probe::Text | Probe::Unclosed => return None,
+            }
+        }
+    }
+}
+
+impl Iterator for Lines<'_> {
+    type Item = Line;
+
+    fn next(&mut self) -> Option<Line> {
+        if self.finished {
+            return None;
+        }
+        let bytes = self.text.as_bytes();
+        let start = self.pos;
+        let end = match memchr(b'\n', bytes.get(start..).unwrap_or_default()) {
+            Some(len) => {
+                self.pos = start + len + 1;
+                start + len
+            }
+            None => {
+                self.finished = true;
+                bytes.len()
+            }
+        };
+        let kind = if self.in_fence {
+            let first = skip_whitespace(self.text, start, end);
+            let rest = bytes.get(first..end).unwrap_or_default();
+            if rest.starts_with(FENCE) {
+                self.in_fence = false;
+                let run = rest.iter().take_while(|&&b| b == b'`').count();
+                LineKind::FenceClose {
+                    rest_at: first + run,
+                }
+            } else {
+                LineKind::Code
+            }
+        } else if let Some(code_at) = self.fence_open(start, end) {
+            self.in_fence = true;
+            LineKind::FenceOpen { code_at }
+        } else {
+            LineKind::Text
+        };
+        Some(Line { start, end, kind })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stripping
+
+/// Writes one region of a line with whitespace runs of two or more collapsed to one space.
+struct Collapser {
+    /// Whitespace characters seen and not yet written.
+    run: usize,
+    /// The first character of that run (written as is when the run is one character long).
+    run_char: char,
+    /// Leading whitespace is dropped until something is written.
+    trim_start: bool,
+    wrote: bool,
+}
+
+impl Collapser {
+    fn new(trim_start: bool) -> Self {
+        Collapser {
+            run: 0,
+            run_char: ' ',
+            trim_start,
+            wrote: false,
+        }
+    }
+
+    fn whitespace(&mut self, c: char) {
+        if self.run == 0 {
+            self.run_char = c;
+        }
+        self.run += 1;
+    }
+
+    fn flush(&mut self, out: &mut String) {
+        if self.run > 0 && (self.wrote || !self.trim_start) {
+            out.push(if self.run >= 2 { ' ' } else { self.run_char });
+        }
+        self.run = 0;
+        self.wrote = true;
+    }
+
+    fn feed(&mut self, out: &mut String, s: &str) {
+        let bytes = s.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if b < 0x80 {
+                if is_ascii_whitespace(b) {
+                    self.whitespace(char::from(b));
+                    i += 1;
+                    continue;
+                }
+                let begin = i;
+                while i < bytes.len() && bytes[i] < 0x80 && !is_ascii_whitespace(bytes[i]) {
+                    i += 1;
+                }
+                self.flush(out);
+                out.push_str(s.get(begin..i).unwrap_or_default());
+            } else {
+                let Some(c) = s.get(i..).and_then(|rest| rest.chars().next()) else {
+                    return;
+                };
+                let next = i + c.len_utf8();
+                if c.is_whitespace() {
+                    self.whitespace(c);
+                } else {
+                    self.flush(out);
+                    out.push_str(s.get(i..next).unwrap_or_default());
+                }
+                i = next;
+            }
+        }
+    }
+
+    /// Ends the region keeping a pending whitespace run (more text follows on the line).
+    fn finish_open(mut self, out: &mut String) {
+        if self.run > 0 {
+            self.flush(out);
+        }
+    }
+}
+
+/// Writes the region of `text` with the markers `remove` selects replaced by one space each;
+/// returns how many were removed.
+fn write_region(
+    out: &mut String,
+    text: &str,
+    region: Range<usize>,
+    collapser: &mut Collapser,
+    remove: &impl Fn(MarkerKind) -> bool,
+) -> usize {
+    let mut removed = 0;
+    let mut pos = region.start;
+    for span in RegionMarkers::new(text, region.clone()) {
+        if remove(span.kind) {
+            collapser.feed(out, text.get(pos..span.range.start).unwrap_or_default());
+            collapser.whitespace(' ');
+            pos = span.range.end;
+            removed += 1;
+        }
+    }
+    collapser.feed(out, text.get(pos..region.end).unwrap_or_default());
+    removed
+}
+
+fn strip_with(text: &str, remove: impl Fn(MarkerKind) -> bool) -> (String, usize) {
+    let mut out = String::with_capacity(text.len());
+    let mut removed = 0;
+    for line in Lines::new(text) {
+        let mark = out.len();
+        if mark > 0 {
+            out.push('\n');
+        }
+        let body = out.len();
+        let verbatim = |out: &mut String, range: Range<usize>| {
+            out.push_str(text.get(range).unwrap_or_default());
+        };
+        match line.kind {
+            LineKind::Text => {
+                let mut collapser = Collapser::new(true);
+                removed += write_region(
+                    &mut out,
+                    text,
+                    line.start..line.end,
+                    &mut collapser,
+                    &remove,
+                );
+            }
+            LineKind::Code => verbatim(&mut out, line.start..line.end),
+            LineKind::FenceOpen { code_at } => {
+                let prefix = line.start..code_at;
+                if RegionMarkers::new(text, prefix.clone()).next().is_some() {
+                    let mut collapser = Collapser::new(true);
+                    removed += write_region(&mut out, text, prefix, &mut collapser, &remove);
+                    collapser.finish_open(&mut out);
+                    verbatim(&mut out, code_at..line.end);
+                } else {
+                    verbatim(&mut out, line.start..line.end);
+                }
+            }
+            LineKind::FenceClose { rest_at } => {
+                verbatim(&mut out, line.start..rest_at);
+                let mut collapser = Collapser::new(false);
+                removed += write_region(&mut out, text, rest_at..line.end, &mut collapser, &remove);
+            }
+        }
+        if out.len() == body && line.kind == LineKind::Text {
+            out.truncate(mark);
+        }
+    }
+    let end = out.trim_end().len();
+    out.truncate(end);
+    let lead = out.len() - out.trim_start().len();
+    if lead > 0 {
+        out.drain(..lead);
+    }
+    (out, removed)
 }
