@@ -162,6 +162,13 @@ pub fn fit(layout: Layout, budget: Budget) -> Fitted {
     }
 }
 
+/// What a cut may do when not even the truncation note fits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cut {
+    KeepNote,
+    MayDrop,
+}
+
 struct Fitter {
     layout: Layout,
     truncations: Vec<Truncation>,
@@ -200,7 +207,7 @@ impl Fitter {
             .collect();
         extras.sort_by_key(|&(i, p)| (std::cmp::Reverse(p), i));
         for (i, _) in extras {
-            self.cut_section(Some(i), target, true);
+            self.cut_section(Some(i), target, Cut::MayDrop);
         }
         if self.over(target) > 0 {
             self.cut_parent();
@@ -214,12 +221,12 @@ impl Fitter {
             self.drop_parent();
         }
         let message = self.index_of(|r| *r == Role::Message);
-        self.cut_section(message, target, false);
+        self.cut_section(message, target, Cut::KeepNote);
         self.cut_flag(target);
         let system = self.index_of(|r| *r == Role::System);
-        self.cut_section(system, target, true);
+        self.cut_section(system, target, Cut::MayDrop);
         let task = self.index_of(|r| *r == Role::TeamTask);
-        self.cut_section(task, target, true);
+        self.cut_section(task, target, Cut::MayDrop);
         let fixed: Vec<usize> = (0..self.layout.sections.len())
             .filter(|&i| {
                 matches!(
@@ -232,9 +239,9 @@ impl Fitter {
             })
             .collect();
         for i in fixed {
-            self.cut_section(Some(i), target, true);
+            self.cut_section(Some(i), target, Cut::MayDrop);
         }
-        self.cut_section(message, target, true);
+        self.cut_section(message, target, Cut::MayDrop);
     }
 
     fn trim_related(&mut self, target: usize) {
@@ -355,9 +362,10 @@ impl Fitter {
         });
     }
 
-    /// Cuts a text section to fit, with a note; drops its body when not even the note fits
-    /// and `allow_drop`.
-    fn cut_section(&mut self, index: Option<usize>, target: usize, allow_drop: bool) {
+    /// Cuts a text section to fit, ending it with a note. When not even the note fits, the
+    /// body becomes the note alone (`Cut::KeepNote`, so the cut stays visible) or is dropped
+    /// (`Cut::MayDrop`).
+    fn cut_section(&mut self, index: Option<usize>, target: usize, mode: Cut) {
         let Some(i) = index else { return };
         let over = self.over(target);
         if over == 0 {
@@ -367,17 +375,23 @@ impl Fitter {
         let Body::Text(text) = &mut section.body else {
             return;
         };
-        if text.is_empty() {
+        let from = text.len();
+        if from == 0 {
             return;
         }
-        let from = text.len();
-        match from
+        let cut = from
             .checked_sub(over)
-            .and_then(|room| cut_with_note(text, room))
-        {
-            Some(cut) if !cut.is_empty() => *text = cut,
-            _ if allow_drop => text.clear(),
-            _ => return,
+            .and_then(|room| cut_with_note(text, room));
+        match (cut, mode) {
+            (Some(cut), _) if !cut.is_empty() => *text = cut,
+            (_, Cut::MayDrop) => text.clear(),
+            (_, Cut::KeepNote) => {
+                let note = truncation_note(from);
+                if note.len() >= from {
+                    return;
+                }
+                *text = note;
+            }
         }
         self.truncations.push(Truncation {
             section: section.name.clone(),

@@ -15,7 +15,7 @@ use crate::assemble::{self, AssemblerInput, ContextLine};
 use crate::budget::{self, Budget};
 use crate::explain::{DedupReason, Explain, Fate, MessageFate};
 use crate::markers;
-use crate::message::{MemberId, MessageId};
+use crate::message::{MemberId, MessageId, SpeakerKind};
 use crate::team::{CompactionStrategy, DeliveryPolicy, Member, PromptFormat, Team};
 
 /// An extra named section of a member's context (seed 003 plugins: plan, memory, tool output).
@@ -208,17 +208,15 @@ pub fn gather(
             lines.pop();
         }
     }
+    // Routed (parent policy): the window ends before the parent, which is the `[MESSAGE]`,
+    // so the parent itself is never in it; the receiver's own last answer is dropped, as the
+    // peer does (the agent's session already holds what it said).
     if routed {
-        if let Some(pp) = parent_pos {
-            if let Some(k) = lines.iter().position(|(pos, _)| *pos == pp) {
-                removed.push((pp, DedupReason::Parent));
-                lines.remove(k);
-            }
-        }
-        if let Some(k) = lines
-            .iter()
-            .rposition(|(pos, _)| messages[*pos].speaker.id == recipient.id)
-        {
+        let own = |pos: usize| {
+            let speaker = &messages[pos].speaker;
+            speaker.kind == SpeakerKind::Ai && speaker.id == recipient.id
+        };
+        if let Some(k) = lines.iter().rposition(|(pos, _)| own(*pos)) {
             removed.push((lines[k].0, DedupReason::OwnLast));
             lines.remove(k);
         }
