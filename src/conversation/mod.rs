@@ -1,1 +1,661 @@
-//! The conversation: a sans-IO routing state machine (DESIGN §6).
+//! The conversation: a sans-IO routing state machine (DESIGN §6, seed 004).
+//!
+//! It contains no I/O and reads no clock: facts come in through `handle_*` methods (a human
+//! typed, an agent replied, an agent failed), with the time as an argument, and what the host
+//! must do comes out of [`Conversation::poll_action`], one [`Action`] at a time. The host runs
+//! agents, waits for people and shows notices; tests drive the machine directly.
+//!
+//! ```
+//! use agent_chatter::conversation::{Action, Conversation, HumanInput};
+//! use agent_chatter::message::Millis;
+//!
+//! let team = serde_json::from_str(r#"{"id": "t", "name": "Demo", "members": [
+//!     {"id": "kailai", "name": "kailai", "displayName": "Kailai", "kind": "human"},
+//!     {"id": "max", "name": "max", "displayName": "Max", "kind": "ai", "agentType": "claude-code"}
+//! ]}"#).unwrap();
+//! let mut conv = Conversation::new();
+//! conv.set_team(team);
+//! conv.handle_human_input(HumanInput::text("Draft a plan [NEXT: max]"), Millis(1)).unwrap();
+//! while let Some(action) = conv.poll_action() {
+//!     match action {
+//!         // Run the agent with `d.prompt`, then report exactly one outcome.
+//!         Action::Deliver(d) => {
+//!             let reply = format!("{} did it", d.to); // the agent's final text
+//!             conv.handle_agent_replied(&d.to, reply, Millis(2)).unwrap();
+//!         }
+//!         Action::AwaitHuman { member } => println!("waiting for {member}"),
+//!         Action::Finished => println!("done"),
+//!         Action::Notice(n) => println!("notice: {n:?}"),
+//!     }
+//! }
+//! assert_eq!(conv.store().len(), 2);
+//! assert_eq!(conv.waiting_for(), Some("kailai"));
+//! ```
+//!
+//! Rules (DESIGN §6): the first message comes from a human; each `[NEXT]` addressee becomes a
+//! queued delivery ([`queue`] decides the order and the limits); AI deliveries run one at a
+//! time; a human delivery pauses the queue; with nothing queued the first human is awaited;
+//! `[DONE]` completes the conversation until a human speaks again; at most
+//! `team.settings.max_rounds` AI deliveries run per human message.
+
+pub mod action;
+pub mod input;
+pub mod queue;
+
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+
+pub use action::{Action, Delivery, Notice};
+pub use input::{HumanInput, InputError};
+pub use queue::{
+    Enqueued, QueuedDelivery, RoutingQueue, MAX_LOCAL_RUN, MAX_PER_PARENT, MAX_QUEUED,
+};
+
+use crate::budget::floor_char_boundary;
+use crate::context::{self, BuildSettings, Recipient, Store, Target};
+use crate::markers::{self, DropTargets, Intent, Markers};
+use crate::message::{
+    MemberId, MessageId, Millis, Routing, Speaker, SpeakerKind, MAX_MESSAGE_BYTES,
+};
+use crate::team::{DeliveryPolicy, PromptFormat, Team};
+
+/// Where the conversation stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Status {
+    /// No message yet: the first human input starts the session.
+    #[default]
+    Idle,
+    /// An agent is running (a `Deliver` awaits its outcome).
+    Running,
+    /// Waiting for a human ([`Conversation::waiting_for`]).
+    AwaitingHuman,
+    /// `[DONE]` was said; the next human message reopens the conversation.
+    Completed,
+}
+
+/// The delivery whose outcome the machine is waiting for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InFlight {
+    pub to: MemberId,
+    /// The `[MESSAGE]` of its prompt.
+    pub message: MessageId,
+    /// The message that addressed `to`; the reply is stored with this parent.
+    pub parent: MessageId,
+    pub intent: Intent,
+    /// When it was emitted (the time given to the call that emitted it).
+    pub since: Millis,
+}
+
+/// The routing state machine: owns the team, the message store, the queue and the waiting
+/// state. See the module doc for the run loop.
+#[derive(Debug, Clone)]
+pub struct Conversation {
+    team: Option<Team>,
+    store: Store,
+    queue: RoutingQueue,
+    status: Status,
+    waiting_for: Option<MemberId>,
+    in_flight: Option<InFlight>,
+    /// `[DONE]` was said while `in_flight` ran: its reply is stored but not routed.
+    in_flight_after_done: bool,
+    /// The newest message whose routing was applied (the queue's local set is its children).
+    last_completed: Option<MessageId>,
+    /// AI deliveries since the last human message (bounded by `max_rounds`).
+    rounds: usize,
+    actions: VecDeque<Action>,
+}
+
+impl Default for Conversation {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Conversation {
+    /// An empty conversation without a team: every input is refused until [`Self::set_team`].
+    pub fn new() -> Self {
+        Conversation {
+            team: None,
+            store: Store::new(),
+            queue: RoutingQueue::new(),
+            status: Status::Idle,
+            waiting_for: None,
+            in_flight: None,
+            in_flight_after_done: false,
+            last_completed: None,
+            rounds: 0,
+            actions: VecDeque::new(),
+        }
+    }
+
+    /// A conversation with `team` set.
+    pub fn with_team(team: Team) -> Self {
+        let mut conv = Self::new();
+        conv.set_team(team);
+        conv
+    }
+
+    /// Replaces the team and resets everything (store, team task, queue, waiting state,
+    /// pending actions), as seed 004's `setTeam`. An AI member whose agent type the core does
+    /// not know raises [`Notice::UnknownAgentType`] (its prompts use the plain format).
+    pub fn set_team(&mut self, team: Team) {
+        *self = Self::new();
+        for member in team.members.iter().filter(|m| m.is_ai()) {
+            let agent_type = member.agent_type.clone().unwrap_or_default();
+            if crate::team::prompt_format(&agent_type) == PromptFormat::Plain {
+                self.notice(Notice::UnknownAgentType {
+                    member: member.id.clone(),
+                    agent_type,
+                });
+            }
+        }
+        self.team = Some(team);
+    }
+
+    // ----------------------------------------------------------------------------- getters
+
+    pub fn team(&self) -> Option<&Team> {
+        self.team.as_ref()
+    }
+
+    /// Every stored message (raw) and the team task.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    pub fn status(&self) -> Status {
+        self.status
+    }
+
+    /// The human whose input is awaited: a human without `[FROM]` is taken to be them.
+    pub fn waiting_for(&self) -> Option<&str> {
+        self.waiting_for.as_deref()
+    }
+
+    /// Pending deliveries in enqueue order (the page's queue view).
+    pub fn pending(&self) -> &[QueuedDelivery] {
+        self.queue.items()
+    }
+
+    /// The delivery whose outcome is awaited, if any.
+    pub fn in_flight(&self) -> Option<&InFlight> {
+        self.in_flight.as_ref()
+    }
+
+    /// AI deliveries emitted since the last human message.
+    pub fn rounds(&self) -> usize {
+        self.rounds
+    }
+
+    /// True once the first message is stored (seed 004's `hasActiveSession`).
+    pub fn has_active_session(&self) -> bool {
+        !self.store.is_empty()
+    }
+
+    // ------------------------------------------------------------------------------- facts
+
+    /// A human typed `input.text`. Resolves the sender (explicit id → `[FROM]` → the awaited
+    /// human → the only human), stores the text raw, applies its markers and advances the
+    /// queue. On error nothing is stored or changed.
+    pub fn handle_human_input(
+        &mut self,
+        input: HumanInput,
+        at: Millis,
+    ) -> Result<MessageId, InputError> {
+        let team = self.team.as_ref().ok_or(InputError::NoTeam)?;
+        input::check_size(&input.text)?;
+        let parsed = markers::parse(&input.text);
+        let sender = input::resolve_sender(
+            team,
+            input.sender.as_deref(),
+            parsed.from.as_deref(),
+            self.waiting_for.as_deref(),
+        )?;
+        if !sender.is_human() {
+            return Err(if self.store.is_empty() {
+                InputError::FirstMessageFromAi {
+                    member: sender.id.clone(),
+                }
+            } else {
+                InputError::AiAsHuman {
+                    member: sender.id.clone(),
+                }
+            });
+        }
+        // Accepted: from here on nothing fails.
+        let speaker = sender.speaker();
+        self.waiting_for = None;
+        self.rounds = 0;
+        if self.status == Status::Completed {
+            self.status = Status::Running;
+        }
+        let id = self.record(speaker, input.text, parsed, None, at);
+        self.advance(at);
+        Ok(id)
+    }
+
+    /// Agent `member` answered its in-flight delivery with `text` (its final text, stored
+    /// exactly as given). Its markers are applied like a human's, except `[FROM]`, which is
+    /// ignored with a notice. Refused, with nothing changed, unless a delivery to `member` is
+    /// in flight.
+    pub fn handle_agent_replied(
+        &mut self,
+        member: &str,
+        text: String,
+        at: Millis,
+    ) -> Result<MessageId, InputError> {
+        self.check_in_flight(member)?;
+        input::check_size(&text)?;
+        let (Some(flight), Some(team)) = (self.in_flight.take(), self.team.as_ref()) else {
+            return Err(self.not_in_flight(member));
+        };
+        let speaker = match team.member(&flight.to) {
+            Some(m) => m.speaker(),
+            None => Speaker {
+                id: flight.to.clone(),
+                name: flight.to.clone(),
+                display_name: flight.to.clone(),
+                kind: SpeakerKind::Ai,
+            },
+        };
+        let parsed = markers::parse(&text);
+        let ai_from = parsed.from.is_some();
+        let after_done = std::mem::take(&mut self.in_flight_after_done);
+        let routed = !after_done && self.status != Status::Completed;
+        let answering = (flight.parent.clone(), flight.intent);
+        let id = if routed {
+            self.record(speaker, text, parsed, Some(answering), at)
+        } else {
+            let id = self.record_unrouted(speaker, text, parsed, answering, at);
+            self.notice(Notice::NotRoutedAfterDone {
+                message: id.clone(),
+            });
+            id
+        };
+        if ai_from {
+            self.notice(Notice::FromIgnored {
+                message: id.clone(),
+                member: flight.to,
+            });
+        }
+        self.advance(at);
+        Ok(id)
+    }
+
+    /// Agent `member`'s in-flight delivery failed (timeout, crash, bad output). Recorded as a
+    /// system notice message (`{name} failed: {reason}`); the queue continues and nothing
+    /// stored is lost. Refused, with nothing changed, unless a delivery to `member` is in
+    /// flight. Returns the notice message's id.
+    pub fn handle_agent_failed(
+        &mut self,
+        member: &str,
+        reason: String,
+        at: Millis,
+    ) -> Result<MessageId, InputError> {
+        self.check_in_flight(member)?;
+        let Some(flight) = self.in_flight.take() else {
+            return Err(self.not_in_flight(member));
+        };
+        self.in_flight_after_done = false;
+        let name = self
+            .team
+            .as_ref()
+            .and_then(|t| t.member(&flight.to))
+            .map_or_else(|| flight.to.clone(), |m| m.name.clone());
+        let mut content = format!("{name} failed: {reason}");
+        content.truncate(floor_char_boundary(&content, MAX_MESSAGE_BYTES));
+        let routing = Routing {
+            parent: Some(flight.parent),
+            intent: Some(flight.intent),
+            ..Routing::default()
+        };
+        let id = self
+            .store
+            .push(Speaker::system(), content, routing, at)
+            .id
+            .clone();
+        self.advance(at);
+        Ok(id)
+    }
+
+    /// The next thing the host must do, or `None` when there is nothing until the next fact.
+    #[must_use]
+    pub fn poll_action(&mut self) -> Option<Action> {
+        self.actions.pop_front()
+    }
+
+    // ----------------------------------------------------------------------------- internals
+
+    fn notice(&mut self, notice: Notice) {
+        self.actions.push_back(Action::Notice(notice));
+    }
+
+    fn not_in_flight(&self, member: &str) -> InputError {
+        InputError::NotInFlight {
+            member: member.to_string(),
+            expected: self.in_flight.as_ref().map(|f| f.to.clone()),
+        }
+    }
+
+    fn check_in_flight(&self, member: &str) -> Result<(), InputError> {
+        match &self.in_flight {
+            Some(f) if f.to == member => Ok(()),
+            _ => Err(self.not_in_flight(member)),
+        }
+    }
+
+    /// Applies the team task marker (any sender, routed or not).
+    fn apply_team_task(&mut self, markers: &Markers) {
+        if let Some(task) = markers.team_task.as_deref() {
+            if let Some(cut) = self.store.set_team_task(Some(task)) {
+                self.notice(Notice::TeamTaskTruncated {
+                    from: cut.from,
+                    to: cut.to,
+                });
+            }
+        }
+    }
+
+    /// Stores a reply that arrived after `[DONE]`: team task applied, routing recorded as
+    /// written but not acted on.
+    fn record_unrouted(
+        &mut self,
+        speaker: Speaker,
+        text: String,
+        markers: Markers,
+        (parent, intent): (MessageId, Intent),
+        at: Millis,
+    ) -> MessageId {
+        self.apply_team_task(&markers);
+        let routing = Routing {
+            raw_next: markers.next,
+            is_done: markers.done,
+            parent: Some(parent),
+            intent: Some(intent),
+            ..Routing::default()
+        };
+        self.store.push(speaker, text, routing, at).id.clone()
+    }
+
+    /// Stores a message and applies its markers in order: team task, then `[DONE]` (drops
+    /// everything, ignores `[NEXT]`) or `[DROP]` before `[NEXT]`.
+    fn record(
+        &mut self,
+        speaker: Speaker,
+        text: String,
+        markers: Markers,
+        answering: Option<(MessageId, Intent)>,
+        at: Millis,
+    ) -> MessageId {
+        self.apply_team_task(&markers);
+        let team = self.team.as_ref();
+        let next = resolve_next(team, &speaker.id, &markers.next);
+        let drop = markers.drop.as_ref().map(|d| resolve_drop(team, d));
+        let done = markers.done;
+        let (parent, intent) = answering.map_or((None, None), |(p, i)| (Some(p), Some(i)));
+        let routing = Routing {
+            raw_next: markers.next,
+            resolved: if done { Vec::new() } else { next.ids.clone() },
+            resolved_names: if done { Vec::new() } else { next.names.clone() },
+            is_done: done,
+            parent,
+            intent,
+        };
+        let id = self.store.push(speaker, text, routing, at).id.clone();
+        self.last_completed = Some(id.clone());
+
+        if done {
+            self.queue.clear();
+            self.waiting_for = None;
+            if self.in_flight.is_some() {
+                self.in_flight_after_done = true;
+            }
+            let names = next.all_names;
+            if !names.is_empty() {
+                self.notice(Notice::NextIgnoredAfterDone {
+                    message: id.clone(),
+                    names,
+                });
+            }
+            self.status = Status::Completed;
+            self.actions.push_back(Action::Finished);
+            return id;
+        }
+
+        if let Some(drop) = drop {
+            if !drop.unresolved.is_empty() {
+                self.notice(Notice::UnresolvedDropTargets {
+                    message: id.clone(),
+                    names: drop.unresolved,
+                });
+            }
+            let removed = match drop.targets {
+                None => self.queue.clear(),
+                Some(targets) => self.queue.remove_where(|i| targets.contains(&i.to)),
+            };
+            if !removed.is_empty() {
+                let removed = removed.into_iter().map(|i| i.to).collect();
+                self.notice(Notice::Dropped {
+                    message: id.clone(),
+                    removed,
+                });
+            }
+        }
+        if !next.unresolved.is_empty() {
+            self.notice(Notice::UnresolvedAddressees {
+                message: id.clone(),
+                names: next.unresolved,
+            });
+        }
+        if let Some(member) = next.self_addressed {
+            self.notice(Notice::SelfAddressed {
+                message: id.clone(),
+                member,
+            });
+        }
+        for (to, intent) in next.targets {
+            let notice = match self.queue.push(&to, &id, intent) {
+                Enqueued::Queued => None,
+                Enqueued::Demoted { from } => Some(Notice::Demoted {
+                    to,
+                    parent: id.clone(),
+                    from,
+                    limit: MAX_PER_PARENT,
+                }),
+                Enqueued::Duplicate => Some(Notice::AlreadyQueued {
+                    to,
+                    parent: id.clone(),
+                    intent,
+                }),
+                Enqueued::Full => Some(Notice::QueueFull {
+                    to,
+                    parent: id.clone(),
+                    limit: MAX_QUEUED,
+                }),
+            };
+            if let Some(notice) = notice {
+                self.notice(notice);
+            }
+        }
+        id
+    }
+
+    /// Runs the queue until a delivery is in flight, a human is awaited, or the conversation
+    /// is completed. Emits exactly one of `Deliver` / `AwaitHuman` when it stops on its own.
+    fn advance(&mut self, at: Millis) {
+        if self.in_flight.is_some()
+            || self.status == Status::Completed
+            || self.waiting_for.is_some()
+        {
+            return;
+        }
+        let Some(team) = self.team.as_ref() else {
+            return;
+        };
+        loop {
+            let Some(item) = self.queue.pop_next(self.last_completed.as_ref()) else {
+                // Nothing queued: wait for the first human (seed 004 routeToNext fallback).
+                self.status = Status::AwaitingHuman;
+                if let Some(first) = team.humans().next() {
+                    self.waiting_for = Some(first.id.clone());
+                    self.actions.push_back(Action::AwaitHuman {
+                        member: first.id.clone(),
+                    });
+                }
+                return;
+            };
+            let Some(member) = team.member(&item.to) else {
+                continue;
+            };
+            if member.is_human() {
+                self.status = Status::AwaitingHuman;
+                self.waiting_for = Some(member.id.clone());
+                self.actions.push_back(Action::AwaitHuman {
+                    member: member.id.clone(),
+                });
+                return;
+            }
+            let limit = team.settings.max_rounds;
+            if self.rounds >= limit {
+                let is_ai = |id: &str| team.member(id).is_some_and(|m| m.is_ai());
+                let mut dropped = vec![item.to];
+                dropped.extend(
+                    self.queue
+                        .remove_where(|i| is_ai(&i.to))
+                        .into_iter()
+                        .map(|i| i.to),
+                );
+                self.actions
+                    .push_back(Action::Notice(Notice::RoundLimitReached { limit, dropped }));
+                continue;
+            }
+            let current = match team.settings.delivery {
+                DeliveryPolicy::Parent => item.parent.clone(),
+                // System notices (agent failures) are never an agent's [MESSAGE].
+                DeliveryPolicy::Latest => self
+                    .store
+                    .messages()
+                    .iter()
+                    .rev()
+                    .find(|m| m.speaker.kind != SpeakerKind::System)
+                    .map_or_else(|| item.parent.clone(), |m| m.id.clone()),
+            };
+            let target = Target {
+                current: current.clone(),
+                parent: Some(item.parent.clone()),
+            };
+            let built = context::build(
+                &self.store,
+                &Recipient::from_member(member),
+                &target,
+                &BuildSettings::for_member(team, member),
+            );
+            match built {
+                Ok(prompt) => {
+                    self.rounds += 1;
+                    self.status = Status::Running;
+                    self.in_flight = Some(InFlight {
+                        to: item.to.clone(),
+                        message: current.clone(),
+                        parent: item.parent.clone(),
+                        intent: item.intent,
+                        since: at,
+                    });
+                    self.actions.push_back(Action::Deliver(Box::new(Delivery {
+                        to: item.to,
+                        message: current,
+                        parent: Some(item.parent),
+                        intent: item.intent,
+                        prompt,
+                    })));
+                    return;
+                }
+                Err(e) => {
+                    self.actions.push_back(Action::Notice(Notice::PromptFailed {
+                        to: item.to,
+                        error: e.to_string(),
+                    }));
+                }
+            }
+        }
+    }
+}
+
+/// `[NEXT]` addressees resolved against the team.
+struct ResolvedNext {
+    /// (member, intent) pairs to queue, in order (a member may appear with several intents).
+    targets: Vec<(MemberId, Intent)>,
+    /// Distinct member ids, in order (the message's `routing.resolved`).
+    ids: Vec<MemberId>,
+    /// Their names, for the `to` of context lines.
+    names: Vec<String>,
+    /// Names that matched nobody.
+    unresolved: Vec<String>,
+    /// The sender, if it addressed itself.
+    self_addressed: Option<MemberId>,
+    /// Every name as written (for the "ignored after DONE" notice).
+    all_names: Vec<String>,
+}
+
+fn resolve_next(
+    team: Option<&Team>,
+    sender: &str,
+    next: &[crate::message::Addressee],
+) -> ResolvedNext {
+    let mut out = ResolvedNext {
+        targets: Vec::new(),
+        ids: Vec::new(),
+        names: Vec::new(),
+        unresolved: Vec::new(),
+        self_addressed: None,
+        all_names: next.iter().map(|a| a.name.clone()).collect(),
+    };
+    for addressee in next {
+        let Some(member) = team.and_then(|t| t.find(&addressee.name)) else {
+            out.unresolved.push(addressee.name.clone());
+            continue;
+        };
+        if member.id == sender {
+            out.self_addressed = Some(member.id.clone());
+            continue;
+        }
+        if !out.ids.contains(&member.id) {
+            out.ids.push(member.id.clone());
+            out.names.push(member.name.clone());
+        }
+        out.targets.push((member.id.clone(), addressee.intent));
+    }
+    out
+}
+
+/// `[DROP]` resolved against the team: `targets: None` means ALL.
+struct ResolvedDrop {
+    targets: Option<Vec<MemberId>>,
+    unresolved: Vec<String>,
+}
+
+fn resolve_drop(team: Option<&Team>, drop: &DropTargets) -> ResolvedDrop {
+    match drop {
+        DropTargets::All => ResolvedDrop {
+            targets: None,
+            unresolved: Vec::new(),
+        },
+        DropTargets::Members(names) => {
+            let mut targets = Vec::new();
+            let mut unresolved = Vec::new();
+            for name in names {
+                match team.and_then(|t| t.find(name)) {
+                    Some(m) => targets.push(m.id.clone()),
+                    None => unresolved.push(name.clone()),
+                }
+            }
+            ResolvedDrop {
+                targets: Some(targets),
+                unresolved,
+            }
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! What the conversation asks its host to do (DESIGN §2, §6): drained one at a time with
+//! [`Conversation::poll_action`](super::Conversation::poll_action). Each variant says what the
+//! host MUST do next.
+
+use serde::{Deserialize, Serialize};
+
+use crate::context::Prompt;
+use crate::markers::Intent;
+use crate::message::{MemberId, MessageId};
+
+/// One output of the state machine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum Action {
+    /// Run agent `to` with `prompt` (and `prompt.system_flag`, if any). The host MUST then
+    /// report the outcome exactly once, with `handle_agent_replied(to, text)` or
+    /// `handle_agent_failed(to, reason)`; no other delivery is emitted until it does.
+    Deliver(Box<Delivery>),
+    /// The queue waits for this human. The host SHOULD prompt them; their next input without
+    /// `[FROM]` is attributed to them. Any human may still speak (`[FROM: x]` buzzes in).
+    AwaitHuman { member: MemberId },
+    /// `[DONE]`: the conversation is complete for now; nothing more is delivered until a human
+    /// speaks (which reopens it). An agent still running MAY be cancelled: if its reply arrives
+    /// anyway it is stored but not routed.
+    Finished,
+    /// Something the user should see (a limit hit, a name that matched nobody). Informational:
+    /// the host SHOULD show it and MUST NOT treat it as fatal.
+    Notice(Notice),
+}
+
+/// A delivery to run now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Delivery {
+    /// The agent to run.
+    pub to: MemberId,
+    /// The message the prompt shows as `[MESSAGE]`.
+    pub message: MessageId,
+    /// The message that addressed `to` (its reply will be stored with this parent).
+    pub parent: Option<MessageId>,
+    pub intent: Intent,
+    /// Exactly what the agent receives, built from the store at emission time, with its explain.
+    pub prompt: Prompt,
+}
+
+/// Informational events. None of them stops the conversation except `RoundLimitReached`,
+/// which ends the current AI run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Notice {
+    /// The team task was longer than 5 KiB and was cut at a character boundary.
+    TeamTaskTruncated { from: usize, to: usize },
+    /// `[NEXT]` names in `message` that match no member; the others were routed.
+    UnresolvedAddressees {
+        message: MessageId,
+        names: Vec<String>,
+    },
+    /// `[DROP]` names in `message` that match no member.
+    UnresolvedDropTargets {
+        message: MessageId,
+        names: Vec<String>,
+    },
+    /// `member` addressed itself in `message`; a member never answers itself, so it was skipped.
+    SelfAddressed {
+        message: MessageId,
+        member: MemberId,
+    },
+    /// `[DROP]` in `message` removed these pending deliveries.
+    Dropped {
+        message: MessageId,
+        removed: Vec<MemberId>,
+    },
+    /// `message` carried `[DONE]`, so its `[NEXT]` addressees were not routed.
+    NextIgnoredAfterDone {
+        message: MessageId,
+        names: Vec<String>,
+    },
+    /// A reply arrived after `[DONE]` (the agent was already running); it is stored, not routed.
+    NotRoutedAfterDone { message: MessageId },
+    /// An AI wrote `[FROM]`, which only humans may use; the reply stays attributed to `member`.
+    FromIgnored {
+        message: MessageId,
+        member: MemberId,
+    },
+    /// The queue already holds its limit of pending deliveries; this one was refused.
+    QueueFull {
+        to: MemberId,
+        parent: MessageId,
+        limit: usize,
+    },
+    /// `parent` already has its limit of pending deliveries; this one was queued as P3.
+    Demoted {
+        to: MemberId,
+        parent: MessageId,
+        from: Intent,
+        limit: usize,
+    },
+    /// An identical (parent, target, intent) delivery is already pending; not queued twice.
+    AlreadyQueued {
+        to: MemberId,
+        parent: MessageId,
+        intent: Intent,
+    },
+    /// `limit` AI deliveries ran since the last human message (`maxRounds`): the pending AI
+    /// deliveries were dropped to stop a runaway loop; a human must speak to continue.
+    RoundLimitReached {
+        limit: usize,
+        dropped: Vec<MemberId>,
+    },
+    /// `member`'s agent type is not one the core knows; its prompts use the plain format.
+    UnknownAgentType {
+        member: MemberId,
+        agent_type: String,
+    },
+    /// The prompt for `to` could not be built; the delivery was skipped.
+    PromptFailed { to: MemberId, error: String },
+}

@@ -1,0 +1,807 @@
+//! The conversation routing state machine (DESIGN §6, seed 004), driven through the harness in
+//! `tests/support`: scripted agents, bounded driving, recorded actions.
+
+mod support;
+
+use agent_chatter::context::MAX_TEAM_TASK_BYTES;
+use agent_chatter::conversation::{
+    Action, Conversation, HumanInput, InputError, Notice, Status, MAX_PER_PARENT, MAX_QUEUED,
+};
+use agent_chatter::markers::Intent;
+use agent_chatter::message::{MessageId, Millis, SpeakerKind, MAX_MESSAGE_BYTES};
+use agent_chatter::team::{DeliveryPolicy, Team};
+use support::{ai, team, Harness};
+
+fn multi() -> Harness {
+    Harness::new(team("team.json"))
+}
+
+fn solo() -> Harness {
+    Harness::new(team("single_human_team.json"))
+}
+
+fn msg(n: u64) -> MessageId {
+    MessageId::from_seq(n)
+}
+
+// ------------------------------------------------------------------ seed 004 routing scenarios
+
+/// Seed 004 R3 §4 scenario 1 (human → AI → AI → human), scheduled by routing v3 (DESIGN §6
+/// wins over the seed's plain FIFO): sarah, addressed by max's reply, answers it before carol
+/// and bob take their turns on the human's message.
+#[test]
+fn seed004_scenario1_human_ai_ai_human() {
+    let mut h = multi();
+    h.reply("max", "Analysis ready [NEXT:sarah]")
+        .reply("sarah", "Threat model noted")
+        .reply("carol", "Requirements done")
+        .reply("sarah", "Done [DONE]");
+
+    h.say("[FROM:kailai] Design auth [NEXT:max][NEXT:carol][NEXT:bob]")
+        .unwrap();
+    assert_eq!(h.delivered_to(), ["max", "sarah", "carol"]);
+    assert_eq!(h.awaited(), ["bob"]);
+    assert_eq!(h.conv.waiting_for(), Some("bob"));
+    assert_eq!(h.conv.status(), Status::AwaitingHuman);
+
+    h.say("[FROM:bob] Looks good [NEXT:sarah]").unwrap();
+    assert_eq!(h.delivered_to(), ["max", "sarah", "carol", "sarah"]);
+    assert_eq!(h.finished_count(), 1);
+    assert_eq!(h.conv.status(), Status::Completed);
+    assert_eq!(h.conv.waiting_for(), None);
+    assert!(h.conv.pending().is_empty());
+    let speakers: Vec<&str> = h.transcript().iter().map(|(s, _)| *s).collect();
+    assert_eq!(
+        speakers,
+        ["kailai", "max", "sarah", "carol", "bob", "sarah"]
+    );
+}
+
+/// Seed 004 R3 §4 scenario 2: an AI→AI chain with no human in between, ended by `[DONE]`.
+#[test]
+fn seed004_scenario2_ai_chain_without_human() {
+    let mut h = multi();
+    h.reply("max", "Report ready [NEXT:carol]")
+        .reply("carol", "Summary complete [NEXT:sarah]")
+        .reply("sarah", "All done [DONE]");
+    h.say("[FROM:kailai] Analyze codebase [NEXT:max]").unwrap();
+    assert_eq!(h.delivered_to(), ["max", "carol", "sarah"]);
+    assert!(h.awaited().is_empty());
+    assert_eq!(h.finished_count(), 1);
+    assert_eq!(h.conv.waiting_for(), None);
+}
+
+/// Seed 004 R3 §4 scenario 3: no `[NEXT]` → wait for the first human, whose next message needs
+/// no `[FROM]` even in a multi-human team.
+#[test]
+fn seed004_scenario3_no_next_waits_for_first_human() {
+    let mut h = multi();
+    h.say("[FROM:kailai] Start project").unwrap();
+    assert!(h.deliveries().is_empty());
+    assert_eq!(h.awaited(), ["kailai"]);
+    let id = h.say("Here is the brief").unwrap();
+    assert_eq!(h.message(&id).speaker.id, "kailai");
+}
+
+// ------------------------------------------------------------------ senders (seed 004 REQ-2/3)
+
+#[test]
+fn single_human_needs_no_from() {
+    let mut h = solo();
+    let id = h.say("Hello team").unwrap();
+    assert_eq!(h.message(&id).speaker.id, "kailai");
+    assert_eq!(
+        h.message(&id).content,
+        "Hello team",
+        "no [FROM] is injected into the content"
+    );
+}
+
+#[test]
+fn single_human_may_still_write_from() {
+    let mut h = solo();
+    let id = h.say("[FROM: Kailai] Hello").unwrap();
+    assert_eq!(h.message(&id).speaker.id, "kailai");
+}
+
+#[test]
+fn multi_human_first_message_without_from_is_refused_with_catalogue_text() {
+    let mut h = multi();
+    let err = h.say("Hello").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Multiple human members detected. Please specify sender with [FROM:xxx]\n\
+         Available members: kailai, bob\n\n\
+         Example: [FROM:kailai] Your message here"
+    );
+}
+
+#[test]
+fn from_naming_nobody_lists_the_humans() {
+    let mut h = multi();
+    let err = h.say("[FROM:alice] Hi").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Member 'alice' not found.\nAvailable human members: kailai, bob"
+    );
+}
+
+#[test]
+fn from_naming_an_ai_is_refused() {
+    let mut h = multi();
+    let err = h.say("[FROM:max] Hi").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Cannot use [FROM:max]. Max is an AI agent.\n[FROM:xxx] is only for human members: kailai, bob"
+    );
+}
+
+#[test]
+fn from_matches_fuzzily() {
+    let mut h = Harness::new(team("team.json"));
+    let id = h.say("[FROM:  BOB ] Hi").unwrap();
+    assert_eq!(h.message(&id).speaker.id, "bob");
+}
+
+#[test]
+fn multi_human_reply_is_attributed_to_the_awaited_human() {
+    let mut h = multi();
+    h.reply("max", "Bob, your call [NEXT: bob]");
+    h.say("[FROM:kailai] Plan it [NEXT:max]").unwrap();
+    assert_eq!(h.conv.waiting_for(), Some("bob"));
+    let id = h.say("Approved").unwrap();
+    assert_eq!(h.message(&id).speaker.id, "bob");
+}
+
+#[test]
+fn buzz_in_with_from_overrides_the_awaited_human() {
+    let mut h = multi();
+    h.reply("max", "Here's my analysis [NEXT:bob]");
+    h.say("[FROM:kailai] Let's discuss the new feature [NEXT:max]")
+        .unwrap();
+    assert_eq!(h.conv.waiting_for(), Some("bob"));
+    let id = h.say("[FROM:kailai] Wait, I have more context").unwrap();
+    assert_eq!(h.message(&id).speaker.id, "kailai");
+    // Bob's turn was taken; with nothing queued the first human is awaited again.
+    assert_eq!(h.awaited(), ["bob", "kailai"]);
+}
+
+#[test]
+fn explicit_sender_id_wins_over_from() {
+    let mut h = multi();
+    let id = h.say_as("bob", "[FROM:kailai] Hi").unwrap();
+    assert_eq!(h.message(&id).speaker.id, "bob");
+}
+
+#[test]
+fn unknown_explicit_sender_is_refused() {
+    let mut h = multi();
+    let err = h.say_as("zed", "Hi").unwrap_err();
+    assert_eq!(err, InputError::UnknownSender { id: "zed".into() });
+}
+
+#[test]
+fn first_message_from_an_ai_is_rejected() {
+    let mut h = multi();
+    let err = h.say_as("max", "I'll start").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "First message must be from a human member (max is an AI agent)"
+    );
+    assert!(h.conv.store().is_empty());
+    assert_eq!(h.conv.status(), Status::Idle);
+    // An agent reply with no delivery in flight cannot start it either.
+    let err = h.answer("max", "I'll start").unwrap_err();
+    assert_eq!(
+        err,
+        InputError::NotInFlight {
+            member: "max".into(),
+            expected: None
+        }
+    );
+    assert!(h.conv.store().is_empty());
+}
+
+#[test]
+fn ai_cannot_speak_as_human_input_later() {
+    let mut h = solo();
+    h.say("Hi").unwrap();
+    let err = h.say_as("max", "Me too").unwrap_err();
+    assert_eq!(
+        err,
+        InputError::AiAsHuman {
+            member: "max".into()
+        }
+    );
+}
+
+#[test]
+fn input_without_team_is_refused() {
+    let mut conv = Conversation::new();
+    let err = conv
+        .handle_human_input(HumanInput::text("Hi"), Millis(1))
+        .unwrap_err();
+    assert_eq!(err, InputError::NoTeam);
+    assert_eq!(conv.poll_action(), None);
+}
+
+// ------------------------------------------------------------------ failed inputs change nothing
+
+#[test]
+fn a_failed_input_leaves_the_store_unchanged() {
+    let mut h = multi();
+    h.say("[FROM:kailai] Start [TEAM_TASK: Build auth]")
+        .unwrap();
+    h.take_log();
+    let before = (
+        h.conv.store().clone(),
+        h.conv.status(),
+        h.conv.waiting_for().map(String::from),
+    );
+
+    // Sender error: the team task marker in the refused text must not apply.
+    let err = h
+        .say("[FROM:alice] [TEAM_TASK: Something else] Hi [NEXT: max]")
+        .unwrap_err();
+    assert!(matches!(err, InputError::UnknownFrom { .. }));
+    // Huge input: refused with its size.
+    let huge = "a".repeat(MAX_MESSAGE_BYTES + 1);
+    let err = h.say(&huge).unwrap_err();
+    assert_eq!(
+        err,
+        InputError::TooLarge {
+            bytes: MAX_MESSAGE_BYTES + 1,
+            max: MAX_MESSAGE_BYTES
+        }
+    );
+    assert!(err
+        .to_string()
+        .contains(&(MAX_MESSAGE_BYTES + 1).to_string()));
+
+    let after = (
+        h.conv.store().clone(),
+        h.conv.status(),
+        h.conv.waiting_for().map(String::from),
+    );
+    assert_eq!(before, after);
+    assert_eq!(h.conv.store().team_task(), Some("Build auth"));
+    assert!(
+        h.log.is_empty(),
+        "a refused input emits nothing: {:?}",
+        h.log
+    );
+}
+
+#[test]
+fn a_reply_from_a_member_not_in_flight_is_refused_and_changes_nothing() {
+    let mut h = solo();
+    h.say("Go [NEXT: max]").unwrap(); // max has no script: stays in flight
+    let len = h.conv.store().len();
+    let err = h.answer("carol", "I'm not asked").unwrap_err();
+    assert_eq!(
+        err,
+        InputError::NotInFlight {
+            member: "carol".into(),
+            expected: Some("max".into())
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "No delivery to 'carol' is in flight; the reply awaited is from 'max'"
+    );
+    assert_eq!(h.conv.store().len(), len);
+    assert_eq!(h.conv.in_flight().map(|f| f.to.as_str()), Some("max"));
+    // The right member's reply is accepted afterwards.
+    h.answer("max", "Done").unwrap();
+    assert_eq!(h.conv.in_flight(), None);
+}
+
+#[test]
+fn a_huge_reply_is_refused_and_stays_in_flight() {
+    let mut h = solo();
+    h.say("Go [NEXT: max]").unwrap();
+    let err = h
+        .answer("max", &"x".repeat(MAX_MESSAGE_BYTES + 1))
+        .unwrap_err();
+    assert!(matches!(err, InputError::TooLarge { .. }));
+    assert_eq!(h.conv.store().len(), 1);
+    assert!(h.conv.in_flight().is_some());
+}
+
+// ------------------------------------------------------------------ storage
+
+#[test]
+fn replies_are_stored_raw_with_routing_beside_them() {
+    let mut h = solo();
+    let raw = "  Plan:\n\n    1. login   \n[NEXT: carol !P1]\n";
+    h.reply("max", raw);
+    let first = h.say("Go [NEXT: max]").unwrap();
+    let reply = h.conv.store().messages()[1].clone();
+    assert_eq!(reply.content, raw);
+    assert_eq!(reply.speaker.kind, SpeakerKind::Ai);
+    assert_eq!(reply.routing.resolved, ["carol"]);
+    assert_eq!(reply.routing.resolved_names, ["carol"]);
+    assert_eq!(reply.routing.parent, Some(first));
+    assert_eq!(reply.routing.intent, Some(Intent::P2));
+    assert_eq!(reply.routing.raw_next.len(), 1);
+    assert_eq!(reply.routing.raw_next[0].intent, Intent::P1);
+}
+
+#[test]
+fn message_ids_count_up_from_msg_1() {
+    let mut h = solo();
+    h.reply("max", "ok");
+    h.say("Go [NEXT: max]").unwrap();
+    let ids: Vec<&str> = h
+        .conv
+        .store()
+        .messages()
+        .iter()
+        .map(|m| m.id.as_str())
+        .collect();
+    assert_eq!(ids, ["msg-1", "msg-2"]);
+}
+
+// ------------------------------------------------------------------ team task
+
+#[test]
+fn team_task_can_be_set_by_an_ai() {
+    let mut h = solo();
+    h.reply(
+        "max",
+        "I'll create a PRD. [TEAM_TASK:Design OAuth2-based authentication]",
+    );
+    h.say("[TEAM_TASK:Design user authentication system] Let's start [NEXT:max]")
+        .unwrap();
+    assert_eq!(
+        h.conv.store().team_task(),
+        Some("Design OAuth2-based authentication")
+    );
+}
+
+#[test]
+fn empty_team_task_marker_clears_it() {
+    let mut h = solo();
+    h.say("[TEAM_TASK: Ship it] go").unwrap();
+    assert_eq!(h.conv.store().team_task(), Some("Ship it"));
+    h.say("[TEAM_TASK:] never mind").unwrap();
+    assert_eq!(h.conv.store().team_task(), None);
+}
+
+#[test]
+fn team_task_over_5_kib_is_truncated_with_a_notice() {
+    let mut h = solo();
+    // 'é' is 2 bytes: 5121 bytes of them cannot be cut at exactly 5120 + 1 mid-char.
+    let task = format!("x{}", "é".repeat(2600));
+    h.say(&format!("[TEAM_TASK: {task}] go")).unwrap();
+    let stored = h.conv.store().team_task().unwrap();
+    assert!(stored.len() <= MAX_TEAM_TASK_BYTES);
+    assert!(task.starts_with(stored));
+    assert!(h.notices().contains(&&Notice::TeamTaskTruncated {
+        from: task.len(),
+        to: stored.len()
+    }));
+}
+
+// ------------------------------------------------------------------ done
+
+#[test]
+fn done_drops_the_queue_finishes_and_the_next_human_message_reopens() {
+    let mut h = solo();
+    h.reply("max", "That settles it [DONE]")
+        .reply("carol", "back again");
+    h.say("Decide [NEXT: max, carol, sarah]").unwrap();
+    assert_eq!(h.delivered_to(), ["max"]);
+    assert_eq!(h.finished_count(), 1);
+    assert_eq!(h.conv.status(), Status::Completed);
+    assert!(h.conv.pending().is_empty());
+    assert!(h.message(&msg(2)).routing.is_done);
+
+    h.say("One more thing [NEXT: carol]").unwrap();
+    assert_eq!(h.delivered_to(), ["max", "carol"]);
+    assert_eq!(h.conv.status(), Status::AwaitingHuman);
+}
+
+#[test]
+fn done_from_a_human_finishes_too() {
+    let mut h = solo();
+    h.say("We're done [DONE]").unwrap();
+    assert_eq!(h.log, vec![Action::Finished]);
+    assert_eq!(h.conv.status(), Status::Completed);
+}
+
+#[test]
+fn next_in_a_done_message_is_ignored_with_a_notice() {
+    let mut h = solo();
+    h.reply("max", "Finished [DONE] [NEXT: carol]");
+    h.say("Go [NEXT: max]").unwrap();
+    assert_eq!(h.delivered_to(), ["max"]);
+    assert!(h.notices().contains(&&Notice::NextIgnoredAfterDone {
+        message: msg(2),
+        names: vec!["carol".into()]
+    }));
+    assert!(h.message(&msg(2)).routing.resolved.is_empty());
+}
+
+#[test]
+fn a_reply_arriving_after_done_is_stored_not_routed() {
+    let mut h = solo();
+    h.say("Go [NEXT: max]").unwrap(); // max stays in flight
+    h.say("Actually, stop [DONE]").unwrap();
+    assert_eq!(h.conv.status(), Status::Completed);
+    let id = h.answer("max", "Here anyway [NEXT: carol]").unwrap();
+    assert_eq!(h.message(&id).content, "Here anyway [NEXT: carol]");
+    assert!(h
+        .notices()
+        .contains(&&Notice::NotRoutedAfterDone { message: id }));
+    assert_eq!(h.delivered_to(), ["max"]);
+    assert_eq!(h.conv.status(), Status::Completed);
+}
+
+// ------------------------------------------------------------------ chains and policies
+
+#[test]
+fn three_agent_chain_runs_in_order_each_answering_the_previous() {
+    let mut h = solo();
+    h.reply("max", "Max's analysis [NEXT: sarah]")
+        .reply("sarah", "Sarah's review [NEXT: carol]")
+        .reply("carol", "Carol's summary");
+    h.say("Kick off [NEXT: max]").unwrap();
+    assert_eq!(
+        h.delivered_messages(),
+        [
+            ("max", "Kick off [NEXT: max]"),
+            ("sarah", "Max's analysis [NEXT: sarah]"),
+            ("carol", "Sarah's review [NEXT: carol]"),
+        ]
+    );
+    let parents: Vec<_> = h.deliveries().iter().map(|d| d.parent.clone()).collect();
+    assert_eq!(parents, [Some(msg(1)), Some(msg(2)), Some(msg(3))]);
+    assert_eq!(h.awaited(), ["kailai"]);
+}
+
+fn parallel(policy: DeliveryPolicy) -> Harness {
+    let mut t = team("single_human_team.json");
+    t.settings.delivery = policy;
+    let mut h = Harness::new(t);
+    h.reply("max", "Max: use OAuth")
+        .reply("carol", "Carol: agreed");
+    h.say("Which auth? [NEXT: max, carol]").unwrap();
+    h
+}
+
+#[test]
+fn latest_policy_gives_each_agent_the_newest_message() {
+    let h = parallel(DeliveryPolicy::Latest);
+    let seen: Vec<_> = h
+        .deliveries()
+        .iter()
+        .map(|d| (d.to.as_str(), d.message.clone(), d.parent.clone()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("max", msg(1), Some(msg(1))),
+            ("carol", msg(2), Some(msg(1)))
+        ],
+        "carol gets max's answer as [MESSAGE], addressed by the human's message"
+    );
+}
+
+#[test]
+fn parent_policy_gives_each_agent_the_message_that_addressed_it() {
+    let h = parallel(DeliveryPolicy::Parent);
+    let seen: Vec<_> = h
+        .deliveries()
+        .iter()
+        .map(|d| (d.to.as_str(), d.message.clone(), d.parent.clone()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("max", msg(1), Some(msg(1))),
+            ("carol", msg(1), Some(msg(1)))
+        ]
+    );
+}
+
+#[test]
+fn a_human_delivery_pauses_the_queue_until_they_answer() {
+    let mut h = multi();
+    h.reply("carol", "after bob");
+    h.say("[FROM:kailai] Bob first, then Carol [NEXT: bob, carol]")
+        .unwrap();
+    assert!(h.deliveries().is_empty());
+    assert_eq!(h.awaited(), ["bob"]);
+    assert_eq!(h.conv.pending().len(), 1);
+    h.say("Fine by me").unwrap();
+    assert_eq!(h.delivered_to(), ["carol"]);
+}
+
+#[test]
+fn a_human_may_speak_while_an_agent_runs() {
+    let mut h = solo();
+    h.say("Go [NEXT: max]").unwrap(); // in flight
+    h.say("Also ask carol [NEXT: carol]").unwrap();
+    assert_eq!(h.delivered_to(), ["max"], "one delivery at a time");
+    h.reply("carol", "ok");
+    h.answer("max", "done").unwrap();
+    assert_eq!(h.delivered_to(), ["max", "carol"]);
+}
+
+// ------------------------------------------------------------------ queue rules
+
+#[test]
+fn p1_jumps_the_queue() {
+    let mut h = solo();
+    h.reply("max", "ok")
+        .reply("carol", "ok")
+        .reply("sarah", "ok");
+    h.say("Everyone [NEXT: max, carol, sarah !P1]").unwrap();
+    assert_eq!(h.delivered_to(), ["sarah", "max", "carol"]);
+    assert_eq!(h.deliveries()[0].intent, Intent::P1);
+}
+
+#[test]
+fn p3_waits_for_p2() {
+    let mut h = solo();
+    h.reply("max", "ok").reply("carol", "ok");
+    h.say("Both [NEXT: max !P3, carol]").unwrap();
+    assert_eq!(h.delivered_to(), ["carol", "max"]);
+}
+
+#[test]
+fn drop_removes_one_members_pending_deliveries() {
+    let mut h = solo();
+    h.reply("max", "No need for carol [DROP: carol]")
+        .reply("sarah", "ok");
+    h.say("Go [NEXT: max, carol, sarah]").unwrap();
+    assert_eq!(h.delivered_to(), ["max", "sarah"]);
+    assert!(h.notices().contains(&&Notice::Dropped {
+        message: msg(2),
+        removed: vec!["carol".into()]
+    }));
+}
+
+#[test]
+fn drop_all_empties_the_queue() {
+    let mut h = solo();
+    h.reply("max", "Stop everything [DROP: ALL]");
+    h.say("Go [NEXT: max, carol, sarah]").unwrap();
+    assert_eq!(h.delivered_to(), ["max"]);
+    assert!(h.conv.pending().is_empty());
+    assert_eq!(h.awaited(), ["kailai"]);
+}
+
+#[test]
+fn drop_applies_before_the_same_messages_next() {
+    let mut h = solo();
+    h.reply("max", "Carol again, fresh [DROP: carol] [NEXT: carol]")
+        .reply("carol", "fresh");
+    h.say("Go [NEXT: max, carol]").unwrap();
+    assert_eq!(h.delivered_to(), ["max", "carol"]);
+    assert_eq!(
+        h.deliveries()[1].parent,
+        Some(msg(2)),
+        "the new item survives, the old one is gone"
+    );
+}
+
+#[test]
+fn unknown_drop_names_are_reported() {
+    let mut h = solo();
+    h.say("[DROP: zed] hi").unwrap();
+    assert!(h.notices().contains(&&Notice::UnresolvedDropTargets {
+        message: msg(1),
+        names: vec!["zed".into()]
+    }));
+}
+
+fn big_team(ais: usize) -> Team {
+    let mut t = team("single_human_team.json");
+    t.members.truncate(1);
+    t.members.extend((1..=ais).map(|n| ai(&format!("a{n}"))));
+    t
+}
+
+#[test]
+fn per_parent_limit_demotes_the_eleventh_to_p3() {
+    let mut h = Harness::new(big_team(MAX_PER_PARENT + 1));
+    let names: Vec<String> = (1..=MAX_PER_PARENT + 1).map(|n| format!("a{n}")).collect();
+    h.say(&format!("All hands [NEXT: {}]", names.join(", ")))
+        .unwrap();
+    assert!(h.notices().contains(&&Notice::Demoted {
+        to: "a11".into(),
+        parent: msg(1),
+        from: Intent::P2,
+        limit: MAX_PER_PARENT
+    }));
+    let a11 = h
+        .conv
+        .pending()
+        .iter()
+        .find(|i| i.to == "a11")
+        .map(|i| i.intent);
+    assert_eq!(a11, Some(Intent::P3));
+}
+
+#[test]
+fn the_queue_refuses_the_fifty_first_item() {
+    let mut h = solo();
+    h.say("Go [NEXT: max]").unwrap(); // max in flight: the queue fills up behind it
+    for n in 0..MAX_QUEUED {
+        h.say(&format!("point {n} [NEXT: carol]")).unwrap();
+    }
+    assert_eq!(h.conv.pending().len(), MAX_QUEUED);
+    assert!(!h
+        .notices()
+        .iter()
+        .any(|n| matches!(n, Notice::QueueFull { .. })));
+    let id = h.say("one too many [NEXT: sarah]").unwrap();
+    assert_eq!(h.conv.pending().len(), MAX_QUEUED);
+    assert!(h.notices().contains(&&Notice::QueueFull {
+        to: "sarah".into(),
+        parent: id,
+        limit: MAX_QUEUED
+    }));
+}
+
+#[test]
+fn a_duplicate_item_is_not_queued_twice() {
+    let mut h = solo();
+    h.say("Go [NEXT: max]").unwrap(); // max in flight
+    let id = h
+        .say("carol please [NEXT: carol] and again [NEXT: carol]")
+        .unwrap();
+    assert_eq!(h.conv.pending().len(), 1);
+    assert!(h.notices().contains(&&Notice::AlreadyQueued {
+        to: "carol".into(),
+        parent: id.clone(),
+        intent: Intent::P2
+    }));
+    assert_eq!(h.message(&id).routing.resolved, ["carol"]);
+}
+
+#[test]
+fn unknown_addressees_are_reported_and_the_rest_routed() {
+    let mut h = solo();
+    h.reply("max", "ok");
+    h.say("Go [NEXT: zed, max]").unwrap();
+    assert_eq!(h.delivered_to(), ["max"]);
+    assert!(h.notices().contains(&&Notice::UnresolvedAddressees {
+        message: msg(1),
+        names: vec!["zed".into()]
+    }));
+}
+
+#[test]
+fn an_agent_addressing_itself_is_skipped_with_a_notice() {
+    let mut h = solo();
+    h.reply("max", "Let me think more [NEXT: max]");
+    h.say("Go [NEXT: max]").unwrap();
+    assert_eq!(h.delivered_to(), ["max"]);
+    assert!(h.notices().contains(&&Notice::SelfAddressed {
+        message: msg(2),
+        member: "max".into()
+    }));
+    assert_eq!(h.awaited(), ["kailai"]);
+}
+
+#[test]
+fn runaway_loops_stop_at_max_rounds() {
+    let mut t = team("single_human_team.json");
+    t.settings.max_rounds = 4;
+    let mut h = Harness::new(t);
+    h.always("max", "over to carol [NEXT: carol]")
+        .always("carol", "back to max [NEXT: max]");
+    h.say("Debate [NEXT: max]").unwrap();
+    assert_eq!(h.delivered_to(), ["max", "carol", "max", "carol"]);
+    assert!(h.notices().contains(&&Notice::RoundLimitReached {
+        limit: 4,
+        dropped: vec!["max".into()]
+    }));
+    assert_eq!(h.awaited(), ["kailai"]);
+    // A human message starts a fresh budget.
+    h.say("Once more [NEXT: max]").unwrap();
+    assert_eq!(h.delivered_to().len(), 8);
+}
+
+// ------------------------------------------------------------------ failures
+
+#[test]
+fn agent_failure_is_recorded_as_a_system_message_and_the_queue_continues() {
+    let mut h = solo();
+    h.fail("max", "timeout after 60 s")
+        .reply("carol", "I'm here");
+    h.say("Both of you [NEXT: max, carol]").unwrap();
+    assert_eq!(h.delivered_to(), ["max", "carol"]);
+    let failure = h.message(&msg(2));
+    assert_eq!(failure.speaker.kind, SpeakerKind::System);
+    assert_eq!(failure.speaker.id, "system");
+    assert_eq!(failure.content, "max failed: timeout after 60 s");
+    assert_eq!(failure.routing.parent, Some(msg(1)));
+    // Latest policy: the failure notice is never a [MESSAGE]; carol gets the human's message.
+    assert_eq!(h.deliveries()[1].message, msg(1));
+    assert_eq!(h.conv.store().len(), 3);
+}
+
+#[test]
+fn a_failure_for_a_member_not_in_flight_is_refused() {
+    let mut h = solo();
+    let at = Millis(1);
+    let err = h
+        .conv
+        .handle_agent_failed("max", "boom".into(), at)
+        .unwrap_err();
+    assert_eq!(
+        err,
+        InputError::NotInFlight {
+            member: "max".into(),
+            expected: None
+        }
+    );
+    assert!(h.conv.store().is_empty());
+}
+
+// ------------------------------------------------------------------ team setup
+
+#[test]
+fn unknown_agent_type_raises_a_notice_on_set_team() {
+    let mut t = team("single_human_team.json");
+    t.members[1].agent_type = Some("aider".into());
+    let mut conv = Conversation::with_team(t);
+    assert_eq!(
+        conv.poll_action(),
+        Some(Action::Notice(Notice::UnknownAgentType {
+            member: "max".into(),
+            agent_type: "aider".into()
+        }))
+    );
+    assert_eq!(conv.poll_action(), None);
+}
+
+#[test]
+fn set_team_resets_everything() {
+    let mut h = solo();
+    h.say("[TEAM_TASK: x] Go [NEXT: max]").unwrap();
+    h.conv.set_team(team("team.json"));
+    assert!(h.conv.store().is_empty());
+    assert_eq!(h.conv.store().team_task(), None);
+    assert_eq!(h.conv.status(), Status::Idle);
+    assert_eq!(h.conv.in_flight(), None);
+    assert_eq!(h.conv.waiting_for(), None);
+    assert!(h.conv.pending().is_empty());
+    assert_eq!(h.conv.poll_action(), None);
+}
+
+// ------------------------------------------------------------------ serialization
+
+#[test]
+fn actions_serialize_in_camel_case_and_round_trip() {
+    let mut h = solo();
+    h.fail("max", "crash");
+    h.say("[TEAM_TASK:] Go [NEXT: max, zed]").unwrap();
+    assert!(!h.log.is_empty());
+    for action in &h.log {
+        let json = serde_json::to_string(action).unwrap();
+        let back: Action = serde_json::from_str(&json).unwrap();
+        assert_eq!(&back, action, "{json}");
+    }
+    let await_json = serde_json::to_value(Action::AwaitHuman {
+        member: "kailai".into(),
+    })
+    .unwrap();
+    assert_eq!(
+        await_json,
+        serde_json::json!({"type": "awaitHuman", "member": "kailai"})
+    );
+    let notice = serde_json::to_value(Action::Notice(Notice::UnresolvedAddressees {
+        message: msg(1),
+        names: vec!["zed".into()],
+    }))
+    .unwrap();
+    assert_eq!(
+        notice,
+        serde_json::json!({"type": "notice", "kind": "unresolvedAddressees", "message": "msg-1", "names": ["zed"]})
+    );
+}
