@@ -805,3 +805,126 @@ fn actions_serialize_in_camel_case_and_round_trip() {
         serde_json::json!({"type": "notice", "kind": "unresolvedAddressees", "message": "msg-1", "names": ["zed"]})
     );
 }
+
+// ------------------------------------------------------------------ properties
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    const NAMES: &[&str] = &["kailai", "bob", "max", "carol", "sarah", "zed", "ALL"];
+
+    fn marker() -> impl Strategy<Value = String> {
+        prop_oneof![
+            4 => (prop::collection::vec((0..NAMES.len(), 0..4u8), 1..4)).prop_map(|v| {
+                let names: Vec<String> = v
+                    .into_iter()
+                    .map(|(n, i)| match i {
+                        1 => format!("{} !P1", NAMES[n]),
+                        2 => format!("{} !P3", NAMES[n]),
+                        _ => NAMES[n].to_string(),
+                    })
+                    .collect();
+                format!("[NEXT: {}]", names.join(", "))
+            }),
+            1 => Just("[DONE]".to_string()),
+            1 => (0..NAMES.len()).prop_map(|n| format!("[DROP: {}]", NAMES[n])),
+            1 => (0..NAMES.len()).prop_map(|n| format!("[FROM: {}]", NAMES[n])),
+            1 => "[a-z ]{0,12}".prop_map(|t| format!("[TEAM_TASK: {t}]")),
+            2 => "[a-z ]{0,20}",
+        ]
+    }
+
+    fn text() -> impl Strategy<Value = String> {
+        prop::collection::vec(marker(), 0..4).prop_map(|parts| parts.join(" "))
+    }
+
+    #[derive(Debug, Clone)]
+    enum Event {
+        /// A human types (sender resolved by the machine, or explicit).
+        Human(Option<&'static str>, String),
+        /// The agent in flight answers (or, with none in flight, nobody does).
+        Reply(String),
+        Fail,
+    }
+
+    fn event() -> impl Strategy<Value = Event> {
+        prop_oneof![
+            1 => (prop::option::of(prop::sample::select(vec!["kailai", "bob", "max"])), text())
+                .prop_map(|(s, t)| Event::Human(s, t)),
+            4 => text().prop_map(Event::Reply),
+            1 => Just(Event::Fail),
+        ]
+    }
+
+    /// Drains every action; returns the deliveries. Panics on livelock.
+    fn drain(conv: &mut Conversation) -> usize {
+        let mut deliveries = 0;
+        for _ in 0..10_000 {
+            match conv.poll_action() {
+                None => return deliveries,
+                Some(Action::Deliver(_)) => deliveries += 1,
+                Some(_) => {}
+            }
+        }
+        panic!("poll_action never drained");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        #[test]
+        fn random_conversations_stay_within_bounds(
+            multi_human in any::<bool>(),
+            policy_parent in any::<bool>(),
+            max_rounds in 1usize..8,
+            events in prop::collection::vec(event(), 1..60),
+        ) {
+            let mut t = team(if multi_human { "team.json" } else { "single_human_team.json" });
+            t.settings.max_rounds = max_rounds;
+            t.settings.delivery = if policy_parent { DeliveryPolicy::Parent } else { DeliveryPolicy::Latest };
+            let mut conv = Conversation::with_team(t);
+            let mut since_human = 0usize;
+            let mut at = 0u64;
+            for event in events {
+                at += 1;
+                let before = conv.store().len();
+                match event {
+                    Event::Human(sender, text) => {
+                        let input = HumanInput { text, sender: sender.map(String::from) };
+                        match conv.handle_human_input(input, Millis(at)) {
+                            Ok(_) => since_human = 0,
+                            Err(_) => prop_assert_eq!(conv.store().len(), before, "refused input stored"),
+                        }
+                    }
+                    Event::Reply(text) => {
+                        if let Some(to) = conv.in_flight().map(|f| f.to.clone()) {
+                            let id = conv.handle_agent_replied(&to, text.clone(), Millis(at)).unwrap();
+                            prop_assert_eq!(&conv.store().get(&id).unwrap().content, &text);
+                        } else {
+                            prop_assert!(conv.handle_agent_replied("max", text, Millis(at)).is_err());
+                        }
+                    }
+                    Event::Fail => {
+                        if let Some(to) = conv.in_flight().map(|f| f.to.clone()) {
+                            conv.handle_agent_failed(&to, "timeout".into(), Millis(at)).unwrap();
+                        }
+                    }
+                }
+                since_human += drain(&mut conv);
+                prop_assert!(since_human <= max_rounds, "{since_human} AI deliveries > max_rounds {max_rounds}");
+                prop_assert!(conv.rounds() <= max_rounds);
+                prop_assert!(conv.pending().len() <= MAX_QUEUED);
+                // Settled: an agent runs, a human is awaited, the conversation is done, or
+                // nothing has started yet.
+                let settled = match conv.status() {
+                    Status::Running => conv.in_flight().is_some(),
+                    Status::AwaitingHuman => conv.waiting_for().is_some() && conv.in_flight().is_none(),
+                    Status::Completed => conv.waiting_for().is_none(),
+                    Status::Idle => conv.store().is_empty(),
+                };
+                prop_assert!(settled, "unsettled state {:?}", conv.status());
+            }
+        }
+    }
+}
