@@ -7,6 +7,7 @@ use agent_chatter::context::MAX_TEAM_TASK_BYTES;
 use agent_chatter::conversation::{
     Action, Conversation, HumanInput, InputError, Notice, Status, MAX_PER_PARENT, MAX_QUEUED,
 };
+use agent_chatter::explain::{DedupReason, Fate};
 use agent_chatter::markers::Intent;
 use agent_chatter::message::{MessageId, Millis, SpeakerKind, MAX_MESSAGE_BYTES};
 use agent_chatter::team::{DeliveryPolicy, Team};
@@ -927,4 +928,90 @@ mod props {
             }
         }
     }
+}
+
+// ------------------------------------------------------------------ prompts built at emission
+
+fn fates(d: &agent_chatter::conversation::Delivery) -> Vec<(String, Fate)> {
+    d.prompt
+        .explain
+        .messages
+        .iter()
+        .map(|m| (m.id.to_string(), m.fate))
+        .collect()
+}
+
+#[test]
+fn chain_prompts_show_the_previous_answer_once_as_message() {
+    let mut h = solo();
+    h.reply("max", "Max's analysis [NEXT: sarah]")
+        .reply("sarah", "Sarah's review [NEXT: carol]")
+        .reply("carol", "Carol's summary");
+    h.say("[TEAM_TASK: Auth] Kick off [NEXT: max]").unwrap();
+    let carol = h.deliveries()[2].clone();
+    assert_eq!(carol.to, "carol");
+    assert_eq!(
+        carol.prompt.prompt,
+        "[TEAM_TASK]\nAuth\n\n[CONTEXT]\n- kailai -> max: Kick off\n- max -> sarah: Max's analysis\n\n[MESSAGE]\nSarah's review"
+    );
+    assert_eq!(
+        fates(&carol),
+        [
+            ("msg-1".into(), Fate::Included),
+            ("msg-2".into(), Fate::Included),
+            ("msg-3".into(), Fate::Current)
+        ]
+    );
+}
+
+#[test]
+fn an_agent_repeating_itself_is_deduplicated_for_the_next_agent() {
+    let mut h = solo();
+    h.say("Review this [NEXT: sarah]").unwrap(); // sarah in flight
+    h.say("And this too [NEXT: sarah]").unwrap(); // queued behind her
+    h.reply("sarah", "Looks fine [NEXT: carol]")
+        .reply("carol", "ok");
+    h.answer("sarah", "Looks fine").unwrap();
+    assert_eq!(h.delivered_to(), ["sarah", "sarah", "carol"]);
+    let carol = h.deliveries()[2].clone();
+    assert_eq!(carol.message, msg(4));
+    assert_eq!(
+        fates(&carol),
+        [
+            ("msg-1".into(), Fate::Included),
+            ("msg-2".into(), Fate::Included),
+            (
+                "msg-3".into(),
+                Fate::Deduplicated {
+                    reason: DedupReason::SameSpeakerAndContent
+                }
+            ),
+            ("msg-4".into(), Fate::Current),
+        ]
+    );
+    assert_eq!(
+        carol.prompt.prompt.matches("Looks fine").count(),
+        1,
+        "{}",
+        carol.prompt.prompt
+    );
+}
+
+#[test]
+fn latest_policy_prompt_shows_the_sibling_answer_as_message() {
+    let h = parallel(DeliveryPolicy::Latest);
+    let carol = &h.deliveries()[1].prompt.prompt;
+    assert_eq!(
+        carol,
+        "[CONTEXT]\n- kailai -> max, carol: Which auth?\n\n[MESSAGE]\nMax: use OAuth"
+    );
+}
+
+#[test]
+fn parent_policy_prompt_shows_the_addressing_message_and_related_answers() {
+    let h = parallel(DeliveryPolicy::Parent);
+    let carol = &h.deliveries()[1].prompt.prompt;
+    assert!(carol.ends_with("[MESSAGE]\nWhich auth?"), "{carol}");
+    assert!(carol.contains("[RELATED_CONTEXT]"), "{carol}");
+    assert!(carol.contains("Max: use OAuth"), "{carol}");
 }
