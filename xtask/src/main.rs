@@ -1,1 +1,128 @@
-fn main() {}
+//! `cargo xtask`: the project's commands (DESIGN §3, §15).
+//!
+//! - `setup` — install or check the pinned tools (see [`setup`]).
+//! - `test`  — every check CI runs, in order, stopping at the first failure.
+//! - `bench` — criterion benches (+ the npm package's Node bench) into `target/bench-report.md`.
+//! - `dist`  — build the npm package into `pkg/`.
+//!
+//! Plain std plus `serde_json` (already in the workspace): xtask must build in seconds on a
+//! fresh machine, before any of the tools it installs exist.
+
+mod bench;
+mod dist;
+mod proc;
+mod setup;
+mod steps;
+mod testing;
+
+use std::process::ExitCode;
+
+use proc::Ctx;
+
+const USAGE: &str = "\
+usage: cargo xtask <command> [options]
+
+commands:
+  setup            install/check the pinned tools (wasm32 target, wasm-bindgen-cli, npm dev tools)
+  test             fmt, clippy, cargo test, wasm32 build and tests, npm package tests
+  bench [--quick]  criterion benches + Node bench of the npm package -> target/bench-report.md
+  dist             build the npm package into pkg/
+  help             this text
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match dispatch(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("\nxtask: error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn dispatch(args: &[String]) -> Result<(), String> {
+    let (command, rest) = match args.split_first() {
+        Some((command, rest)) => (command.as_str(), rest),
+        None => {
+            print!("{USAGE}");
+            return Err("no command given".to_string());
+        }
+    };
+    let ctx = Ctx::new()?;
+    match command {
+        "setup" => {
+            no_extra_args(command, rest)?;
+            setup::setup(&ctx)
+        }
+        "test" => {
+            no_extra_args(command, rest)?;
+            testing::test(&ctx)
+        }
+        "bench" => {
+            let quick = parse_bench_args(rest)?;
+            bench::bench(&ctx, quick)
+        }
+        "dist" => {
+            no_extra_args(command, rest)?;
+            setup::setup(&ctx)?;
+            dist::dist(&ctx).map(|_| ())
+        }
+        "help" | "-h" | "--help" => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        other => {
+            print!("{USAGE}");
+            Err(format!("unknown command `{other}`"))
+        }
+    }
+}
+
+fn no_extra_args(command: &str, rest: &[String]) -> Result<(), String> {
+    match rest.first() {
+        None => Ok(()),
+        Some(arg) => Err(format!(
+            "`cargo xtask {command}` takes no arguments (got `{arg}`)"
+        )),
+    }
+}
+
+/// `bench` accepts only `--quick`.
+fn parse_bench_args(rest: &[String]) -> Result<bool, String> {
+    let mut quick = false;
+    for arg in rest {
+        match arg.as_str() {
+            "--quick" => quick = true,
+            other => {
+                return Err(format!(
+                    "unknown option `{other}` for `cargo xtask bench` (known: --quick)"
+                ))
+            }
+        }
+    }
+    Ok(quick)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(args: &[&str]) -> Vec<String> {
+        args.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn bench_accepts_quick_and_nothing_else() {
+        assert_eq!(parse_bench_args(&strings(&[])), Ok(false));
+        assert_eq!(parse_bench_args(&strings(&["--quick"])), Ok(true));
+        assert!(parse_bench_args(&strings(&["--slow"])).is_err());
+    }
+
+    #[test]
+    fn commands_without_options_reject_arguments() {
+        assert!(no_extra_args("test", &[]).is_ok());
+        let err = no_extra_args("test", &strings(&["--nocapture"])).unwrap_err();
+        assert!(err.contains("--nocapture"), "{err}");
+    }
+}

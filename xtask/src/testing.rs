@@ -1,0 +1,153 @@
+//! `cargo xtask test`: everything CI checks, in order, stopping at the first failure
+//! (DESIGN §15). Steps whose files do not exist yet are skipped with the reason, so the
+//! command stays green while the wasm package is being written.
+
+use std::path::Path;
+
+use crate::dist;
+use crate::proc::{self, Ctx};
+use crate::setup::{self, WASM_TARGET};
+use crate::steps::Steps;
+
+/// The wasm binding crate's manifest; its steps run only once it exists.
+const WASM_MANIFEST: &str = "wasm/Cargo.toml";
+/// Node tests of the built package (`node --test` finds `*.test.mjs` etc. below it).
+const JS_TESTS: &str = "wasm/js";
+/// TypeScript consumer check of the package's `.d.ts`.
+const TS_CONFIG: &str = "wasm/js/tsconfig.json";
+/// Script run inside a fresh project that installed the packed tarball by name.
+const TARBALL_SMOKE: &str = "wasm/js/tarball/smoke.mjs";
+
+pub fn test(ctx: &Ctx) -> Result<(), String> {
+    let mut steps = Steps::new("test");
+    let result = run_steps(ctx, &mut steps);
+    eprintln!("\n{}", steps.summary());
+    result
+}
+
+fn run_steps(ctx: &Ctx, steps: &mut Steps) -> Result<(), String> {
+    steps.run("setup", || setup::setup(ctx))?;
+    steps.run("fmt", || {
+        proc::run(&mut ctx.cargo(&["fmt", "--all", "--", "--check"]))
+            .map_err(|e| format!("{e}; run `cargo fmt --all`"))
+    })?;
+    steps.run("clippy", || {
+        proc::run(&mut ctx.cargo(&[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]))
+    })?;
+    steps.run("cargo test", || {
+        proc::run(&mut ctx.cargo(&["test", "--workspace"]))
+    })?;
+    steps.run("core on wasm32", || {
+        proc::run(&mut ctx.cargo(&["build", "-p", "agent-chatter", "--target", WASM_TARGET]))
+    })?;
+
+    let wasm_manifest = ctx.root.join(WASM_MANIFEST);
+    if !wasm_manifest.is_file() {
+        let reason = format!("no {WASM_MANIFEST}");
+        for name in [
+            "wasm tests (node)",
+            "dist",
+            "node --test",
+            "tsc",
+            "tarball install",
+        ] {
+            steps.skip(name, &reason);
+        }
+        return Ok(());
+    }
+    let package = dist::package_name(&wasm_manifest)?;
+    steps.run("wasm tests (node)", || {
+        proc::run(&mut ctx.cargo(&["test", "-p", &package, "--target", WASM_TARGET]))
+    })?;
+    steps.run("dist", || dist::dist(ctx).map(|_| ()))?;
+
+    if ctx.root.join(JS_TESTS).is_dir() {
+        steps.run("node --test", || {
+            proc::run(ctx.cmd("node").args(["--test", &format!("{JS_TESTS}/")]))
+        })?;
+    } else {
+        steps.skip("node --test", &format!("no {JS_TESTS}/"));
+    }
+
+    if ctx.root.join(TS_CONFIG).is_file() {
+        steps.run("tsc", || {
+            proc::run(
+                ctx.cmd(ctx.npm_bin("tsc"))
+                    .args(["-p", TS_CONFIG, "--noEmit"]),
+            )
+        })?;
+    } else {
+        steps.skip("tsc", &format!("no {TS_CONFIG}"));
+    }
+
+    let smoke = ctx.root.join(TARBALL_SMOKE);
+    if smoke.is_file() {
+        steps.run("tarball install", || tarball_install(ctx, &smoke))?;
+    } else {
+        steps.skip("tarball install", &format!("no {TARBALL_SMOKE}"));
+    }
+    Ok(())
+}
+
+/// Packs `pkg/` as npm would publish it, installs the tarball into a fresh project under
+/// `target/tarball-test/` and runs the smoke script there, so it imports the package by name
+/// exactly as a user does.
+fn tarball_install(ctx: &Ctx, smoke: &Path) -> Result<(), String> {
+    let pkg = ctx.root.join("pkg");
+    if !pkg.join("package.json").is_file() {
+        return Err(
+            "pkg/package.json is missing: `cargo xtask dist` copies it from wasm/npm/package.json"
+                .to_string(),
+        );
+    }
+    let work = ctx.target_dir().join("tarball-test");
+    let app = work.join("app");
+    if work.exists() {
+        std::fs::remove_dir_all(&work)
+            .map_err(|e| format!("cannot clear {}: {e}", work.display()))?;
+    }
+    std::fs::create_dir_all(&app).map_err(|e| format!("cannot create {}: {e}", app.display()))?;
+
+    let packed = proc::capture(
+        ctx.cmd("npm")
+            .args(["pack", "--silent", "--pack-destination"])
+            .arg(&work)
+            .arg(&pkg),
+    )?;
+    let tarball_name = packed
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.ends_with(".tgz"))
+        .ok_or_else(|| format!("`npm pack` printed no .tgz name: {packed:?}"))?;
+    let tarball = work.join(tarball_name);
+
+    let manifest = r#"{ "name": "tarball-smoke", "private": true, "type": "module" }"#;
+    write(&app.join("package.json"), manifest)?;
+    proc::run(
+        ctx.cmd("npm")
+            .current_dir(&app)
+            .args(["install", "--no-audit", "--no-fund", "--no-save"])
+            .arg(&tarball),
+    )?;
+    let script = app.join("smoke.mjs");
+    std::fs::copy(smoke, &script).map_err(|e| {
+        format!(
+            "cannot copy {} to {}: {e}",
+            smoke.display(),
+            script.display()
+        )
+    })?;
+    proc::run(ctx.cmd("node").current_dir(&app).arg("smoke.mjs"))
+}
+
+fn write(path: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
