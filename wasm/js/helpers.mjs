@@ -1,0 +1,27 @@
+// Loads the built package (pkg/, from `cargo xtask dist`) in both of its builds, so every suite
+// runs against the Node build (ESM nodejs module) and the web build (initialised with initSync),
+// as lightningcss runs one suite against several builds.
+import { readFile } from 'node:fs/promises';
+
+export const root = new URL('../../', import.meta.url);
+export const pkgDir = new URL('pkg/', root);
+
+const node = await import(new URL('node/agent_chatter_wasm.js', pkgDir).href);
+const web = await import(new URL('web/agent_chatter_wasm.js', pkgDir).href);
+web.initSync({ module: await readFile(new URL('web/agent_chatter_wasm_bg.wasm', pkgDir)) });
+
+/** `[name, module]` for each build of the package. */
+export const builds = [
+  ['node', node],
+  ['web', web],
+];
+
+/** Reads a JSON file relative to the repository root. */
+export async function readJson(relative) {
+  return JSON.parse(await readFile(new URL(relative, root), 'utf8'));
+}
+
+/** Reads a text file relative to the repository root. */
+export async function readText(relative) {
+  return readFile(new URL(relative, root), 'utf8');
+}

@@ -1,0 +1,52 @@
+// The package as npm users get it: metadata, exports map, and type declarations.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { builds, pkgDir, readJson } from './helpers.mjs';
+
+const manifest = await readJson('pkg/package.json');
+
+test('package version equals the version() export of every build', () => {
+  for (const [name, m] of builds) {
+    assert.equal(m.version(), manifest.version, `${name} build`);
+  }
+});
+
+test('package is an ES module named agent-chatter-wasm for Node 20 and later', () => {
+  assert.equal(manifest.name, 'agent-chatter-wasm');
+  assert.equal(manifest.type, 'module');
+  assert.equal(manifest.engines.node, '>=20');
+});
+
+test('exports map sends node to the node build and everything else to the web build', () => {
+  const dot = manifest.exports['.'];
+  assert.deepEqual(Object.keys(dot), ['node', 'types', 'browser', 'import', 'default']);
+  assert.equal(dot.node.default, './node/agent_chatter_wasm.js');
+  assert.equal(dot.node.types, './node/agent_chatter_wasm.d.ts');
+  for (const condition of ['browser', 'import', 'default']) {
+    assert.equal(dot[condition], './web/agent_chatter_wasm.js');
+  }
+});
+
+test('every file the exports map names exists in the package', async () => {
+  const targets = new Set();
+  const walk = (v) => (typeof v === 'string' ? targets.add(v) : Object.values(v).forEach(walk));
+  walk(manifest.exports);
+  for (const target of targets) {
+    await readFile(new URL(target, pkgDir)); // throws ENOENT when missing
+  }
+});
+
+test('type declarations never use any', async () => {
+  for (const build of ['node', 'web']) {
+    const dts = await readFile(new URL(`${build}/agent_chatter_wasm.d.ts`, pkgDir), 'utf8');
+    const hits = dts.split('\n').filter((line) => /\bany\b/.test(line.replace(/\/\*\*.*?\*\/|\/\/.*$|^\s*\*.*$/g, '')));
+    assert.deepEqual(hits, [], `${build} .d.ts uses any`);
+  }
+});
+
+test('the web build exports init (default) and initSync for browsers', () => {
+  const web = builds.find(([name]) => name === 'web')[1];
+  assert.equal(typeof web.default, 'function');
+  assert.equal(typeof web.initSync, 'function');
+});

@@ -1,0 +1,31 @@
+//! `parseMessage`, `stripAll`, `stripRouting` (DESIGN §5, §12).
+
+use wasm_bindgen::prelude::*;
+
+use crate::js::to_js;
+use crate::peer_shapes::ParseResult;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(typescript_type = "ParseResult")]
+    pub type JsParseResult;
+}
+
+/// Parses every marker of `text`: the peer's `MessageRouter.parseMessage` result plus `isDone`.
+#[wasm_bindgen(js_name = parseMessage)]
+pub fn parse_message(text: &str) -> Result<JsParseResult, JsError> {
+    let result = ParseResult::of(text);
+    Ok(to_js(&result)?.unchecked_into())
+}
+
+/// The agent view of a message: removes FROM, TEAM_TASK, NEXT, DONE and DROP markers.
+#[wasm_bindgen(js_name = stripAll)]
+pub fn strip_all(text: &str) -> String {
+    agent_chatter::markers::strip_all(text)
+}
+
+/// The stored-content view: removes NEXT, DONE and DROP; keeps FROM and TEAM_TASK.
+#[wasm_bindgen(js_name = stripRouting)]
+pub fn strip_routing(text: &str) -> String {
+    agent_chatter::markers::strip_routing(text)
+}
