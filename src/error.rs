@@ -8,6 +8,7 @@
 use thiserror::Error;
 
 pub use crate::config::ConfigError;
+pub use crate::scenario::ScenarioError;
 pub use crate::snapshot::SnapshotError;
 
 /// Text that is not JSON at all. Line and column are 1-based, as editors show them.
@@ -70,4 +71,6 @@ pub enum Error {
     Config(#[from] ConfigError),
     #[error(transparent)]
     Snapshot(#[from] SnapshotError),
+    #[error(transparent)]
+    Scenario(#[from] ScenarioError),
 }
