@@ -462,3 +462,104 @@ fn serde_reads_what_export_writes() {
     assert_eq!(back, snapshot);
     assert_eq!(Snapshot::from_json(&text).expect("validates"), snapshot);
 }
+
+// --- properties ----------------------------------------------------------------------------
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn arb_json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|n| json!(n)),
+            any::<u64>().prop_map(|n| json!(n)),
+            (-1e9f64..1e9).prop_map(|f| json!(f)),
+            ".{0,12}".prop_map(Value::String),
+            Just(json!("msg-1")),
+            Just(json!("human")),
+            Just(json!("P1_INTERRUPT")),
+            Just(json!("2025-01-15T10:30:00.000Z")),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::hash_map("[a-zA-Z]{1,10}", inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// Where a mutation lands in a snapshot of either shape.
+    const FIELDS: [&[&str]; 14] = [
+        &["id"],
+        &["content"],
+        &["at"],
+        &["timestamp"],
+        &["speaker"],
+        &["speaker", "id"],
+        &["speaker", "name"],
+        &["speaker", "kind"],
+        &["speaker", "type"],
+        &["routing"],
+        &["routing", "rawNext"],
+        &["routing", "resolvedNames"],
+        &["routing", "resolvedAddressees"],
+        &["routing", "parsedAddressees"],
+    ];
+
+    fn set_at(value: &mut Value, path: &[&str], new: Value) {
+        let mut cur = value;
+        for (i, key) in path.iter().enumerate() {
+            if !cur.is_object() {
+                *cur = json!({});
+            }
+            if i + 1 == path.len() {
+                cur[*key] = new;
+                return;
+            }
+            cur = &mut cur[*key];
+        }
+    }
+
+    fn check(value: &Value) -> Result<(), TestCaseError> {
+        let mut store = sample_store();
+        let before = store.clone();
+        match import(&mut store, value) {
+            Ok(done) => prop_assert_eq!(done.messages, store.len()),
+            Err(_) => prop_assert_eq!(&store, &before, "a failed import changed the store"),
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #[test]
+        fn any_json_imports_or_fails_without_touching_the_store(value in arb_json()) {
+            check(&value)?;
+        }
+
+        #[test]
+        fn any_field_of_a_valid_snapshot_may_be_anything(
+            peer in any::<bool>(),
+            index in 0usize..5,
+            field in 0usize..FIELDS.len(),
+            new in arb_json(),
+        ) {
+            let file = if peer { "snapshots/peer-v1.json" } else { "snapshots/ours-v1.json" };
+            let mut value = fixture_value(file);
+            let len = value["messages"].as_array().map_or(0, Vec::len);
+            set_at(&mut value["messages"][index % len], FIELDS[field], new);
+            check(&value)?;
+        }
+
+        #[test]
+        fn any_text_imports_or_fails_without_touching_the_store(text in "\\PC{0,64}") {
+            let mut store = sample_store();
+            let before = store.clone();
+            if import_str(&mut store, &text).is_err() {
+                prop_assert_eq!(&store, &before);
+            }
+        }
+    }
+}
