@@ -3,13 +3,15 @@
 
 mod support;
 
-use agent_chatter::context::MAX_TEAM_TASK_BYTES;
+use agent_chatter::context::{Store, MAX_TEAM_TASK_BYTES};
 use agent_chatter::conversation::{
-    Action, Conversation, HumanInput, InputError, Notice, Status, MAX_PER_PARENT, MAX_QUEUED,
+    Action, Conversation, HumanInput, InputError, Notice, ResumeError, RoutingState, Status,
+    MAX_PER_PARENT, MAX_QUEUED,
 };
 use agent_chatter::explain::{DedupReason, Fate};
 use agent_chatter::markers::Intent;
 use agent_chatter::message::{MessageId, Millis, SpeakerKind, MAX_MESSAGE_BYTES};
+use agent_chatter::snapshot;
 use agent_chatter::team::{DeliveryPolicy, Team};
 use support::{ai, team, Harness};
 
@@ -847,6 +849,8 @@ mod props {
         /// The agent in flight answers (or, with none in flight, nobody does).
         Reply(String),
         Fail,
+        /// The host persists everything and resumes (as after a crash).
+        Restart,
     }
 
     fn event() -> impl Strategy<Value = Event> {
@@ -855,6 +859,7 @@ mod props {
                 .prop_map(|(s, t)| Event::Human(s, t)),
             4 => text().prop_map(Event::Reply),
             1 => Just(Event::Fail),
+            1 => Just(Event::Restart),
         ]
     }
 
@@ -884,7 +889,7 @@ mod props {
             let mut t = team(if multi_human { "team.json" } else { "single_human_team.json" });
             t.settings.max_rounds = max_rounds;
             t.settings.delivery = if policy_parent { DeliveryPolicy::Parent } else { DeliveryPolicy::Latest };
-            let mut conv = Conversation::with_team(t);
+            let mut conv = Conversation::with_team(t.clone());
             let mut since_human = 0usize;
             let mut at = 0u64;
             for event in events {
@@ -910,6 +915,14 @@ mod props {
                         if let Some(to) = conv.in_flight().map(|f| f.to.clone()) {
                             conv.handle_agent_failed(&to, "timeout".into(), Millis(at)).unwrap();
                         }
+                    }
+                    Event::Restart => {
+                        let in_flight = conv.in_flight().cloned();
+                        conv = persist_and_resume(&conv, t.clone()).expect("every reachable state resumes");
+                        // The in-flight delivery is emitted again: not a new round.
+                        let again = drain(&mut conv);
+                        prop_assert_eq!(again, usize::from(in_flight.is_some()));
+                        prop_assert_eq!(conv.in_flight().map(|f| &f.to), in_flight.as_ref().map(|f| &f.to));
                     }
                 }
                 since_human += drain(&mut conv);
@@ -1014,4 +1027,107 @@ fn parent_policy_prompt_shows_the_addressing_message_and_related_answers() {
     assert!(carol.ends_with("[MESSAGE]\nWhich auth?"), "{carol}");
     assert!(carol.contains("[RELATED_CONTEXT]"), "{carol}");
     assert!(carol.contains("Max: use OAuth"), "{carol}");
+}
+
+// ------------------------------------------------------------------ resume after a restart
+
+/// Persists the conversation as a host would (snapshot JSON + routing state JSON) and resumes.
+fn persist_and_resume(conv: &Conversation, team: Team) -> Result<Conversation, ResumeError> {
+    let snapshot_json = serde_json::to_string(&snapshot::export(conv.store(), Millis(99))).unwrap();
+    let state_json = serde_json::to_string(&conv.routing_state()).unwrap();
+    let mut store = Store::new();
+    snapshot::import_str(&mut store, &snapshot_json).unwrap();
+    let state: RoutingState = serde_json::from_str(&state_json).unwrap();
+    Conversation::resume(team, store, state, Millis(100))
+}
+
+#[test]
+fn resume_mid_delivery_emits_the_delivery_again_and_keeps_the_queue() {
+    let mut h = solo();
+    h.say("Go [NEXT: max, carol]").unwrap(); // max in flight, carol queued
+    let before = h.deliveries()[0].clone();
+    let mut resumed = persist_and_resume(&h.conv, team("single_human_team.json")).unwrap();
+    let Some(Action::Deliver(again)) = resumed.poll_action() else {
+        panic!("no delivery re-emitted")
+    };
+    assert_eq!(
+        (&again.to, &again.message, &again.parent),
+        (&before.to, &before.message, &before.parent)
+    );
+    assert_eq!(again.prompt, before.prompt);
+    assert_eq!(resumed.poll_action(), None);
+    assert_eq!(resumed.in_flight().map(|f| f.since), Some(Millis(100)));
+
+    resumed
+        .handle_agent_replied("max", "done".into(), Millis(101))
+        .unwrap();
+    let next = std::iter::from_fn(|| resumed.poll_action()).find_map(|a| match a {
+        Action::Deliver(d) => Some(d.to),
+        _ => None,
+    });
+    assert_eq!(next.as_deref(), Some("carol"));
+    assert_eq!(resumed.store().len(), 2);
+}
+
+#[test]
+fn resume_while_awaiting_a_human_prompts_them_again() {
+    let mut h = multi();
+    h.reply("max", "Bob? [NEXT: bob]");
+    h.say("[FROM:kailai] Go [NEXT: max]").unwrap();
+    let mut resumed = persist_and_resume(&h.conv, team("team.json")).unwrap();
+    assert_eq!(
+        resumed.poll_action(),
+        Some(Action::AwaitHuman {
+            member: "bob".into()
+        })
+    );
+    let id = resumed
+        .handle_human_input(HumanInput::text("Yes"), Millis(101))
+        .unwrap();
+    assert_eq!(
+        resumed.store().get(&id).map(|m| m.speaker.id.as_str()),
+        Some("bob")
+    );
+}
+
+#[test]
+fn resume_refuses_a_state_that_does_not_fit_the_team_and_names_the_field() {
+    let mut h = multi();
+    h.say("[FROM:kailai] Go [NEXT: max, carol]").unwrap();
+    let mut t = team("team.json");
+    t.members.retain(|m| m.id != "carol");
+    let err = persist_and_resume(&h.conv, t).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "queue[0].to: 'carol' is not a member of the team"
+    );
+
+    let mut state = h.conv.routing_state();
+    state.status = Status::AwaitingHuman;
+    let err = Conversation::resume(team("team.json"), h.conv.store().clone(), state, Millis(1))
+        .unwrap_err();
+    assert_eq!(err.path, "status");
+
+    let mut state = h.conv.routing_state();
+    state.waiting_for = Some("max".into());
+    state.in_flight = None;
+    state.status = Status::AwaitingHuman;
+    let err = Conversation::resume(team("team.json"), h.conv.store().clone(), state, Millis(1))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "waitingFor: 'max' is an AI agent, not a human"
+    );
+
+    let err = Conversation::resume(
+        team("team.json"),
+        Store::new(),
+        h.conv.routing_state(),
+        Millis(1),
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "queue[0].parent: message msg-1 is not in the conversation"
+    );
 }

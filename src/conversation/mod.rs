@@ -41,6 +41,7 @@
 pub mod action;
 pub mod input;
 pub mod queue;
+pub mod state;
 
 use std::collections::VecDeque;
 
@@ -51,14 +52,15 @@ pub use input::{HumanInput, InputError};
 pub use queue::{
     Enqueued, QueuedDelivery, RoutingQueue, MAX_LOCAL_RUN, MAX_PER_PARENT, MAX_QUEUED,
 };
+pub use state::{ResumeError, RoutingState};
 
 use crate::budget::floor_char_boundary;
-use crate::context::{self, BuildSettings, Recipient, Store, Target};
+use crate::context::{self, BuildError, BuildSettings, Prompt, Recipient, Store, Target};
 use crate::markers::{self, DropTargets, Intent, Markers};
 use crate::message::{
     MemberId, MessageId, Millis, Routing, Speaker, SpeakerKind, MAX_MESSAGE_BYTES,
 };
-use crate::team::{DeliveryPolicy, PromptFormat, Team};
+use crate::team::{DeliveryPolicy, Member, PromptFormat, Team};
 
 /// Where the conversation stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -193,6 +195,78 @@ impl Conversation {
     /// True once the first message is stored (seed 004's `hasActiveSession`).
     pub fn has_active_session(&self) -> bool {
         !self.store.is_empty()
+    }
+
+    /// The routing state beyond the messages, for a host to persist beside a snapshot of
+    /// [`Self::store`] (DESIGN §14).
+    pub fn routing_state(&self) -> RoutingState {
+        RoutingState {
+            queue: self.queue.clone(),
+            status: self.status,
+            waiting_for: self.waiting_for.clone(),
+            in_flight: self.in_flight.clone(),
+            in_flight_after_done: self.in_flight_after_done,
+            last_completed: self.last_completed.clone(),
+            rounds: self.rounds,
+        }
+    }
+
+    /// Resumes a persisted conversation: `store` (imported from a snapshot) and `state` from
+    /// [`Self::routing_state`], validated against `team` first (a bad state changes nothing and
+    /// the error names the field). The host lost whatever it was doing, so the pending action
+    /// is emitted again: the in-flight delivery as a fresh `Deliver` (prompt rebuilt, `since`
+    /// = `at`), or `AwaitHuman` for the awaited human.
+    pub fn resume(
+        team: Team,
+        store: Store,
+        state: RoutingState,
+        at: Millis,
+    ) -> Result<Self, ResumeError> {
+        state.validate(&team, &store)?;
+        let mut conv = Self::new();
+        conv.queue = state.queue;
+        conv.status = state.status;
+        conv.waiting_for = state.waiting_for;
+        conv.in_flight_after_done = state.in_flight_after_done;
+        conv.last_completed = state.last_completed;
+        conv.rounds = state.rounds;
+        conv.store = store;
+        if let Some(mut flight) = state.in_flight {
+            let built = team
+                .member(&flight.to)
+                .map(|m| build_prompt(&conv.store, &team, m, &flight.message, &flight.parent));
+            match built {
+                Some(Ok(prompt)) => {
+                    flight.since = at;
+                    conv.actions.push_back(Action::Deliver(Box::new(Delivery {
+                        to: flight.to.clone(),
+                        message: flight.message.clone(),
+                        parent: Some(flight.parent.clone()),
+                        intent: flight.intent,
+                        prompt,
+                    })));
+                    conv.in_flight = Some(flight);
+                }
+                Some(Err(e)) => {
+                    return Err(ResumeError {
+                        path: "inFlight".into(),
+                        problem: e.to_string(),
+                    })
+                }
+                None => {
+                    return Err(ResumeError {
+                        path: "inFlight.to".into(),
+                        problem: format!("'{}' is not a member of the team", flight.to),
+                    })
+                }
+            }
+        } else if let (Status::AwaitingHuman, Some(member)) = (conv.status, &conv.waiting_for) {
+            conv.actions.push_back(Action::AwaitHuman {
+                member: member.clone(),
+            });
+        }
+        conv.team = Some(team);
+        Ok(conv)
     }
 
     // ------------------------------------------------------------------------------- facts
@@ -543,17 +617,7 @@ impl Conversation {
                     .find(|m| m.speaker.kind != SpeakerKind::System)
                     .map_or_else(|| item.parent.clone(), |m| m.id.clone()),
             };
-            let target = Target {
-                current: current.clone(),
-                parent: Some(item.parent.clone()),
-            };
-            let built = context::build(
-                &self.store,
-                &Recipient::from_member(member),
-                &target,
-                &BuildSettings::for_member(team, member),
-            );
-            match built {
+            match build_prompt(&self.store, team, member, &current, &item.parent) {
                 Ok(prompt) => {
                     self.rounds += 1;
                     self.status = Status::Running;
@@ -582,6 +646,26 @@ impl Conversation {
             }
         }
     }
+}
+
+/// The prompt `member` receives for `current`, addressed by `parent`, from the store as it is now.
+fn build_prompt(
+    store: &Store,
+    team: &Team,
+    member: &Member,
+    current: &MessageId,
+    parent: &MessageId,
+) -> Result<Prompt, BuildError> {
+    let target = Target {
+        current: current.clone(),
+        parent: Some(parent.clone()),
+    };
+    context::build(
+        store,
+        &Recipient::from_member(member),
+        &target,
+        &BuildSettings::for_member(team, member),
+    )
 }
 
 /// `[NEXT]` addressees resolved against the team.
