@@ -203,3 +203,47 @@ proptest! {
         prop_assert_eq!(sum, p.prompt.len());
     }
 }
+
+/// Text with markers and marker fragments (no code fences: markers inside fences are text).
+fn marked_text() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop::sample::select(vec![
+            "[NEXT: m3]", "[next:m4 !P1, m5]", "[FROM: m0]", "[TEAM_TASK: ship]", "[TEAM_TASK:]", "[DONE]",
+            "[DROP: ALL]", "[drop: m3]", "[NE", "XT: m4]", "[", "]", ":", " ", "  ", "\n", "hello", "界",
+            "[TEAM_TASK]", "[NEXT:\nm3]",
+        ]),
+        0..24,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn markers_never_leak_into_prompts(
+        texts in prop::collection::vec((0..6usize, marked_text()), 1..12),
+        agent_type in prop::sample::select(vec!["claude", "codex", "gemini", "aider"]),
+        window in 0..8usize,
+    ) {
+        let mut store = Store::new();
+        for (i, (who, content)) in texts.iter().enumerate() {
+            let kind = if *who < 3 { SpeakerKind::Human } else { SpeakerKind::Ai };
+            let id = format!("m{who}");
+            let speaker = Speaker { id: id.clone(), name: id.clone(), display_name: id, kind };
+            store.push(speaker, content.clone(), Routing::default(), Millis(i as u64));
+        }
+        let recipient = Recipient { id: "m4".into(), agent_type: agent_type.into(), ..Recipient::default() };
+        let current = store.latest().unwrap().id.clone();
+        let settings = BuildSettings {
+            window,
+            pin_first: false,
+            max_bytes: 1 << 20,
+            delivery: DeliveryPolicy::Latest,
+            compaction: CompactionStrategy::Lazy,
+            tokens: TokenEstimator::None,
+        };
+        let p = build(&store, &recipient, &Target { current, parent: None }, &settings).unwrap();
+        prop_assert_eq!(agent_chatter::markers::parse(&p.prompt), agent_chatter::markers::Markers::default(), "prompt: {:?}", p.prompt);
+    }
+}
