@@ -16,14 +16,27 @@ fn history(n: usize) -> Store {
     let mut store = Store::new();
     for i in 0..n {
         let who = people[i % people.len()];
-        let kind = if i % people.len() == 0 { SpeakerKind::Human } else { SpeakerKind::Ai };
+        let kind = if i % people.len() == 0 {
+            SpeakerKind::Human
+        } else {
+            SpeakerKind::Ai
+        };
         let next = people[(i + 1) % people.len()];
         let content = format!(
             "Message {i}: I looked at the parser and the budget code; the window logic is fine, but the \
              trimming path allocates per line. Suggest precomputing sizes. [NEXT: {next}] Thanks, {who}."
         );
-        let speaker = Speaker { id: who.into(), name: who.into(), display_name: who.into(), kind };
-        let routing = Routing { resolved: vec![next.into()], resolved_names: vec![next.into()], ..Routing::default() };
+        let speaker = Speaker {
+            id: who.into(),
+            name: who.into(),
+            display_name: who.into(),
+            kind,
+        };
+        let routing = Routing {
+            resolved: vec![next.into()],
+            resolved_names: vec![next.into()],
+            ..Routing::default()
+        };
         store.push(speaker, content, routing, Millis(i as u64));
     }
     store.set_team_task(Some("Ship the context manager with a hard byte budget."));
@@ -54,7 +67,10 @@ fn bench_history_length(c: &mut Criterion) {
     let mut group = c.benchmark_group("prompt/window5_768KiB");
     for n in [100usize, 10_000, 1_000_000] {
         let store = history(n);
-        let target = Target { current: store.latest().unwrap().id.clone(), parent: None };
+        let target = Target {
+            current: store.latest().unwrap().id.clone(),
+            parent: None,
+        };
         let (r, s) = (recipient(), settings(5, DEFAULT_MAX_BYTES));
         group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
             b.iter(|| black_box(build(&store, &r, &target, &s).unwrap()))
@@ -65,12 +81,17 @@ fn bench_history_length(c: &mut Criterion) {
 
 fn bench_large_window(c: &mut Criterion) {
     let store = history(10_000);
-    let target = Target { current: store.latest().unwrap().id.clone(), parent: None };
+    let target = Target {
+        current: store.latest().unwrap().id.clone(),
+        parent: None,
+    };
     let r = recipient();
     let mut group = c.benchmark_group("prompt/window1000_10k");
     for (label, max_bytes) in [("768KiB", DEFAULT_MAX_BYTES), ("100KB_trimming", 100_000)] {
         let s = settings(1000, max_bytes);
-        group.bench_function(label, |b| b.iter(|| black_box(build(&store, &r, &target, &s).unwrap())));
+        group.bench_function(label, |b| {
+            b.iter(|| black_box(build(&store, &r, &target, &s).unwrap()))
+        });
     }
     group.finish();
 }

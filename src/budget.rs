@@ -12,10 +12,11 @@
 //! precomputed line lengths (O(window)), never one render per dropped line (the peer's loop is
 //! quadratic) and never a regex over the output.
 
-use crate::assemble::{Body, Layout, Role, Section};
+use std::borrow::Cow;
+
+use crate::assemble::{Body, Layout, LineText, Role, Section};
 use crate::context::TokenEstimator;
 use crate::explain::{BudgetStatus, SectionExplain, Truncation};
-use crate::message::MessageId;
 use crate::team::CompactionStrategy;
 use crate::tokens::estimate_chars_div4;
 
@@ -61,10 +62,11 @@ pub struct Fitted {
     pub system_flag: Option<String>,
     pub sections: Vec<SectionExplain>,
     pub truncations: Vec<Truncation>,
-    /// Messages whose history line was dropped for the budget.
-    pub trimmed: Vec<MessageId>,
-    /// Whether the parent and related lines survived (for their fates).
-    pub dropped_related: Vec<MessageId>,
+    /// Positions of the messages whose history line was dropped for the budget, ascending.
+    pub trimmed: Vec<usize>,
+    /// Positions of the related answers dropped for the budget.
+    pub dropped_related: Vec<usize>,
+    /// The parent line was dropped for the budget.
     pub parent_dropped: bool,
     pub total_bytes: usize,
     pub total_tokens: Option<usize>,
@@ -85,12 +87,13 @@ pub fn headroom_target(max_bytes: usize) -> usize {
 }
 
 /// Trims `layout` into `budget` and renders it.
-pub fn fit(layout: Layout, budget: Budget) -> Fitted {
-    let names: Vec<(String, bool)> = layout
+pub fn fit(layout: Layout<'_>, budget: Budget) -> Fitted {
+    // Sections with content before trimming are reported, even when trimmed away.
+    let had_content: Vec<bool> = layout
         .system_flag
         .iter()
         .chain(layout.sections.iter())
-        .map(|s| (s.name.clone(), s.is_emitted()))
+        .map(Section::is_emitted)
         .collect();
     let mut f = Fitter {
         layout,
@@ -111,10 +114,11 @@ pub fn fit(layout: Layout, budget: Budget) -> Fitted {
     let Fitter {
         layout,
         truncations,
-        trimmed,
+        mut trimmed,
         dropped_related,
         parent_dropped,
     } = f;
+    trimmed.sort_unstable();
     let prompt = layout.render_prompt();
     let system_flag = layout.render_flag();
     let total_bytes = prompt.len() + system_flag.as_ref().map_or(0, String::len);
@@ -134,9 +138,10 @@ pub fn fit(layout: Layout, budget: Budget) -> Fitted {
         .iter()
         .map(|s| (s, true))
         .chain(layout.sections.iter().map(|s| (s, false)))
-        .filter(|(s, _)| names.iter().any(|(n, emitted)| *emitted && n == &s.name))
-        .map(|(s, flag)| SectionExplain {
-            name: s.name.clone(),
+        .zip(had_content)
+        .filter(|(_, had)| *had)
+        .map(|((s, flag), _)| SectionExplain {
+            name: s.name.to_string(),
             bytes: s.len(),
             tokens: tokens_of(s),
             in_system_flag: flag && in_flag,
@@ -169,15 +174,15 @@ enum Cut {
     MayDrop,
 }
 
-struct Fitter {
-    layout: Layout,
+struct Fitter<'a> {
+    layout: Layout<'a>,
     truncations: Vec<Truncation>,
-    trimmed: Vec<MessageId>,
-    dropped_related: Vec<MessageId>,
+    trimmed: Vec<usize>,
+    dropped_related: Vec<usize>,
     parent_dropped: bool,
 }
 
-impl Fitter {
+impl Fitter<'_> {
     fn over(&self, target: usize) -> usize {
         self.layout.total_len().saturating_sub(target)
     }
@@ -249,14 +254,13 @@ impl Fitter {
             return;
         };
         while self.over(target) > 0 {
-            let Body::Lines(lines) = &mut self.layout.sections[i].body else {
+            let Body::Lines { lines, len } = &mut self.layout.sections[i].body else {
                 return;
             };
             // Listed newest first: the oldest is last.
             let Some(line) = lines.pop() else { return };
-            if let Some(id) = line.message {
-                self.dropped_related.push(id);
-            }
+            *len = len.saturating_sub(line.len + usize::from(!lines.is_empty()));
+            self.dropped_related.extend(line.index);
         }
     }
 
@@ -264,20 +268,22 @@ impl Fitter {
         let Some(i) = self.index_of(|r| *r == Role::Parent) else {
             return;
         };
-        let Body::Lines(lines) = &mut self.layout.sections[i].body else {
+        let Body::Lines { lines, len } = &mut self.layout.sections[i].body else {
             return;
         };
         let Some(line) = lines.first_mut() else {
             return;
         };
-        if line.text.len() > PARENT_CUT_BYTES {
-            if let Some(cut) = cut_with_note(&line.text, PARENT_CUT_BYTES) {
+        if line.len > PARENT_CUT_BYTES {
+            if let Some(cut) = cut_with_note(&line.render(), PARENT_CUT_BYTES) {
                 self.truncations.push(Truncation {
                     section: "parent".into(),
-                    from_bytes: line.text.len(),
+                    from_bytes: line.len,
                     to_bytes: cut.len(),
                 });
-                line.text = cut;
+                *len = *len - line.len + cut.len();
+                line.len = cut.len();
+                line.text = LineText::Raw(Cow::Owned(cut));
             }
         }
     }
@@ -286,17 +292,19 @@ impl Fitter {
         let Some(i) = self.index_of(|r| *r == Role::Parent) else {
             return;
         };
-        let Body::Lines(lines) = &mut self.layout.sections[i].body else {
+        let Body::Lines { lines, len } = &mut self.layout.sections[i].body else {
             return;
         };
         if !lines.is_empty() {
             lines.clear();
+            *len = 0;
             self.parent_dropped = true;
         }
     }
 
-    /// Drops the fewest oldest history lines that make the layout fit, in one pass: window
-    /// lines first, then the omitted marker, then the pinned first message.
+    /// Drops the fewest oldest history lines that make the layout fit, in one pass over the
+    /// cached line lengths: window lines first, then the omitted marker, then the pinned
+    /// first message.
     fn trim_history(&mut self, target: usize) {
         let over = self.over(target);
         if over == 0 {
@@ -305,14 +313,6 @@ impl Fitter {
         let Some(i) = self.index_of(|r| *r == Role::Context) else {
             return;
         };
-        let section_len = self.layout.sections[i].len();
-        let Body::Lines(lines) = &self.layout.sections[i].body else {
-            return;
-        };
-        let n = lines.len();
-        // The pinned line and its omitted marker come first in the section but go last.
-        let pinned = lines.iter().take_while(|l| l.pinned).count();
-        let order: Vec<usize> = (pinned..n).chain((0..pinned).rev()).collect();
         let others_emitted = self
             .layout
             .sections
@@ -320,46 +320,45 @@ impl Fitter {
             .enumerate()
             .filter(|(j, s)| *j != i && s.is_emitted())
             .count();
+        let section = &mut self.layout.sections[i];
+        let header = section.header.len();
+        let section_len = section.len();
+        let Body::Lines { lines, len } = &mut section.body else {
+            return;
+        };
+        let n = lines.len();
+        // The pinned line and its omitted marker come first in the section but go last.
+        let pinned = lines.iter().take_while(|l| l.pinned).count();
+        let order = (pinned..n).chain((0..pinned).rev());
         let separator = if others_emitted > 0 { 2 } else { 0 };
-        let header = self.layout.sections[i].header.len();
-        let mut body: usize =
-            lines.iter().map(|l| l.text.len()).sum::<usize>() + n.saturating_sub(1);
+        let mut body = *len;
         let mut remaining = n;
-        let mut dropped = 0;
-        let mut saved = 0;
-        while saved < over && remaining > 0 {
-            let line = &lines[order[dropped]];
-            body -= line.text.len() + usize::from(remaining > 1);
+        let mut drop = vec![false; n];
+        for k in order {
+            body -= lines[k].len + usize::from(remaining > 1);
             remaining -= 1;
-            dropped += 1;
+            drop[k] = true;
             let now = if remaining == 0 {
                 0
             } else {
                 header + usize::from(header > 0) + body
             };
-            saved = section_len - now + if remaining == 0 { separator } else { 0 };
+            let saved = section_len - now + if remaining == 0 { separator } else { 0 };
+            if saved >= over {
+                break;
+            }
         }
-        if dropped == 0 {
-            return;
-        }
-        let mut drop = vec![false; n];
-        for &k in &order[..dropped] {
-            drop[k] = true;
-        }
-        let Body::Lines(lines) = &mut self.layout.sections[i].body else {
-            return;
-        };
         let mut k = 0;
+        let trimmed = &mut self.trimmed;
         lines.retain(|l| {
             let d = drop[k];
             k += 1;
             if d {
-                if let Some(id) = &l.message {
-                    self.trimmed.push(id.clone());
-                }
+                trimmed.extend(l.index);
             }
             !d
         });
+        *len = body;
     }
 
     /// Cuts a text section to fit, ending it with a note. When not even the note fits, the
@@ -372,32 +371,13 @@ impl Fitter {
             return;
         }
         let section = &mut self.layout.sections[i];
-        let Body::Text(text) = &mut section.body else {
-            return;
-        };
-        let from = text.len();
-        if from == 0 {
-            return;
+        if let Some(to_bytes) = cut_text(&mut section.body, over, mode) {
+            self.truncations.push(Truncation {
+                section: section.name.to_string(),
+                from_bytes: to_bytes.0,
+                to_bytes: to_bytes.1,
+            });
         }
-        let cut = from
-            .checked_sub(over)
-            .and_then(|room| cut_with_note(text, room));
-        match (cut, mode) {
-            (Some(cut), _) if !cut.is_empty() => *text = cut,
-            (_, Cut::MayDrop) => text.clear(),
-            (_, Cut::KeepNote) => {
-                let note = truncation_note(from);
-                if note.len() >= from {
-                    return;
-                }
-                *text = note;
-            }
-        }
-        self.truncations.push(Truncation {
-            section: section.name.clone(),
-            from_bytes: from,
-            to_bytes: text.len(),
-        });
     }
 
     /// The Claude flag is cut like the system section.
@@ -406,24 +386,41 @@ impl Fitter {
         let Some(section) = self.layout.system_flag.as_mut() else {
             return;
         };
-        let Body::Text(text) = &mut section.body else {
-            return;
-        };
-        if over == 0 || text.is_empty() {
+        if over == 0 {
             return;
         }
-        let from = text.len();
-        match from
-            .checked_sub(over)
-            .and_then(|room| cut_with_note(text, room))
-        {
-            Some(cut) if !cut.is_empty() => *text = cut,
-            _ => text.clear(),
+        if let Some((from, to)) = cut_text(&mut section.body, over, Cut::MayDrop) {
+            self.truncations.push(Truncation {
+                section: "system".into(),
+                from_bytes: from,
+                to_bytes: to,
+            });
         }
-        self.truncations.push(Truncation {
-            section: "system".into(),
-            from_bytes: from,
-            to_bytes: text.len(),
-        });
     }
+}
+
+/// Shrinks a text body by at least `over` bytes (see [`Cut`]); returns the body's length
+/// before and after, or `None` when nothing was cut.
+fn cut_text(body: &mut Body<'_>, over: usize, mode: Cut) -> Option<(usize, usize)> {
+    let Body::Text(text) = body else { return None };
+    let from = text.len();
+    if from == 0 || over == 0 {
+        return None;
+    }
+    let cut = from
+        .checked_sub(over)
+        .and_then(|room| cut_with_note(text, room));
+    let new = match (cut, mode) {
+        (Some(cut), _) if !cut.is_empty() => cut,
+        (_, Cut::MayDrop) => String::new(),
+        (_, Cut::KeepNote) => {
+            let note = truncation_note(from);
+            if note.len() >= from {
+                return None;
+            }
+            note
+        }
+    };
+    *text = Cow::Owned(new);
+    Some((from, text.len()))
 }

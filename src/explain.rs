@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::message::{MemberId, MessageId};
+use crate::message::MemberId;
 use crate::team::{CompactionStrategy, PromptFormat};
 
 /// Why a deduplicated message left the context.
@@ -45,11 +45,12 @@ pub enum Fate {
 }
 
 /// One message's fate.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MessageFate {
-    pub id: MessageId,
-    pub speaker: MemberId,
+    /// Position of the message in the conversation (0-based, the order of `messages()`):
+    /// positions are free to report, ids would cost an allocation per history line.
+    pub index: usize,
     #[serde(flatten)]
     pub fate: Fate,
 }
@@ -133,11 +134,10 @@ pub struct Explain {
 }
 
 impl Explain {
-    /// The fate of any stored message: the listed one, else outside the window.
-    pub fn fate_of(&self, id: &MessageId) -> Fate {
+    /// The fate of the message at `index`: the listed one, else outside the window.
+    pub fn fate_of(&self, index: usize) -> Fate {
         self.messages
-            .iter()
-            .find(|m| &m.id == id)
-            .map_or(Fate::OutsideWindow, |m| m.fate)
+            .binary_search_by_key(&index, |m| m.index)
+            .map_or(Fate::OutsideWindow, |i| self.messages[i].fate)
     }
 }

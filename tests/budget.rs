@@ -59,8 +59,8 @@ fn oldest_history_lines_go_first_and_are_explained() {
     );
     assert!(!p.prompt.contains("- k -> max: 001"));
     assert!(p.prompt.contains("- k -> max: 002"));
-    assert_eq!(p.explain.fate_of(&id(1)), Fate::TrimmedForBudget);
-    assert_eq!(p.explain.fate_of(&id(2)), Fate::Included);
+    assert_eq!(p.explain.fate_of(0), Fate::TrimmedForBudget);
+    assert_eq!(p.explain.fate_of(1), Fate::Included);
     assert_eq!(p.prompt.len(), full.prompt.len() - 33);
 }
 
@@ -151,7 +151,7 @@ fn related_answers_go_before_history() {
     let p = build(&store, &recipient("b", "codex"), &target, &tight).unwrap();
     assert!(!p.prompt.contains("[RELATED_CONTEXT]"));
     assert!(p.prompt.contains("old context line"));
-    assert_eq!(p.explain.fate_of(&id(3)), Fate::TrimmedForBudget);
+    assert_eq!(p.explain.fate_of(2), Fate::TrimmedForBudget);
 }
 
 #[test]

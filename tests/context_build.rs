@@ -9,11 +9,11 @@ use agent_chatter::message::{Message, Millis, Routing};
 use agent_chatter::team::DeliveryPolicy;
 use common::*;
 
-fn fates(p: &agent_chatter::context::Prompt) -> Vec<(String, Fate)> {
+fn fates(p: &agent_chatter::context::Prompt) -> Vec<(usize, Fate)> {
     p.explain
         .messages
         .iter()
-        .map(|m| (m.id.to_string(), m.fate))
+        .map(|m| (m.index, m.fate))
         .collect()
 }
 
@@ -31,14 +31,14 @@ fn explain_lists_window_and_current_and_counts_the_rest_outside() {
     assert_eq!(
         fates(&p),
         [
-            ("msg-7".into(), Fate::Included),
-            ("msg-8".into(), Fate::Included),
-            ("msg-9".into(), Fate::Included),
-            ("msg-10".into(), Fate::Current),
+            (6, Fate::Included),
+            (7, Fate::Included),
+            (8, Fate::Included),
+            (9, Fate::Current),
         ]
     );
     assert_eq!(p.explain.outside_window, 6);
-    assert_eq!(p.explain.fate_of(&id(2)), Fate::OutsideWindow);
+    assert_eq!(p.explain.fate_of(1), Fate::OutsideWindow);
     assert_eq!(p.explain.window, 3);
 }
 
@@ -61,8 +61,8 @@ fn pin_first_keeps_the_first_message_and_counts_the_omitted_ones() {
         p.prompt,
         "[CONTEXT]\n- k -> max: m1\n[2 earlier messages omitted]\n- k -> max: m4\n- k -> max: m5\n\n[MESSAGE]\nm6"
     );
-    assert_eq!(p.explain.fate_of(&id(1)), Fate::Pinned);
-    assert_eq!(p.explain.fate_of(&id(2)), Fate::OutsideWindow);
+    assert_eq!(p.explain.fate_of(0), Fate::Pinned);
+    assert_eq!(p.explain.fate_of(1), Fate::OutsideWindow);
 }
 
 #[test]
@@ -92,7 +92,7 @@ fn ai_to_ai_duplicate_is_removed_and_explained() {
         "[CONTEXT]\n- kailai -> max, sarah: Hi\n\n[MESSAGE]\nHello!"
     );
     assert_eq!(
-        p.explain.fate_of(&id(2)),
+        p.explain.fate_of(1),
         Fate::Deduplicated {
             reason: DedupReason::SameSpeakerAndContent
         }
@@ -179,7 +179,7 @@ fn latest_policy_reinserts_the_parent_when_it_fell_out_of_the_window() {
         p.prompt,
         "[PARENT_CONTEXT]\n(This is the message you are replying to, reinserted for context)\n- kailai: Which parser?\n\n[MESSAGE]\nUse nom.\n```rust\nfn main() {}\n```\nIt is fast."
     );
-    assert_eq!(p.explain.fate_of(&id(1)), Fate::ParentContext);
+    assert_eq!(p.explain.fate_of(0), Fate::ParentContext);
 }
 
 #[test]
@@ -198,8 +198,8 @@ fn parent_policy_gives_the_addressing_message_with_sibling_answers_as_related() 
         p.prompt,
         "Related responses (avoid repeating):\n- max: Use nom.\n[code block omitted]\nIt is fast.\n\nLast message:\nWhich parser?"
     );
-    assert_eq!(p.explain.fate_of(&id(1)), Fate::Current);
-    assert_eq!(p.explain.fate_of(&id(2)), Fate::Related);
+    assert_eq!(p.explain.fate_of(0), Fate::Current);
+    assert_eq!(p.explain.fate_of(1), Fate::Related);
 }
 
 #[test]
@@ -219,7 +219,7 @@ fn parent_policy_drops_the_receivers_own_last_message_from_context() {
     let p = build(&store, &recipient("sarah", "codex"), &target, &s).unwrap();
     assert_eq!(p.prompt, "[MESSAGE]\nThoughts?");
     assert_eq!(
-        p.explain.fate_of(&id(1)),
+        p.explain.fate_of(0),
         Fate::Deduplicated {
             reason: DedupReason::OwnLast
         }

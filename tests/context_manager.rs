@@ -304,6 +304,6 @@ fn assemble_prompt_explain_marks_history_and_current() {
     let cm = manager_with(5, &[(human("k"), "a"), (human("k"), "b")]);
     let input = cm.context_for_agent("max", "codex", &AgentContextOptions::default());
     let p = cm.assemble_prompt("codex", &input);
-    assert_eq!(p.explain.fate_of(&MessageId::from_seq(1)), Fate::Included);
-    assert_eq!(p.explain.fate_of(&MessageId::from_seq(2)), Fate::Current);
+    assert_eq!(p.explain.fate_of(0), Fate::Included);
+    assert_eq!(p.explain.fate_of(1), Fate::Current);
 }

@@ -1,9 +1,10 @@
 //! Per-agent prompt formats (DESIGN §8), built as data and rendered once.
 //!
-//! An assembler turns an [`AssemblerInput`] (already windowed, stripped and deduplicated) into
-//! a [`Layout`]: named sections with a header and a body. The budget ([`crate::budget`]) trims
-//! the layout arithmetically and renders it exactly once, so nothing is ever re-parsed out of
-//! rendered text (the peer's regex re-parsing loses paragraphs, DESIGN §16).
+//! An assembler turns an input (already windowed, stripped and deduplicated) into a
+//! [`Layout`]: named sections with a header and a body whose pieces borrow from the input.
+//! The budget ([`crate::budget`]) trims the layout by byte counts and renders it exactly
+//! once, so nothing is ever re-parsed out of rendered text (the peer's regex re-parsing loses
+//! paragraphs, DESIGN §16) and no history line is copied before it is written out.
 //!
 //! Sections are joined by one blank line; a section whose body is empty after trimming is not
 //! emitted at all. Order: system, team task, extra sections, context, parent, related, message.
@@ -13,16 +14,18 @@ pub mod codex;
 pub mod gemini;
 pub mod plain;
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 use crate::context::ExtraSection;
-use crate::message::{MemberId, MessageId};
+use crate::message::MemberId;
 use crate::team::PromptFormat;
 
 /// One history line as the agent sees it: `from`, `to` and stripped content.
 ///
-/// Shaped like the peer's `PromptContextMessage` (`{from, to, content}`) plus the id of the
-/// message it shows, which the explain uses.
+/// Shaped like the peer's `PromptContextMessage` (`{from, to, content}`), plus the position of
+/// the message it shows (for the explain).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContextLine {
@@ -31,16 +34,28 @@ pub struct ContextLine {
     #[serde(default = "all")]
     pub to: String,
     pub content: String,
+    /// Position of the message in the conversation (0-based), when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message_id: Option<MessageId>,
+    pub index: Option<usize>,
 }
 
 fn all() -> String {
     "all".to_string()
 }
 
+impl ContextLine {
+    fn as_ref(&self) -> LineRef<'_> {
+        LineRef {
+            from: &self.from,
+            to: &self.to,
+            content: Cow::Borrowed(&self.content),
+            index: self.index,
+        }
+    }
+}
+
 /// Everything an assembler needs (seed 001 `AssemblerInput`, plus route context, extra
-/// sections and the pin-first marker).
+/// sections and the pin-first marker). The owned form, for the `ContextManager` API.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct AssemblerInput {
@@ -48,8 +63,9 @@ pub struct AssemblerInput {
     pub context_messages: Vec<ContextLine>,
     /// The `[MESSAGE]` body, stripped of every marker.
     pub current_message: String,
+    /// Position of the current message in the conversation, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub current_message_id: Option<MessageId>,
+    pub current_index: Option<usize>,
     pub team_task: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub system_instruction: Option<String>,
@@ -80,6 +96,65 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
+impl AssemblerInput {
+    /// The borrowed form the assemblers work on.
+    pub fn as_ref(&self) -> InputRef<'_> {
+        InputRef {
+            context: self
+                .context_messages
+                .iter()
+                .map(ContextLine::as_ref)
+                .collect(),
+            current: &self.current_message,
+            current_index: self.current_index,
+            team_task: self.team_task.as_deref(),
+            system_instruction: self.system_instruction.as_deref(),
+            instruction_file_text: self.instruction_file_text.as_deref(),
+            pinned: self.pinned.as_ref().map(ContextLine::as_ref),
+            omitted: self.omitted,
+            parent: self.parent.as_ref().map(ContextLine::as_ref),
+            related: self.related.iter().map(ContextLine::as_ref).collect(),
+            extra_sections: &self.extra_sections,
+        }
+    }
+}
+
+/// A history line borrowed from the store (or an owned input).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineRef<'a> {
+    pub from: &'a str,
+    pub to: &'a str,
+    pub content: Cow<'a, str>,
+    pub index: Option<usize>,
+}
+
+impl LineRef<'_> {
+    pub fn to_owned_line(&self) -> ContextLine {
+        ContextLine {
+            from: self.from.to_string(),
+            to: self.to.to_string(),
+            content: self.content.to_string(),
+            index: self.index,
+        }
+    }
+}
+
+/// The borrowed input of one prompt: what [`assemble`] lays out.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct InputRef<'a> {
+    pub context: Vec<LineRef<'a>>,
+    pub current: &'a str,
+    pub current_index: Option<usize>,
+    pub team_task: Option<&'a str>,
+    pub system_instruction: Option<&'a str>,
+    pub instruction_file_text: Option<&'a str>,
+    pub pinned: Option<LineRef<'a>>,
+    pub omitted: usize,
+    pub parent: Option<LineRef<'a>>,
+    pub related: Vec<LineRef<'a>>,
+    pub extra_sections: &'a [ExtraSection],
+}
+
 /// What a section is, which decides how the budget may trim it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Role {
@@ -92,49 +167,124 @@ pub enum Role {
     Message,
 }
 
-/// One rendered history line and the message it shows (`None` for the omitted marker).
+/// The text of one line: a history line in some style, or literal text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Line {
-    pub text: String,
-    pub message: Option<MessageId>,
+pub enum LineText<'a> {
+    Styled {
+        style: LineStyle,
+        from: &'a str,
+        to: &'a str,
+        content: Cow<'a, str>,
+    },
+    Raw(Cow<'a, str>),
+}
+
+/// One history line, its byte length (cached), and the message it shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line<'a> {
+    pub text: LineText<'a>,
+    pub len: usize,
+    /// Position of the message shown (`None` for the omitted marker).
+    pub index: Option<usize>,
     /// The pin-first line or its omitted marker: trimmed after every window line.
     pub pinned: bool,
 }
 
-/// A section body: free text, or lines joined by `\n`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Body {
-    Text(String),
-    Lines(Vec<Line>),
+impl<'a> Line<'a> {
+    fn styled(style: LineStyle, line: &LineRef<'a>, pinned: bool) -> Self {
+        let text = LineText::Styled {
+            style,
+            from: line.from,
+            to: line.to,
+            content: line.content.clone(),
+        };
+        let len = text_len(&text);
+        Line {
+            text,
+            len,
+            index: line.index,
+            pinned,
+        }
+    }
+
+    fn raw(text: String, index: Option<usize>, pinned: bool) -> Self {
+        let len = text.len();
+        Line {
+            text: LineText::Raw(Cow::Owned(text)),
+            len,
+            index,
+            pinned,
+        }
+    }
+
+    pub fn write_to(&self, out: &mut String) {
+        match &self.text {
+            LineText::Styled {
+                style,
+                from,
+                to,
+                content,
+            } => style.write(out, from, to, content),
+            LineText::Raw(text) => out.push_str(text),
+        }
+    }
+
+    pub fn render(&self) -> String {
+        let mut s = String::with_capacity(self.len);
+        self.write_to(&mut s);
+        s
+    }
 }
 
-impl Body {
+fn text_len(text: &LineText<'_>) -> usize {
+    match text {
+        LineText::Styled {
+            style,
+            from,
+            to,
+            content,
+        } => style.len(from, to, content),
+        LineText::Raw(text) => text.len(),
+    }
+}
+
+/// A section body: free text, or lines joined by `\n` (with their total length cached).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Body<'a> {
+    Text(Cow<'a, str>),
+    Lines { lines: Vec<Line<'a>>, len: usize },
+}
+
+impl<'a> Body<'a> {
+    pub fn lines(lines: Vec<Line<'a>>) -> Self {
+        let len = lines.iter().map(|l| l.len).sum::<usize>() + lines.len().saturating_sub(1);
+        Body::Lines { lines, len }
+    }
+
     /// Bytes of the body as rendered.
     pub fn len(&self) -> usize {
         match self {
             Body::Text(t) => t.len(),
-            Body::Lines(lines) => {
-                lines.iter().map(|l| l.text.len()).sum::<usize>() + lines.len().saturating_sub(1)
-            }
+            Body::Lines { len, .. } => *len,
         }
     }
 
     pub fn is_empty(&self) -> bool {
         match self {
             Body::Text(t) => t.is_empty(),
-            Body::Lines(lines) => lines.is_empty(),
+            Body::Lines { lines, .. } => lines.is_empty(),
         }
     }
 
     fn write_to(&self, out: &mut String) {
         match self {
             Body::Text(t) => out.push_str(t),
-            Body::Lines(lines) => {
+            Body::Lines { lines, .. } => {
                 for (i, l) in lines.iter().enumerate() {
                     if i > 0 {
                         out.push('\n');
                     }
-                    out.push_str(&l.text);
+                    l.write_to(out);
                 }
             }
         }
@@ -143,21 +293,30 @@ impl Body {
 
 /// A named section: header (may be empty, may span lines) and body.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Section {
+pub struct Section<'a> {
     /// Explain name: `system`, `teamTask`, `context`, `parent`, `related`, `message`, or an
     /// extra section's own name.
-    pub name: String,
-    pub header: String,
-    pub body: Body,
+    pub name: Cow<'a, str>,
+    pub header: Cow<'a, str>,
+    pub body: Body<'a>,
     pub role: Role,
 }
 
-impl Section {
-    fn text(name: &str, header: &str, body: String, role: Role) -> Self {
+impl<'a> Section<'a> {
+    fn text(name: &'static str, header: &'static str, body: Cow<'a, str>, role: Role) -> Self {
         Section {
-            name: name.to_string(),
-            header: header.to_string(),
+            name: Cow::Borrowed(name),
+            header: Cow::Borrowed(header),
             body: Body::Text(body),
+            role,
+        }
+    }
+
+    fn lines(name: &'static str, header: &'static str, lines: Vec<Line<'a>>, role: Role) -> Self {
+        Section {
+            name: Cow::Borrowed(name),
+            header: Cow::Borrowed(header),
+            body: Body::lines(lines),
             role,
         }
     }
@@ -200,15 +359,15 @@ impl Section {
 
 /// The sections of one prompt, plus the Claude system part that travels as a flag.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Layout {
+pub struct Layout<'a> {
     pub format: PromptFormat,
     /// Sections of the prompt, in order.
-    pub sections: Vec<Section>,
+    pub sections: Vec<Section<'a>>,
     /// Claude only: the system body, passed as `--append-system-prompt` (no header).
-    pub system_flag: Option<Section>,
+    pub system_flag: Option<Section<'a>>,
 }
 
-impl Layout {
+impl Layout<'_> {
     /// `prompt.len()`: emitted sections plus `\n\n` between them.
     pub fn prompt_len(&self) -> usize {
         let (n, bytes) = self
@@ -275,6 +434,36 @@ pub enum LineStyle {
     From,
 }
 
+impl LineStyle {
+    /// Bytes of a line in this style, without writing it.
+    pub fn len(self, from: &str, to: &str, content: &str) -> usize {
+        match self {
+            LineStyle::FromTo => 2 + from.len() + 4 + to.len() + 2 + content.len(),
+            LineStyle::DashFrom => 2 + from.len() + 2 + content.len(),
+            LineStyle::From => from.len() + 2 + content.len(),
+        }
+    }
+
+    /// Writes one history line; multi-line content continues unindented.
+    pub fn write(self, out: &mut String, from: &str, to: &str, content: &str) {
+        match self {
+            LineStyle::FromTo => {
+                out.push_str("- ");
+                out.push_str(from);
+                out.push_str(" -> ");
+                out.push_str(to);
+            }
+            LineStyle::DashFrom => {
+                out.push_str("- ");
+                out.push_str(from);
+            }
+            LineStyle::From => out.push_str(from),
+        }
+        out.push_str(": ");
+        out.push_str(content);
+    }
+}
+
 /// How an extra section's header is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExtraHeader {
@@ -286,26 +475,6 @@ pub enum ExtraHeader {
     None,
 }
 
-impl LineStyle {
-    /// Writes one history line; multi-line content continues unindented.
-    pub fn write(self, line: &ContextLine) -> String {
-        match self {
-            LineStyle::FromTo => format!("- {} -> {}: {}", line.from, line.to, line.content),
-            LineStyle::DashFrom => format!("- {}: {}", line.from, line.content),
-            LineStyle::From => format!("{}: {}", line.from, line.content),
-        }
-    }
-}
-
-/// Parent/related lines always use `- from: content` (DESIGN §8).
-fn route_line(line: &ContextLine) -> Line {
-    Line {
-        text: LineStyle::DashFrom.write(line),
-        message: line.message_id.clone(),
-        pinned: false,
-    }
-}
-
 /// The `[N earlier messages omitted]` line of the pin-first policy.
 pub fn omitted_line(n: usize) -> String {
     format!("[{n} earlier messages omitted]")
@@ -313,17 +482,26 @@ pub fn omitted_line(n: usize) -> String {
 
 /// System body: instruction and instruction file text, each trimmed, empty ones dropped,
 /// joined by a blank line (seed 000 §6.4).
-pub fn system_body(
-    system_instruction: Option<&str>,
-    instruction_file_text: Option<&str>,
-) -> String {
-    [system_instruction, instruction_file_text]
+pub fn system_body<'a>(
+    system_instruction: Option<&'a str>,
+    instruction_file_text: Option<&'a str>,
+) -> Cow<'a, str> {
+    let parts = [system_instruction, instruction_file_text]
         .into_iter()
         .flatten()
         .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .collect::<Vec<_>>()
-        .join("\n\n")
+        .filter(|s| !s.is_empty());
+    let mut out: Cow<'a, str> = Cow::Borrowed("");
+    for part in parts {
+        if out.is_empty() {
+            out = Cow::Borrowed(part);
+        } else {
+            let owned = out.to_mut();
+            owned.push_str("\n\n");
+            owned.push_str(part);
+        }
+    }
+    out
 }
 
 /// The spelling of a format.
@@ -336,15 +514,12 @@ pub fn spelling(format: PromptFormat) -> Spelling {
     }
 }
 
-/// Builds the layout of `input` in `format`. Cost: O(bytes of the input).
-pub fn assemble(format: PromptFormat, input: &AssemblerInput) -> Layout {
+/// Builds the layout of `input` in `format`. Cost: O(lines); no text is copied.
+pub fn assemble<'a>(format: PromptFormat, input: &InputRef<'a>) -> Layout<'a> {
     let sp = spelling(format);
     let mut sections = Vec::with_capacity(7 + input.extra_sections.len());
 
-    let system = system_body(
-        input.system_instruction.as_deref(),
-        input.instruction_file_text.as_deref(),
-    );
+    let system = system_body(input.system_instruction, input.instruction_file_text);
     let system_flag = match sp.system {
         Some(header) => {
             sections.push(Section::text("system", header, system, Role::System));
@@ -353,20 +528,15 @@ pub fn assemble(format: PromptFormat, input: &AssemblerInput) -> Layout {
         None => Some(Section::text("system", "", system, Role::System)),
     };
 
-    let task = input
-        .team_task
-        .as_deref()
-        .map(str::trim)
-        .unwrap_or_default()
-        .to_string();
+    let task = input.team_task.map(str::trim).unwrap_or_default();
     sections.push(Section::text(
         "teamTask",
         sp.team_task,
-        task,
+        Cow::Borrowed(task),
         Role::TeamTask,
     ));
 
-    for extra in &input.extra_sections {
+    for extra in input.extra_sections {
         let header = match sp.extra {
             ExtraHeader::Bracket => {
                 format!("[{}]", extra.name.trim().to_uppercase().replace(' ', "_"))
@@ -375,9 +545,9 @@ pub fn assemble(format: PromptFormat, input: &AssemblerInput) -> Layout {
             ExtraHeader::None => String::new(),
         };
         sections.push(Section {
-            name: extra.name.clone(),
-            header,
-            body: Body::Text(extra.content.trim().to_string()),
+            name: Cow::Borrowed(&extra.name),
+            header: Cow::Owned(header),
+            body: Body::Text(Cow::Borrowed(extra.content.trim())),
             role: Role::Extra {
                 compactable: extra.compactable,
                 priority: extra.priority,
@@ -385,54 +555,39 @@ pub fn assemble(format: PromptFormat, input: &AssemblerInput) -> Layout {
         });
     }
 
-    let mut lines = Vec::with_capacity(input.context_messages.len() + 2);
+    let mut lines = Vec::with_capacity(input.context.len() + 2);
     if let Some(pinned) = &input.pinned {
-        lines.push(Line {
-            text: sp.line.write(pinned),
-            message: pinned.message_id.clone(),
-            pinned: true,
-        });
+        lines.push(Line::styled(sp.line, pinned, true));
         if input.omitted > 0 {
-            lines.push(Line {
-                text: omitted_line(input.omitted),
-                message: None,
-                pinned: true,
-            });
+            lines.push(Line::raw(omitted_line(input.omitted), None, true));
         }
     }
-    lines.extend(input.context_messages.iter().map(|l| Line {
-        text: sp.line.write(l),
-        message: l.message_id.clone(),
-        pinned: false,
-    }));
-    sections.push(Section {
-        name: "context".into(),
-        header: sp.context.into(),
-        body: Body::Lines(lines),
-        role: Role::Context,
-    });
+    lines.extend(
+        input
+            .context
+            .iter()
+            .map(|l| Line::styled(sp.line, l, false)),
+    );
+    sections.push(Section::lines("context", sp.context, lines, Role::Context));
 
+    // Parent and related lines are always `- from: content` (DESIGN §8).
     if let (Some(header), Some(parent)) = (sp.parent, &input.parent) {
-        sections.push(Section {
-            name: "parent".into(),
-            header: header.into(),
-            body: Body::Lines(vec![route_line(parent)]),
-            role: Role::Parent,
-        });
+        let line = Line::styled(LineStyle::DashFrom, parent, false);
+        sections.push(Section::lines("parent", header, vec![line], Role::Parent));
     }
     if let Some(header) = sp.related.filter(|_| !input.related.is_empty()) {
-        sections.push(Section {
-            name: "related".into(),
-            header: header.into(),
-            body: Body::Lines(input.related.iter().map(route_line).collect()),
-            role: Role::Related,
-        });
+        let lines = input
+            .related
+            .iter()
+            .map(|l| Line::styled(LineStyle::DashFrom, l, false))
+            .collect();
+        sections.push(Section::lines("related", header, lines, Role::Related));
     }
 
     sections.push(Section::text(
         "message",
         sp.message,
-        input.current_message.trim().to_string(),
+        Cow::Borrowed(input.current.trim()),
         Role::Message,
     ));
 

@@ -7,7 +7,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    gather, BuildSettings, Prompt, Recipient, Store, Target, TeamTaskTruncated, TokenEstimator,
+    gather_owned, BuildSettings, Prompt, Recipient, Store, Target, TeamTaskTruncated,
+    TokenEstimator,
 };
 use crate::assemble::AssemblerInput;
 use crate::budget::Budget;
@@ -157,8 +158,8 @@ impl ContextManager {
             current: latest.id.clone(),
             parent: None,
         };
-        match gather(&self.store, &recipient, &target, &settings) {
-            Ok(g) => g.input,
+        match gather_owned(&self.store, &recipient, &target, &settings) {
+            Ok(input) => input,
             // The latest message is always in the store; keep the signature infallible.
             Err(_) => AssemblerInput {
                 max_bytes: self.options.max_bytes,

@@ -11,10 +11,11 @@ use serde::{Deserialize, Serialize};
 
 pub use store::{Store, TeamTaskTruncated, MAX_TEAM_TASK_BYTES};
 
-use crate::assemble::{self, AssemblerInput, ContextLine};
+use std::borrow::Cow;
+
+use crate::assemble::{self, AssemblerInput, InputRef, LineRef};
 use crate::budget::{self, Budget};
 use crate::explain::{DedupReason, Explain, Fate, MessageFate};
-use crate::markers;
 use crate::message::{MemberId, MessageId, SpeakerKind};
 use crate::team::{CompactionStrategy, DeliveryPolicy, Member, PromptFormat, Team};
 
@@ -129,32 +130,36 @@ pub enum BuildError {
     UnknownParent(MessageId),
 }
 
-/// The history line of a stored message (stripped content, `to` = addressees or `all`).
-fn line_of(message: &crate::message::Message, content: String) -> ContextLine {
-    ContextLine {
-        from: message.speaker.name.clone(),
-        to: message.to_label(),
-        content,
-        message_id: Some(message.id.clone()),
-    }
+/// The history line of the stored message at `pos`, borrowed from the store's views.
+fn line_at(store: &Store, pos: usize) -> Option<LineRef<'_>> {
+    let message = store.messages().get(pos)?;
+    let view = store.view(pos)?;
+    Some(LineRef {
+        from: &message.speaker.name,
+        to: &view.to,
+        content: Cow::Borrowed(&view.stripped),
+        index: Some(pos),
+    })
 }
 
-/// The input gathered for one delivery, with each considered message's fate so far.
+/// The input gathered for one delivery, borrowed from the store, with each considered
+/// message's fate so far.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Gathered {
-    pub input: AssemblerInput,
-    /// `(store position, fate)` of every message looked at, in store order.
-    pub fates: Vec<(usize, MessageFate)>,
+pub struct Gathered<'a> {
+    pub input: InputRef<'a>,
+    /// Fates of every message looked at, in store order.
+    pub fates: Vec<MessageFate>,
     pub markers_stripped: usize,
 }
 
-/// Steps 1–4 of DESIGN §7: window, strip, dedup, route context. O(window + siblings).
-pub fn gather(
-    store: &Store,
-    recipient: &Recipient,
+/// Steps 1–4 of DESIGN §7: window, strip, dedup, route context. O(window + siblings); the
+/// stripped text comes from the store's views, so nothing is copied.
+pub fn gather<'a>(
+    store: &'a Store,
+    recipient: &'a Recipient,
     target: &Target,
     settings: &BuildSettings,
-) -> Result<Gathered, BuildError> {
+) -> Result<Gathered<'a>, BuildError> {
     let cur_pos = store
         .position(&target.current)
         .ok_or_else(|| BuildError::UnknownMessage(target.current.clone()))?;
@@ -168,75 +173,82 @@ pub fn gather(
     };
     let messages = store.messages();
     let current = &messages[cur_pos];
-    let mut stripped_count = 0;
-    let mut strip = |text: &str| {
-        let (s, n) = markers::strip_all_counted(text);
-        stripped_count += n;
-        s
+    let line = |pos: usize| {
+        line_at(store, pos).ok_or(BuildError::UnknownMessage(messages[pos].id.clone()))
     };
-    let fate = |pos: usize, fate: Fate| {
-        (
-            pos,
-            MessageFate {
-                id: messages[pos].id.clone(),
-                speaker: messages[pos].speaker.id.clone(),
-                fate,
-            },
-        )
-    };
-    let mut fates = Vec::new();
+    let markers = |pos: usize| store.view(pos).map_or(0, |v| v.markers);
+    let mut markers_stripped = markers(cur_pos);
+    let mut fates = Vec::with_capacity(settings.window.min(cur_pos) + 8);
 
     let win = window::select(cur_pos, settings.window, settings.pin_first);
-    let pinned = win.pinned.map(|p| {
-        fates.push(fate(p, Fate::Pinned));
-        line_of(&messages[p], strip(&messages[p].content))
-    });
+    let pinned = match win.pinned {
+        Some(p) => {
+            fates.push(MessageFate {
+                index: p,
+                fate: Fate::Pinned,
+            });
+            markers_stripped += markers(p);
+            Some(line(p)?)
+        }
+        None => None,
+    };
 
     let routed = settings.delivery == DeliveryPolicy::Parent && target.parent.is_some();
-    let current_stripped = strip(&current.content);
-    let mut lines: Vec<(usize, ContextLine)> = win
-        .range
-        .clone()
-        .map(|pos| (pos, line_of(&messages[pos], strip(&messages[pos].content))))
-        .collect();
+    let current_line = line(cur_pos)?;
+    let mut context: Vec<LineRef<'a>> = Vec::with_capacity(win.range.len());
+    for pos in win.range.clone() {
+        context.push(line(pos)?);
+    }
     let mut removed: Vec<(usize, DedupReason)> = Vec::new();
-    if let Some((pos, last)) = lines.last() {
-        if let Some(reason) =
-            dedup::repeats_current(&messages[*pos], &last.content, current, &current_stripped)
-        {
-            removed.push((*pos, reason));
-            lines.pop();
+    if let Some(last) = context.last() {
+        let pos = last.index.unwrap_or(cur_pos);
+        if let Some(reason) = dedup::repeats_current(
+            &messages[pos],
+            &last.content,
+            current,
+            &current_line.content,
+        ) {
+            removed.push((pos, reason));
+            context.pop();
         }
     }
     // Routed (parent policy): the window ends before the parent, which is the `[MESSAGE]`,
     // so the parent itself is never in it; the receiver's own last answer is dropped, as the
     // peer does (the agent's session already holds what it said).
     if routed {
-        let own = |pos: usize| {
-            let speaker = &messages[pos].speaker;
+        let own = |l: &LineRef<'_>| {
+            let speaker = &messages[l.index.unwrap_or(cur_pos)].speaker;
             speaker.kind == SpeakerKind::Ai && speaker.id == recipient.id
         };
-        if let Some(k) = lines.iter().rposition(|(pos, _)| own(*pos)) {
-            removed.push((lines[k].0, DedupReason::OwnLast));
-            lines.remove(k);
+        if let Some(k) = context.iter().rposition(own) {
+            removed.push((context[k].index.unwrap_or(cur_pos), DedupReason::OwnLast));
+            context.remove(k);
         }
     }
     for pos in win.range.clone() {
-        let f = match removed.iter().find(|(p, _)| *p == pos) {
+        let fate = match removed.iter().find(|(p, _)| *p == pos) {
             Some((_, reason)) => Fate::Deduplicated { reason: *reason },
             None => Fate::Included,
         };
-        fates.push(fate(pos, f));
+        markers_stripped += markers(pos);
+        fates.push(MessageFate { index: pos, fate });
     }
-    fates.push(fate(cur_pos, Fate::Current));
+    fates.push(MessageFate {
+        index: cur_pos,
+        fate: Fate::Current,
+    });
 
     // Route context: the parent when it is not the message and fell out of the window.
     let mut parent = None;
     if let Some(pp) = parent_pos {
         let in_window = win.range.contains(&pp) || win.pinned == Some(pp);
         if pp != cur_pos && !in_window {
-            parent = Some(line_of(&messages[pp], strip(&messages[pp].content)));
-            fates.push(fate(pp, Fate::ParentContext));
+            parent = Some(line(pp)?);
+            markers_stripped += markers(pp);
+            fates.push(MessageFate {
+                index: pp,
+                fate: Fate::ParentContext,
+            });
         }
     }
     let mut related = Vec::new();
@@ -245,73 +257,108 @@ pub fn gather(
             if related.len() == route::MAX_RELATED {
                 break;
             }
-            let m = &messages[pos];
-            if m.speaker.id == recipient.id || pos == cur_pos {
+            let speaker = &messages[pos].speaker;
+            if speaker.id == recipient.id || pos == cur_pos {
                 continue;
             }
-            related.push(line_of(m, route::summarize_related(&strip(&m.content))));
-            fates.push(fate(pos, Fate::Related));
+            let mut l = line(pos)?;
+            l.content = Cow::Owned(route::summarize_related(&l.content));
+            related.push(l);
+            markers_stripped += markers(pos);
+            fates.push(MessageFate {
+                index: pos,
+                fate: Fate::Related,
+            });
         }
     }
-    fates.sort_by_key(|(pos, _)| *pos);
+    fates.sort_unstable_by_key(|f| f.index);
 
-    let input = AssemblerInput {
-        context_messages: lines.into_iter().map(|(_, l)| l).collect(),
-        current_message: current_stripped,
-        current_message_id: Some(current.id.clone()),
-        team_task: store.team_task().map(str::to_string),
-        system_instruction: recipient.system_instruction.clone(),
-        instruction_file_text: recipient.instruction_file_text.clone(),
-        max_bytes: settings.max_bytes,
+    let input = InputRef {
+        context,
+        current: store.view(cur_pos).map_or("", |v| v.stripped.as_str()),
+        current_index: Some(cur_pos),
+        team_task: store.team_task(),
+        system_instruction: recipient.system_instruction.as_deref(),
+        instruction_file_text: recipient.instruction_file_text.as_deref(),
         pinned,
         omitted: win.omitted,
         parent,
         related,
-        extra_sections: recipient.extra_sections.clone(),
-        agent_id: Some(recipient.id.clone()),
+        extra_sections: &recipient.extra_sections,
     };
     Ok(Gathered {
         input,
         fates,
-        markers_stripped: stripped_count,
+        markers_stripped,
     })
 }
 
-/// Steps 5–6: assemble `input` in `format` and fit it into `budget`. The explain lists the
-/// fates the input itself shows (history lines, current); [`build`] adds the rest.
-pub fn assemble_prompt(format: PromptFormat, input: &AssemblerInput, budget: Budget) -> Prompt {
-    let layout = assemble::assemble(format, input);
-    let fitted = budget::fit(layout, budget);
-    let trimmed =
-        |id: &MessageId| fitted.trimmed.contains(id) || fitted.dropped_related.contains(id);
-    let mut messages = Vec::new();
-    let lines = input.pinned.iter().chain(&input.context_messages);
-    for line in lines {
-        if let Some(id) = &line.message_id {
-            let fate = if trimmed(id) {
-                Fate::TrimmedForBudget
-            } else {
-                Fate::Included
-            };
-            messages.push(MessageFate {
-                id: id.clone(),
-                speaker: line.from.clone(),
-                fate,
-            });
+/// The owned assembler input of a delivery (the `ContextManager` API's
+/// `getContextForAgent`).
+pub fn gather_owned(
+    store: &Store,
+    recipient: &Recipient,
+    target: &Target,
+    settings: &BuildSettings,
+) -> Result<AssemblerInput, BuildError> {
+    let g = gather(store, recipient, target, settings)?;
+    let i = &g.input;
+    Ok(AssemblerInput {
+        context_messages: i.context.iter().map(LineRef::to_owned_line).collect(),
+        current_message: i.current.to_string(),
+        current_index: i.current_index,
+        team_task: i.team_task.map(str::to_string),
+        system_instruction: recipient.system_instruction.clone(),
+        instruction_file_text: recipient.instruction_file_text.clone(),
+        max_bytes: settings.max_bytes,
+        pinned: i.pinned.as_ref().map(LineRef::to_owned_line),
+        omitted: i.omitted,
+        parent: i.parent.as_ref().map(LineRef::to_owned_line),
+        related: i.related.iter().map(LineRef::to_owned_line).collect(),
+        extra_sections: recipient.extra_sections.clone(),
+        agent_id: Some(recipient.id.clone()),
+    })
+}
+
+/// Marks the fates the budget changed: dropped lines become `TrimmedForBudget`.
+fn apply_trims(fates: &mut [MessageFate], fitted: &budget::Fitted, parent: Option<usize>) {
+    for mf in fates {
+        let cut = match mf.fate {
+            Fate::Included | Fate::Pinned => fitted.trimmed.binary_search(&mf.index).is_ok(),
+            Fate::Related => fitted.dropped_related.contains(&mf.index),
+            Fate::ParentContext => fitted.parent_dropped && parent == Some(mf.index),
+            _ => false,
+        };
+        if cut {
+            mf.fate = Fate::TrimmedForBudget;
         }
     }
-    if let Some(id) = &input.current_message_id {
-        messages.push(MessageFate {
-            id: id.clone(),
-            speaker: String::new(),
+}
+
+/// Steps 5–6: assemble `input` in `format` and fit it into `budget`. The explain lists the
+/// fates the input itself shows (its history lines with positions, the current message).
+pub fn assemble_prompt(format: PromptFormat, input: &AssemblerInput, budget: Budget) -> Prompt {
+    let input_ref = input.as_ref();
+    let layout = assemble::assemble(format, &input_ref);
+    let fitted = budget::fit(layout, budget);
+    let mut fates: Vec<MessageFate> = input_ref
+        .pinned
+        .iter()
+        .map(|l| (l, Fate::Pinned))
+        .chain(input_ref.context.iter().map(|l| (l, Fate::Included)))
+        .filter_map(|(l, fate)| l.index.map(|index| MessageFate { index, fate }))
+        .chain(input.current_index.map(|index| MessageFate {
+            index,
             fate: Fate::Current,
-        });
-    }
+        }))
+        .collect();
+    fates.sort_unstable_by_key(|f| f.index);
+    apply_trims(&mut fates, &fitted, None);
     let explain = Explain {
         recipient: input.agent_id.clone().unwrap_or_default(),
         format,
         sections: fitted.sections,
-        messages,
+        messages: fates,
         outside_window: 0,
         markers_stripped: 0,
         truncations: fitted.truncations,
@@ -338,42 +385,27 @@ pub fn build(
     target: &Target,
     settings: &BuildSettings,
 ) -> Result<Prompt, BuildError> {
-    let gathered = gather(store, recipient, target, settings)?;
+    let Gathered {
+        input,
+        mut fates,
+        markers_stripped,
+    } = gather(store, recipient, target, settings)?;
     let budget = Budget {
         max_bytes: settings.max_bytes,
         strategy: settings.compaction,
         tokens: settings.tokens,
     };
-    let layout = assemble::assemble(recipient.format(), &gathered.input);
+    let parent = input.parent.as_ref().and_then(|l| l.index);
+    let layout = assemble::assemble(recipient.format(), &input);
     let fitted = budget::fit(layout, budget);
-    let parent_id = gathered
-        .input
-        .parent
-        .as_ref()
-        .and_then(|l| l.message_id.clone());
-    let messages: Vec<MessageFate> = gathered
-        .fates
-        .into_iter()
-        .map(|(_, mut mf)| {
-            let cut = match mf.fate {
-                Fate::Included | Fate::Pinned => fitted.trimmed.contains(&mf.id),
-                Fate::Related => fitted.dropped_related.contains(&mf.id),
-                Fate::ParentContext => fitted.parent_dropped && parent_id.as_ref() == Some(&mf.id),
-                _ => false,
-            };
-            if cut {
-                mf.fate = Fate::TrimmedForBudget;
-            }
-            mf
-        })
-        .collect();
+    apply_trims(&mut fates, &fitted, parent);
     let explain = Explain {
         recipient: recipient.id.clone(),
         format: recipient.format(),
         sections: fitted.sections,
-        outside_window: store.len() - messages.len(),
-        messages,
-        markers_stripped: gathered.markers_stripped,
+        outside_window: store.len() - fates.len(),
+        messages: fates,
+        markers_stripped,
         truncations: fitted.truncations,
         total_bytes: fitted.total_bytes,
         max_bytes: settings.max_bytes,

@@ -16,10 +16,34 @@ pub struct TeamTaskTruncated {
     pub to: usize,
 }
 
+/// What every prompt shows of a stored message, computed once when it is stored: messages
+/// never change, so no prompt re-strips history (DESIGN §9 cost rule).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct View {
+    /// `strip_all` of the content.
+    pub stripped: String,
+    /// Markers `strip_all` removed.
+    pub markers: usize,
+    /// The `to` of its history line: addressees' names joined by `, `, or `all`.
+    pub to: String,
+}
+
+impl View {
+    fn of(message: &Message) -> Self {
+        let (stripped, markers) = crate::markers::strip_all_counted(&message.content);
+        View {
+            stripped,
+            markers,
+            to: message.to_label(),
+        }
+    }
+}
+
 /// Append-only message storage with O(1) lookup by id.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Store {
     messages: Vec<Message>,
+    views: Vec<View>,
     index: HashMap<MessageId, usize>,
     /// Positions of the answers to each message (`routing.parent`), oldest first, so sibling
     /// answers are found without scanning history.
@@ -51,14 +75,21 @@ impl Store {
         if let Some(parent) = &routing.parent {
             self.children.entry(parent.clone()).or_default().push(idx);
         }
-        self.messages.push(Message {
+        let message = Message {
             id,
             speaker,
             content,
             routing,
             at,
-        });
+        };
+        self.views.push(View::of(&message));
+        self.messages.push(message);
         &self.messages[idx]
+    }
+
+    /// The prompt view of the message at `pos` (same order as [`Store::messages`]).
+    pub fn view(&self, pos: usize) -> Option<&View> {
+        self.views.get(pos)
     }
 
     pub fn messages(&self) -> &[Message] {
@@ -135,8 +166,10 @@ impl Store {
                 children.entry(parent.clone()).or_default().push(i);
             }
         }
+        let views = messages.iter().map(View::of).collect();
         *self = Store {
             messages,
+            views,
             index,
             children,
             team_task,
