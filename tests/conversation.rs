@@ -950,7 +950,8 @@ fn fates(d: &agent_chatter::conversation::Delivery) -> Vec<(String, Fate)> {
         .explain
         .messages
         .iter()
-        .map(|m| (m.id.to_string(), m.fate))
+        // Positions are 0-based; a fresh conversation's ids are `msg-{position + 1}`.
+        .map(|m| (format!("msg-{}", m.index + 1), m.fate))
         .collect()
 }
 

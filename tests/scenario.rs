@@ -379,11 +379,7 @@ fn preview_with_window_zero_has_no_history() {
         "{}",
         p.prompt
     );
-    assert_eq!(
-        p.explain
-            .fate_of(&agent_chatter::message::MessageId("msg-1".into())),
-        Fate::OutsideWindow
-    );
+    assert_eq!(p.explain.fate_of(0), Fate::OutsideWindow);
 }
 
 #[test]
