@@ -1,4 +1,100 @@
-//! agent-chatter core.
+//! # agent-chatter core
+//!
+//! The context manager of an agent team conversation, as a pure state machine. This crate
+//! contains no I/O, no clock and no randomness: it never spawns an agent, reads a file or
+//! asks the time. Facts come in as method calls (with the time as [`message::Millis`]), and
+//! what must happen comes out as [`conversation::Action`]s that the host performs — the
+//! bridge with real agent CLIs, the web page with a person typing the replies, tests with
+//! scripted answers. The same code runs natively and on `wasm32-unknown-unknown`.
+//!
+//! ## Inputs
+//!
+//! | call | fact |
+//! |---|---|
+//! | [`Conversation::set_team`](conversation::Conversation::set_team) | a team was loaded (resets everything) |
+//! | [`Conversation::handle_human_input`](conversation::Conversation::handle_human_input) | a human typed a message (raw, markers included) |
+//! | [`Conversation::handle_agent_replied`](conversation::Conversation::handle_agent_replied) | the agent of the pending delivery answered (its final text) |
+//! | [`Conversation::handle_agent_failed`](conversation::Conversation::handle_agent_failed) | that agent timed out, crashed or gave broken output |
+//!
+//! ## Actions
+//!
+//! Drained with [`Conversation::poll_action`](conversation::Conversation::poll_action) until
+//! it returns `None`:
+//!
+//! | action | the host must |
+//! |---|---|
+//! | [`Deliver`](conversation::Action::Deliver) | run agent `to` with `prompt.prompt` on stdin (and `prompt.system_flag` as Claude's `--append-system-prompt`), then report exactly one outcome |
+//! | [`AwaitHuman`](conversation::Action::AwaitHuman) | ask that human to speak (any human may still buzz in with `[FROM: x]`) |
+//! | [`Finished`](conversation::Action::Finished) | stop: `[DONE]` was said; the next human message reopens |
+//! | [`Notice`](conversation::Action::Notice) | show it; never fatal |
+//!
+//! ## A run loop
+//!
+//! ```
+//! use agent_chatter::config::load_team;
+//! use agent_chatter::conversation::{Action, Conversation, HumanInput};
+//! use agent_chatter::message::Millis;
+//!
+//! let team = load_team(r#"{"id": "t", "name": "Review", "members": [
+//!     {"id": "kailai", "name": "kailai", "displayName": "Kailai", "kind": "human"},
+//!     {"id": "max", "name": "max", "displayName": "Max", "kind": "ai", "agentType": "claude"},
+//!     {"id": "sarah", "name": "sarah", "displayName": "Sarah", "kind": "ai", "agentType": "codex"}
+//! ]}"#).expect("valid team");
+//!
+//! let mut conv = Conversation::new();
+//! conv.set_team(team);
+//! let mut now = 0;
+//! conv.handle_human_input(HumanInput::text("[TEAM_TASK: ship v1] Review the parser [NEXT: max]"), Millis(now))
+//!     .expect("a human spoke first");
+//!
+//! while let Some(action) = conv.poll_action() {
+//!     now += 1;
+//!     match action {
+//!         Action::Deliver(d) => {
+//!             // A real host runs the agent's CLI here, prompt on stdin.
+//!             let reply = match d.to.as_str() {
+//!                 "max" => "Two bugs in the window code. [NEXT: sarah]",
+//!                 _ => "Agreed, fixing both. [DONE]",
+//!             };
+//!             if d.to == "sarah" {
+//!                 // sarah (codex) sees the task, kailai's request as history, max's answer as
+//!                 // the message, with markers stripped.
+//!                 assert_eq!(
+//!                     d.prompt.prompt,
+//!                     "[TEAM_TASK]\nship v1\n\n[CONTEXT]\n- kailai -> max: Review the parser\n\n\
+//!                      [MESSAGE]\nTwo bugs in the window code."
+//!                 );
+//!             }
+//!             conv.handle_agent_replied(&d.to, reply.to_string(), Millis(now)).expect("pending delivery");
+//!         }
+//!         Action::AwaitHuman { member } => println!("waiting for {member}"),
+//!         Action::Finished => println!("done"),
+//!         Action::Notice(notice) => println!("notice: {notice:?}"),
+//!     }
+//! }
+//! assert_eq!(conv.store().len(), 3);
+//! ```
+//!
+//! ## The pipeline of one prompt (DESIGN §7–§9)
+//!
+//! [`markers`] parse and strip routing markers → [`context`] windows the history, strips it,
+//! removes AI→AI duplicates ([`context::dedup`]) and adds route context ([`context::route`])
+//! → [`assemble`] lays it out in the recipient's format ([`assemble::claude`],
+//! [`assemble::codex`], [`assemble::gemini`], [`assemble::plain`]) → [`budget`] trims it so
+//! `prompt + system_flag <= max_bytes`, always, and renders it once. Every step records why
+//! each message is in or out: [`explain::Explain`].
+//!
+//! One prompt costs O(window + bytes emitted), independent of the history's length: each
+//! message is stripped once, when stored ([`context::Store`]).
+//!
+//! ## Other entry points
+//!
+//! - [`context::manager::ContextManager`]: the TypeScript peer's `ContextManager` API over the
+//!   same pipeline (the npm package's drop-in class).
+//! - [`scenario`]: one JSON file (team, settings, messages) → the exact prompt of a member,
+//!   shared by the CLI, the npm package and the page.
+//! - [`config`]: team configs, ours and the peer's `cli-config` 1.1/1.2; [`snapshot`]:
+//!   snapshot v1 export/import, validated before anything changes.
 
 pub mod assemble;
 pub mod budget;
