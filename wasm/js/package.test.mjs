@@ -38,10 +38,11 @@ test('every file the exports map names exists in the package', async () => {
 });
 
 test('type declarations never use any', async () => {
-  for (const build of ['node', 'web']) {
-    const dts = await readFile(new URL(`${build}/agent_chatter_wasm.d.ts`, pkgDir), 'utf8');
+  const files = ['node', 'web'].flatMap((b) => [`${b}/agent_chatter_wasm.d.ts`, `${b}/agent_chatter_wasm_bg.wasm.d.ts`]);
+  for (const build of files) {
+    const dts = await readFile(new URL(build, pkgDir), 'utf8');
     const hits = dts.split('\n').filter((line) => /\bany\b/.test(line.replace(/\/\*\*.*?\*\/|\/\/.*$|^\s*\*.*$/g, '')));
-    assert.deepEqual(hits, [], `${build} .d.ts uses any`);
+    assert.deepEqual(hits, [], `${build} uses any`);
   }
 });
 

@@ -20,13 +20,16 @@ pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
 
 /// Converts a JS value to `T`, naming the argument and the failing path in the error
 /// (`addMessage(message): speaker.type: unknown variant ...`), so a caller can fix the input.
+///
+/// The value crosses as JSON text (`JSON.stringify`, then serde_json): one boundary crossing
+/// instead of one per field, and serde_json's messages (`invalid type: string "x", expected a
+/// sequence`) instead of JS `TypeError`s from property access on the wrong kind of value.
 pub fn from_js<T: DeserializeOwned>(value: JsValue, argument: &str) -> Result<T, JsError> {
-    let de = serde_wasm_bindgen::Deserializer::from(value);
+    let text = stringify(&value, argument)?;
+    let de = &mut serde_json::Deserializer::from_str(&text);
     serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
-        // serde-wasm-bindgen's errors are JS `Error`s whose `Display` adds an `Error: ` prefix.
-        let text = e.into_inner().to_string();
-        let inner = text.strip_prefix("Error: ").unwrap_or(&text);
+        let inner = e.into_inner();
         if path == "." {
             JsError::new(&format!("{argument}: {inner}"))
         } else {
@@ -38,4 +41,71 @@ pub fn from_js<T: DeserializeOwned>(value: JsValue, argument: &str) -> Result<T,
 /// The one error conversion: JS receives an `Error` whose message is the error's `Display`.
 pub fn into_error(e: impl std::fmt::Display) -> JsError {
     JsError::new(&e.to_string())
+}
+
+/// The JSON text of a JS argument that is either JSON text already or a plain object (team
+/// configs, snapshots). Objects go through `JSON.stringify`, so `Date`s become ISO strings and
+/// integers stay integers, and the core's own JSON readers (with their field-path errors) do
+/// the validation.
+pub fn json_text(value: &JsValue, argument: &str) -> Result<String, JsError> {
+    if let Some(text) = value.as_string() {
+        return Ok(text);
+    }
+    if value.is_undefined() || value.is_null() {
+        return Err(JsError::new(&format!(
+            "{argument}: expected an object or JSON text, found {}",
+            if value.is_null() { "null" } else { "undefined" }
+        )));
+    }
+    stringify(value, argument)
+}
+
+/// `JSON.stringify(value)`, with an error naming `argument` for `undefined`, cycles, BigInts.
+fn stringify(value: &JsValue, argument: &str) -> Result<String, JsError> {
+    let text = js_sys::JSON::stringify(value).map_err(|e| {
+        let reason = js_sys::Error::from(e).message();
+        JsError::new(&format!("{argument}: not serializable as JSON: {reason}"))
+    })?;
+    text.as_string()
+        .ok_or_else(|| JsError::new(&format!("{argument}: expected a value, found undefined")))
+}
+
+/// Milliseconds of a JS time value: a `Date`, a number of ms, or a date string `Date` can
+/// parse. `None` for `undefined`/`null`.
+pub fn millis(value: &JsValue, argument: &str) -> Result<Option<u64>, JsError> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    let ms = if let Some(date) = value.dyn_ref::<js_sys::Date>() {
+        date.get_time()
+    } else if let Some(n) = value.as_f64() {
+        n
+    } else if let Some(s) = value.as_string() {
+        js_sys::Date::parse(&s)
+    } else {
+        f64::NAN
+    };
+    if ms.is_finite() && ms >= 0.0 {
+        // Truncation to whole milliseconds is the intent; the range is checked above.
+        Ok(Some(ms as u64))
+    } else {
+        Err(JsError::new(&format!(
+            "{argument}: expected a Date, milliseconds since 1970 or a date string"
+        )))
+    }
+}
+
+/// Now, in milliseconds since 1970: the host's clock (the core reads none, DESIGN §2).
+pub fn now() -> u64 {
+    // Date.now() is a non-negative integer number of ms.
+    js_sys::Date::now() as u64
+}
+
+/// Replaces the numeric `timestamp` field of `object` with a `Date` (the peer's messages carry
+/// `Date`s).
+pub fn set_date(object: &JsValue, ms: u64) -> Result<(), JsError> {
+    let date = js_sys::Date::new(&JsValue::from_f64(ms as f64));
+    js_sys::Reflect::set(object, &JsValue::from_str("timestamp"), &date)
+        .map(|_| ())
+        .map_err(|_| JsError::new("cannot set timestamp on the output object"))
 }

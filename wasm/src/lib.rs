@@ -6,6 +6,7 @@
 //! declarations of every input and output are in `types.d.ts`, appended to the generated
 //! `.d.ts` (no `any` anywhere).
 
+pub mod context_manager;
 pub mod js;
 pub mod markers;
 pub mod peer_shapes;

@@ -1,10 +1,25 @@
 //! The TypeScript peer's (`@testany/agent-chatter-core` 1.1.8) JS shapes, as serde types, and
 //! their conversion to and from the core's types. Keeping every peer shape here keeps the
 //! exported functions thin (DESIGN §12: the binding only converts).
+//!
+//! Conversion rules (documented for npm users in the README):
+//! - speaker `{id, name, displayName, type}` ↔ the core's `Speaker` (`type` ↔ `kind`);
+//!   `displayName` defaults to `name`.
+//! - routing: `parsedAddressees` (or, without them, each `rawNextMarkers` entry read as a
+//!   `[NEXT]` value) ↔ the core's `raw_next`; a resolved addressee (`memberId` not `null`) ↔ one
+//!   `resolved` id with its name (`memberName`, else `identifier`); unresolved ones are left out,
+//!   as the core does for unknown names. `parentMessageId`, `intent` (`P1_INTERRUPT`, … or
+//!   `P1`, …) ↔ `parent`, `intent`. On output `identifier` is the member name and
+//!   `rawNextMarkers` lists one name per entry.
+//! - `timestamp` is milliseconds here; the binding turns it into a JS `Date` on output.
 
-use agent_chatter::markers::{self, DropTargets};
-use agent_chatter::message::Addressee;
-use serde::Serialize;
+use agent_chatter::assemble::AssemblerInput;
+use agent_chatter::context::Prompt;
+use agent_chatter::explain::Explain;
+use agent_chatter::markers::{self, DropTargets, Intent};
+use agent_chatter::message::{Addressee, Message, MessageId, Routing, Speaker, SpeakerKind};
+use agent_chatter::snapshot::Snapshot;
+use serde::{Deserialize, Serialize};
 
 /// `MessageRouter.parseMessage(text)` of the peer, plus `isDone` (DESIGN §12).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -43,5 +58,401 @@ impl ParseResult {
             },
             is_done: parsed.done,
         }
+    }
+}
+
+/// The peer's `SpeakerInfo`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PeerSpeaker {
+    pub id: String,
+    pub name: String,
+    #[serde(default)]
+    pub display_name: Option<String>,
+    #[serde(rename = "type")]
+    pub kind: SpeakerKind,
+}
+
+/// The peer's routing intent, in its long form; the short form is accepted on input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PeerIntent {
+    #[serde(rename = "P1_INTERRUPT", alias = "P1")]
+    Interrupt,
+    #[serde(rename = "P2_REPLY", alias = "P2")]
+    Reply,
+    #[serde(rename = "P3_EXTEND", alias = "P3")]
+    Extend,
+}
+
+impl From<PeerIntent> for Intent {
+    fn from(i: PeerIntent) -> Self {
+        match i {
+            PeerIntent::Interrupt => Intent::P1,
+            PeerIntent::Reply => Intent::P2,
+            PeerIntent::Extend => Intent::P3,
+        }
+    }
+}
+
+impl From<Intent> for PeerIntent {
+    fn from(i: Intent) -> Self {
+        match i {
+            Intent::P1 => PeerIntent::Interrupt,
+            Intent::P2 => PeerIntent::Reply,
+            Intent::P3 => PeerIntent::Extend,
+        }
+    }
+}
+
+/// The peer's `ResolvedAddressee`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PeerResolvedAddressee {
+    pub identifier: String,
+    #[serde(default)]
+    pub member_id: Option<String>,
+    #[serde(default)]
+    pub member_name: Option<String>,
+}
+
+/// The peer's `MessageRouting` (v3.1), plus our `isDone`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PeerRouting {
+    pub raw_next_markers: Vec<String>,
+    pub resolved_addressees: Vec<PeerResolvedAddressee>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parsed_addressees: Option<Vec<Addressee>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_message_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intent: Option<PeerIntent>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub is_done: bool,
+}
+
+/// The argument of `addMessage`: the peer's `Omit<ConversationMessage, 'id'>` (its
+/// `timestamp` is read by the binding, which also accepts a `Date`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NewPeerMessage {
+    pub speaker: PeerSpeaker,
+    pub content: String,
+    #[serde(default)]
+    pub routing: Option<PeerRouting>,
+}
+
+impl NewPeerMessage {
+    /// The core's speaker, content and routing for this message.
+    pub fn into_core(self) -> (Speaker, String, Routing) {
+        let speaker = Speaker {
+            display_name: self
+                .speaker
+                .display_name
+                .unwrap_or_else(|| self.speaker.name.clone()),
+            id: self.speaker.id,
+            name: self.speaker.name,
+            kind: self.speaker.kind,
+        };
+        let routing = self.routing.map(PeerRouting::into_core).unwrap_or_default();
+        (speaker, self.content, routing)
+    }
+}
+
+impl PeerRouting {
+    /// The core's routing (see the module doc for the rules).
+    pub fn into_core(self) -> Routing {
+        let raw_next = match self.parsed_addressees {
+            Some(parsed) => parsed,
+            None => self
+                .raw_next_markers
+                .iter()
+                .flat_map(|raw| next_marker_addressees(raw))
+                .collect(),
+        };
+        let (resolved, resolved_names) = self
+            .resolved_addressees
+            .into_iter()
+            .filter_map(|a| {
+                let id = a.member_id?;
+                Some((id, a.member_name.unwrap_or(a.identifier)))
+            })
+            .unzip();
+        Routing {
+            raw_next,
+            resolved,
+            resolved_names,
+            is_done: self.is_done,
+            parent: self.parent_message_id.map(MessageId),
+            intent: self.intent.map(Intent::from),
+        }
+    }
+
+    /// The peer's form of a core routing; `None` when the message carries no routing at all.
+    pub fn from_core(routing: &Routing) -> Option<Self> {
+        if *routing == Routing::default() {
+            return None;
+        }
+        let resolved_addressees = routing
+            .resolved
+            .iter()
+            .zip(&routing.resolved_names)
+            .map(|(id, name)| PeerResolvedAddressee {
+                identifier: name.clone(),
+                member_id: Some(id.clone()),
+                member_name: Some(name.clone()),
+            })
+            .collect();
+        Some(PeerRouting {
+            raw_next_markers: routing.raw_next.iter().map(|a| a.name.clone()).collect(),
+            resolved_addressees,
+            parsed_addressees: Some(routing.raw_next.clone()),
+            parent_message_id: routing.parent.as_ref().map(|p| p.0.clone()),
+            intent: routing.intent.map(PeerIntent::from),
+            is_done: routing.is_done,
+        })
+    }
+}
+
+/// The addressees of one `rawNextMarkers` entry: a marker value (`a, b !P1`) or a whole
+/// marker (`[NEXT: a]`), read with the core's marker parser so the rules are the same.
+fn next_marker_addressees(raw: &str) -> Vec<Addressee> {
+    let trimmed = raw.trim();
+    let text = if trimmed.starts_with('[') {
+        trimmed.to_string()
+    } else {
+        format!("[NEXT: {trimmed}]")
+    };
+    markers::parse(&text).next
+}
+
+/// A stored message in the peer's `ConversationMessage` shape (`timestamp` in ms; the binding
+/// makes it a `Date`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PeerMessage {
+    pub id: String,
+    pub timestamp: u64,
+    pub speaker: PeerSpeaker,
+    pub content: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub routing: Option<PeerRouting>,
+}
+
+impl PeerMessage {
+    pub fn from_core(m: &Message) -> Self {
+        PeerMessage {
+            id: m.id.0.clone(),
+            timestamp: m.at.0,
+            speaker: PeerSpeaker {
+                id: m.speaker.id.clone(),
+                name: m.speaker.name.clone(),
+                display_name: Some(m.speaker.display_name.clone()),
+                kind: m.speaker.kind,
+            },
+            content: m.content.clone(),
+            routing: PeerRouting::from_core(&m.routing),
+        }
+    }
+}
+
+/// The peer's `ContextSnapshot`: `{messages, teamTask, timestamp, version: 1}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PeerSnapshot {
+    pub messages: Vec<PeerMessage>,
+    pub team_task: Option<String>,
+    pub timestamp: u64,
+    pub version: u32,
+}
+
+impl PeerSnapshot {
+    pub fn from_core(s: &Snapshot) -> Self {
+        PeerSnapshot {
+            messages: s.messages.iter().map(PeerMessage::from_core).collect(),
+            team_task: s.team_task.clone(),
+            timestamp: s.timestamp.0,
+            version: s.version,
+        }
+    }
+}
+
+/// The peer's `AssemblerOutput` (`{prompt, systemFlag?}`, the flag absent when there is
+/// none) plus our `explain`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AssemblerOutput {
+    pub prompt: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system_flag: Option<String>,
+    pub explain: Explain,
+}
+
+impl From<Prompt> for AssemblerOutput {
+    fn from(p: Prompt) -> Self {
+        AssemblerOutput {
+            prompt: p.prompt,
+            system_flag: p.system_flag,
+            explain: p.explain,
+        }
+    }
+}
+
+/// `getContextForAgent`'s result is the core's [`AssemblerInput`] as is: its JSON is the
+/// peer's shape (`contextMessages: [{from, to, content}]`, `currentMessage`, `teamTask`,
+/// `systemInstruction?`, `instructionFileText?`, `maxBytes`) plus ids the explain uses.
+pub type PeerAssemblerInput = AssemblerInput;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn new_message(value: serde_json::Value) -> NewPeerMessage {
+        serde_json::from_value(value).expect("valid peer message")
+    }
+
+    #[test]
+    fn parse_result_reports_drop_all_as_all() {
+        assert_eq!(
+            ParseResult::of("stop [DROP: ALL]").drop_targets,
+            vec!["ALL"]
+        );
+    }
+
+    #[test]
+    fn parse_result_absent_values_are_none_and_empty() {
+        let r = ParseResult::of("plain text");
+        assert_eq!(r.from_member, None);
+        assert_eq!(r.team_task, None);
+        assert!(r.drop_targets.is_empty() && r.addressees.is_empty() && !r.is_done);
+        assert_eq!(r.clean_content, "plain text");
+    }
+
+    #[test]
+    fn peer_speaker_maps_type_to_kind_and_defaults_display_name_to_name() {
+        let (speaker, content, routing) = new_message(
+            json!({"speaker": {"id": "max", "name": "Max", "type": "ai"}, "content": "hi"}),
+        )
+        .into_core();
+        assert_eq!(speaker.kind, SpeakerKind::Ai);
+        assert_eq!(speaker.display_name, "Max");
+        assert_eq!(content, "hi");
+        assert_eq!(routing, Routing::default());
+    }
+
+    #[test]
+    fn resolved_addressees_keep_resolved_ones_with_member_name() {
+        let routing = new_message(json!({
+            "speaker": {"id": "k", "name": "kailai", "displayName": "Kailai", "type": "human"},
+            "content": "x",
+            "routing": {
+                "rawNextMarkers": ["Max, ghost !P1"],
+                "resolvedAddressees": [
+                    {"identifier": "Max", "memberId": "max", "memberName": "max"},
+                    {"identifier": "ghost", "memberId": null, "memberName": null}
+                ],
+                "parentMessageId": "msg-1",
+                "intent": "P1_INTERRUPT"
+            }
+        }))
+        .into_core()
+        .2;
+        assert_eq!(routing.resolved, vec!["max"]);
+        assert_eq!(routing.resolved_names, vec!["max"]);
+        assert_eq!(
+            routing.raw_next,
+            vec![
+                Addressee {
+                    name: "Max".into(),
+                    intent: Intent::P2
+                },
+                Addressee {
+                    name: "ghost".into(),
+                    intent: Intent::P1
+                },
+            ]
+        );
+        assert_eq!(routing.parent, Some(MessageId("msg-1".into())));
+        assert_eq!(routing.intent, Some(Intent::P1));
+    }
+
+    #[test]
+    fn parsed_addressees_win_over_raw_next_markers() {
+        let routing = new_message(json!({
+            "speaker": {"id": "k", "name": "k", "type": "human"},
+            "content": "x",
+            "routing": {"rawNextMarkers": ["a"], "resolvedAddressees": [],
+                        "parsedAddressees": [{"name": "b", "intent": "P3"}]}
+        }))
+        .into_core()
+        .2;
+        assert_eq!(
+            routing.raw_next,
+            vec![Addressee {
+                name: "b".into(),
+                intent: Intent::P3
+            }]
+        );
+    }
+
+    #[test]
+    fn a_whole_next_marker_in_raw_next_markers_is_read_too() {
+        assert_eq!(
+            next_marker_addressees("[NEXT: a !P1]"),
+            vec![Addressee {
+                name: "a".into(),
+                intent: Intent::P1
+            }]
+        );
+    }
+
+    #[test]
+    fn routing_roundtrips_through_the_peer_shape() {
+        let routing = Routing {
+            raw_next: vec![Addressee {
+                name: "max".into(),
+                intent: Intent::P3,
+            }],
+            resolved: vec!["max".into()],
+            resolved_names: vec!["Max".into()],
+            is_done: true,
+            parent: Some(MessageId("msg-2".into())),
+            intent: Some(Intent::P2),
+        };
+        let peer = PeerRouting::from_core(&routing).expect("routing present");
+        assert_eq!(peer.intent, Some(PeerIntent::Reply));
+        assert_eq!(peer.into_core(), routing);
+    }
+
+    #[test]
+    fn a_message_without_routing_has_no_routing_key() {
+        let m = Message {
+            id: MessageId("msg-1".into()),
+            speaker: Speaker::system(),
+            content: "x".into(),
+            routing: Routing::default(),
+            at: agent_chatter::message::Millis(5),
+        };
+        let v = serde_json::to_value(PeerMessage::from_core(&m)).expect("serializes");
+        assert_eq!(
+            v,
+            json!({"id": "msg-1", "timestamp": 5, "content": "x",
+                   "speaker": {"id": "system", "name": "system", "displayName": "system", "type": "system"}})
+        );
+    }
+
+    #[test]
+    fn assembler_output_omits_an_absent_system_flag() {
+        let input = AssemblerInput {
+            current_message: "hi".into(),
+            max_bytes: 100,
+            ..Default::default()
+        };
+        let prompt = agent_chatter::context::manager::ContextManager::default()
+            .assemble_prompt("codex", &input);
+        let v = serde_json::to_value(AssemblerOutput::from(prompt)).expect("serializes");
+        assert!(v.get("systemFlag").is_none());
+        assert_eq!(v["prompt"], "[MESSAGE]\nhi");
     }
 }

@@ -36,3 +36,18 @@ fn from_js_names_the_argument_and_the_failing_path() {
 fn js_error_message(value: JsValue) -> String {
     js_sys::Error::from(value).message().into()
 }
+
+#[wasm_bindgen_test]
+fn parse_message_crosses_as_a_plain_object_with_nulls() {
+    let value: JsValue = agent_chatter_wasm::markers::parse_message("[DONE] [DROP: ALL]")
+        .expect("serializes")
+        .into();
+    let json = js_sys::JSON::stringify(&value)
+        .expect("plain object")
+        .as_string()
+        .expect("string");
+    assert_eq!(
+        json,
+        r#"{"addressees":[],"parsedAddressees":[],"cleanContent":"","fromMember":null,"teamTask":null,"dropTargets":["ALL"],"isDone":true}"#
+    );
+}

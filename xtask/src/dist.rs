@@ -83,6 +83,7 @@ pub fn dist(ctx: &Ctx) -> Result<Vec<WasmSize>, String> {
                 .arg(&wasm),
         )?;
         shipped.push(wasm);
+        type_raw_exports(&out_dir)?;
     }
 
     for file in NPM_FILES {
@@ -104,6 +105,67 @@ pub fn dist(ctx: &Ctx) -> Result<Vec<WasmSize>, String> {
         );
     }
     Ok(sizes)
+}
+
+/// wasm-bindgen declares the raw wasm exports (the `InitOutput` interface and the
+/// `*_bg.wasm.d.ts` file) with `any` for externref slots. Nobody calls them directly, but the
+/// package promises no `any` in its declarations (DESIGN §12), so they become `unknown`.
+fn type_raw_exports(out_dir: &Path) -> Result<(), String> {
+    let entries = std::fs::read_dir(out_dir)
+        .map_err(|e| format!("cannot list {}: {e}", out_dir.display()))?;
+    for entry in entries {
+        let path = entry
+            .map_err(|e| format!("cannot list {}: {e}", out_dir.display()))?
+            .path();
+        if !path.to_string_lossy().ends_with(".d.ts") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let typed = raw_exports_without_any(&text);
+        if typed != text {
+            std::fs::write(&path, typed)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Replaces the word `any` by `unknown` on raw-export lines (`readonly x: (…) => …;` inside
+/// `InitOutput`, `export const x: (…) => …;` in `*_bg.wasm.d.ts`); other lines are kept.
+fn raw_exports_without_any(dts: &str) -> String {
+    let mut out = String::with_capacity(dts.len());
+    for line in dts.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let raw_export = (trimmed.starts_with("readonly ") || trimmed.starts_with("export const "))
+            && trimmed.contains("=>");
+        if raw_export {
+            out.push_str(&replace_word(line, "any", "unknown"));
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// `text` with every whole-word `word` replaced by `with`.
+fn replace_word(text: &str, word: &str, with: &str) -> String {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(word) {
+        let before = rest[..at].chars().next_back();
+        let after = rest[at + word.len()..].chars().next();
+        out.push_str(&rest[..at]);
+        if before.is_some_and(is_ident) || after.is_some_and(is_ident) {
+            out.push_str(word);
+        } else {
+            out.push_str(with);
+        }
+        rest = &rest[at + word.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `name = "…"` of the `[package]` section of a Cargo.toml.
@@ -172,6 +234,21 @@ mod tests {
             Some("agent-chatter-wasm")
         );
         assert_eq!(package_name_in("[lib]\nname = \"x\"\n"), None);
+    }
+
+    #[test]
+    fn raw_export_signatures_lose_any_and_nothing_else_changes() {
+        let dts = "export function company(anyway: string): Many;\n\
+                   export interface InitOutput {\n\
+                   \x20 readonly memory: WebAssembly.Memory;\n\
+                   \x20 readonly f: (a: number, b: any) => any;\n\
+                   }\n\
+                   export const g: (a: any) => [number, number];\n";
+        let typed = raw_exports_without_any(dts);
+        assert!(typed.contains("readonly f: (a: number, b: unknown) => unknown;"));
+        assert!(typed.contains("export const g: (a: unknown) => [number, number];"));
+        assert!(typed.starts_with("export function company(anyway: string): Many;\n"));
+        assert!(!typed.contains(" any"));
     }
 
     #[test]

@@ -134,7 +134,13 @@ fn tarball_install(ctx: &Ctx, smoke: &Path) -> Result<(), String> {
     proc::run(
         ctx.cmd("npm")
             .current_dir(&app)
-            .args(["install", "--no-audit", "--no-fund", "--no-save"])
+            .args([
+                "install",
+                "--offline",
+                "--no-audit",
+                "--no-fund",
+                "--no-save",
+            ])
             .arg(&tarball),
     )?;
     let script = app.join("smoke.mjs");

@@ -1,0 +1,199 @@
+// ContextManager as a drop-in for @testany/agent-chatter-core's class (seed 001 API, DESIGN §12),
+// used the way the peer documents it (seed 001 §5), with DESIGN's deliberate differences.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { builds } from './helpers.mjs';
+
+const kailai = { id: 'kailai', name: 'kailai', displayName: 'Kailai', type: 'human' };
+const max = { id: 'max', name: 'max', displayName: 'Max', type: 'ai' };
+const sarah = { id: 'sarah', name: 'sarah', displayName: 'Sarah', type: 'ai' };
+const to = (...ids) => ({
+  rawNextMarkers: ids,
+  resolvedAddressees: ids.map((id) => ({ identifier: id, memberId: id, memberName: id })),
+});
+
+for (const [build, { ContextManager }] of builds) {
+  test(`${build}: addMessage stores and returns the message with msg-N ids and a Date timestamp`, () => {
+    const cm = new ContextManager();
+    const first = cm.addMessage({ speaker: kailai, content: 'Hi [NEXT: max]', routing: to('max'), timestamp: 1000 });
+    const second = cm.addMessage({ speaker: max, content: 'Hello' });
+    assert.equal(first.id, 'msg-1');
+    assert.equal(second.id, 'msg-2');
+    assert.ok(first.timestamp instanceof Date);
+    assert.equal(first.timestamp.getTime(), 1000);
+    assert.deepEqual(first.speaker, kailai);
+    assert.equal(first.content, 'Hi [NEXT: max]', 'stored raw');
+    assert.deepEqual(first.routing.resolvedAddressees, [{ identifier: 'max', memberId: 'max', memberName: 'max' }]);
+    assert.equal(second.routing, undefined);
+    assert.deepEqual(cm.getMessages().map((m) => m.id), ['msg-1', 'msg-2']);
+    assert.equal(cm.getLatestMessage().id, 'msg-2');
+  });
+
+  test(`${build}: getMessages returns a new array each call and getLatestMessage is null when empty`, () => {
+    const cm = new ContextManager();
+    assert.deepEqual(cm.getMessages(), []);
+    assert.equal(cm.getLatestMessage(), null);
+    cm.addMessage({ speaker: kailai, content: 'x' });
+    const a = cm.getMessages();
+    a.pop();
+    assert.equal(cm.getMessages().length, 1);
+  });
+
+  test(`${build}: hooks are called after the change and may call back into the instance`, () => {
+    const seen = [];
+    const cm = new ContextManager({
+      onMessageAdded: (msg) => seen.push(['added', msg.id, cm.getMessages().length]),
+      onTeamTaskChanged: (task) => seen.push(['task', task, cm.getTeamTask()]),
+    });
+    cm.addMessage({ speaker: kailai, content: 'x' });
+    cm.setTeamTask('ship it');
+    cm.clear();
+    assert.deepEqual(seen, [
+      ['added', 'msg-1', 1],
+      ['task', 'ship it', 'ship it'],
+      ['task', null, null],
+    ]);
+  });
+
+  test(`${build}: an exception thrown by a hook reaches the caller unchanged`, () => {
+    const boom = new RangeError('hook failed');
+    const cm = new ContextManager({ onMessageAdded: () => { throw boom; } });
+    assert.throws(() => cm.addMessage({ speaker: kailai, content: 'x' }), (e) => e === boom);
+    assert.equal(cm.getMessages().length, 1, 'the message was stored before the hook ran');
+  });
+
+  test(`${build}: setTeamTask caps the task at 5 KiB on a character boundary`, () => {
+    const cm = new ContextManager();
+    cm.setTeamTask('é'.repeat(3000)); // 6000 bytes
+    const task = cm.getTeamTask();
+    assert.equal(Buffer.byteLength(task), 5120);
+    assert.ok(!task.includes('\uFFFD'));
+    assert.equal(new ContextManager().getTeamTask(), null);
+  });
+
+  test(`${build}: getContextForAgent + assemblePrompt give the exact Claude prompt, system in the flag only`, () => {
+    const cm = new ContextManager();
+    cm.addMessage({ speaker: kailai, content: '[FROM: kailai] Plan the release [NEXT: max]', routing: to('max') });
+    cm.addMessage({ speaker: max, content: 'Plan: tag, build, ship [NEXT: sarah]', routing: to('sarah') });
+    cm.setTeamTask('Ship v1');
+    const input = cm.getContextForAgent('sarah', 'claude', { systemInstruction: 'You review plans.' });
+    assert.deepEqual(
+      input.contextMessages.map(({ from, to, content }) => ({ from, to, content })),
+      [{ from: 'kailai', to: 'max', content: 'Plan the release' }],
+    );
+    assert.equal(input.currentMessage, 'Plan: tag, build, ship');
+    assert.equal(input.teamTask, 'Ship v1');
+    assert.equal(input.systemInstruction, 'You review plans.');
+    assert.equal(input.maxBytes, 786432);
+    const out = cm.assemblePrompt('claude', input);
+    assert.equal(
+      out.prompt,
+      '[TEAM_TASK]\nShip v1\n\n[CONTEXT]\n- kailai -> max: Plan the release\n\n[MESSAGE]\nPlan: tag, build, ship',
+    );
+    assert.equal(out.systemFlag, 'You review plans.');
+    assert.deepEqual(
+      out.explain.messages.map((m) => [m.id, m.fate]),
+      [['msg-1', 'included'], ['msg-2', 'current']],
+    );
+    assert.equal(out.explain.totalBytes, Buffer.byteLength(out.prompt) + Buffer.byteLength(out.systemFlag));
+  });
+
+  test(`${build}: Codex and Gemini formats put the system part in the prompt; no systemFlag key`, () => {
+    const cm = new ContextManager();
+    cm.addMessage({ speaker: kailai, content: 'Hello team' });
+    const opts = { systemInstruction: 'Be brief.' };
+    const codex = cm.assemblePrompt('codex', cm.getContextForAgent('max', 'codex', opts));
+    assert.equal(codex.prompt, '[SYSTEM]\nBe brief.\n\n[MESSAGE]\nHello team');
+    assert.ok(!('systemFlag' in codex));
+    const gemini = cm.assemblePrompt('gemini', cm.getContextForAgent('max', 'gemini', opts));
+    assert.equal(gemini.prompt, 'Instructions:\nBe brief.\n\nLast message:\nHello team');
+  });
+
+  test(`${build}: the window is applied and window 0 gives no history (the peer gives all)`, () => {
+    const cm = new ContextManager({ contextWindowSize: 2 });
+    for (let i = 1; i <= 5; i++) cm.addMessage({ speaker: kailai, content: `m${i}` });
+    const lines = (o) => cm.getContextForAgent('max', 'codex', o).contextMessages.map((l) => l.content);
+    assert.deepEqual(lines(), ['m3', 'm4']);
+    assert.deepEqual(lines({ windowSizeOverride: 3 }), ['m2', 'm3', 'm4']);
+    assert.deepEqual(lines({ windowSizeOverride: 0 }), []);
+  });
+
+  test(`${build}: AI to AI dedup drops the last context line repeating the current message`, () => {
+    const cm = new ContextManager();
+    cm.addMessage({ speaker: kailai, content: 'start' });
+    cm.addMessage({ speaker: max, content: 'same words [NEXT: sarah]' });
+    cm.addMessage({ speaker: max, content: 'same words' });
+    const input = cm.getContextForAgent('sarah', 'claude');
+    assert.deepEqual(input.contextMessages.map((l) => l.content), ['start']);
+    const out = cm.assemblePrompt('claude', input);
+    assert.equal(out.prompt, '[CONTEXT]\n- kailai -> all: start\n\n[MESSAGE]\nsame words');
+  });
+
+  test(`${build}: the budget is a hard bound and the current message survives the trim`, () => {
+    const cm = new ContextManager({ maxBytes: 200 });
+    for (let i = 0; i < 10; i++) cm.addMessage({ speaker: kailai, content: `history line ${i} `.repeat(3) });
+    cm.addMessage({ speaker: kailai, content: 'the question' });
+    const out = cm.assemblePrompt('codex', cm.getContextForAgent('max', 'codex', { windowSizeOverride: 10 }));
+    assert.ok(Buffer.byteLength(out.prompt) <= 200, `${Buffer.byteLength(out.prompt)} bytes`);
+    assert.ok(out.prompt.endsWith('[MESSAGE]\nthe question'));
+    assert.ok(out.explain.messages.some((m) => m.fate === 'trimmedForBudget'));
+    assert.equal(out.explain.maxBytes, 200);
+  });
+
+  test(`${build}: exportSnapshot / importSnapshot roundtrip, also through JSON, and ids continue`, () => {
+    const cm = new ContextManager();
+    cm.addMessage({ speaker: kailai, content: 'one [NEXT: max]', routing: to('max'), timestamp: 5 });
+    cm.addMessage({ speaker: max, content: 'two' });
+    cm.setTeamTask('task');
+    const snap = cm.exportSnapshot();
+    assert.equal(snap.version, 1);
+    assert.equal(snap.teamTask, 'task');
+    assert.equal(typeof snap.timestamp, 'number');
+    assert.ok(snap.messages[0].timestamp instanceof Date);
+
+    const copy = new ContextManager();
+    copy.importSnapshot(JSON.parse(JSON.stringify(snap)));
+    assert.deepEqual(copy.getMessages(), cm.getMessages());
+    assert.equal(copy.getTeamTask(), 'task');
+    assert.equal(copy.addMessage({ speaker: kailai, content: 'three' }).id, 'msg-3');
+
+    const again = new ContextManager();
+    again.importSnapshot(snap); // the object itself, with Date objects
+    assert.deepEqual(again.getMessages(), cm.getMessages());
+  });
+
+  test(`${build}: clear empties everything and restarts ids`, () => {
+    const cm = new ContextManager();
+    cm.addMessage({ speaker: kailai, content: 'x' });
+    cm.setTeamTask('t');
+    cm.clear();
+    assert.deepEqual(cm.getMessages(), []);
+    assert.equal(cm.getTeamTask(), null);
+    assert.equal(cm.addMessage({ speaker: kailai, content: 'y' }).id, 'msg-1');
+  });
+
+  test(`${build}: bad input throws an Error naming the field, and the instance stays usable`, () => {
+    const cm = new ContextManager();
+    cm.addMessage({ speaker: kailai, content: 'kept' });
+    const cases = [
+      [() => cm.addMessage(null), /addMessage\(message\): expected a message object/],
+      [() => cm.addMessage({ speaker: kailai, content: 42 }), /addMessage\(message\): content: invalid type/],
+      [() => cm.addMessage({ content: 'x' }), /addMessage\(message\).*missing field `speaker`/],
+      [() => cm.addMessage({ speaker: { ...kailai, type: 'robot' }, content: 'x' }), /speaker\.type: unknown variant `robot`/],
+      [() => cm.addMessage({ speaker: { ...kailai, id: '' }, content: 'x' }), /speaker\.id: missing/],
+      [() => cm.addMessage({ speaker: kailai, content: 'x', timestamp: 'not a date' }), /timestamp: expected a Date/],
+      [() => cm.importSnapshot({ version: 2, messages: [] }), /importSnapshot\(snapshot\): version: expected 1/],
+      [() => cm.importSnapshot({ version: 1, messages: [{ id: 'msg-1', speaker: { name: 'x', type: 'human' }, content: 'x' }] }), /messages\[0\]\.speaker\.id/],
+      [() => cm.importSnapshot('{not json'), /importSnapshot\(snapshot\)/],
+      [() => cm.importSnapshot(undefined), /importSnapshot\(snapshot\): expected an object or JSON text/],
+      [() => cm.assemblePrompt('claude', { contextMessages: 'nope' }), /assemblePrompt\(agentType, input\): contextMessages: invalid type/],
+      [() => new ContextManager({ contextWindowSize: -1 }), /new ContextManager\(options\): contextWindowSize/],
+      [() => new ContextManager({ onMessageAdded: 'not a function' }), /onMessageAdded: expected a function/],
+    ];
+    for (const [call, message] of cases) {
+      assert.throws(call, (e) => e instanceof Error && message.test(e.message), String(message));
+    }
+    assert.deepEqual(cm.getMessages().map((m) => m.content), ['kept']);
+    assert.equal(cm.addMessage({ speaker: kailai, content: 'after' }).id, 'msg-2');
+  });
+}

@@ -1,0 +1,115 @@
+//! A meaningful subset of the core's behaviour, run on wasm32 in Node: markers, a prompt
+//! build, a snapshot roundtrip. Catches anything that differs between native and wasm32
+//! (clock use, integer widths, panics that abort).
+#![cfg(target_arch = "wasm32")]
+
+use agent_chatter::assemble::AssemblerInput;
+use agent_chatter::context::manager::{AgentContextOptions, ContextManager, ManagerOptions};
+use agent_chatter::markers::{self, DropTargets, Intent};
+use agent_chatter::message::{Millis, Routing, Speaker, SpeakerKind};
+use agent_chatter::snapshot;
+use wasm_bindgen_test::wasm_bindgen_test;
+
+fn speaker(id: &str, kind: SpeakerKind) -> Speaker {
+    Speaker {
+        id: id.into(),
+        name: id.into(),
+        display_name: id.into(),
+        kind,
+    }
+}
+
+#[wasm_bindgen_test]
+fn markers_parse_and_strip_on_wasm32() {
+    let text = "[FROM: kailai] go [NEXT: max !P1, sarah] [DROP: ALL] [TEAM_TASK: t] [DONE]";
+    let m = markers::parse(text);
+    assert_eq!(m.from.as_deref(), Some("kailai"));
+    assert_eq!(
+        m.next
+            .iter()
+            .map(|a| (a.name.as_str(), a.intent))
+            .collect::<Vec<_>>(),
+        [("max", Intent::P1), ("sarah", Intent::P2)]
+    );
+    assert_eq!(m.drop, Some(DropTargets::All));
+    assert!(m.done);
+    assert_eq!(markers::strip_all(text), "go");
+    assert_eq!(
+        markers::strip_routing(text),
+        "[FROM: kailai] go [TEAM_TASK: t]"
+    );
+}
+
+#[wasm_bindgen_test]
+fn claude_prompt_is_built_with_the_system_part_in_the_flag_only() {
+    let mut cm = ContextManager::new(ManagerOptions::default());
+    cm.add_message(
+        speaker("kailai", SpeakerKind::Human),
+        "Plan it [NEXT: max]".into(),
+        Routing::default(),
+        Millis(1),
+    )
+    .expect("stored");
+    cm.add_message(
+        speaker("max", SpeakerKind::Ai),
+        "The plan".into(),
+        Routing::default(),
+        Millis(2),
+    )
+    .expect("stored");
+    let options = AgentContextOptions {
+        system_instruction: Some("Review.".into()),
+        ..Default::default()
+    };
+    let input = cm.context_for_agent("sarah", "claude", &options);
+    let prompt = cm.assemble_prompt("claude", &input);
+    assert_eq!(
+        prompt.prompt,
+        "[CONTEXT]\n- kailai -> all: Plan it\n\n[MESSAGE]\nThe plan"
+    );
+    assert_eq!(prompt.system_flag.as_deref(), Some("Review."));
+    assert_eq!(
+        prompt.explain.total_bytes,
+        prompt.prompt.len() + "Review.".len()
+    );
+}
+
+#[wasm_bindgen_test]
+fn the_budget_bound_holds_on_wasm32() {
+    let cm = ContextManager::default();
+    let input = AssemblerInput {
+        current_message: "é".repeat(1000),
+        system_instruction: Some("s".repeat(500)),
+        max_bytes: 300,
+        ..Default::default()
+    };
+    let prompt = cm.assemble_prompt("codex", &input);
+    assert!(prompt.prompt.len() <= 300, "{} bytes", prompt.prompt.len());
+}
+
+#[wasm_bindgen_test]
+fn snapshot_roundtrips_through_json_on_wasm32() {
+    let mut cm = ContextManager::default();
+    cm.add_message(
+        speaker("kailai", SpeakerKind::Human),
+        "one".into(),
+        Routing::default(),
+        Millis(1_700_000_000_000),
+    )
+    .expect("stored");
+    cm.set_team_task("task");
+    let json = serde_json::to_string(&snapshot::export(cm.store(), Millis(5))).expect("serializes");
+    let mut copy = ContextManager::default();
+    snapshot::import_str(copy.store_mut(), &json).expect("imports");
+    assert_eq!(copy.messages(), cm.messages());
+    assert_eq!(copy.team_task(), Some("task"));
+    let next = copy
+        .add_message(
+            speaker("kailai", SpeakerKind::Human),
+            "two".into(),
+            Routing::default(),
+            Millis(6),
+        )
+        .expect("stored");
+    assert_eq!(next.id.as_str(), "msg-2");
+}
