@@ -37,6 +37,20 @@
 //! time; a human delivery pauses the queue; with nothing queued the first human is awaited;
 //! `[DONE]` completes the conversation until a human speaks again; at most
 //! `team.settings.max_rounds` AI deliveries run per human message.
+//!
+//! Decisions where the seeds are silent or disagree:
+//! - Order is routing v3 (DESIGN §6), not seed 004's plain FIFO: the addressees of the newest
+//!   message go first, so in seed 004's scenario 1 sarah (named by max's reply) answers before
+//!   carol and bob take their turns on the human's message.
+//! - A member addressing itself is skipped with [`Notice::SelfAddressed`] (as the peer: an
+//!   agent never answers itself; a human who names themselves is not awaited either).
+//! - A human may speak while an agent runs: the message is stored and its addressees queued;
+//!   the running delivery finishes first (one delivery at a time).
+//! - `[DONE]` while an agent runs: its reply is still stored, but not routed.
+//! - Agent failures are stored as system messages, which are never an agent's `[MESSAGE]`
+//!   (policy `latest` takes the newest non-system message).
+//! - [`Conversation::routing_state`] and [`Conversation::resume`] let a host persist the
+//!   queue and waiting state beside a snapshot and resume after a restart.
 
 pub mod action;
 pub mod input;
@@ -323,17 +337,16 @@ impl Conversation {
     ) -> Result<MessageId, InputError> {
         self.check_in_flight(member)?;
         input::check_size(&text)?;
-        let (Some(flight), Some(team)) = (self.in_flight.take(), self.team.as_ref()) else {
+        let Some(speaker) = self
+            .team
+            .as_ref()
+            .and_then(|t| t.member(member))
+            .map(Member::speaker)
+        else {
             return Err(self.not_in_flight(member));
         };
-        let speaker = match team.member(&flight.to) {
-            Some(m) => m.speaker(),
-            None => Speaker {
-                id: flight.to.clone(),
-                name: flight.to.clone(),
-                display_name: flight.to.clone(),
-                kind: SpeakerKind::Ai,
-            },
+        let Some(flight) = self.in_flight.take() else {
+            return Err(self.not_in_flight(member));
         };
         let parsed = markers::parse(&text);
         let ai_from = parsed.from.is_some();
