@@ -3,6 +3,7 @@
 //! The cost must not grow with the history's length.
 
 use std::hint::black_box;
+use std::sync::OnceLock;
 
 use agent_chatter::context::{build, BuildSettings, Recipient, Store, Target, TokenEstimator};
 use agent_chatter::message::{Millis, Routing, Speaker, SpeakerKind};

@@ -174,7 +174,7 @@ pub fn gather<'a>(
     let messages = store.messages();
     let current = &messages[cur_pos];
     let line = |pos: usize| {
-        line_at(store, pos).ok_or(BuildError::UnknownMessage(messages[pos].id.clone()))
+        line_at(store, pos).ok_or_else(|| BuildError::UnknownMessage(messages[pos].id.clone()))
     };
     let markers = |pos: usize| store.view(pos).map_or(0, |v| v.markers);
     let mut markers_stripped = markers(cur_pos);
@@ -320,11 +320,14 @@ pub fn gather_owned(
     })
 }
 
-/// Marks the fates the budget changed: dropped lines become `TrimmedForBudget`.
+/// Marks the fates the budget changed: dropped lines become `TrimmedForBudget`. Both lists
+/// are sorted by position, so one merge pass does it (O(window)).
 fn apply_trims(fates: &mut [MessageFate], fitted: &budget::Fitted, parent: Option<usize>) {
+    let mut trimmed = fitted.trimmed.iter().peekable();
     for mf in fates {
+        while trimmed.next_if(|&&t| t < mf.index).is_some() {}
         let cut = match mf.fate {
-            Fate::Included | Fate::Pinned => fitted.trimmed.binary_search(&mf.index).is_ok(),
+            Fate::Included | Fate::Pinned => trimmed.peek() == Some(&&mf.index),
             Fate::Related => fitted.dropped_related.contains(&mf.index),
             Fate::ParentContext => fitted.parent_dropped && parent == Some(mf.index),
             _ => false,
