@@ -51,7 +51,7 @@ pub fn bench(ctx: &Ctx, quick: bool) -> Result<(), String> {
             r.throughput
                 .as_ref()
                 .map(|t| t.per_second(r.mean_ns))
-                .unwrap_or_default()
+                .unwrap_or_else(|| "–".to_string())
         ));
     }
 
