@@ -24,7 +24,8 @@
 //! Not carried over: agent definitions (`agents`), roles, theme colours, `env`, and the
 //! team-level `instructionFile` (no place in the model; the bridge may read it itself). The
 //! schema's "at least 2 members" rule is kept; its required-but-unused fields (`role`,
-//! `description`, `baseDir`) are not enforced, as the peer's own code does not either.
+//! `description`, `baseDir`) and its member-name pattern are not enforced, as the peer's own
+//! code does not either (its multi-role demo lacks `baseDir`).
 
 use std::collections::HashMap;
 use std::fmt;

@@ -10,7 +10,8 @@
 //! ```
 //!
 //! - Messages are appended as history, in order, with no routing state machine: nothing is
-//!   queued, nobody answers.
+//!   queued, nobody answers. They get ids `msg-1`, `msg-2`, … and time 0 (a scenario has no
+//!   clock).
 //! - `from` names a member by id or name (fuzzy, as `[NEXT]` does); `"system"` (reserved) is a
 //!   system notice ([`Speaker::system`]).
 //! - `to` absent: the addressees come from the message's `[NEXT]` markers (unknown names are
@@ -302,7 +303,9 @@ fn add_addressee(routing: &mut Routing, id: &str, name: &str) {
 }
 
 /// The prompt `member` (id or name) receives with the scenario's last message as the current
-/// one (DESIGN §11b): `{prompt, systemFlag, explain}`.
+/// one (DESIGN §11b): `{prompt, systemFlag, explain}`. The core reads no files: a host that
+/// wants a member's `instructionFile` in the prompt sets its `instruction_file_text` in
+/// [`Scenario::team`] first.
 pub fn preview(scenario: &Scenario, member: &str) -> Result<Prompt, ScenarioError> {
     let root = Path::Root;
     let recipient_member = scenario.member(member, &root.key("member"))?;

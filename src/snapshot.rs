@@ -114,14 +114,14 @@ pub fn import_snapshot(store: &mut Store, snapshot: Snapshot) -> Result<Imported
     }
     let root = Path::Root;
     let messages_path = root.key("messages");
-    let mut seen = HashMap::new();
+    let mut seen = HashMap::with_capacity(snapshot.messages.len());
     for (i, m) in snapshot.messages.iter().enumerate() {
         let path = messages_path.index(i);
         let speaker_path = path.key("speaker");
         if m.speaker.id.trim().is_empty() {
             return Err(speaker_path.key("id").invalid("empty").into());
         }
-        check_message(&path, &m.id, &m.content, &mut seen)?;
+        check_message(&messages_path, i, m.id.as_str(), &m.content, &mut seen)?;
     }
     Ok(restore(store, snapshot))
 }
@@ -177,7 +177,7 @@ impl Snapshot {
         let mut seen = HashMap::with_capacity(items.len());
         let mut messages = Vec::with_capacity(items.len());
         for (i, item) in items.iter().enumerate() {
-            messages.push(message(item, &messages_path.index(i), &mut seen)?);
+            messages.push(message(item, &messages_path, i, &mut seen)?);
         }
         let team_task = obj.opt_str("teamTask")?.map(str::to_string);
         let timestamp = Millis(obj.opt_u64("timestamp")?.unwrap_or(0));
@@ -196,21 +196,24 @@ impl Snapshot {
 }
 
 /// The checks shared by both import paths: a non-empty unique id, content within the limit.
-fn check_message(
-    path: &Path<'_>,
-    id: &MessageId,
+/// `seen` maps each id to the index of its message; paths are rendered only for an error.
+fn check_message<'a>(
+    messages: &Path<'_>,
+    i: usize,
+    id: &'a str,
     content: &str,
-    seen: &mut HashMap<MessageId, String>,
+    seen: &mut HashMap<&'a str, usize>,
 ) -> Result<(), SnapshotError> {
+    let path = messages.index(i);
     let id_path = path.key("id");
-    if id.as_str().trim().is_empty() {
+    if id.trim().is_empty() {
         return Err(id_path.invalid("empty").into());
     }
-    if let Some(first) = seen.get(id) {
+    if let Some(&first) = seen.get(id) {
         return Err(SnapshotError::DuplicateId {
             path: id_path.to_string(),
-            id: id.0.clone(),
-            first: first.clone(),
+            id: id.to_string(),
+            first: messages.index(first).to_string(),
         });
     }
     if content.len() > MAX_MESSAGE_BYTES {
@@ -220,20 +223,23 @@ fn check_message(
             limit: MAX_MESSAGE_BYTES,
         });
     }
-    seen.insert(id.clone(), path.to_string());
+    seen.insert(id, i);
     Ok(())
 }
 
-fn message(
-    value: &Value,
-    path: &Path<'_>,
-    seen: &mut HashMap<MessageId, String>,
+fn message<'v>(
+    value: &'v Value,
+    messages: &Path<'_>,
+    i: usize,
+    seen: &mut HashMap<&'v str, usize>,
 ) -> Result<Message, SnapshotError> {
+    let path = &messages.index(i);
     let obj = json::object(value, *path)?;
-    let id = MessageId(obj.str("id")?.to_string());
+    let id = obj.str("id")?;
     let speaker = speaker(obj.required("speaker")?, &path.key("speaker"))?;
     let content = obj.str("content")?;
-    check_message(path, &id, content, seen)?;
+    check_message(messages, i, id, content, seen)?;
+    let id = MessageId(id.to_string());
     let routing = match obj.get("routing") {
         None => Routing::default(),
         Some(v) => routing(json::object(v, path.key("routing"))?)?,
