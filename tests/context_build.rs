@@ -66,6 +66,29 @@ fn pin_first_keeps_the_first_message_and_counts_the_omitted_ones() {
 }
 
 #[test]
+fn pin_first_says_message_in_the_singular() {
+    let msgs: Vec<_> = (1..=5)
+        .map(|i| (human("k"), format!("m{i}"), to(&["max"])))
+        .collect();
+    let refs: Vec<_> = msgs
+        .iter()
+        .map(|(s, c, r)| (s.clone(), c.as_str(), r.clone()))
+        .collect();
+    let store = store_of(&refs);
+    let s = BuildSettings {
+        pin_first: true,
+        ..settings(2, 10_000)
+    };
+    let p = latest_prompt(&store, &recipient("max", "codex"), &s);
+    assert!(
+        p.prompt
+            .contains("- k -> max: m1\n[1 earlier message omitted]\n- k -> max: m3"),
+        "{}",
+        p.prompt
+    );
+}
+
+#[test]
 fn pin_first_adds_nothing_when_the_window_reaches_the_first_message() {
     let store = store_of(&[
         (human("k"), "a", to(&["max"])),

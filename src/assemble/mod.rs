@@ -475,9 +475,10 @@ pub enum ExtraHeader {
     None,
 }
 
-/// The `[N earlier messages omitted]` line of the pin-first policy.
+/// The `[N earlier messages omitted]` line of the pin-first policy (`message` when N is 1).
 pub fn omitted_line(n: usize) -> String {
-    format!("[{n} earlier messages omitted]")
+    let noun = if n == 1 { "message" } else { "messages" };
+    format!("[{n} earlier {noun} omitted]")
 }
 
 /// System body: instruction and instruction file text, each trimmed, empty ones dropped,
