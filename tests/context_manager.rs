@@ -307,3 +307,57 @@ fn assemble_prompt_explain_marks_history_and_current() {
     assert_eq!(p.explain.fate_of(0), Fate::Included);
     assert_eq!(p.explain.fate_of(1), Fate::Current);
 }
+
+#[test]
+fn strips_markers_from_context_and_current_message() {
+    let cm = manager_with(
+        5,
+        &[
+            (
+                human("kailai"),
+                "[FROM: kailai] [TEAM_TASK: T] Plan it [NEXT: max]",
+            ),
+            (ai("max"), "Planned. [NEXT: sarah !P1] [DONE]"),
+        ],
+    );
+    let input = cm.context_for_agent("sarah", "codex", &AgentContextOptions::default());
+    assert_eq!(input.context_messages[0].content, "Plan it");
+    assert_eq!(input.current_message, "Planned.");
+}
+
+#[test]
+fn export_snapshot_then_import_restores_messages_team_task_and_id_counter() {
+    let mut cm = manager_with(5, &[(human("k"), "a"), (ai("max"), "b")]);
+    cm.set_team_task("T");
+    let snap = agent_chatter::snapshot::export(cm.store(), Millis(99));
+    let json = serde_json::to_string(&snap).unwrap();
+
+    let mut other = ContextManager::default();
+    agent_chatter::snapshot::import_str(other.store_mut(), &json).unwrap();
+    assert_eq!(other.messages(), cm.messages());
+    assert_eq!(other.team_task(), Some("T"));
+    let next = other
+        .add_message(human("k"), "c".into(), Routing::default(), Millis(100))
+        .unwrap();
+    assert_eq!(next.id.as_str(), "msg-3");
+}
+
+#[test]
+fn import_snapshot_throws_on_invalid_format_and_keeps_state() {
+    let mut cm = manager_with(5, &[(human("k"), "kept")]);
+    let err =
+        agent_chatter::snapshot::import_str(cm.store_mut(), r#"{"version": 2, "messages": []}"#)
+            .unwrap_err();
+    assert!(err.to_string().contains("version"), "{err}");
+    assert_eq!(cm.messages().len(), 1);
+    assert_eq!(cm.messages()[0].content, "kept");
+}
+
+#[test]
+fn empty_input_assembles_to_an_empty_prompt() {
+    let cm = ContextManager::default();
+    let input = cm.context_for_agent("max", "codex", &AgentContextOptions::default());
+    let p = cm.assemble_prompt("codex", &input);
+    assert_eq!(p.prompt, "");
+    assert_eq!(p.system_flag, None);
+}
