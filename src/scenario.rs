@@ -17,7 +17,7 @@
 //! - `to` absent: the addressees come from the message's `[NEXT]` markers (unknown names are
 //!   left out, as in a conversation). `to: []` means everyone (`all`). A `to` entry that names
 //!   a member prints as the member's name; any other entry (a departed member, `system`)
-//!   prints as given.
+//!   prints as given; blank entries are skipped, as empty `[NEXT]` names are.
 //! - `[TEAM_TASK: …]` markers set the team task as they go (from anyone); a `teamTask` key is
 //!   applied after all messages and wins: a string sets it, `null` clears it, and an absent key
 //!   leaves it to the markers.
@@ -227,7 +227,7 @@ impl Scenario {
             };
             match &m.to {
                 Some(names) => {
-                    for name in names {
+                    for name in names.iter().filter(|n| !n.trim().is_empty()) {
                         match self.team.find(name) {
                             Some(member) => add_addressee(&mut routing, &member.id, &member.name),
                             None => add_addressee(&mut routing, name, name),

@@ -210,7 +210,7 @@ fn from_names_a_member_by_id_or_name_and_system_is_a_notice() {
 #[test]
 fn to_entries_print_as_member_names_or_as_given() {
     let v = scenario_json(json!([
-        {"from": "kailai", "content": "hi", "to": ["u2", "Sarah", "gina", "system"]},
+        {"from": "kailai", "content": "hi", "to": ["u2", "Sarah", "gina", " ", "system"]},
         {"from": "kailai", "content": "hi all", "to": []}
     ]));
     let store = load_value(&v).expect("loads").to_store().expect("stores");
