@@ -4,6 +4,7 @@
 //! - `test`  — every check CI runs, in order, stopping at the first failure.
 //! - `bench` — criterion benches (+ the npm package's Node bench) into `target/bench-report.md`.
 //! - `dist`  — build the npm package into `pkg/`.
+//! - `run`   — print the exact prompt each agent of the demo scenario receives.
 //!
 //! Plain std plus `serde_json` (already in the workspace): xtask must build in seconds on a
 //! fresh machine, before any of the tools it installs exist.
@@ -11,6 +12,7 @@
 mod bench;
 mod dist;
 mod proc;
+mod run;
 mod setup;
 mod steps;
 mod testing;
@@ -27,6 +29,8 @@ commands:
   test             fmt, clippy, cargo test, wasm32 build and tests, npm package tests
   bench [--quick]  criterion benches + Node bench of the npm package -> target/bench-report.md
   dist             build the npm package into pkg/
+  run [ARGS...]    print each AI member's prompt for the demo scenario
+                   (ARGS go to the preview example: [SCENARIO.json] [MEMBER])
   help             this text
 ";
 
@@ -68,6 +72,7 @@ fn dispatch(args: &[String]) -> Result<(), String> {
             setup::setup(&ctx)?;
             dist::dist(&ctx).map(|_| ())
         }
+        "run" => run::run(&ctx, rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(())
