@@ -1,1 +1,87 @@
-fn main() {}
+//! Marker parsing and stripping throughput (DESIGN §15): `parse` must reach 1 GiB/s on plain
+//! text and stay fast with a marker every ~200 bytes; the strips are linear.
+
+use std::hint::black_box;
+
+use agent_chatter::markers::{parse, strip_all, strip_routing};
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+
+const MIB: usize = 1024 * 1024;
+
+/// About 1 MiB of prose in ~70-byte lines, no markers, no brackets.
+fn plain_text() -> String {
+    let words = [
+        "the",
+        "agent",
+        "reads",
+        "context",
+        "before",
+        "answering",
+        "and",
+        "routes",
+        "work",
+        "to",
+        "a",
+        "teammate",
+        "when",
+        "done",
+        "résumé",
+        "naïve",
+    ];
+    let mut text = String::with_capacity(MIB + 64);
+    let mut i = 0usize;
+    let mut line = 0usize;
+    while text.len() < MIB {
+        text.push_str(words[i % words.len()]);
+        i = i.wrapping_mul(31).wrapping_add(7) % 9973;
+        line += 1;
+        text.push(if line % 12 == 0 { '\n' } else { ' ' });
+    }
+    text
+}
+
+/// About 1 MiB with a marker every ~200 bytes, and a fenced block every ~4 KiB.
+fn marker_text() -> String {
+    let markers = [
+        "[NEXT: max, bob !P1]",
+        "[DONE]",
+        "[FROM: kailai]",
+        "[TEAM_TASK: design the auth flow]",
+        "[DROP: carol]",
+        "[see note 3]",
+    ];
+    let plain = plain_text();
+    let mut text = String::with_capacity(MIB + 4096);
+    let mut n = 0usize;
+    for chunk in plain.as_bytes().chunks(180) {
+        text.push_str(&String::from_utf8_lossy(chunk));
+        text.push_str(markers[n % markers.len()]);
+        n += 1;
+        if n % 20 == 0 {
+            text.push_str("\n```\n  [NEXT: nobody]  code\n```\n");
+        }
+    }
+    text
+}
+
+fn bench(c: &mut Criterion) {
+    let inputs = [
+        ("plain_1MiB", plain_text()),
+        ("markers_every_200B_1MiB", marker_text()),
+    ];
+    for (op, f) in [
+        ("parse", (|t: &str| drop(black_box(parse(t)))) as fn(&str)),
+        ("strip_all", |t: &str| drop(black_box(strip_all(t)))),
+        ("strip_routing", |t: &str| drop(black_box(strip_routing(t)))),
+    ] {
+        let mut group = c.benchmark_group(op);
+        for (name, text) in &inputs {
+            group.throughput(Throughput::Bytes(text.len() as u64));
+            group.bench_function(*name, |b| b.iter(|| f(black_box(text))));
+        }
+        group.finish();
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -340,8 +340,8 @@ impl Iterator for RegionMarkers<'_> {
     }
 }
 
-fn is_ascii_whitespace(b: u8) -> bool {
-    b == b' ' || (b'\t'..=b'\r').contains(&b)
+const fn is_ascii_whitespace(b: u8) -> bool {
+    b == b' ' || (b >= b'\t' && b <= b'\r')
 }
 
 /// The first position at or after `from` (below `limit`) that is not whitespace.
@@ -365,15 +365,18 @@ fn skip_whitespace(text: &str, from: usize, limit: usize) -> usize {
     limit
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum LineKind {
-    /// Ordinary text outside fences: markers anywhere.
+/// How a line of a message is read by the fence rules of the module doc. Offsets are byte
+/// offsets into the whole text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum LineKind {
+    /// Ordinary text outside fences: markers anywhere, whitespace normalised by the strips.
     Text,
-    /// Opens a fence: markers before `code_at` (only whitespace and markers there), code after.
+    /// Opens a fence: markers before `code_at` (only whitespace and markers there), code from
+    /// `code_at` (the backticks) on.
     FenceOpen { code_at: usize },
     /// Inside a fence: no markers, copied verbatim.
     Code,
-    /// Closes a fence: the backtick run (and indentation) before `rest_at` is code, text after.
+    /// Closes a fence: indentation and backtick run before `rest_at` are code, text after it.
     FenceClose { rest_at: usize },
 }
 
@@ -383,6 +386,22 @@ struct Line {
     /// Exclusive, before the `\n`.
     end: usize,
     kind: LineKind,
+}
+
+/// One line of a message (without its `\n`) and how the fence rules read it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct LineSpan {
+    pub range: Range<usize>,
+    pub kind: LineKind,
+}
+
+/// Every line of `text` (split on `\n`) with its fence classification, so a viewer can show
+/// code blocks the way the parser reads them.
+pub fn line_spans(text: &str) -> impl Iterator<Item = LineSpan> + '_ {
+    Lines::new(text).map(|line| LineSpan {
+        range: line.start..line.end,
+        kind: line.kind,
+    })
 }
 
 impl Line {
@@ -479,6 +498,86 @@ impl Iterator for Lines<'_> {
 // ---------------------------------------------------------------------------------------------
 // Stripping
 
+const ORDINARY: u8 = 0;
+const ASCII_SPACE: u8 = 1;
+/// First byte of a multi-byte character that may be whitespace (U+0085, U+00A0, U+1680,
+/// U+2000–U+205F, U+3000); every other non-ASCII byte starts or continues a non-space.
+const MAYBE_SPACE: u8 = 2;
+
+const BYTE_CLASS: [u8; 256] = {
+    let mut class = [ORDINARY; 256];
+    let mut b = 0;
+    while b < 256 {
+        if is_ascii_whitespace(b as u8) {
+            class[b] = ASCII_SPACE;
+        }
+        b += 1;
+    }
+    class[0xC2] = MAYBE_SPACE;
+    class[0xE1] = MAYBE_SPACE;
+    class[0xE2] = MAYBE_SPACE;
+    class[0xE3] = MAYBE_SPACE;
+    class
+};
+
+const WINDOW: usize = 16;
+
+/// True when the first `WINDOW` bytes of `w` (plus one byte of lookahead) hold no whitespace
+/// pair and no possible multi-byte whitespace: they can be copied unchanged. Branch-free so
+/// the compiler can vectorise it.
+fn window_unchanged(w: &[u8; WINDOW + 1]) -> bool {
+    let space = |b: u8| (b == b' ') | (b.wrapping_sub(b'\t') < 5);
+    let maybe = |b: u8| (b == 0xC2) | (b.wrapping_sub(0xE1) < 3);
+    let mut changed = maybe(w[WINDOW]);
+    for k in 0..WINDOW {
+        changed |= (space(w[k]) & space(w[k + 1])) | maybe(w[k]);
+    }
+    !changed
+}
+
+/// The end of the run starting at `i` (a non-whitespace character) that the whitespace rules
+/// leave unchanged: it stops before whitespace that is not a single one between ordinary
+/// characters.
+fn unchanged_run(s: &str, mut i: usize) -> usize {
+    let bytes = s.as_bytes();
+    loop {
+        while let Some(w) = bytes.get(i..i + WINDOW + 1).and_then(|w| w.try_into().ok()) {
+            if !window_unchanged(w) {
+                break;
+            }
+            i += WINDOW;
+        }
+        // Byte by byte through at least one window before trying the fast path again.
+        let stop = i + WINDOW;
+        while i < stop {
+            let Some(&b) = bytes.get(i) else {
+                return i;
+            };
+            match BYTE_CLASS[usize::from(b)] {
+                ORDINARY => i += 1,
+                ASCII_SPACE => match bytes.get(i + 1) {
+                    Some(&next) if BYTE_CLASS[usize::from(next)] == ORDINARY => i += 2,
+                    _ => return i,
+                },
+                _ => match s.get(i..).and_then(|rest| rest.chars().next()) {
+                    Some(c) if !c.is_whitespace() => i += c.len_utf8(),
+                    _ => return i,
+                },
+            }
+        }
+    }
+}
+
+/// The whitespace character starting at byte `i`, if any.
+fn whitespace_at(s: &str, i: usize) -> Option<char> {
+    let b = *s.as_bytes().get(i)?;
+    match BYTE_CLASS[usize::from(b)] {
+        ASCII_SPACE => Some(char::from(b)),
+        MAYBE_SPACE => s.get(i..)?.chars().next().filter(|c| c.is_whitespace()),
+        _ => None,
+    }
+}
+
 /// Writes one region of a line with whitespace runs of two or more collapsed to one space.
 struct Collapser {
     /// Whitespace characters seen and not yet written.
@@ -519,32 +618,17 @@ impl Collapser {
         let bytes = s.as_bytes();
         let mut i = 0;
         while i < bytes.len() {
-            let b = bytes[i];
-            if b < 0x80 {
-                if is_ascii_whitespace(b) {
-                    self.whitespace(char::from(b));
-                    i += 1;
-                    continue;
-                }
-                let begin = i;
-                while i < bytes.len() && bytes[i] < 0x80 && !is_ascii_whitespace(bytes[i]) {
-                    i += 1;
-                }
-                self.flush(out);
-                out.push_str(s.get(begin..i).unwrap_or_default());
-            } else {
-                let Some(c) = s.get(i..).and_then(|rest| rest.chars().next()) else {
-                    return;
-                };
-                let next = i + c.len_utf8();
-                if c.is_whitespace() {
-                    self.whitespace(c);
-                } else {
-                    self.flush(out);
-                    out.push_str(s.get(i..next).unwrap_or_default());
-                }
-                i = next;
+            if let Some(c) = whitespace_at(s, i) {
+                self.whitespace(c);
+                i += c.len_utf8();
+                continue;
             }
+            // A chunk that needs no change: ordinary characters and single whitespace
+            // characters between them (a run of one is written as is).
+            let begin = i;
+            i = unchanged_run(s, i);
+            self.flush(out);
+            out.push_str(s.get(begin..i).unwrap_or_default());
         }
     }
 
