@@ -402,3 +402,34 @@ fn preview_without_messages_says_so() {
     let s = load_value(&scenario_json(json!([]))).expect("loads");
     assert_eq!(preview(&s, "max"), Err(ScenarioError::NoMessages));
 }
+
+#[test]
+fn preview_of_the_demo_scenario_is_byte_exact() {
+    // DESIGN §8: sections joined by one blank line; markers stripped from history and message;
+    // `to` = resolved names or `all`; Claude's system part travels as the flag only.
+    let history = "[TEAM_TASK]\nBuild a login page\n\n\
+                   [CONTEXT]\n\
+                   - kailai -> max: Max, please plan it.\n\
+                   - max -> sarah: Plan: a form, a session, tests. Sarah, implement it.\n\
+                   - system -> all: sarah failed: timeout after 300000 ms\n\
+                   - kailai -> sarah, gina: Sarah, please retry.\n\n\
+                   [MESSAGE]\nDone: login.rs and tests.";
+    let max = preview(&demo(), "max").expect("builds");
+    assert_eq!(max.prompt, history);
+    let sarah = preview(&demo(), "sarah").expect("builds");
+    assert_eq!(
+        sarah.prompt,
+        format!("[SYSTEM]\nYou are Sarah, you write the code.\n\n{history}")
+    );
+    let fates: Vec<Fate> = (0..5).map(|i| max.explain.fate_of(i)).collect();
+    assert_eq!(
+        fates,
+        [
+            Fate::Included,
+            Fate::Included,
+            Fate::Included,
+            Fate::Included,
+            Fate::Current
+        ]
+    );
+}
