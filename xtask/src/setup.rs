@@ -240,7 +240,25 @@ fn npm_dev_tools(ctx: &Ctx) -> Result<String, String> {
     if let Some(binaryen) = locked.get("binaryen") {
         check_wasm_opt(ctx, binaryen)?;
     }
+    if let Some(typescript) = locked.get("typescript") {
+        check_tsc(ctx, typescript)?;
+    }
     Ok(did)
+}
+
+/// tsc 7 is a native binary from a per-platform optional package; check that it runs.
+fn check_tsc(ctx: &Ctx, typescript: &str) -> Result<(), String> {
+    let tsc = ctx.npm_bin("tsc");
+    let out = proc::probe(ctx.cmd(&tsc).arg("--version")).unwrap_or_default();
+    if tsc_version(&out) == Some(typescript) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} does not report version {typescript} (got {:?}): delete node_modules and run `cargo xtask setup`",
+            ctx.rel(&tsc),
+            out.trim()
+        ))
+    }
 }
 
 fn check_wasm_opt(ctx: &Ctx, binaryen: &str) -> Result<(), String> {
@@ -321,6 +339,15 @@ pub fn tool_version<'a>(output: &'a str, bin: &str) -> Option<&'a str> {
 fn wasm_opt_version(output: &str) -> Option<&str> {
     let rest = output.trim().strip_prefix("wasm-opt version ")?;
     rest.split_whitespace().next()
+}
+
+/// `7.0.2` from `Version 7.0.2`.
+fn tsc_version(output: &str) -> Option<&str> {
+    output
+        .trim()
+        .strip_prefix("Version ")?
+        .split_whitespace()
+        .next()
 }
 
 /// `20` from `v20.20.2`.
@@ -477,6 +504,13 @@ mod tests {
         );
         assert_eq!(wasm_opt_version("wasm-opt version 108\n"), Some("108"));
         assert_eq!(wasm_opt_version("binaryen 132"), None);
+    }
+
+    #[test]
+    fn tsc_version_follows_the_word_version() {
+        assert_eq!(tsc_version("Version 7.0.2\n"), Some("7.0.2"));
+        assert_eq!(tsc_version(""), None);
+        assert_eq!(tsc_version("tsc 7.0.2"), None);
     }
 
     #[test]
