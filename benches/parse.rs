@@ -64,10 +64,39 @@ fn marker_text() -> String {
     text
 }
 
+/// About 1 MiB of near-misses: brackets that are not markers, unclosed markers, block-form
+/// `[TEAM_TASK]`, stray backticks, and one 64 KiB line of `[NEXT:` that never closes (the
+/// scanner must stay linear on these).
+fn near_miss_text() -> String {
+    let pieces = [
+        "[x] ",
+        "[NEXT: a ",
+        "[[",
+        "]] ",
+        "[TEAM_TASK] ",
+        "`` ",
+        "[DONE ",
+        "[ NEXT: b] ",
+        "a[0] ",
+        "[DROP ",
+        "\n",
+    ];
+    let mut text = String::with_capacity(MIB + 4096);
+    text.push_str(&"[NEXT:".repeat(64 * 1024 / 6));
+    text.push('\n');
+    let mut n = 0usize;
+    while text.len() < MIB {
+        text.push_str(pieces[n % pieces.len()]);
+        n = n.wrapping_mul(7).wrapping_add(3) % 1009;
+    }
+    text
+}
+
 fn bench(c: &mut Criterion) {
     let inputs = [
         ("plain_1MiB", plain_text()),
         ("markers_every_200B_1MiB", marker_text()),
+        ("near_misses_1MiB", near_miss_text()),
     ];
     for (op, f) in [
         ("parse", (|t: &str| drop(black_box(parse(t)))) as fn(&str)),

@@ -32,11 +32,21 @@
 //! whitespace characters become one space and the line is trimmed; lines that become empty
 //! are removed. A single whitespace character (a tab, U+3000) is left as written. Lines inside
 //! fences, blank ones included, are copied byte for byte (a `\r` before `\n` stays there;
-//! outside fences it is whitespace and trims away). The whole result is trimmed at both ends.
-//! Whitespace is Unicode White_Space (`char::is_whitespace`): U+0085 and U+3000 are
-//! whitespace, U+FEFF (zero-width no-break space) is not and stays.
-//! The output is never longer than the input and is built in one allocation.
+//! outside fences it is whitespace and trims away). A fence line without markers is copied as
+//! is; on an opening line with leading markers, the part before the backticks is treated like
+//! text (so `[NEXT: max]   ```rust` becomes ```` ```rust ````), and on a closing line the text
+//! after the backtick run is. The whole result is then trimmed at both ends (an indented fence
+//! on the first line loses its indentation, a last fenced line its trailing whitespace).
+//!
+//! Whitespace is Unicode White_Space (`char::is_whitespace`): U+0085, U+2028 and U+3000 are
+//! whitespace (inside a line: only `\n` breaks lines), U+FEFF (zero-width no-break space) is
+//! not and stays.
+//!
+//! These rules make both strips idempotent, make `strip_all` output free of markers, and keep
+//! every line's fence role: a text line never turns into a fence line by stripping. Stripping
+//! is linear, allocates once, and the output is never longer than the input.
 
+use std::collections::BTreeSet;
 use std::ops::Range;
 
 use memchr::memchr;
@@ -147,40 +157,67 @@ pub struct MarkerSpan {
 /// FROM: the first non-empty value wins (`[FROM:]` does nothing). TEAM_TASK: the last one
 /// wins, an empty one clears. NEXT: all addressees in order. DROP: merged, `ALL` absorbs names.
 pub fn parse(text: &str) -> Markers {
-    let mut markers = Markers::default();
+    let mut found = Found::default();
     for span in spans(text) {
-        let value = text.get(span.value.clone()).unwrap_or("");
-        markers.apply(span.kind, value);
+        found.add(span.kind, text.get(span.value).unwrap_or_default().trim());
     }
-    markers
+    found.into_markers()
 }
 
-impl Markers {
-    fn apply(&mut self, kind: MarkerKind, raw_value: &str) {
-        let value = raw_value.trim();
+/// Markers as borrowed slices while scanning: values are copied once at the end, and DROP
+/// names are deduplicated through an ordered set (no hash seed: the core reads no random
+/// source), so parsing stays linear however many markers a
+/// message carries.
+#[derive(Default)]
+struct Found<'a> {
+    from: Option<&'a str>,
+    team_task: Option<&'a str>,
+    next: Vec<Addressee>,
+    done: bool,
+    drop_all: bool,
+    drop_names: Vec<&'a str>,
+    drop_seen: BTreeSet<&'a str>,
+}
+
+impl<'a> Found<'a> {
+    fn add(&mut self, kind: MarkerKind, value: &'a str) {
         match kind {
             MarkerKind::From => {
                 if self.from.is_none() && !value.is_empty() {
-                    self.from = Some(value.to_string());
+                    self.from = Some(value);
                 }
             }
-            MarkerKind::TeamTask => self.team_task = Some(value.to_string()),
+            MarkerKind::TeamTask => self.team_task = Some(value),
             MarkerKind::Next => self.next.extend(parse_addressees(value)),
             MarkerKind::Done => self.done = true,
             MarkerKind::Drop => {
-                for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-                    match &mut self.drop {
-                        Some(DropTargets::All) => {}
-                        _ if item.eq_ignore_ascii_case("all") => self.drop = Some(DropTargets::All),
-                        Some(DropTargets::Members(names)) => {
-                            if !names.iter().any(|n| n == item) {
-                                names.push(item.to_string());
-                            }
-                        }
-                        None => self.drop = Some(DropTargets::Members(vec![item.to_string()])),
+                for name in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                    if name.eq_ignore_ascii_case("all") {
+                        self.drop_all = true;
+                    } else if !self.drop_all && self.drop_seen.insert(name) {
+                        self.drop_names.push(name);
                     }
                 }
             }
+        }
+    }
+
+    fn into_markers(self) -> Markers {
+        let drop = if self.drop_all {
+            Some(DropTargets::All)
+        } else if self.drop_names.is_empty() {
+            None
+        } else {
+            Some(DropTargets::Members(
+                self.drop_names.into_iter().map(str::to_string).collect(),
+            ))
+        };
+        Markers {
+            from: self.from.map(str::to_string),
+            team_task: self.team_task.map(str::to_string),
+            next: self.next,
+            done: self.done,
+            drop,
         }
     }
 }

@@ -1,8 +1,8 @@
 //! The marker rules of DESIGN §5 (seed 004, final round), example by example.
 
 use agent_chatter::markers::{
-    parse, spans, strip_all, strip_all_counted, strip_routing, strip_routing_counted, DropTargets,
-    Intent, MarkerKind, Markers,
+    line_spans, parse, spans, strip_all, strip_all_counted, strip_routing, strip_routing_counted,
+    DropTargets, Intent, LineKind, MarkerKind, Markers,
 };
 use agent_chatter::message::Addressee;
 
@@ -158,6 +158,7 @@ fn next_intents_parse_from_the_suffix() {
         ("[NEXT: a !X1]", &[("a !X1", Intent::P2)]),
         ("[NEXT: Max Smith !p1]", &[("Max Smith", Intent::P1)]),
         ("[NEXT: !P1]", &[]),
+        ("[NEXT: a ! P1]", &[("a ! P1", Intent::P2)]),
         ("[NEXT: a,, ,b]", &[("a", Intent::P2), ("b", Intent::P2)]),
         ("[NEXT: ,]", &[]),
     ];
@@ -336,6 +337,13 @@ fn fenced_lines_keep_indentation_inner_whitespace_and_blank_lines() {
 }
 
 #[test]
+fn fence_lines_without_markers_keep_their_indentation() {
+    let input = "text\n   ```rust  \n  code\n   ```   \nmore";
+    // The closing line's text part (here only whitespace) is trimmed like any text.
+    assert_eq!(strip_all(input), "text\n   ```rust  \n  code\n   ```\nmore");
+}
+
+#[test]
 fn unterminated_fence_runs_to_the_end() {
     let input = "look:\n```\n[NEXT: max]\n  indented  ";
     assert_eq!(parse(input), Markers::default());
@@ -476,6 +484,24 @@ fn spans_locate_every_marker_outside_code_in_raw_byte_offsets() {
             ("[NEXT: a]", MarkerKind::Next, " a"),
             ("[done]", MarkerKind::Done, ""),
             ("[FROM:x]", MarkerKind::From, "x"),
+        ]
+    );
+}
+
+#[test]
+fn line_spans_classify_lines_as_the_parser_reads_them() {
+    let input = "hi\n[NEXT: a] ```js\nx\n``` ok\nbye";
+    let kinds: Vec<(&str, LineKind)> = line_spans(input)
+        .map(|l| (&input[l.range], l.kind))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ("hi", LineKind::Text),
+            ("[NEXT: a] ```js", LineKind::FenceOpen { code_at: 13 }),
+            ("x", LineKind::Code),
+            ("``` ok", LineKind::FenceClose { rest_at: 24 }),
+            ("bye", LineKind::Text),
         ]
     );
 }
