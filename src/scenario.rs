@@ -307,9 +307,47 @@ fn add_addressee(routing: &mut Routing, id: &str, name: &str) {
 /// wants a member's `instructionFile` in the prompt sets its `instruction_file_text` in
 /// [`Scenario::team`] first.
 pub fn preview(scenario: &Scenario, member: &str) -> Result<Prompt, ScenarioError> {
-    let root = Path::Root;
-    let recipient_member = scenario.member(member, &root.key("member"))?;
+    let recipient_member = scenario.member(member, &Path::Root.key("member"))?;
     let store = scenario.to_store()?;
+    preview_in(scenario, &store, recipient_member)
+}
+
+/// A scenario with its history stored once, so each preview costs O(window + bytes emitted)
+/// instead of rebuilding the whole history (DESIGN §9 cost rule): for hosts that preview many
+/// members, or the same member many times (the npm package's `Scenario` class, benches).
+#[derive(Debug, Clone)]
+pub struct PreparedScenario {
+    scenario: Scenario,
+    store: Store,
+}
+
+impl PreparedScenario {
+    /// Builds the history of `scenario` (its errors are [`Scenario::to_store`]'s).
+    pub fn new(scenario: Scenario) -> Result<Self, ScenarioError> {
+        let store = scenario.to_store()?;
+        Ok(PreparedScenario { scenario, store })
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Exactly [`preview`] of the scenario for `member`.
+    pub fn preview(&self, member: &str) -> Result<Prompt, ScenarioError> {
+        let recipient_member = self.scenario.member(member, &Path::Root.key("member"))?;
+        preview_in(&self.scenario, &self.store, recipient_member)
+    }
+}
+
+fn preview_in(
+    scenario: &Scenario,
+    store: &Store,
+    recipient_member: &Member,
+) -> Result<Prompt, ScenarioError> {
     let current = store.latest().ok_or(ScenarioError::NoMessages)?.id.clone();
     let recipient = Recipient::from_member(recipient_member);
     let target = Target {
@@ -317,5 +355,5 @@ pub fn preview(scenario: &Scenario, member: &str) -> Result<Prompt, ScenarioErro
         parent: None,
     };
     let settings = BuildSettings::for_member(&scenario.team, recipient_member);
-    Ok(context::build(&store, &recipient, &target, &settings)?)
+    Ok(context::build(store, &recipient, &target, &settings)?)
 }

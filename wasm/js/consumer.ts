@@ -66,3 +66,63 @@ cm.addMessage({ speaker: { id: 'x', name: 'x', type: 'human' } });
 new ContextManager({ contextWindowSize: '5' });
 // @ts-expect-error snapshots have version 1
 cm.importSnapshot({ messages: [], teamTask: null, timestamp: 0, version: 2 });
+
+// Conversation and preview.
+import {
+  Conversation,
+  Scenario,
+  preview,
+  type Action,
+  type Message,
+  type Preview,
+  type ScenarioInput,
+  type Status,
+} from '../../pkg/node/agent_chatter_wasm.js';
+
+const conversation = new Conversation({
+  members: [
+    { name: 'kailai', kind: 'human' },
+    { name: 'max', kind: 'ai', agentType: 'claude', systemInstruction: ['You are Max.', 'Be brief.'] },
+  ],
+  settings: { windowSize: 5, delivery: 'latest' },
+});
+const firstId: string = conversation.submit('Plan it [NEXT: max]', 'kailai', new Date());
+for (const action of conversation.pollActions() as Action[]) {
+  switch (action.type) {
+    case 'deliver': {
+      const flag: string | null = action.prompt.systemFlag;
+      conversation.agentReplied(action.to, `done ${action.prompt.prompt.length} ${flag ?? ''}`, Date.now());
+      break;
+    }
+    case 'awaitHuman':
+      void action.member;
+      break;
+    case 'notice':
+      if (action.kind === 'unresolvedAddressees') void action.names;
+      break;
+    case 'finished':
+      break;
+  }
+}
+const status: Status = conversation.status;
+const waiting: string | null = conversation.waitingFor;
+const history: Message[] = conversation.getMessages();
+void [firstId, status, waiting, history];
+
+const scenario: ScenarioInput = {
+  team: { schemaVersion: '1.2', team: { name: 'peer', members: [{ name: 'a', type: 'human' }, { name: 'b', type: 'ai', agentType: 'codex' }] } },
+  context: { windowSize: 0 },
+  teamTask: null,
+  messages: [{ from: 'a', content: 'hi [NEXT: b]' }],
+};
+const p: Preview = preview(scenario, 'b');
+const again: Preview = new Scenario(JSON.stringify(scenario)).preview('b');
+void [p, again];
+
+// @ts-expect-error a scenario needs messages
+preview({ team: { members: [] } }, 'b');
+// @ts-expect-error member kinds are human | ai
+new Conversation({ members: [{ name: 'x', kind: 'robot' }] });
+// @ts-expect-error status is a closed union
+const badStatus: Status = 'paused';
+void badStatus;

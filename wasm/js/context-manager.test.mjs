@@ -92,8 +92,8 @@ for (const [build, { ContextManager }] of builds) {
     );
     assert.equal(out.systemFlag, 'You review plans.');
     assert.deepEqual(
-      out.explain.messages.map((m) => [m.id, m.fate]),
-      [['msg-1', 'included'], ['msg-2', 'current']],
+      out.explain.messages.map((m) => [m.index, m.fate]),
+      [[0, 'included'], [1, 'current']],
     );
     assert.equal(out.explain.totalBytes, Buffer.byteLength(out.prompt) + Buffer.byteLength(out.systemFlag));
   });

@@ -7,9 +7,11 @@
 //! `.d.ts` (no `any` anywhere).
 
 pub mod context_manager;
+pub mod conversation;
 pub mod js;
 pub mod markers;
 pub mod peer_shapes;
+pub mod preview;
 
 use wasm_bindgen::prelude::*;
 

@@ -51,8 +51,8 @@ export type Fate =
   | { fate: "parentContext" }
   | { fate: "related" };
 
-/** One message's fate: its id, its speaker id, and the fate fields. */
-export type MessageFate = { id: string; speaker: string } & Fate;
+/** One message's fate: its position in the conversation (0-based, the order of the messages) and the fate fields. */
+export type MessageFate = { index: number } & Fate;
 
 /** Size of one emitted (or dropped) section. */
 export interface SectionExplain {
@@ -220,3 +220,217 @@ export interface ContextSnapshot {
   timestamp: number;
   version: 1;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Team configs and scenarios (DESIGN §4, §11, §11b)
+
+/** A member in our team format (`id` and `displayName` default to `name`). */
+export interface MemberConfig {
+  id?: string;
+  name: string;
+  displayName?: string;
+  kind: "human" | "ai";
+  /** Required for AI members: `claude`/`claude-code`, `codex`/`openai-codex`, `gemini`/`google-gemini`, or any other (plain format). */
+  agentType?: string;
+  /** A string, or lines (joined with `\n`, blank ones dropped). */
+  systemInstruction?: string | string[];
+  instructionFile?: string;
+  /** The instruction file's text (the core never reads files). */
+  instructionFileText?: string;
+  baseDir?: string;
+  /** History window for this member; overrides the team's. */
+  windowSize?: number;
+}
+
+/** Team-wide settings (all optional). */
+export interface TeamSettingsConfig {
+  windowSize?: number;
+  maxBytes?: number;
+  pinFirst?: boolean;
+  delivery?: "latest" | "parent";
+  compaction?: "lazy" | "proactive";
+  maxRounds?: number;
+  maxAgentResponseMs?: number;
+}
+
+/** Our team format. */
+export interface TeamConfig {
+  id?: string;
+  name?: string;
+  members: MemberConfig[];
+  settings?: TeamSettingsConfig;
+}
+
+/** A member in the peer's `cli-config` (schema 1.1/1.2); other fields are ignored. */
+export interface PeerMemberConfig {
+  name: string;
+  displayName?: string;
+  type: "human" | "ai";
+  agentType?: string;
+  systemInstruction?: string | string[];
+  instructionFile?: string;
+  baseDir?: string;
+  windowSize?: number;
+  [other: string]: unknown;
+}
+
+/** The peer's `cli-config` (schema 1.1/1.2); other fields are ignored. */
+export interface PeerCliConfig {
+  schemaVersion?: "1.1" | "1.2";
+  team: {
+    name: string;
+    displayName?: string;
+    members: PeerMemberConfig[];
+    [other: string]: unknown;
+  };
+  maxRounds?: number;
+  conversation?: { maxAgentResponseTime?: number; [other: string]: unknown };
+  [other: string]: unknown;
+}
+
+/** A scenario (DESIGN §11b): a team, settings and a history to preview. */
+export interface ScenarioInput {
+  team: TeamConfig | PeerCliConfig;
+  /** Settings in force exactly as given (`windowSize: 0` means no history). */
+  context?: { windowSize?: number; maxBytes?: number; pinFirst?: boolean };
+  /** Applied after the messages and wins; `null` clears; absent lets the markers decide. */
+  teamTask?: string | null;
+  messages: {
+    /** A member id or name, or `system` for a system notice. */
+    from: string;
+    /** Raw text, markers included. */
+    content: string;
+    /** Addressees; absent = from `[NEXT]`, `[]` = everyone (`all`). */
+    to?: string[];
+  }[];
+}
+
+/** The prompt a member receives, and why (`preview`, `Scenario.preview`). */
+export interface Preview {
+  prompt: string;
+  /** Claude's system part, passed as `--append-system-prompt`; `null` when there is none. */
+  systemFlag: string | null;
+  explain: Explain;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Conversation: the routing state machine (DESIGN §6)
+
+/** A member of a validated team (our format). */
+export interface Member {
+  id: string;
+  name: string;
+  displayName: string;
+  kind: "human" | "ai";
+  agentType?: string;
+  systemInstruction?: string;
+  instructionFile?: string;
+  instructionFileText?: string;
+  baseDir?: string;
+  windowSize?: number;
+}
+
+/** A validated team with all its settings. */
+export interface Team {
+  id: string;
+  name: string;
+  members: Member[];
+  settings: Required<Omit<TeamSettingsConfig, "maxAgentResponseMs">> & { maxAgentResponseMs?: number };
+}
+
+/** The speaker of a stored message (copied from the member when it spoke). */
+export interface Speaker {
+  id: string;
+  name: string;
+  displayName: string;
+  kind: SpeakerType;
+}
+
+/** The routing parsed from a message, stored beside its raw text. */
+export interface Routing {
+  /** Every `[NEXT]` addressee as written, in order. */
+  rawNext: ParsedAddressee[];
+  /** Member ids the addressees resolved to; empty means everyone (`all`). */
+  resolved: string[];
+  /** Names for `resolved`, as context lines print them. */
+  resolvedNames: string[];
+  isDone: boolean;
+  /** The message this one answers. */
+  parent: string | null;
+  /** The intent it was delivered with, if it was a routed answer. */
+  intent: Intent | null;
+}
+
+/** A stored message: raw content plus parsed routing. */
+export interface Message {
+  /** `msg-1`, `msg-2`, … */
+  id: string;
+  speaker: Speaker;
+  /** Exactly what was sent, markers included. */
+  content: string;
+  routing: Routing;
+  /** Milliseconds since 1970, as given by the host. */
+  at: number;
+}
+
+/** Where the conversation stands. */
+export type Status = "idle" | "running" | "awaitingHuman" | "completed";
+
+/** A pending delivery. */
+export interface QueuedDelivery {
+  to: string;
+  parent: string;
+  intent: Intent;
+  /** Enqueue order (FIFO is lowest first). */
+  seq: number;
+}
+
+/** The delivery whose outcome is awaited. */
+export interface InFlight {
+  to: string;
+  message: string;
+  parent: string;
+  intent: Intent;
+  since: number;
+}
+
+/** A delivery to run now: run agent `to` with `prompt.prompt` (and `prompt.systemFlag`). */
+export interface Delivery {
+  to: string;
+  /** The message the prompt shows as `[MESSAGE]`. */
+  message: string;
+  /** The message that addressed `to`. */
+  parent: string | null;
+  intent: Intent;
+  prompt: Preview;
+}
+
+/** Informational events; show them, never treat them as fatal. */
+export type Notice =
+  | { kind: "teamTaskTruncated"; from: number; to: number }
+  | { kind: "unresolvedAddressees"; message: string; names: string[] }
+  | { kind: "unresolvedDropTargets"; message: string; names: string[] }
+  | { kind: "selfAddressed"; message: string; member: string }
+  | { kind: "dropped"; message: string; removed: string[] }
+  | { kind: "nextIgnoredAfterDone"; message: string; names: string[] }
+  | { kind: "notRoutedAfterDone"; message: string }
+  | { kind: "fromIgnored"; message: string; member: string }
+  | { kind: "queueFull"; to: string; parent: string; limit: number }
+  | { kind: "demoted"; to: string; parent: string; from: Intent; limit: number }
+  | { kind: "alreadyQueued"; to: string; parent: string; intent: Intent }
+  | { kind: "roundLimitReached"; limit: number; dropped: string[] }
+  | { kind: "unknownAgentType"; member: string; agent_type: string }
+  | { kind: "promptFailed"; to: string; error: string };
+
+/**
+ * What the host must do next:
+ * - `deliver`: run the agent, then call `agentReplied` or `agentFailed` exactly once;
+ * - `awaitHuman`: prompt this human; their next input without `[FROM]` is theirs;
+ * - `finished`: `[DONE]` was said; nothing more until a human speaks;
+ * - `notice`: show it.
+ */
+export type Action =
+  | ({ type: "deliver" } & Delivery)
+  | { type: "awaitHuman"; member: string }
+  | { type: "finished" }
+  | ({ type: "notice" } & Notice);

@@ -1,0 +1,155 @@
+// The Conversation state machine through the package (DESIGN §6–§9): a whole conversation,
+// driven as a JS host would, with exact prompts and explain fates.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { builds, readJson } from './helpers.mjs';
+
+const members = [
+  { id: 'kailai', name: 'kailai', displayName: 'Kailai', kind: 'human' },
+  { id: 'max', name: 'max', displayName: 'Max', kind: 'ai', agentType: 'claude', systemInstruction: 'You are Max.' },
+  { id: 'sarah', name: 'sarah', displayName: 'Sarah', kind: 'ai', agentType: 'codex' },
+];
+
+/** The one delivery among `actions` (and that there is exactly one). */
+function delivery(actions) {
+  const delivers = actions.filter((a) => a.type === 'deliver');
+  assert.equal(delivers.length, 1, JSON.stringify(actions));
+  return delivers[0];
+}
+
+const fates = (d) => d.prompt.explain.messages.map((m) => (m.reason ? [m.index, m.fate, m.reason] : [m.index, m.fate]));
+
+for (const [build, { Conversation }] of builds) {
+  test(`${build}: human -> AI -> AI with a team task and a window of 2, exact prompts`, () => {
+    const c = new Conversation({ id: 't', name: 'T', members, settings: { windowSize: 2 } });
+    assert.equal(c.status, 'idle');
+    assert.deepEqual(c.pollActions(), []);
+
+    assert.equal(c.submit('[TEAM_TASK: Ship login] Plan the login page [NEXT: max]', 'kailai', 1), 'msg-1');
+    let d = delivery(c.pollActions());
+    assert.equal(d.to, 'max');
+    assert.equal(d.prompt.prompt, '[TEAM_TASK]\nShip login\n\n[MESSAGE]\nPlan the login page');
+    assert.equal(d.prompt.systemFlag, 'You are Max.', 'Claude gets its system part as the flag only');
+    assert.deepEqual(fates(d), [[0, 'current']]);
+    assert.equal(c.status, 'running');
+    assert.equal(c.teamTask, 'Ship login');
+    assert.deepEqual(c.inFlight(), { to: 'max', message: 'msg-1', parent: 'msg-1', intent: 'P2', since: 1 });
+
+    c.agentReplied('max', 'Plan: form, session. [NEXT: sarah]', 2);
+    d = delivery(c.pollActions());
+    assert.equal(d.to, 'sarah');
+    assert.equal(
+      d.prompt.prompt,
+      '[TEAM_TASK]\nShip login\n\n[CONTEXT]\n- kailai -> max: Plan the login page\n\n[MESSAGE]\nPlan: form, session.',
+    );
+    assert.equal(d.prompt.systemFlag, null);
+
+    c.agentReplied('sarah', 'Built it. [NEXT: max]', 3);
+    d = delivery(c.pollActions());
+    assert.equal(
+      d.prompt.prompt,
+      '[TEAM_TASK]\nShip login\n\n[CONTEXT]\n- kailai -> max: Plan the login page\n- max -> sarah: Plan: form, session.\n\n[MESSAGE]\nBuilt it.',
+    );
+
+    c.agentReplied('max', 'Reviewed.', 4);
+    assert.deepEqual(c.pollActions(), [{ type: 'awaitHuman', member: 'kailai' }]);
+    assert.equal(c.status, 'awaitingHuman');
+    assert.equal(c.waitingFor, 'kailai');
+
+    c.submit('Looks good [NEXT: sarah]', undefined, 5); // the awaited human
+    d = delivery(c.pollActions());
+    assert.equal(
+      d.prompt.prompt,
+      '[TEAM_TASK]\nShip login\n\n[CONTEXT]\n- sarah -> max: Built it.\n- max -> all: Reviewed.\n\n[MESSAGE]\nLooks good',
+    );
+    assert.deepEqual(fates(d), [[2, 'included'], [3, 'included'], [4, 'current']]);
+    assert.equal(d.prompt.explain.outsideWindow, 2, 'msg-1 and msg-2 are outside the window');
+
+    c.agentFailed('sarah', 'timeout', 6);
+    const after = c.pollActions();
+    assert.deepEqual(after, [{ type: 'awaitHuman', member: 'kailai' }]);
+    const stored = c.getMessages();
+    assert.deepEqual(stored.map((m) => [m.id, m.speaker.id, m.at]), [
+      ['msg-1', 'kailai', 1], ['msg-2', 'max', 2], ['msg-3', 'sarah', 3],
+      ['msg-4', 'max', 4], ['msg-5', 'kailai', 5], ['msg-6', 'system', 6],
+    ]);
+    assert.equal(stored[5].content, 'sarah failed: timeout');
+    assert.equal(stored[0].content, '[TEAM_TASK: Ship login] Plan the login page [NEXT: max]', 'stored raw');
+    assert.deepEqual(stored[1].routing.resolved, ['sarah']);
+  });
+
+  test(`${build}: AI to AI dedup and a budget trim, with their explain fates`, () => {
+    const team = {
+      id: 't', name: 'T',
+      members: [members[0], members[1], { id: 'sarah', name: 'sarah', displayName: 'Sarah', kind: 'ai', agentType: 'gemini' }],
+      settings: { windowSize: 3, maxBytes: 150 },
+    };
+    const c = new Conversation(team);
+    c.submit('Review the plan [NEXT: max !P1, max]', 'kailai', 1); // two deliveries to max
+    delivery(c.pollActions());
+    c.agentReplied('max', 'Looks fine.', 2);
+    delivery(c.pollActions());
+    c.agentReplied('max', 'Looks fine. [NEXT: sarah]', 3);
+    let d = delivery(c.pollActions());
+    assert.equal(d.to, 'sarah');
+    assert.equal(d.prompt.prompt, 'Conversation so far:\n- kailai: Review the plan\n\nLast message:\nLooks fine.');
+    assert.deepEqual(fates(d), [[0, 'included'], [1, 'deduplicated', 'sameSpeakerAndContent'], [2, 'current']]);
+
+    const long = 'A long answer that will not fit into the budget of this small team at all, so it is cut.';
+    c.agentReplied('sarah', `${long} [NEXT: max]`, 4);
+    d = delivery(c.pollActions());
+    assert.equal(d.prompt.prompt, `[CONTEXT]\n- max -> sarah: Looks fine.\n\n[MESSAGE]\n${long}`);
+    assert.deepEqual(fates(d), [[0, 'trimmedForBudget'], [1, 'trimmedForBudget'], [2, 'included'], [3, 'current']]);
+    const bytes = Buffer.byteLength(d.prompt.prompt) + Buffer.byteLength(d.prompt.systemFlag ?? '');
+    assert.equal(d.prompt.explain.totalBytes, bytes);
+    assert.ok(bytes <= 150);
+    assert.equal(d.prompt.explain.status, 'critical');
+  });
+
+  test(`${build}: DONE finishes the conversation and a human reopens it`, () => {
+    const c = new Conversation({ id: 't', name: 'T', members });
+    c.submit('Go [NEXT: max]', 'kailai', 1);
+    c.pollActions();
+    c.agentReplied('max', 'All done [DONE]', 2);
+    assert.deepEqual(c.pollActions(), [{ type: 'finished' }]);
+    assert.equal(c.status, 'completed');
+    c.submit('One more thing [NEXT: sarah]', 'kailai', 3);
+    assert.equal(delivery(c.pollActions()).to, 'sarah');
+  });
+
+  test(`${build}: unknown addressees are a notice, not an error`, () => {
+    const c = new Conversation({ id: 't', name: 'T', members });
+    c.submit('Hi [NEXT: ghost, max]', 'kailai', 1);
+    const actions = c.pollActions();
+    assert.deepEqual(actions[0], { type: 'notice', kind: 'unresolvedAddressees', message: 'msg-1', names: ['ghost'] });
+    assert.equal(delivery(actions).to, 'max');
+  });
+
+  test(`${build}: the peer's cli-config is accepted as a team`, async () => {
+    const config = await readJson('tests/fixtures/scenarios/peer-team.json');
+    const c = new Conversation(config.team);
+    const team = c.getTeam();
+    assert.ok(team.members.some((m) => m.kind === 'human'));
+    assert.ok(team.members.every((m) => m.kind === 'human' || m.agentType));
+  });
+
+  test(`${build}: bad input throws an Error with the core's message and changes nothing`, () => {
+    const c = new Conversation();
+    assert.throws(() => c.submit('hi'), { message: 'No team loaded. Set a team before sending messages' });
+    assert.throws(() => c.setTeam({ members: [members[1]] }), (e) => e instanceof Error && /^setTeam\(team\): .*human/.test(e.message));
+    assert.throws(() => c.setTeam('{oops'), (e) => e instanceof Error && /^setTeam\(team\): .*line 1/.test(e.message));
+    assert.throws(() => c.setTeam(null), /setTeam\(team\): expected an object or JSON text, found null/);
+    assert.equal(c.getTeam(), null, 'a bad team leaves the conversation without one');
+
+    c.setTeam({ id: 't', name: 'T', members: [...members, { id: 'bob', name: 'bob', displayName: 'Bob', kind: 'human' }] });
+    assert.throws(() => c.submit('hello'), /Multiple human members detected/);
+    assert.throws(() => c.submit('hello', 'nobody'), { message: "Sender id 'nobody' is not a member of the team" });
+    assert.throws(() => c.submit('hello', 'max'), /First message must be from a human member/);
+    assert.throws(() => c.agentReplied('max', 'unasked'), Error);
+    assert.throws(() => c.submit('hello', 'kailai', 'not a date'), /submit\(text, sender, at\): at: expected a Date/);
+    assert.deepEqual(c.getMessages(), [], 'nothing was stored');
+
+    assert.equal(c.submit('[FROM: bob] now it works [NEXT: max]', undefined, 1), 'msg-1');
+    assert.equal(delivery(c.pollActions()).to, 'max');
+  });
+}
