@@ -224,7 +224,8 @@ impl<'a> Found<'a> {
 
 /// The addressees of one NEXT value: comma-separated, each trimmed, an optional trailing
 /// `!P1`/`!P2`/`!P3` (case-insensitive, whitespace before `!` allowed) is the intent
-/// (default P2); empty names are skipped.
+/// (default P2); `!` and `P` must be adjacent (`a ! P1` is the name `a ! P1`, left for the
+/// resolver to report). Empty names are skipped.
 pub fn parse_addressees(value: &str) -> impl Iterator<Item = Addressee> + '_ {
     value.split(',').filter_map(|item| {
         let (name, intent) = split_intent(item.trim());
@@ -278,10 +279,12 @@ pub fn spans(text: &str) -> impl Iterator<Item = MarkerSpan> + '_ {
     Lines::new(text).flat_map(move |line| RegionMarkers::new(text, line.marker_region()))
 }
 
-/// Fuzzy identifier form: lowercase, without whitespace, `-` and `_`.
+/// Fuzzy identifier form (DESIGN §5): lowercase, without whitespace (any Unicode
+/// White_Space, not only spaces), `-` and `_`, so `Max-Smith`, `max_smith` and `MAX SMITH`
+/// name the same member.
 pub fn normalize_identifier(s: &str) -> String {
     s.chars()
-        .filter(|c| !matches!(c, ' ' | '-' | '_') && !c.is_whitespace())
+        .filter(|c| !matches!(c, '-' | '_') && !c.is_whitespace())
         .flat_map(char::to_lowercase)
         .collect()
 }

@@ -1,8 +1,8 @@
 //! The marker rules of DESIGN §5 (seed 004, final round), example by example.
 
 use agent_chatter::markers::{
-    line_spans, parse, spans, strip_all, strip_all_counted, strip_routing, strip_routing_counted,
-    DropTargets, Intent, LineKind, MarkerKind, Markers,
+    line_spans, normalize_identifier, parse, spans, strip_all, strip_all_counted, strip_routing,
+    strip_routing_counted, DropTargets, Intent, LineKind, MarkerKind, Markers,
 };
 use agent_chatter::message::Addressee;
 
@@ -504,4 +504,20 @@ fn line_spans_classify_lines_as_the_parser_reads_them() {
             ("bye", LineKind::Text),
         ]
     );
+}
+
+#[test]
+fn identifiers_normalise_case_whitespace_hyphens_and_underscores() {
+    let cases = [
+        ("Max", "max"),
+        ("Max Smith", "maxsmith"),
+        ("max-smith_2", "maxsmith2"),
+        ("  MAX\u{3000}\tX ", "maxx"),
+        ("Ünïcode", "ünïcode"),
+        ("\u{FEFF}a", "\u{FEFF}a"),
+        ("", ""),
+    ];
+    for (input, want) in cases {
+        assert_eq!(normalize_identifier(input), want, "input {input:?}");
+    }
 }
