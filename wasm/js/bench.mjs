@@ -1,0 +1,82 @@
+// Node bench of the npm package (run by `cargo xtask bench`, after `cargo xtask dist`): prints
+// a markdown table on stdout. Targets (DESIGN §9, §15): preview of a 10⁴-message history
+// ≤ 30 µs with window 5 and ≤ 1 ms with window 1000; the wasm ≤ 200 KB gzipped.
+import { readFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
+import { pkgDir } from './helpers.mjs';
+
+const m = await import(new URL('node/agent_chatter_wasm.js', pkgDir).href);
+
+const HISTORY = 10_000;
+const members = [
+  { id: 'kailai', name: 'kailai', displayName: 'Kailai', kind: 'human' },
+  { id: 'max', name: 'max', displayName: 'Max', kind: 'ai', agentType: 'claude', systemInstruction: 'You are Max, the architect.' },
+  { id: 'sarah', name: 'sarah', displayName: 'Sarah', kind: 'ai', agentType: 'codex', systemInstruction: 'You write the code.' },
+];
+
+function scenario(windowSize) {
+  const messages = [];
+  const ids = members.map((x) => x.id);
+  for (let i = 0; i < HISTORY; i++) {
+    const from = ids[i % 3];
+    const next = ids[(i + 1) % 3];
+    messages.push({
+      from,
+      content: `Message ${i}: here is my part of the work, with a few details about step ${i % 17} and what comes next. [NEXT: ${next}]`,
+    });
+  }
+  return { team: { id: 'bench', name: 'Bench', members }, context: { windowSize, maxBytes: 786432 }, messages };
+}
+
+/** Runs `fn` `iterations` times after a warm-up; returns mean and median in µs. */
+function time(fn, iterations) {
+  for (let i = 0; i < Math.min(50, iterations); i++) fn();
+  const samples = new Float64Array(iterations);
+  for (let i = 0; i < iterations; i++) {
+    const t0 = process.hrtime.bigint();
+    fn();
+    samples[i] = Number(process.hrtime.bigint() - t0) / 1000;
+  }
+  const sorted = Array.from(samples).sort((a, b) => a - b);
+  const mean = sorted.reduce((a, b) => a + b, 0) / sorted.length;
+  return { mean, median: sorted[Math.floor(sorted.length / 2)] };
+}
+
+const rows = [];
+const fmt = (us) => (us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed(1)} µs`);
+
+for (const [windowSize, iterations, target] of [[5, 5000, 30], [1000, 500, 1000]]) {
+  const s = new m.Scenario(scenario(windowSize));
+  const out = s.preview('sarah');
+  const r = time(() => s.preview('sarah'), iterations);
+  rows.push([
+    `Scenario.preview, ${HISTORY} messages, window ${windowSize} (${Buffer.byteLength(out.prompt)} B prompt)`,
+    fmt(r.mean), fmt(r.median), `≤ ${fmt(target)}`, r.median <= target ? 'ok' : 'MISSED',
+  ]);
+}
+
+{
+  // The one-shot function reads and stores the whole scenario on every call: O(history).
+  const text = JSON.stringify(scenario(5));
+  const r = time(() => m.preview(text, 'sarah'), 20);
+  rows.push([`preview(json, member), ${HISTORY} messages, window 5 (loads the scenario each call)`, fmt(r.mean), fmt(r.median), '—', '—']);
+}
+
+for (const [label, line] of [
+  ['plain text', 'Just plain words without any markers at all, as in a normal long message body. '],
+  ['a marker every ~100 bytes', 'Some text with a marker [NEXT: max, sarah !P1] and [FROM: kailai] and plain words around it. '],
+]) {
+  const text = line.repeat(Math.ceil((1 << 20) / line.length)).slice(0, 1 << 20);
+  const r = time(() => m.parseMessage(text), 30);
+  const mibs = Buffer.byteLength(text) / (1 << 20) / (r.median / 1e6);
+  rows.push([`parseMessage, 1 MiB, ${label}`, fmt(r.mean), fmt(r.median), `${mibs.toFixed(0)} MiB/s`, '—']);
+}
+
+const wasm = await readFile(new URL('node/agent_chatter_wasm_bg.wasm', pkgDir));
+const gz = gzipSync(wasm, { level: 9 }).length;
+
+console.log('| bench | mean | median | target / throughput | |');
+console.log('|---|---:|---:|---:|---|');
+for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+console.log('');
+console.log(`wasm size: ${wasm.length} B raw, ${gz} B gzip -9 (target ≤ 204800 B): ${gz <= 204800 ? 'ok' : 'MISSED'}`);
