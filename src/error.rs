@@ -2,7 +2,7 @@
 //!
 //! Every loader (team config, snapshot, scenario) reads JSON by hand so an error carries the
 //! JSON path of the offending value (`messages[3].speaker.id: missing`): the user can go
-//! straight to it. The per-format enums live beside their loaders; [`Error`] gathers them for
+//! straight to it. The per-format enums live beside their loaders; [`Error`](enum@Error) gathers them for
 //! callers that do not care which one failed.
 
 use thiserror::Error;
