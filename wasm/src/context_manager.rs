@@ -15,7 +15,9 @@ use agent_chatter::snapshot;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
-use crate::js::{from_js, into_error, json_text, millis, now, set_date, to_js};
+use js_sys::JsString;
+
+use crate::js::{from_js, into_error, json_text, millis, now, set_date, string_arg, to_js};
 use crate::peer_shapes::{
     AssemblerOutput, NewPeerMessage, PeerAssemblerInput, PeerMessage, PeerSnapshot,
 };
@@ -144,10 +146,11 @@ impl JsContextManager {
     /// Sets the team task, cut at 5 KiB on a character boundary (`""` clears it), then calls
     /// `onTeamTaskChanged` with the stored value.
     #[wasm_bindgen(js_name = setTeamTask)]
-    pub fn set_team_task(&self, task: &str) -> Result<(), JsValue> {
+    pub fn set_team_task(&self, task: &JsString) -> Result<(), JsValue> {
+        let task = string_arg(task, "setTeamTask(task)")?;
         let stored = {
             let mut inner = self.inner.borrow_mut();
-            inner.set_team_task(task);
+            inner.set_team_task(&task);
             inner.team_task().map(str::to_string)
         };
         self.team_task_changed(stored)
@@ -166,18 +169,20 @@ impl JsContextManager {
     #[wasm_bindgen(js_name = getContextForAgent)]
     pub fn get_context_for_agent(
         &self,
-        #[wasm_bindgen(js_name = agentId)] agent_id: &str,
-        #[wasm_bindgen(js_name = agentType)] agent_type: &str,
+        #[wasm_bindgen(js_name = agentId)] agent_id: &JsString,
+        #[wasm_bindgen(js_name = agentType)] agent_type: &JsString,
         options: Option<JsAgentContextOptions>,
     ) -> Result<JsAssemblerInput, JsError> {
+        let agent_id = string_arg(agent_id, "getContextForAgent(agentId)")?;
+        let agent_type = string_arg(agent_type, "getContextForAgent(agentId, agentType)")?;
         let options: AgentContextOptions = match options {
             Some(o) => from_js(o.into(), "getContextForAgent(agentId, agentType, options)")?,
             None => AgentContextOptions::default(),
         };
-        let input: PeerAssemblerInput = self
-            .inner
-            .borrow()
-            .context_for_agent(agent_id, agent_type, &options);
+        let input: PeerAssemblerInput =
+            self.inner
+                .borrow()
+                .context_for_agent(&agent_id, &agent_type, &options);
         Ok(to_js(&input)?.unchecked_into())
     }
 
@@ -186,11 +191,12 @@ impl JsContextManager {
     #[wasm_bindgen(js_name = assemblePrompt)]
     pub fn assemble_prompt(
         &self,
-        #[wasm_bindgen(js_name = agentType)] agent_type: &str,
+        #[wasm_bindgen(js_name = agentType)] agent_type: &JsString,
         input: JsAssemblerInput,
     ) -> Result<JsAssemblerOutput, JsError> {
+        let agent_type = string_arg(agent_type, "assemblePrompt(agentType)")?;
         let input: PeerAssemblerInput = from_js(input.into(), "assemblePrompt(agentType, input)")?;
-        let prompt = self.inner.borrow().assemble_prompt(agent_type, &input);
+        let prompt = self.inner.borrow().assemble_prompt(&agent_type, &input);
         Ok(to_js(&AssemblerOutput::from(prompt))?.unchecked_into())
     }
 

@@ -10,7 +10,9 @@ use agent_chatter::conversation::{Conversation, HumanInput};
 use agent_chatter::message::Millis;
 use wasm_bindgen::prelude::*;
 
-use crate::js::{into_error, json_text, millis, now, to_js};
+use js_sys::JsString;
+
+use crate::js::{into_error, json_text, millis, now, optional_string_arg, string_arg, to_js};
 
 #[wasm_bindgen]
 extern "C" {
@@ -71,10 +73,12 @@ impl JsConversation {
     /// (seed 004's messages) nothing changes.
     pub fn submit(
         &mut self,
-        text: String,
-        sender: Option<String>,
+        text: &JsString,
+        sender: Option<JsString>,
         at: Option<JsTime>,
     ) -> Result<String, JsError> {
+        let text = string_arg(text, "submit(text)")?;
+        let sender = optional_string_arg(sender, "submit(text, sender)")?;
         let at = time(at, "submit(text, sender, at): at")?;
         let input = HumanInput { text, sender };
         let id = self
@@ -89,14 +93,16 @@ impl JsConversation {
     #[wasm_bindgen(js_name = agentReplied)]
     pub fn agent_replied(
         &mut self,
-        #[wasm_bindgen(js_name = memberId)] member_id: &str,
-        text: String,
+        #[wasm_bindgen(js_name = memberId)] member_id: &JsString,
+        text: &JsString,
         at: Option<JsTime>,
     ) -> Result<String, JsError> {
+        let member_id = string_arg(member_id, "agentReplied(memberId)")?;
+        let text = string_arg(text, "agentReplied(memberId, text)")?;
         let at = time(at, "agentReplied(memberId, text, at): at")?;
         let id = self
             .inner
-            .handle_agent_replied(member_id, text, at)
+            .handle_agent_replied(&member_id, text, at)
             .map_err(into_error)?;
         Ok(id.0)
     }
@@ -106,14 +112,16 @@ impl JsConversation {
     #[wasm_bindgen(js_name = agentFailed)]
     pub fn agent_failed(
         &mut self,
-        #[wasm_bindgen(js_name = memberId)] member_id: &str,
-        reason: String,
+        #[wasm_bindgen(js_name = memberId)] member_id: &JsString,
+        reason: &JsString,
         at: Option<JsTime>,
     ) -> Result<String, JsError> {
+        let member_id = string_arg(member_id, "agentFailed(memberId)")?;
+        let reason = string_arg(reason, "agentFailed(memberId, reason)")?;
         let at = time(at, "agentFailed(memberId, reason, at): at")?;
         let id = self
             .inner
-            .handle_agent_failed(member_id, reason, at)
+            .handle_agent_failed(&member_id, reason, at)
             .map_err(into_error)?;
         Ok(id.0)
     }

@@ -115,3 +115,31 @@ pub fn set_date(object: &JsValue, ms: u64) -> Result<(), JsError> {
         .map(|_| ())
         .map_err(|_| JsError::new("cannot set timestamp on the output object"))
 }
+
+/// A string argument. Exports take `JsString` and check here, because wasm-bindgen's own
+/// `&str` conversion does not check the type: a number passed from JS would make it read
+/// outside its memory (a trap, after which the instance is not safe to use).
+pub fn string_arg(value: &js_sys::JsString, argument: &str) -> Result<String, JsError> {
+    value.as_string().ok_or_else(|| {
+        let found = if value.is_undefined() {
+            "undefined".to_string()
+        } else if value.is_null() {
+            "null".to_string()
+        } else {
+            value.js_typeof().as_string().unwrap_or_default()
+        };
+        JsError::new(&format!("{argument}: expected a string, found {found}"))
+    })
+}
+
+/// An optional string argument (`undefined` and `null` mean absent).
+pub fn optional_string_arg(
+    value: Option<js_sys::JsString>,
+    argument: &str,
+) -> Result<Option<String>, JsError> {
+    match value {
+        None => Ok(None),
+        Some(v) if v.is_undefined() || v.is_null() => Ok(None),
+        Some(v) => string_arg(&v, argument).map(Some),
+    }
+}

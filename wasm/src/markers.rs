@@ -2,7 +2,9 @@
 
 use wasm_bindgen::prelude::*;
 
-use crate::js::to_js;
+use js_sys::JsString;
+
+use crate::js::{string_arg, to_js};
 use crate::peer_shapes::ParseResult;
 
 #[wasm_bindgen]
@@ -13,19 +15,26 @@ extern "C" {
 
 /// Parses every marker of `text`: the peer's `MessageRouter.parseMessage` result plus `isDone`.
 #[wasm_bindgen(js_name = parseMessage)]
-pub fn parse_message(text: &str) -> Result<JsParseResult, JsError> {
-    let result = ParseResult::of(text);
+pub fn parse_message(text: &JsString) -> Result<JsParseResult, JsError> {
+    let text = string_arg(text, "parseMessage(text)")?;
+    let result = ParseResult::of(&text);
     Ok(to_js(&result)?.unchecked_into())
 }
 
 /// The agent view of a message: removes FROM, TEAM_TASK, NEXT, DONE and DROP markers.
 #[wasm_bindgen(js_name = stripAll)]
-pub fn strip_all(text: &str) -> String {
-    agent_chatter::markers::strip_all(text)
+pub fn strip_all(text: &JsString) -> Result<String, JsError> {
+    Ok(agent_chatter::markers::strip_all(&string_arg(
+        text,
+        "stripAll(text)",
+    )?))
 }
 
 /// The stored-content view: removes NEXT, DONE and DROP; keeps FROM and TEAM_TASK.
 #[wasm_bindgen(js_name = stripRouting)]
-pub fn strip_routing(text: &str) -> String {
-    agent_chatter::markers::strip_routing(text)
+pub fn strip_routing(text: &JsString) -> Result<String, JsError> {
+    Ok(agent_chatter::markers::strip_routing(&string_arg(
+        text,
+        "stripRouting(text)",
+    )?))
 }

@@ -4,7 +4,9 @@
 use agent_chatter::scenario::{self, PreparedScenario};
 use wasm_bindgen::prelude::*;
 
-use crate::js::{into_error, json_text, to_js};
+use js_sys::JsString;
+
+use crate::js::{into_error, json_text, string_arg, to_js};
 
 #[wasm_bindgen]
 extern "C" {
@@ -20,13 +22,14 @@ extern "C" {
 #[wasm_bindgen]
 pub fn preview(
     scenario: JsScenarioInput,
-    #[wasm_bindgen(js_name = memberId)] member_id: &str,
+    #[wasm_bindgen(js_name = memberId)] member_id: &JsString,
 ) -> Result<JsPreview, JsError> {
+    let member_id = string_arg(member_id, "preview(scenario, memberId): memberId")?;
     let text = json_text(&scenario.into(), "preview(scenario)")?;
     let scenario = scenario::load_scenario(&text)
         .map_err(|e| into_error(format!("preview(scenario): {e}")))?;
-    let prompt =
-        scenario::preview(&scenario, member_id).map_err(|e| into_error(format!("preview: {e}")))?;
+    let prompt = scenario::preview(&scenario, &member_id)
+        .map_err(|e| into_error(format!("preview: {e}")))?;
     Ok(to_js(&prompt)?.unchecked_into())
 }
 
@@ -53,11 +56,12 @@ impl JsScenario {
     /// Exactly `preview(scenario, memberId)`.
     pub fn preview(
         &self,
-        #[wasm_bindgen(js_name = memberId)] member_id: &str,
+        #[wasm_bindgen(js_name = memberId)] member_id: &JsString,
     ) -> Result<JsPreview, JsError> {
+        let member_id = string_arg(member_id, "Scenario.preview(memberId)")?;
         let prompt = self
             .prepared
-            .preview(member_id)
+            .preview(&member_id)
             .map_err(|e| into_error(format!("preview: {e}")))?;
         Ok(to_js(&prompt)?.unchecked_into())
     }
