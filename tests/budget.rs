@@ -10,20 +10,14 @@ use agent_chatter::team::{CompactionStrategy, DeliveryPolicy};
 use common::*;
 
 fn history(n: usize, len: usize) -> agent_chatter::context::Store {
-    let rows: Vec<_> = (1..=n)
-        .map(|i| {
-            (
-                human("k"),
-                format!("{i:03}{}", "x".repeat(len - 3)),
-                to(&["max"]),
-            )
-        })
-        .collect();
-    let refs: Vec<_> = rows
-        .iter()
-        .map(|(s, c, r)| (s.clone(), c.as_str(), r.clone()))
-        .collect();
-    store_of(&refs)
+    let rows = (1..=n).map(|i| {
+        (
+            human("k"),
+            format!("{i:03}{}", "x".repeat(len - 3)),
+            to(&["max"]),
+        )
+    });
+    store_of(rows)
 }
 
 #[test]
@@ -130,7 +124,7 @@ fn budget_smaller_than_any_header_gives_an_empty_prompt_not_an_overflow() {
 
 #[test]
 fn related_answers_go_before_history() {
-    let store = store_of(&[
+    let store = store_of([
         (human("k"), "old context line", to(&["a", "b"])),
         (human("k"), "Q?", to(&["a", "b"])),
         (ai("a"), "answer from a", answer_to("msg-2")),

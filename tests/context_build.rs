@@ -19,14 +19,7 @@ fn fates(p: &agent_chatter::context::Prompt) -> Vec<(usize, Fate)> {
 
 #[test]
 fn explain_lists_window_and_current_and_counts_the_rest_outside() {
-    let msgs: Vec<_> = (1..=10)
-        .map(|i| (human("k"), format!("m{i}"), Routing::default()))
-        .collect();
-    let refs: Vec<_> = msgs
-        .iter()
-        .map(|(s, c, r)| (s.clone(), c.as_str(), r.clone()))
-        .collect();
-    let store = store_of(&refs);
+    let store = store_of((1..=10).map(|i| (human("k"), format!("m{i}"), Routing::default())));
     let p = latest_prompt(&store, &recipient("max", "codex"), &settings(3, 10_000));
     assert_eq!(
         fates(&p),
@@ -44,14 +37,7 @@ fn explain_lists_window_and_current_and_counts_the_rest_outside() {
 
 #[test]
 fn pin_first_keeps_the_first_message_and_counts_the_omitted_ones() {
-    let msgs: Vec<_> = (1..=6)
-        .map(|i| (human("k"), format!("m{i}"), to(&["max"])))
-        .collect();
-    let refs: Vec<_> = msgs
-        .iter()
-        .map(|(s, c, r)| (s.clone(), c.as_str(), r.clone()))
-        .collect();
-    let store = store_of(&refs);
+    let store = store_of((1..=6).map(|i| (human("k"), format!("m{i}"), to(&["max"]))));
     let s = BuildSettings {
         pin_first: true,
         ..settings(2, 10_000)
@@ -67,14 +53,7 @@ fn pin_first_keeps_the_first_message_and_counts_the_omitted_ones() {
 
 #[test]
 fn pin_first_says_message_in_the_singular() {
-    let msgs: Vec<_> = (1..=5)
-        .map(|i| (human("k"), format!("m{i}"), to(&["max"])))
-        .collect();
-    let refs: Vec<_> = msgs
-        .iter()
-        .map(|(s, c, r)| (s.clone(), c.as_str(), r.clone()))
-        .collect();
-    let store = store_of(&refs);
+    let store = store_of((1..=5).map(|i| (human("k"), format!("m{i}"), to(&["max"]))));
     let s = BuildSettings {
         pin_first: true,
         ..settings(2, 10_000)
@@ -90,7 +69,7 @@ fn pin_first_says_message_in_the_singular() {
 
 #[test]
 fn pin_first_adds_nothing_when_the_window_reaches_the_first_message() {
-    let store = store_of(&[
+    let store = store_of([
         (human("k"), "a", to(&["max"])),
         (human("k"), "b", to(&["max"])),
     ]);
@@ -104,7 +83,7 @@ fn pin_first_adds_nothing_when_the_window_reaches_the_first_message() {
 
 #[test]
 fn ai_to_ai_duplicate_is_removed_and_explained() {
-    let store = store_of(&[
+    let store = store_of([
         (human("kailai"), "Hi", to(&["max", "sarah"])),
         (ai("max"), "Hello!", Routing::default()),
         (ai("max"), "Hello!", Routing::default()),
@@ -154,7 +133,7 @@ fn dedup_by_id_comes_before_speaker_and_content() {
 
 /// kailai asks max and sarah (msg-1); max answers (msg-2); then sarah's turn.
 fn parallel_store() -> agent_chatter::context::Store {
-    store_of(&[
+    store_of([
         (human("kailai"), "Which parser?", to(&["max", "sarah"])),
         (
             ai("max"),
@@ -227,7 +206,7 @@ fn parent_policy_gives_the_addressing_message_with_sibling_answers_as_related() 
 
 #[test]
 fn parent_policy_drops_the_receivers_own_last_message_from_context() {
-    let store = store_of(&[
+    let store = store_of([
         (ai("sarah"), "Earlier idea.", Routing::default()),
         (human("kailai"), "Thoughts?", to(&["max", "sarah"])),
     ]);
@@ -261,11 +240,7 @@ fn related_answers_are_capped_at_five_newest_first_and_200_chars() {
         };
         rows.push((ai(&format!("agent{i}")), content, answer_to("msg-1")));
     }
-    let refs: Vec<_> = rows
-        .iter()
-        .map(|(s, c, r)| (s.clone(), c.as_str(), r.clone()))
-        .collect();
-    let store = store_of(&refs);
+    let store = store_of(rows);
     let s = BuildSettings {
         delivery: DeliveryPolicy::Parent,
         ..settings(5, 100_000)
@@ -295,7 +270,7 @@ fn related_answers_are_capped_at_five_newest_first_and_200_chars() {
 
 #[test]
 fn unknown_current_message_is_an_error_naming_it() {
-    let store = store_of(&[(human("k"), "a", Routing::default())]);
+    let store = store_of([(human("k"), "a", Routing::default())]);
     let err = build(
         &store,
         &recipient("m", "codex"),
@@ -311,7 +286,7 @@ fn unknown_current_message_is_an_error_naming_it() {
 
 #[test]
 fn system_notices_appear_in_history_as_system() {
-    let store = store_of(&[
+    let store = store_of([
         (human("kailai"), "Go", to(&["max"])),
         (
             agent_chatter::message::Speaker::system(),

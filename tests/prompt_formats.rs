@@ -8,7 +8,7 @@ use common::*;
 
 /// kailai asks max and sarah; max answers (two lines); the prompt goes to sarah.
 fn review_store() -> agent_chatter::context::Store {
-    let mut store = store_of(&[
+    let mut store = store_of([
         (
             human("kailai"),
             "Please review the parser.",
@@ -82,7 +82,7 @@ fn plain_prompt_matches_fixture_for_unknown_agent_type() {
 
 #[test]
 fn empty_sections_are_not_emitted() {
-    let store = store_of(&[(human("kailai"), "Hi", to(&["max"]))]);
+    let store = store_of([(human("kailai"), "Hi", to(&["max"]))]);
     let p = latest_prompt(&store, &recipient("max", "codex"), &settings(5, 1000));
     assert_eq!(p.prompt, "[MESSAGE]\nHi");
     let p = latest_prompt(&store, &recipient("max", "claude"), &settings(5, 1000));
@@ -91,7 +91,7 @@ fn empty_sections_are_not_emitted() {
 
 #[test]
 fn whitespace_only_instructions_are_treated_as_empty() {
-    let store = store_of(&[(human("kailai"), "Hi", to(&["max"]))]);
+    let store = store_of([(human("kailai"), "Hi", to(&["max"]))]);
     let r = Recipient {
         system_instruction: Some(" \n\t".into()),
         instruction_file_text: Some("Only the file.".into()),
@@ -103,7 +103,7 @@ fn whitespace_only_instructions_are_treated_as_empty() {
 
 #[test]
 fn history_message_with_empty_text_still_gets_its_line() {
-    let store = store_of(&[
+    let store = store_of([
         (human("kailai"), "", to(&["max"])),
         (human("kailai"), "Now?", to(&["max"])),
     ]);
@@ -114,7 +114,7 @@ fn history_message_with_empty_text_still_gets_its_line() {
 #[test]
 fn message_content_with_section_like_text_is_kept_verbatim() {
     // The peer re-finds sections with regexes; content with a blank line and `[` broke it.
-    let store = store_of(&[
+    let store = store_of([
         (
             human("kailai"),
             "See below\n[MESSAGE] is a header\n$& $' stay",
@@ -135,7 +135,7 @@ fn message_content_with_section_like_text_is_kept_verbatim() {
 
 #[test]
 fn extra_sections_render_after_team_task_in_each_format() {
-    let mut store = store_of(&[(human("kailai"), "Hi", to(&["max"]))]);
+    let mut store = store_of([(human("kailai"), "Hi", to(&["max"]))]);
     store.set_team_task(Some("T"));
     let extra = vec![ExtraSection {
         name: "plan".into(),

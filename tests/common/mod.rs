@@ -39,16 +39,13 @@ pub fn answer_to(parent: &str) -> Routing {
     }
 }
 
-/// Pushes messages and returns the store.
-pub fn store_of(messages: &[(Speaker, &str, Routing)]) -> Store {
+/// Pushes messages (speaker, content, routing) in order and returns the store.
+pub fn store_of<S: Into<String>>(
+    messages: impl IntoIterator<Item = (Speaker, S, Routing)>,
+) -> Store {
     let mut store = Store::new();
-    for (i, (speaker, content, routing)) in messages.iter().enumerate() {
-        store.push(
-            speaker.clone(),
-            content.to_string(),
-            routing.clone(),
-            Millis(i as u64),
-        );
+    for (i, (speaker, content, routing)) in messages.into_iter().enumerate() {
+        store.push(speaker, content.into(), routing, Millis(i as u64));
     }
     store
 }
