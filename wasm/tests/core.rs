@@ -113,3 +113,38 @@ fn snapshot_roundtrips_through_json_on_wasm32() {
         .expect("stored");
     assert_eq!(next.id.as_str(), "msg-2");
 }
+
+#[wasm_bindgen_test]
+fn a_conversation_runs_human_to_ai_to_ai_on_wasm32() {
+    use agent_chatter::conversation::{Action, Conversation, HumanInput};
+    let team = agent_chatter::config::load_team(
+        r#"{"members": [{"name": "kailai", "kind": "human"},
+            {"name": "max", "kind": "ai", "agentType": "claude", "systemInstruction": "You are Max."},
+            {"name": "sarah", "kind": "ai", "agentType": "codex"}]}"#,
+    )
+    .expect("valid team");
+    let mut conv = Conversation::with_team(team);
+    conv.handle_human_input(HumanInput::text("Plan it [NEXT: max]"), Millis(1))
+        .expect("accepted");
+    let deliveries = |conv: &mut Conversation| -> Vec<(String, String)> {
+        std::iter::from_fn(|| conv.poll_action())
+            .filter_map(|a| match a {
+                Action::Deliver(d) => Some((d.to.clone(), d.prompt.prompt.clone())),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(
+        deliveries(&mut conv),
+        [("max".to_string(), "[MESSAGE]\nPlan it".to_string())]
+    );
+    conv.handle_agent_replied("max", "The plan [NEXT: sarah]".into(), Millis(2))
+        .expect("in flight");
+    assert_eq!(
+        deliveries(&mut conv),
+        [(
+            "sarah".to_string(),
+            "[CONTEXT]\n- kailai -> max: Plan it\n\n[MESSAGE]\nThe plan".to_string()
+        )]
+    );
+}

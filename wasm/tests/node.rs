@@ -39,9 +39,10 @@ fn js_error_message(value: JsValue) -> String {
 
 #[wasm_bindgen_test]
 fn parse_message_crosses_as_a_plain_object_with_nulls() {
-    let value: JsValue = agent_chatter_wasm::markers::parse_message("[DONE] [DROP: ALL]")
-        .expect("serializes")
-        .into();
+    let value: JsValue =
+        agent_chatter_wasm::markers::parse_message(&js_sys::JsString::from("[DONE] [DROP: ALL]"))
+            .expect("serializes")
+            .into();
     let json = js_sys::JSON::stringify(&value)
         .expect("plain object")
         .as_string()
