@@ -174,8 +174,8 @@ export interface PromptContextMessage {
   /** Addressees' names joined by `, `, or `all` (the default). */
   to?: string;
   content: string;
-  /** The stored message this line shows (for the explain). */
-  messageId?: string;
+  /** Position of the stored message this line shows (for the explain). */
+  index?: number;
 }
 
 /** An extra named section (plan, memory, tool output). */
@@ -196,7 +196,8 @@ export interface AssemblerInput {
   instructionFileText?: string;
   /** Budget in UTF-8 bytes; 0 or absent uses the manager's. */
   maxBytes: number;
-  currentMessageId?: string;
+  /** Position of the current message (for the explain). */
+  currentIndex?: number;
   pinned?: PromptContextMessage;
   omitted?: number;
   parent?: PromptContextMessage;
