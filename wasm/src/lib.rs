@@ -1,10 +1,15 @@
 //! `agent-chatter-wasm`: the npm binding of the agent-chatter core (DESIGN §12).
 //!
-//! Thin by rule: every export converts its JS input with [`js::from_js`], calls the core, and
-//! converts the result back with [`js::to_js`]; errors become JS `Error`s with the core's
-//! message ([`js::into_error`]). Peer-compatible shapes live in [`peer_shapes`]. The TypeScript
-//! declarations of every input and output are in `types.d.ts`, appended to the generated
-//! `.d.ts` (no `any` anywhere).
+//! Exports: `version`, `parseMessage`/`stripAll`/`stripRouting` ([`markers`]), `preview` and
+//! the `Scenario` class ([`preview`]), the `Conversation` state machine ([`conversation`]),
+//! and `ContextManager`, a drop-in for the TypeScript peer's class ([`context_manager`]).
+//!
+//! Thin by rule: every export converts its JS input ([`js::from_js`], [`js::json_text`],
+//! [`js::string_arg`]), calls the core, and converts the result back with [`js::to_js`];
+//! errors become JS `Error`s with the core's message ([`js::into_error`]). The peer's shapes
+//! and their conversion live in [`peer_shapes`]. The TypeScript declarations of every input
+//! and output are in `types.d.ts`, appended to the generated `.d.ts` (no `any` anywhere;
+//! `wasm/js/types.test.mjs` checks real outputs against them).
 
 pub mod context_manager;
 pub mod conversation;

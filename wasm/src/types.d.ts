@@ -159,6 +159,8 @@ export interface ContextManagerOptions {
   onMessageAdded?: (msg: ConversationMessage) => void;
   /** Called after the team task changes (`setTeamTask`, `clear`, `importSnapshot`). */
   onTeamTaskChanged?: (task: string | null) => void;
+  /** The peer's logger (`IOutput`); accepted and ignored: nothing is logged. */
+  output?: object;
 }
 
 /** Per-call options of `getContextForAgent`. */
