@@ -45,4 +45,11 @@ for (const [build, m] of builds) {
     assert.equal(conv.submit('hello [NEXT: max]', 'kailai', 1), 'msg-1');
     assert.equal(s.preview('max').prompt, '[MESSAGE]\nhi');
   });
+
+  test(`${build}: lone UTF-16 surrogates become U+FFFD on every path, as in string arguments`, () => {
+    assert.equal(m.stripAll('a\uD800b'), 'a\uFFFDb');
+    const cm = new m.ContextManager();
+    assert.equal(cm.addMessage({ speaker: kailai, content: 'a\uD800b\uDC00' }).content, 'a\uFFFDb\uFFFD');
+    assert.equal(cm.addMessage({ speaker: kailai, content: 'paired 👋 stays' }).content, 'paired 👋 stays');
+  });
 }

@@ -72,8 +72,51 @@ fn stringify(value: &JsValue, argument: &str) -> Result<String, JsError> {
         let reason = js_sys::Error::from(e).message();
         JsError::new(&format!("{argument}: not serializable as JSON: {reason}"))
     })?;
-    text.as_string()
-        .ok_or_else(|| JsError::new(&format!("{argument}: expected a value, found undefined")))
+    let text = text
+        .as_string()
+        .ok_or_else(|| JsError::new(&format!("{argument}: expected a value, found undefined")))?;
+    Ok(replace_lone_surrogates(&text).into_owned())
+}
+
+/// JS strings may hold lone UTF-16 surrogates, which no Rust string (and no valid JSON text for
+/// serde_json) can. `JSON.stringify` writes each as a `\udXXX` escape (paired ones stay
+/// literal), so those escapes become `\ufffd`: the same U+FFFD replacement wasm-bindgen's
+/// string conversion makes for string arguments.
+pub fn replace_lone_surrogates(json: &str) -> std::borrow::Cow<'_, str> {
+    if !json.contains("\\ud") && !json.contains("\\uD") {
+        return std::borrow::Cow::Borrowed(json);
+    }
+    let bytes = json.as_bytes();
+    let mut out = String::with_capacity(json.len());
+    let mut copied = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        let is_surrogate = bytes.get(i + 1) == Some(&b'u')
+            && bytes
+                .get(i + 2)
+                .is_some_and(|b| b.eq_ignore_ascii_case(&b'd'))
+            && bytes.get(i + 3).is_some_and(|b| {
+                (b'8'..=b'9').contains(b) || (b'a'..=b'f').contains(&b.to_ascii_lowercase())
+            })
+            && bytes.get(i + 4).is_some_and(u8::is_ascii_hexdigit)
+            && bytes.get(i + 5).is_some_and(u8::is_ascii_hexdigit);
+        if is_surrogate {
+            out.push_str(&json[copied..i]);
+            out.push_str("\\ufffd");
+            i += 6;
+            copied = i;
+        } else {
+            // Any other escape is two characters (`\\`, `\"`, `\n`, …) or `\uXXXX`; skipping
+            // the character after the backslash keeps `\\ud800` (an escaped backslash) intact.
+            i += 2;
+        }
+    }
+    out.push_str(&json[copied..]);
+    std::borrow::Cow::Owned(out)
 }
 
 /// Milliseconds of a JS time value: a `Date`, a number of ms, or a date string `Date` can
@@ -141,5 +184,30 @@ pub fn optional_string_arg(
         None => Ok(None),
         Some(v) if v.is_undefined() || v.is_null() => Ok(None),
         Some(v) => string_arg(&v, argument).map(Some),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::replace_lone_surrogates;
+
+    #[test]
+    fn lone_surrogate_escapes_become_the_replacement_character() {
+        let cases = [
+            (r#""a\ud800b""#, r#""a\ufffdb""#),
+            (r#""\uDFFF""#, r#""\ufffd""#),
+            (r#""\ud83d\ud83d""#, r#""\ufffd\ufffd""#),
+            (r#""plain \u00e9 \n""#, r#""plain \u00e9 \n""#),
+            (r#""\\ud800""#, r#""\\ud800""#),
+            (r#""\\\ud800""#, r#""\\\ufffd""#),
+            (r#""\ud7ff \ue000""#, r#""\ud7ff \ue000""#),
+            ("\"👋 é\"", "\"👋 é\""),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(replace_lone_surrogates(input), expected, "{input}");
+            let parsed: String =
+                serde_json::from_str(&replace_lone_surrogates(input)).expect("valid JSON");
+            assert!(!parsed.is_empty());
+        }
     }
 }
