@@ -126,3 +126,11 @@ new Conversation({ members: [{ name: 'x', kind: 'robot' }] });
 // @ts-expect-error status is a closed union
 const badStatus: Status = 'paused';
 void badStatus;
+
+// Sessions.
+import { type ConversationSession } from '../../pkg/node/agent_chatter_wasm.js';
+const session: ConversationSession = conversation.exportSession();
+const resumed: Conversation = Conversation.resume(JSON.stringify(session), new Date());
+void resumed.pollActions();
+// @ts-expect-error a session has a team, a snapshot and a state
+Conversation.resume({ team: session.team });

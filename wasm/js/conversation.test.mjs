@@ -152,4 +152,43 @@ for (const [build, { Conversation }] of builds) {
     assert.equal(c.submit('[FROM: bob] now it works [NEXT: max]', undefined, 1), 'msg-1');
     assert.equal(delivery(c.pollActions()).to, 'max');
   });
+
+  test(`${build}: a session exported mid-delivery resumes with the delivery emitted again`, () => {
+    const c = new Conversation({ id: 't', name: 'T', members });
+    c.submit('[TEAM_TASK: Ship] Plan it [NEXT: max, sarah]', 'kailai', 1);
+    const first = delivery(c.pollActions());
+    const session = JSON.parse(JSON.stringify(c.exportSession(2)));
+    assert.equal(session.snapshot.version, 1);
+    assert.equal(session.snapshot.timestamp, 2);
+
+    const resumed = Conversation.resume(session, 3);
+    const again = delivery(resumed.pollActions());
+    assert.equal(again.to, first.to);
+    assert.equal(again.prompt.prompt, first.prompt.prompt);
+    assert.deepEqual(resumed.getMessages(), c.getMessages());
+    assert.equal(resumed.teamTask, 'Ship');
+    resumed.agentReplied('max', 'Planned.', 4);
+    assert.equal(delivery(resumed.pollActions()).to, 'sarah', 'the queue survived');
+
+    const text = Conversation.resume(JSON.stringify(session));
+    assert.equal(delivery(text.pollActions()).to, 'max');
+  });
+
+  test(`${build}: a bad session names the field and nothing is created`, () => {
+    const c = new Conversation({ id: 't', name: 'T', members });
+    c.submit('Go [NEXT: max]', 'kailai', 1);
+    const session = c.exportSession(2);
+    const bad = (edit) => { const s = JSON.parse(JSON.stringify(session)); edit(s); return s; };
+    const cases = [
+      [bad((s) => { s.state.inFlight.to = 'zed'; }), /^Conversation\.resume\(session\): state\.inFlight/],
+      [bad((s) => { delete s.snapshot.messages[0].speaker.id; }), /^Conversation\.resume\(session\): snapshot: messages\[0\]\.speaker\.id/],
+      [bad((s) => { s.team.members = []; }), /^Conversation\.resume\(session\): team: /],
+      [bad((s) => { s.state.status = 'sleeping'; }), /^Conversation\.resume\(session\): state\.status: unknown variant `sleeping`/],
+      [{ team: session.team }, /^Conversation\.resume\(session\): missing field `snapshot`/],
+    ];
+    for (const [input, message] of cases) {
+      assert.throws(() => Conversation.resume(input), (e) => e instanceof Error && message.test(e.message), String(message));
+    }
+    assert.throws(() => new Conversation().exportSession(), /exportSession: no team loaded/);
+  });
 }

@@ -6,13 +6,20 @@
 //! uses the host clock, since the core reads none (DESIGN §2).
 
 use agent_chatter::config;
-use agent_chatter::conversation::{Conversation, HumanInput};
+use agent_chatter::context::Store;
+use agent_chatter::conversation::{Conversation, HumanInput, RoutingState};
 use agent_chatter::message::Millis;
+use agent_chatter::snapshot::{self, Snapshot};
+use agent_chatter::team::Team;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use wasm_bindgen::prelude::*;
 
 use js_sys::JsString;
 
-use crate::js::{into_error, json_text, millis, now, optional_string_arg, string_arg, to_js};
+use crate::js::{
+    from_json_text, into_error, json_text, millis, now, optional_string_arg, string_arg, to_js,
+};
 
 #[wasm_bindgen]
 extern "C" {
@@ -34,6 +41,29 @@ extern "C" {
     pub type JsInFlight;
     #[wasm_bindgen(typescript_type = "Team | null")]
     pub type JsTeam;
+    #[wasm_bindgen(typescript_type = "ConversationSession")]
+    pub type JsSession;
+    #[wasm_bindgen(typescript_type = "ConversationSession | string")]
+    pub type JsSessionInput;
+}
+
+/// Everything needed to resume a conversation: the team, the messages and team task (a
+/// snapshot), and the routing state (queue, waiting, in flight).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SessionOut<'a> {
+    team: &'a Team,
+    snapshot: Snapshot,
+    state: RoutingState,
+}
+
+/// [`SessionOut`] read back; the team and snapshot go through the core's own readers.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SessionIn {
+    team: Box<RawValue>,
+    snapshot: Box<RawValue>,
+    state: RoutingState,
 }
 
 /// The conversation state machine.
@@ -173,6 +203,40 @@ impl JsConversation {
     #[wasm_bindgen(js_name = inFlight)]
     pub fn in_flight(&self) -> Result<JsInFlight, JsError> {
         Ok(to_js(&self.inner.in_flight())?.unchecked_into())
+    }
+
+    /// The session to persist (`{team, snapshot, state}`, plain JSON data), taken at `at`
+    /// (default now). `Conversation.resume(session)` continues it. Throws before `setTeam`.
+    #[wasm_bindgen(js_name = exportSession)]
+    pub fn export_session(&self, at: Option<JsTime>) -> Result<JsSession, JsError> {
+        let at = time(at, "exportSession(at)")?;
+        let team = self
+            .inner
+            .team()
+            .ok_or_else(|| JsError::new("exportSession: no team loaded, nothing to export"))?;
+        let session = SessionOut {
+            team,
+            snapshot: snapshot::export(self.inner.store(), at),
+            state: self.inner.routing_state(),
+        };
+        Ok(to_js(&session)?.unchecked_into())
+    }
+
+    /// Continues an exported session (object or JSON text), validated fully first; the error
+    /// names the field. The pending action is emitted again: the in-flight delivery as a
+    /// fresh `deliver` (the host lost it), or `awaitHuman`.
+    pub fn resume(session: JsSessionInput, at: Option<JsTime>) -> Result<JsConversation, JsError> {
+        const ARG: &str = "Conversation.resume(session)";
+        let at = time(at, "Conversation.resume(session, at): at")?;
+        let session: SessionIn = from_json_text(&json_text(&session.into(), ARG)?, ARG)?;
+        let team = config::load_team(session.team.get())
+            .map_err(|e| into_error(format!("{ARG}: team: {e}")))?;
+        let mut store = Store::new();
+        snapshot::import_str(&mut store, session.snapshot.get())
+            .map_err(|e| into_error(format!("{ARG}: snapshot: {e}")))?;
+        let inner = Conversation::resume(team, store, session.state, at)
+            .map_err(|e| into_error(format!("{ARG}: state.{e}")))?;
+        Ok(JsConversation { inner })
     }
 
     /// The team (validated, in our format), or `null` before `setTeam`.

@@ -31,11 +31,23 @@ pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
 /// instead of one per field, and serde_json's messages (`invalid type: string "x", expected a
 /// sequence`) instead of JS `TypeError`s from property access on the wrong kind of value.
 pub fn from_js<T: DeserializeOwned>(value: JsValue, argument: &str) -> Result<T, JsError> {
-    let text = stringify(&value, argument)?;
-    let de = &mut serde_json::Deserializer::from_str(&text);
+    from_json_text(&stringify(&value, argument)?, argument)
+}
+
+/// Reads `T` from JSON text; errors name `argument` and the failing path, and are cut to a
+/// readable length (serde quotes whole offending values).
+pub fn from_json_text<T: DeserializeOwned>(text: &str, argument: &str) -> Result<T, JsError> {
+    const MAX_ERROR: usize = 300;
+    let de = &mut serde_json::Deserializer::from_str(text);
     serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
-        let inner = e.into_inner();
+        let mut inner = e.into_inner().to_string();
+        if inner.len() > MAX_ERROR {
+            inner.truncate(agent_chatter::budget::floor_char_boundary(
+                &inner, MAX_ERROR,
+            ));
+            inner.push('…');
+        }
         if path == "." {
             JsError::new(&format!("{argument}: {inner}"))
         } else {

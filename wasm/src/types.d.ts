@@ -437,3 +437,37 @@ export type Action =
   | { type: "awaitHuman"; member: string }
   | { type: "finished" }
   | ({ type: "notice" } & Notice);
+
+/** A conversation's messages and team task (our snapshot format, version 1). */
+export interface Snapshot {
+  version: 1;
+  messages: Message[];
+  teamTask: string | null;
+  /** When it was taken (ms since 1970). */
+  timestamp: number;
+}
+
+/** The routing queue as persisted. */
+export interface RoutingQueue {
+  items: QueuedDelivery[];
+  nextSeq: number;
+  localRun: number;
+}
+
+/** Everything a conversation holds besides its team and messages. */
+export interface RoutingState {
+  queue: RoutingQueue;
+  status: Status;
+  waitingFor: string | null;
+  inFlight: InFlight | null;
+  inFlightAfterDone: boolean;
+  lastCompleted: string | null;
+  rounds: number;
+}
+
+/** `Conversation.exportSession()`'s result and `Conversation.resume`'s argument. */
+export interface ConversationSession {
+  team: Team;
+  snapshot: Snapshot;
+  state: RoutingState;
+}
