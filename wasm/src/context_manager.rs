@@ -125,11 +125,14 @@ impl JsContextManager {
     #[wasm_bindgen(js_name = getMessages)]
     pub fn get_messages(&self) -> Result<JsMessages, JsError> {
         let inner = self.inner.borrow();
-        let array = js_sys::Array::new();
-        for m in inner.messages() {
-            array.push(&message_to_js(m)?);
-        }
-        Ok(JsValue::from(array).unchecked_into())
+        let messages: Vec<PeerMessage> = inner
+            .messages()
+            .iter()
+            .map(PeerMessage::from_core)
+            .collect();
+        let array = to_js(&messages)?;
+        set_dates(&array, inner.messages())?;
+        Ok(array.unchecked_into())
     }
 
     /// The newest message, or `null`.
@@ -216,10 +219,7 @@ impl JsContextManager {
         let value = to_js(&PeerSnapshot::from_core(&snapshot))?;
         let messages = js_sys::Reflect::get(&value, &JsValue::from_str("messages"))
             .map_err(|_| into_error("exportSnapshot: messages missing from the output"))?;
-        let messages = js_sys::Array::from(&messages);
-        for (m, js) in snapshot.messages.iter().zip(messages.iter()) {
-            set_date(&js, m.at.0)?;
-        }
+        set_dates(&messages, &snapshot.messages)?;
         Ok(value.unchecked_into())
     }
 
@@ -261,6 +261,17 @@ fn hook(options: &JsValue, name: &str) -> Result<Option<js_sys::Function>, JsErr
             "new ContextManager(options): {name}: expected a function"
         ))
     })
+}
+
+/// Turns the `timestamp` of each message object in the JS array `array` into a `Date`.
+fn set_dates(array: &JsValue, messages: &[Message]) -> Result<(), JsError> {
+    let array: &js_sys::Array = array.unchecked_ref();
+    for (i, m) in messages.iter().enumerate() {
+        let index =
+            u32::try_from(i).map_err(|_| into_error("more messages than a JS array holds"))?;
+        set_date(&array.get(index), m.at.0)?;
+    }
+    Ok(())
 }
 
 /// A stored message in the peer's shape, with a `Date` timestamp.
