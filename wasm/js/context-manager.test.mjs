@@ -189,6 +189,7 @@ for (const [build, { ContextManager }] of builds) {
       [() => cm.assemblePrompt('claude', { contextMessages: 'nope' }), /assemblePrompt\(agentType, input\): contextMessages: invalid type/],
       [() => new ContextManager({ contextWindowSize: -1 }), /new ContextManager\(options\): contextWindowSize/],
       [() => new ContextManager({ onMessageAdded: 'not a function' }), /onMessageAdded: expected a function/],
+      [() => new ContextManager({ maxBytes: 0 }), /new ContextManager\(options\): maxBytes: must be at least 1/],
     ];
     for (const [call, message] of cases) {
       assert.throws(call, (e) => e instanceof Error && message.test(e.message), String(message));

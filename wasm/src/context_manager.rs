@@ -12,10 +12,9 @@ use std::cell::RefCell;
 use agent_chatter::context::manager::{AgentContextOptions, ContextManager, ManagerOptions};
 use agent_chatter::message::{Message, Millis};
 use agent_chatter::snapshot;
+use js_sys::JsString;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
-
-use js_sys::JsString;
 
 use crate::js::{from_js, into_error, json_text, millis, now, set_date, string_arg, to_js};
 use crate::peer_shapes::{
@@ -81,6 +80,11 @@ impl JsContextManager {
                     hook(&options, "onTeamTaskChanged")?,
                 )
             };
+        if numeric.max_bytes == Some(0) {
+            return Err(JsError::new(
+                "new ContextManager(options): maxBytes: must be at least 1 (a 0-byte budget holds no prompt)",
+            ));
+        }
         let defaults = ManagerOptions::default();
         let core = ContextManager::new(ManagerOptions {
             context_window_size: numeric

@@ -11,11 +11,10 @@ use agent_chatter::conversation::{Conversation, HumanInput, RoutingState};
 use agent_chatter::message::Millis;
 use agent_chatter::snapshot::{self, Snapshot};
 use agent_chatter::team::Team;
+use js_sys::JsString;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use wasm_bindgen::prelude::*;
-
-use js_sys::JsString;
 
 use crate::js::{
     from_json_text, into_error, json_text, millis, now, optional_string_arg, string_arg, to_js,

@@ -10,8 +10,8 @@ use wasm_bindgen::prelude::*;
 
 /// Converts a Rust value to its JS form: serde_json text, then `JSON.parse`. The one
 /// serializer of the package, so every output follows JSON's rules: maps become plain
-/// objects, `None` becomes `null` (never `undefined`), integers become numbers, exactly as the
-/// CLI's `--json` output reads in JS.
+/// objects, `None` becomes `null` (never `undefined`), integers become numbers: the same
+/// values `JSON.parse` gives for the core's JSON anywhere else (files, the bridge).
 ///
 /// Measured against serde-wasm-bindgen's `Serializer::json_compatible()` (same output) on
 /// `Scenario.preview` of a 10⁴-message history: one boundary crossing instead of one per

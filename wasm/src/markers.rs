@@ -1,8 +1,7 @@
 //! `parseMessage`, `stripAll`, `stripRouting` (DESIGN §5, §12).
 
-use wasm_bindgen::prelude::*;
-
 use js_sys::JsString;
+use wasm_bindgen::prelude::*;
 
 use crate::js::{string_arg, to_js};
 use crate::peer_shapes::ParseResult;

@@ -2,9 +2,8 @@
 //! scenario file gives the same bytes here as in the CLI and the page.
 
 use agent_chatter::scenario::{self, PreparedScenario};
-use wasm_bindgen::prelude::*;
-
 use js_sys::JsString;
+use wasm_bindgen::prelude::*;
 
 use crate::js::{into_error, json_text, string_arg, to_js};
 
