@@ -16,10 +16,11 @@ use js_sys::JsString;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
-use crate::js::{from_js, into_error, json_text, millis, now, set_date, string_arg, to_js};
-use crate::peer_shapes::{
-    AssemblerOutput, NewPeerMessage, PeerAssemblerInput, PeerMessage, PeerSnapshot,
+use crate::js::{
+    from_js, into_error, json_text, millis, now, prompt_to_js, set_date, string_arg, to_js,
+    AbsentFlag,
 };
+use crate::peer_shapes::{NewPeerMessage, PeerAssemblerInput, PeerMessage, PeerSnapshot};
 
 #[wasm_bindgen]
 extern "C" {
@@ -204,7 +205,7 @@ impl JsContextManager {
         let agent_type = string_arg(agent_type, "assemblePrompt(agentType)")?;
         let input: PeerAssemblerInput = from_js(input.into(), "assemblePrompt(agentType, input)")?;
         let prompt = self.inner.borrow().assemble_prompt(&agent_type, &input);
-        Ok(to_js(&AssemblerOutput::from(prompt))?.unchecked_into())
+        Ok(prompt_to_js(&prompt, AbsentFlag::Omitted)?.unchecked_into())
     }
 
     /// Empties the store and the team task, restarts ids at `msg-1`, and calls

@@ -14,8 +14,6 @@
 //! - `timestamp` is milliseconds here; the binding turns it into a JS `Date` on output.
 
 use agent_chatter::assemble::AssemblerInput;
-use agent_chatter::context::Prompt;
-use agent_chatter::explain::Explain;
 use agent_chatter::markers::{self, DropTargets, Intent};
 use agent_chatter::message::{Addressee, Message, MessageId, Routing, Speaker, SpeakerKind};
 use agent_chatter::snapshot::Snapshot;
@@ -277,27 +275,6 @@ impl PeerSnapshot {
     }
 }
 
-/// The peer's `AssemblerOutput` (`{prompt, systemFlag?}`, the flag absent when there is
-/// none) plus our `explain`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AssemblerOutput {
-    pub prompt: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub system_flag: Option<String>,
-    pub explain: Explain,
-}
-
-impl From<Prompt> for AssemblerOutput {
-    fn from(p: Prompt) -> Self {
-        AssemblerOutput {
-            prompt: p.prompt,
-            system_flag: p.system_flag,
-            explain: p.explain,
-        }
-    }
-}
-
 /// `getContextForAgent`'s result is the core's [`AssemblerInput`] as is: its JSON is the
 /// peer's shape (`contextMessages: [{from, to, content}]`, `currentMessage`, `teamTask`,
 /// `systemInstruction?`, `instructionFileText?`, `maxBytes`) plus ids the explain uses.
@@ -440,19 +417,5 @@ mod tests {
             json!({"id": "msg-1", "timestamp": 5, "content": "x",
                    "speaker": {"id": "system", "name": "system", "displayName": "system", "type": "system"}})
         );
-    }
-
-    #[test]
-    fn assembler_output_omits_an_absent_system_flag() {
-        let input = AssemblerInput {
-            current_message: "hi".into(),
-            max_bytes: 100,
-            ..Default::default()
-        };
-        let prompt = agent_chatter::context::manager::ContextManager::default()
-            .assemble_prompt("codex", &input);
-        let v = serde_json::to_value(AssemblerOutput::from(prompt)).expect("serializes");
-        assert!(v.get("systemFlag").is_none());
-        assert_eq!(v["prompt"], "[MESSAGE]\nhi");
     }
 }
