@@ -55,6 +55,16 @@ for (const [build, { ContextManager }] of builds) {
     ]);
   });
 
+  test(`${build}: a hook may even add a message itself (no "recursive use" error)`, () => {
+    const cm = new ContextManager({
+      onMessageAdded: (msg) => {
+        if (msg.speaker.type === 'human') cm.addMessage({ speaker: { id: 'system', name: 'system', type: 'system' }, content: `seen ${msg.id}` });
+      },
+    });
+    cm.addMessage({ speaker: kailai, content: 'hello' });
+    assert.deepEqual(cm.getMessages().map((m) => [m.id, m.content]), [['msg-1', 'hello'], ['msg-2', 'seen msg-1']]);
+  });
+
   test(`${build}: an exception thrown by a hook reaches the caller unchanged`, () => {
     const boom = new RangeError('hook failed');
     const cm = new ContextManager({ onMessageAdded: () => { throw boom; } });
