@@ -46,7 +46,11 @@ pub struct Delivery {
 /// Informational events. None of them stops the conversation except `RoundLimitReached`,
 /// which ends the current AI run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 pub enum Notice {
     /// The team task was longer than 5 KiB and was cut at a character boundary.
     TeamTaskTruncated { from: usize, to: usize },

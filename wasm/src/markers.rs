@@ -17,7 +17,14 @@ extern "C" {
 pub fn parse_message(text: &JsString) -> Result<JsParseResult, JsError> {
     let text = string_arg(text, "parseMessage(text)")?;
     let result = ParseResult::of(&text);
-    Ok(to_js(&result)?.unchecked_into())
+    let value = to_js(&result)?;
+    js_sys::Reflect::set(
+        &value,
+        &JsValue::from_str("cleanContent"),
+        &JsValue::from_str(&result.clean_content),
+    )
+    .map_err(|_| JsError::new("parseMessage: cannot set cleanContent on the result"))?;
+    Ok(value.unchecked_into())
 }
 
 /// The agent view of a message: removes FROM, TEAM_TASK, NEXT, DONE and DROP markers.

@@ -27,7 +27,9 @@ pub struct ParseResult {
     pub addressees: Vec<String>,
     /// The same names with their intent (`P1`, `P2`, `P3`).
     pub parsed_addressees: Vec<Addressee>,
-    /// The stored-content view ([`markers::strip_routing`]).
+    /// The stored-content view ([`markers::strip_routing`]). Not serialized: `parseMessage`
+    /// hands it to JS as a plain string (no JSON escaping of a possibly huge text).
+    #[serde(skip)]
     pub clean_content: String,
     /// `[FROM: x]`, or `null`.
     pub from_member: Option<String>,

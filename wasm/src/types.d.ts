@@ -422,7 +422,7 @@ export type Notice =
   | { kind: "demoted"; to: string; parent: string; from: Intent; limit: number }
   | { kind: "alreadyQueued"; to: string; parent: string; intent: Intent }
   | { kind: "roundLimitReached"; limit: number; dropped: string[] }
-  | { kind: "unknownAgentType"; member: string; agent_type: string }
+  | { kind: "unknownAgentType"; member: string; agentType: string }
   | { kind: "promptFailed"; to: string; error: string };
 
 /**

@@ -49,6 +49,6 @@ fn parse_message_crosses_as_a_plain_object_with_nulls() {
         .expect("string");
     assert_eq!(
         json,
-        r#"{"addressees":[],"parsedAddressees":[],"cleanContent":"","fromMember":null,"teamTask":null,"dropTargets":["ALL"],"isDone":true}"#
+        r#"{"addressees":[],"parsedAddressees":[],"fromMember":null,"teamTask":null,"dropTargets":["ALL"],"isDone":true,"cleanContent":""}"#
     );
 }
