@@ -27,7 +27,7 @@
 //! `description`, `baseDir`) and its member-name pattern are not enforced, as the peer's own
 //! code does not either (its multi-role demo lacks `baseDir`).
 
-use std::collections::HashMap;
+use crate::context::store::HashMap;
 use std::fmt;
 
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
@@ -400,8 +400,8 @@ impl Team {
         settings: &Path<'_>,
     ) -> Result<(), ConfigError> {
         let label = |i: usize| format!("{} ({})", members.index(i), self.members[i].name);
-        let mut ids: HashMap<&str, usize> = HashMap::new();
-        let mut names: HashMap<String, usize> = HashMap::new();
+        let mut ids: HashMap<&str, usize> = HashMap::default();
+        let mut names: HashMap<String, usize> = HashMap::default();
         for (i, m) in self.members.iter().enumerate() {
             let field_error = |field: &'static str, reason: &str| ConfigError::Member {
                 member: label(i),
