@@ -72,6 +72,39 @@ for (const [label, line] of [
   rows.push([`parseMessage, 1 MiB, ${label}`, fmt(r.mean), fmt(r.median), `${mibs.toFixed(0)} MiB/s`, '—']);
 }
 
+{
+  // ContextManager (the peer's drop-in) over a 10⁴-message history of ~200-byte messages with
+  // routing, as the peer's users store them.
+  const speakers = members.map(({ id, name, displayName, kind }) => ({ id, name, displayName, type: kind }));
+  const message = (i) => {
+    const next = speakers[(i + 1) % 3].id;
+    return {
+      speaker: speakers[i % 3],
+      content: `Message ${i}: here is my part of the work, with a few details about step ${i % 17}, what I changed and why, and what comes next for the team. [NEXT: ${next}]`,
+      routing: { rawNextMarkers: [next], resolvedAddressees: [{ identifier: next, memberId: next, memberName: next }] },
+      timestamp: 1_700_000_000_000 + i,
+    };
+  };
+  const cm = new m.ContextManager();
+  let added = 0;
+  const add = time(() => cm.addMessage(message(added++)), HISTORY - 50);
+  rows.push([`ContextManager.addMessage, per call (history 0 → ${HISTORY})`, fmt(add.mean), fmt(add.median), '—', '—']);
+  const n = cm.getMessages().length;
+  const get = time(() => cm.getMessages(), 20);
+  rows.push([`ContextManager.getMessages, ${n} messages`, fmt(get.mean), fmt(get.median), '—', '—']);
+  const snapshot = cm.exportSnapshot();
+  const exp = time(() => cm.exportSnapshot(), 20);
+  rows.push([`ContextManager.exportSnapshot, ${n} messages`, fmt(exp.mean), fmt(exp.median), '—', '—']);
+  const copy = new m.ContextManager();
+  const imp = time(() => copy.importSnapshot(snapshot), 10);
+  rows.push([`ContextManager.importSnapshot, ${n} messages (object)`, fmt(imp.mean), fmt(imp.median), '—', '—']);
+  const text = JSON.stringify(snapshot);
+  const impText = time(() => copy.importSnapshot(text), 10);
+  rows.push([`ContextManager.importSnapshot, ${n} messages (JSON text, ${(text.length / 1e6).toFixed(1)} MB)`, fmt(impText.mean), fmt(impText.median), '—', '—']);
+  const prompt = time(() => cm.assemblePrompt('claude', cm.getContextForAgent('sarah', 'claude')), 5000);
+  rows.push([`ContextManager.getContextForAgent+assemblePrompt, ${n} messages, window 5`, fmt(prompt.mean), fmt(prompt.median), '—', '—']);
+}
+
 const wasm = await readFile(new URL('node/agent_chatter_wasm_bg.wasm', pkgDir));
 const gz = gzipSync(wasm, { level: 9 }).length;
 

@@ -17,10 +17,12 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
 use crate::js::{
-    from_js, into_error, json_text, millis, now, prompt_to_js, set_date, string_arg, to_js,
-    AbsentFlag,
+    from_js, into_error, json_text, millis, now, parse_json, prompt_to_js, set_date, set_date_at,
+    string_arg, to_js, AbsentFlag,
 };
-use crate::peer_shapes::{NewPeerMessage, PeerAssemblerInput, PeerMessage, PeerSnapshot};
+use crate::peer_shapes::{
+    NewPeerMessage, PeerAssemblerInput, PeerMessage, PeerMessages, PeerSnapshot,
+};
 
 #[wasm_bindgen]
 extern "C" {
@@ -130,13 +132,9 @@ impl JsContextManager {
     #[wasm_bindgen(js_name = getMessages)]
     pub fn get_messages(&self) -> Result<JsMessages, JsError> {
         let inner = self.inner.borrow();
-        let messages: Vec<PeerMessage> = inner
-            .messages()
-            .iter()
-            .map(PeerMessage::from_core)
-            .collect();
-        let array = to_js(&messages)?;
-        set_dates(&array, inner.messages())?;
+        let messages = inner.messages();
+        let array = parse_json(&PeerMessages(messages).to_json())?;
+        set_dates(&array, messages)?;
         Ok(array.unchecked_into())
     }
 
@@ -220,11 +218,17 @@ impl JsContextManager {
     #[wasm_bindgen(js_name = exportSnapshot)]
     pub fn export_snapshot(&self) -> Result<JsContextSnapshot, JsError> {
         let inner = self.inner.borrow();
-        let snapshot = snapshot::export(inner.store(), Millis(now()));
-        let value = to_js(&PeerSnapshot::from_core(&snapshot))?;
+        // The peer's shape of `snapshot::export`, borrowed from the store (no copy of it).
+        let snapshot = PeerSnapshot {
+            messages: inner.messages(),
+            team_task: inner.team_task(),
+            timestamp: now(),
+            version: snapshot::SNAPSHOT_VERSION,
+        };
+        let value = parse_json(&snapshot.to_json())?;
         let messages = js_sys::Reflect::get(&value, &JsValue::from_str("messages"))
             .map_err(|_| into_error("exportSnapshot: messages missing from the output"))?;
-        set_dates(&messages, &snapshot.messages)?;
+        set_dates(&messages, snapshot.messages)?;
         Ok(value.unchecked_into())
     }
 
@@ -271,17 +275,18 @@ fn hook(options: &JsValue, name: &str) -> Result<Option<js_sys::Function>, JsErr
 /// Turns the `timestamp` of each message object in the JS array `array` into a `Date`.
 fn set_dates(array: &JsValue, messages: &[Message]) -> Result<(), JsError> {
     let array: &js_sys::Array = array.unchecked_ref();
+    let key = JsValue::from_str("timestamp");
     for (i, m) in messages.iter().enumerate() {
         let index =
             u32::try_from(i).map_err(|_| into_error("more messages than a JS array holds"))?;
-        set_date(&array.get(index), m.at.0)?;
+        set_date_at(&array.get(index), &key, m.at.0)?;
     }
     Ok(())
 }
 
 /// A stored message in the peer's shape, with a `Date` timestamp.
 fn message_to_js(m: &Message) -> Result<JsValue, JsError> {
-    let value = to_js(&PeerMessage::from_core(m))?;
+    let value = parse_json(&PeerMessage(m).to_json())?;
     set_date(&value, m.at.0)?;
     Ok(value)
 }

@@ -14,6 +14,7 @@
 pub mod context_manager;
 pub mod conversation;
 pub mod js;
+pub mod json_writer;
 pub mod markers;
 pub mod peer_shapes;
 pub mod preview;

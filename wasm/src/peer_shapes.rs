@@ -16,8 +16,9 @@
 use agent_chatter::assemble::AssemblerInput;
 use agent_chatter::markers::{self, DropTargets, Intent};
 use agent_chatter::message::{Addressee, Message, MessageId, Routing, Speaker, SpeakerKind};
-use agent_chatter::snapshot::Snapshot;
 use serde::{Deserialize, Serialize};
+
+use crate::json_writer::JsonWriter;
 
 /// `MessageRouter.parseMessage(text)` of the peer, plus `isDone` (DESIGN §12).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -227,54 +228,163 @@ fn next_marker_addressees(raw: &str) -> Vec<Addressee> {
 }
 
 /// A stored message in the peer's `ConversationMessage` shape (`timestamp` in ms; the binding
-/// makes it a `Date`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PeerMessage {
-    pub id: String,
-    pub timestamp: u64,
-    pub speaker: PeerSpeaker,
-    pub content: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub routing: Option<PeerRouting>,
-}
+/// makes it a `Date`), written straight from the core's message as JSON text: `getMessages`
+/// of 10⁴ messages copies no string and builds no intermediate value (see
+/// [`crate::json_writer`]). Keys in the peer's order: `id, timestamp, speaker, content,
+/// routing?`; `routing` is left out when the message carries none (as in the peer).
+#[derive(Debug, Clone, Copy)]
+pub struct PeerMessage<'a>(pub &'a Message);
 
-impl PeerMessage {
-    pub fn from_core(m: &Message) -> Self {
-        PeerMessage {
-            id: m.id.0.clone(),
-            timestamp: m.at.0,
-            speaker: PeerSpeaker {
-                id: m.speaker.id.clone(),
-                name: m.speaker.name.clone(),
-                display_name: Some(m.speaker.display_name.clone()),
-                kind: m.speaker.kind,
-            },
-            content: m.content.clone(),
-            routing: PeerRouting::from_core(&m.routing),
+impl PeerMessage<'_> {
+    /// Appends this message's JSON to `w`.
+    pub fn write_json(&self, w: &mut JsonWriter) {
+        let m = self.0;
+        w.raw("{\"id\":");
+        w.string(&m.id.0);
+        w.raw(",\"timestamp\":");
+        w.number(m.at.0);
+        w.raw(",\"speaker\":{\"id\":");
+        w.string(&m.speaker.id);
+        w.raw(",\"name\":");
+        w.string(&m.speaker.name);
+        w.raw(",\"displayName\":");
+        w.string(&m.speaker.display_name);
+        w.raw(",\"type\":");
+        w.raw(match m.speaker.kind {
+            SpeakerKind::Human => "\"human\"",
+            SpeakerKind::Ai => "\"ai\"",
+            SpeakerKind::System => "\"system\"",
+        });
+        w.raw("},\"content\":");
+        w.string(&m.content);
+        if m.routing != Routing::default() {
+            w.raw(",\"routing\":");
+            write_routing(w, &m.routing);
         }
+        w.raw("}");
+    }
+
+    /// This message's JSON text.
+    pub fn to_json(&self) -> String {
+        let mut w = JsonWriter::with_capacity(json_capacity(std::slice::from_ref(self.0)));
+        self.write_json(&mut w);
+        w.finish()
     }
 }
 
-/// The peer's `ContextSnapshot`: `{messages, teamTask, timestamp, version: 1}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PeerSnapshot {
-    pub messages: Vec<PeerMessage>,
-    pub team_task: Option<String>,
+/// [`PeerRouting::from_core`] written as JSON: the same keys and values, without copying the
+/// names into an owned value first.
+fn write_routing(w: &mut JsonWriter, r: &Routing) {
+    w.raw("{\"rawNextMarkers\":[");
+    for (i, a) in r.raw_next.iter().enumerate() {
+        if i > 0 {
+            w.raw(",");
+        }
+        w.string(&a.name);
+    }
+    w.raw("],\"resolvedAddressees\":[");
+    for (i, (id, name)) in r.resolved.iter().zip(&r.resolved_names).enumerate() {
+        if i > 0 {
+            w.raw(",");
+        }
+        w.raw("{\"identifier\":");
+        w.string(name);
+        w.raw(",\"memberId\":");
+        w.string(id);
+        w.raw(",\"memberName\":");
+        w.string(name);
+        w.raw("}");
+    }
+    w.raw("],\"parsedAddressees\":[");
+    for (i, a) in r.raw_next.iter().enumerate() {
+        if i > 0 {
+            w.raw(",");
+        }
+        w.raw("{\"name\":");
+        w.string(&a.name);
+        w.raw(",\"intent\":");
+        w.string(a.intent.as_str());
+        w.raw("}");
+    }
+    w.raw("]");
+    if let Some(parent) = &r.parent {
+        w.raw(",\"parentMessageId\":");
+        w.string(&parent.0);
+    }
+    if let Some(intent) = r.intent {
+        w.raw(",\"intent\":");
+        w.string(match PeerIntent::from(intent) {
+            PeerIntent::Interrupt => "P1_INTERRUPT",
+            PeerIntent::Reply => "P2_REPLY",
+            PeerIntent::Extend => "P3_EXTEND",
+        });
+    }
+    if r.is_done {
+        w.raw(",\"isDone\":true");
+    }
+    w.raw("}");
+}
+
+/// Stored messages in the peer's shape, as one JSON array (`getMessages`).
+#[derive(Debug, Clone, Copy)]
+pub struct PeerMessages<'a>(pub &'a [Message]);
+
+impl PeerMessages<'_> {
+    /// Appends the array's JSON to `w`.
+    pub fn write_json(&self, w: &mut JsonWriter) {
+        w.raw("[");
+        for (i, m) in self.0.iter().enumerate() {
+            if i > 0 {
+                w.raw(",");
+            }
+            PeerMessage(m).write_json(w);
+        }
+        w.raw("]");
+    }
+
+    /// The array's JSON text.
+    pub fn to_json(&self) -> String {
+        let mut w = JsonWriter::with_capacity(json_capacity(self.0));
+        self.write_json(&mut w);
+        w.finish()
+    }
+}
+
+/// The peer's `ContextSnapshot` of a store: `{messages, teamTask, timestamp, version: 1}`,
+/// written from borrowed parts like [`PeerMessage`].
+#[derive(Debug, Clone, Copy)]
+pub struct PeerSnapshot<'a> {
+    pub messages: &'a [Message],
+    pub team_task: Option<&'a str>,
     pub timestamp: u64,
     pub version: u32,
 }
 
-impl PeerSnapshot {
-    pub fn from_core(s: &Snapshot) -> Self {
-        PeerSnapshot {
-            messages: s.messages.iter().map(PeerMessage::from_core).collect(),
-            team_task: s.team_task.clone(),
-            timestamp: s.timestamp.0,
-            version: s.version,
-        }
+impl PeerSnapshot<'_> {
+    /// The snapshot's JSON text.
+    pub fn to_json(&self) -> String {
+        let mut w = JsonWriter::with_capacity(json_capacity(self.messages));
+        w.raw("{\"messages\":");
+        PeerMessages(self.messages).write_json(&mut w);
+        w.raw(",\"teamTask\":");
+        w.opt_string(self.team_task);
+        w.raw(",\"timestamp\":");
+        w.number(self.timestamp);
+        w.raw(",\"version\":");
+        w.number(u64::from(self.version));
+        w.raw("}");
+        w.finish()
     }
+}
+
+/// About the JSON size of `messages` in the peer's shape: the contents plus ~300 bytes of ids,
+/// speaker and routing each (a close guess spares the copies of a growing buffer).
+fn json_capacity(messages: &[Message]) -> usize {
+    messages
+        .iter()
+        .map(|m| m.content.len() + 300)
+        .sum::<usize>()
+        + 256
 }
 
 /// `getContextForAgent`'s result is the core's [`AssemblerInput`] as is: its JSON is the
@@ -405,6 +515,37 @@ mod tests {
     }
 
     #[test]
+    fn a_stored_message_serializes_its_routing_as_the_owned_peer_routing_does() {
+        let routing = Routing {
+            raw_next: vec![Addressee {
+                name: "Max".into(),
+                intent: Intent::P1,
+            }],
+            resolved: vec!["max".into()],
+            resolved_names: vec!["Max".into()],
+            is_done: true,
+            parent: Some(MessageId("msg-2".into())),
+            intent: Some(Intent::P3),
+        };
+        let m = Message {
+            id: MessageId("msg-3".into()),
+            speaker: Speaker::system(),
+            content: "x".into(),
+            routing: routing.clone(),
+            at: agent_chatter::message::Millis(7),
+        };
+        let v = serde_json::from_str::<serde_json::Value>(&PeerMessage(&m).to_json())
+            .expect("valid JSON");
+        let owned = serde_json::to_value(PeerRouting::from_core(&routing)).expect("serializes");
+        assert_eq!(v["routing"], owned);
+        assert_eq!(
+            v["routing"]["resolvedAddressees"],
+            json!([{"identifier": "Max", "memberId": "max", "memberName": "Max"}])
+        );
+        assert_eq!(v["routing"]["intent"], "P3_EXTEND");
+    }
+
+    #[test]
     fn a_message_without_routing_has_no_routing_key() {
         let m = Message {
             id: MessageId("msg-1".into()),
@@ -413,7 +554,8 @@ mod tests {
             routing: Routing::default(),
             at: agent_chatter::message::Millis(5),
         };
-        let v = serde_json::to_value(PeerMessage::from_core(&m)).expect("serializes");
+        let v = serde_json::from_str::<serde_json::Value>(&PeerMessage(&m).to_json())
+            .expect("valid JSON");
         assert_eq!(
             v,
             json!({"id": "msg-1", "timestamp": 5, "content": "x",
