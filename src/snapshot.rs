@@ -26,6 +26,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use thiserror::Error;
 
+mod fast;
+
 use crate::context::{Store, TeamTaskTruncated, MAX_TEAM_TASK_BYTES};
 use crate::error::{FieldError, JsonSyntaxError};
 use crate::json::{self, Obj, Path};
@@ -101,7 +103,7 @@ pub fn import(store: &mut Store, value: &Value) -> Result<Imported, SnapshotErro
 
 /// [`import`] from JSON text; a syntax error names line and column.
 pub fn import_str(store: &mut Store, json: &str) -> Result<Imported, SnapshotError> {
-    import(store, &json::parse(json)?)
+    Ok(restore(store, Snapshot::from_json(json)?))
 }
 
 /// [`import`] for a snapshot already in memory (built in code, or deserialized with serde):
@@ -189,9 +191,13 @@ impl Snapshot {
         })
     }
 
-    /// [`Snapshot::from_value`] from JSON text.
+    /// [`Snapshot::from_value`] from JSON text. A clean snapshot is read in one typed pass
+    /// ([`fast`], same rules); anything else goes field by field, so errors name the field.
     pub fn from_json(json: &str) -> Result<Snapshot, SnapshotError> {
-        Snapshot::from_value(&json::parse(json)?)
+        match fast::read(json) {
+            Some(snapshot) => Ok(snapshot),
+            None => Snapshot::from_value(&json::parse(json)?),
+        }
     }
 }
 
