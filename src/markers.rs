@@ -462,6 +462,8 @@ struct Lines<'a> {
     pos: usize,
     in_fence: bool,
     finished: bool,
+    /// Set by [`Lines::skip_unchanged`]: the line at `pos` has no `\n` before this offset.
+    no_newline_before: usize,
 }
 
 impl<'a> Lines<'a> {
@@ -471,6 +473,53 @@ impl<'a> Lines<'a> {
             pos: 0,
             in_fence: false,
             finished: false,
+            no_newline_before: 0,
+        }
+    }
+
+    /// Skips, outside a fence, the text from the current position on that both strips copy
+    /// unchanged, so prose is copied a block at a time instead of line by line. Returns its
+    /// byte range, which ends either after whole lines (before their last `\n`; the next line
+    /// is read normally) or inside a line; in that case the position moves back to that
+    /// line's start and the range ends at a char boundary after a non-whitespace character:
+    /// the caller treats the line as text and resumes its strip there.
+    ///
+    /// Copied lines are text lines (no `[`, so no marker, and no backtick, so no fence) that
+    /// neither start nor end with whitespace, hold no whitespace pair and no multi-byte
+    /// whitespace, and are not empty: the strips leave them as they are.
+    fn skip_unchanged(&mut self) -> Option<Range<usize>> {
+        if self.in_fence || self.finished {
+            return None;
+        }
+        let bytes = self.text.as_bytes();
+        let start = self.pos;
+        let first = *bytes.get(start)?;
+        if first <= b' ' || maybe_multibyte_whitespace(first) {
+            // Leading whitespace (or an empty line) is not copied as is.
+            return None;
+        }
+        let event = first_line_event(bytes, start);
+        let line_start = match memchr::memrchr(b'\n', bytes.get(start..event)?) {
+            Some(len) => start + len + 1,
+            None => start,
+        };
+        self.no_newline_before = event;
+        // The event's line: its bytes before the event hold no `[`, backtick or whitespace
+        // pair, so all but a last single whitespace byte are unchanged text.
+        let mut end = event;
+        while !self.text.is_char_boundary(end) {
+            end -= 1;
+        }
+        if end > line_start && bytes.get(end - 1).is_some_and(|&b| b <= b' ') {
+            end -= 1;
+        }
+        self.pos = line_start;
+        if end > line_start {
+            Some(start..end)
+        } else if line_start > start {
+            Some(start..line_start - 1)
+        } else {
+            None
         }
     }
 
@@ -503,10 +552,11 @@ impl Iterator for Lines<'_> {
         }
         let bytes = self.text.as_bytes();
         let start = self.pos;
-        let end = match memchr(b'\n', bytes.get(start..).unwrap_or_default()) {
+        let from = start.max(self.no_newline_before);
+        let end = match memchr(b'\n', bytes.get(from..).unwrap_or_default()) {
             Some(len) => {
-                self.pos = start + len + 1;
-                start + len
+                self.pos = from + len + 1;
+                from + len
             }
             None => {
                 self.finished = true;
@@ -538,71 +588,124 @@ impl Iterator for Lines<'_> {
 // ---------------------------------------------------------------------------------------------
 // Stripping
 
-const ORDINARY: u8 = 0;
-const ASCII_SPACE: u8 = 1;
-/// First byte of a multi-byte character that may be whitespace (U+0085, U+00A0, U+1680,
-/// U+2000–U+205F, U+3000); every other non-ASCII byte starts or continues a non-space.
-const MAYBE_SPACE: u8 = 2;
+/// The byte length of the multi-byte whitespace character (Unicode White_Space beyond ASCII:
+/// U+0085, U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000) that
+/// `bytes` starts with, or 0. Matching the encoded bytes avoids decoding a `char` for every
+/// non-ASCII character; a unit test checks it against `char::is_whitespace` for every char.
+fn multibyte_whitespace_len(bytes: &[u8]) -> usize {
+    match bytes {
+        [0xC2, 0x85 | 0xA0, ..] => 2,
+        [0xE1, 0x9A, 0x80, ..]
+        | [0xE2, 0x80, 0x80..=0x8A | 0xA8 | 0xA9 | 0xAF, ..]
+        | [0xE2, 0x81, 0x9F, ..]
+        | [0xE3, 0x80, 0x80, ..] => 3,
+        _ => 0,
+    }
+}
 
-const BYTE_CLASS: [u8; 256] = {
-    let mut class = [ORDINARY; 256];
-    let mut b = 0;
-    while b < 256 {
-        if is_ascii_whitespace(b as u8) {
-            class[b] = ASCII_SPACE;
+/// True for a byte that may start a multi-byte whitespace character (see
+/// [`multibyte_whitespace_len`]); every other non-ASCII byte starts or continues a non-space.
+const fn maybe_multibyte_whitespace(b: u8) -> bool {
+    b == 0xC2 || (b >= 0xE1 && b <= 0xE3)
+}
+
+// Word-at-a-time (SWAR) tests on 8 bytes in a `u64`: each returns the high bit of every byte
+// that passes. They are exact per byte (no carry crosses a byte), so they work as well on
+// wasm32 without SIMD as natively.
+const LOW7: u64 = u64::from_ne_bytes([0x7F; 8]);
+const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+
+const fn splat(b: u8) -> u64 {
+    u64::from_ne_bytes([b; 8])
+}
+
+/// Bytes of `x` below `n` (`1 <= n <= 0x80`).
+const fn bytes_below(x: u64, n: u8) -> u64 {
+    !(((x & LOW7) + splat(0x80 - n)) | x) & HIGH
+}
+
+/// Bytes of `x` equal to zero.
+const fn zero_bytes(x: u64) -> u64 {
+    bytes_below(x, 1)
+}
+
+/// Bytes that may end an unchanged run in the little-endian word `x`: the second of two
+/// adjacent bytes at or below `' '` (every ASCII whitespace byte is; `prev` is the same mask
+/// for the byte before the word, in the lowest byte) and possible starts of multi-byte
+/// whitespace (0xC2 and, a superset of 0xE1–0xE3, 0xE0–0xE3). Returns (events, mask of
+/// bytes at or below `' '`).
+const fn word_events(x: u64, prev: u64) -> (u64, u64) {
+    let low = bytes_below(x, 0x21);
+    let pairs = low & ((low << 8) | prev);
+    let maybe = zero_bytes(x ^ splat(0xC2)) | zero_bytes((x ^ splat(0xE0)) & splat(0xFC));
+    (pairs | maybe, low)
+}
+
+/// The first byte at or after `start` that may change the line it is on (see
+/// [`Lines::skip_unchanged`]): a `[`, a backtick, a possible start of multi-byte whitespace,
+/// or the second of two adjacent bytes at or below `' '` (so a `\n` next to whitespace or to
+/// another `\n`). Returns `bytes.len()` or the start of the last partial word when there is
+/// none (the tail counts as an event; it may be inside a char). Conservative: the caller
+/// trusts only what comes before it.
+fn first_line_event(bytes: &[u8], start: usize) -> usize {
+    let mut i = start;
+    let mut prev = 0;
+    while let Some(word) = bytes.get(i..i + 8).and_then(|w| w.try_into().ok()) {
+        let x = u64::from_le_bytes(word);
+        let (events, low) = word_events(x, prev);
+        let events = events | zero_bytes(x ^ splat(b'[')) | zero_bytes(x ^ splat(b'`'));
+        if events != 0 {
+            return i + (events.trailing_zeros() / 8) as usize;
         }
-        b += 1;
+        prev = low >> 56;
+        i += 8;
     }
-    class[0xC2] = MAYBE_SPACE;
-    class[0xE1] = MAYBE_SPACE;
-    class[0xE2] = MAYBE_SPACE;
-    class[0xE3] = MAYBE_SPACE;
-    class
-};
-
-const WINDOW: usize = 16;
-
-/// True when the first `WINDOW` bytes of `w` (plus one byte of lookahead) hold no whitespace
-/// pair and no possible multi-byte whitespace: they can be copied unchanged. Branch-free so
-/// the compiler can vectorise it.
-fn window_unchanged(w: &[u8; WINDOW + 1]) -> bool {
-    let space = |b: u8| (b == b' ') | (b.wrapping_sub(b'\t') < 5);
-    let maybe = |b: u8| (b == 0xC2) | (b.wrapping_sub(0xE1) < 3);
-    let mut changed = maybe(w[WINDOW]);
-    for k in 0..WINDOW {
-        changed |= (space(w[k]) & space(w[k + 1])) | maybe(w[k]);
-    }
-    !changed
+    i
 }
 
 /// The end of the run starting at `i` (a non-whitespace character) that the whitespace rules
 /// leave unchanged: it stops before whitespace that is not a single one between ordinary
-/// characters.
+/// characters. Words of 8 bytes without any event are skipped at once; from a word with an
+/// event on, the bytes are read one by one (exact rules) for a word before trying again.
 fn unchanged_run(s: &str, mut i: usize) -> usize {
     let bytes = s.as_bytes();
     loop {
-        while let Some(w) = bytes.get(i..i + WINDOW + 1).and_then(|w| w.try_into().ok()) {
-            if !window_unchanged(w) {
+        // The byte before `i` is not whitespace here.
+        let mut prev = 0;
+        while let Some(word) = bytes.get(i..i + 8).and_then(|w| w.try_into().ok()) {
+            let (events, low) = word_events(u64::from_le_bytes(word), prev);
+            if events != 0 {
                 break;
             }
-            i += WINDOW;
+            prev = low >> 56;
+            i += 8;
         }
-        // Byte by byte through at least one window before trying the fast path again.
-        let stop = i + WINDOW;
+        if prev != 0 {
+            // The last byte skipped may be a single whitespace: re-read it exactly, so a run
+            // it starts with the next byte is seen.
+            i -= 1;
+        }
+        let stop = i + 8;
         while i < stop {
             let Some(&b) = bytes.get(i) else {
                 return i;
             };
-            match BYTE_CLASS[usize::from(b)] {
-                ORDINARY => i += 1,
-                ASCII_SPACE => match bytes.get(i + 1) {
-                    Some(&next) if BYTE_CLASS[usize::from(next)] == ORDINARY => i += 2,
+            if is_ascii_whitespace(b) {
+                match bytes.get(i + 1) {
+                    Some(&next)
+                        if !is_ascii_whitespace(next) && !maybe_multibyte_whitespace(next) =>
+                    {
+                        i += 2
+                    }
                     _ => return i,
-                },
-                _ => match s.get(i..).and_then(|rest| rest.chars().next()) {
-                    Some(c) if !c.is_whitespace() => i += c.len_utf8(),
-                    _ => return i,
-                },
+                }
+            } else if maybe_multibyte_whitespace(b)
+                && multibyte_whitespace_len(bytes.get(i..).unwrap_or_default()) > 0
+            {
+                return i;
+            } else {
+                // ASCII, a lead byte of a non-space, or a continuation byte.
+                i += 1;
             }
         }
     }
@@ -610,11 +713,14 @@ fn unchanged_run(s: &str, mut i: usize) -> usize {
 
 /// The whitespace character starting at byte `i`, if any.
 fn whitespace_at(s: &str, i: usize) -> Option<char> {
-    let b = *s.as_bytes().get(i)?;
-    match BYTE_CLASS[usize::from(b)] {
-        ASCII_SPACE => Some(char::from(b)),
-        MAYBE_SPACE => s.get(i..)?.chars().next().filter(|c| c.is_whitespace()),
-        _ => None,
+    let bytes = s.as_bytes();
+    let b = *bytes.get(i)?;
+    if is_ascii_whitespace(b) {
+        Some(char::from(b))
+    } else if maybe_multibyte_whitespace(b) && multibyte_whitespace_len(bytes.get(i..)?) > 0 {
+        s.get(i..)?.chars().next()
+    } else {
+        None
     }
 }
 
@@ -636,6 +742,14 @@ impl Collapser {
             run_char: ' ',
             trim_start,
             wrote: false,
+        }
+    }
+
+    /// A collapser for the rest of a line whose start is written already.
+    fn resumed() -> Self {
+        Collapser {
+            wrote: true,
+            ..Collapser::new(true)
         }
     }
 
@@ -704,9 +818,39 @@ fn write_region(
 }
 
 fn strip_with(text: &str, remove: impl Fn(MarkerKind) -> bool) -> (String, usize) {
+    strip_lines(text, remove, true)
+}
+
+/// The strip, line by line; with `copy_blocks`, unchanged prose is first copied a block at a
+/// time ([`Lines::skip_unchanged`]), which must not change the result (a unit test checks).
+fn strip_lines(
+    text: &str,
+    remove: impl Fn(MarkerKind) -> bool,
+    copy_blocks: bool,
+) -> (String, usize) {
     let mut out = String::with_capacity(text.len());
     let mut removed = 0;
-    for line in Lines::new(text) {
+    let mut lines = Lines::new(text);
+    loop {
+        let mut resume = None;
+        if let Some(block) = copy_blocks.then(|| lines.skip_unchanged()).flatten() {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            if block.end > lines.pos {
+                resume = Some(block.end);
+            }
+            out.push_str(text.get(block).unwrap_or_default());
+        }
+        let Some(line) = lines.next() else {
+            break;
+        };
+        if let Some(at) = resume {
+            // The start of this text line is written already (and is not whitespace).
+            let mut collapser = Collapser::resumed();
+            removed += write_region(&mut out, text, at..line.end, &mut collapser, &remove);
+            continue;
+        }
         let mark = out.len();
         if mark > 0 {
             out.push('\n');
@@ -755,4 +899,81 @@ fn strip_with(text: &str, remove: impl Fn(MarkerKind) -> bool) -> (String, usize
         out.drain(..lead);
     }
     (out, removed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{multibyte_whitespace_len, strip_lines, MarkerKind};
+    use proptest::prelude::*;
+
+    /// Pieces around the fast paths' edges: whitespace pairs across `\n`, bytes the word
+    /// tests flag that are no whitespace (controls, U+0800–U+0FFF, U+200B, U+180E), every
+    /// multi-byte whitespace, markers, brackets and backticks at line starts.
+    const PIECES: &[&str] = &[
+        "word",
+        "longer words here",
+        "é",
+        "日本",
+        "\u{900}",
+        "\u{200B}",
+        "\u{180E}",
+        "\u{FEFF}",
+        "\u{1}",
+        "\u{1F}",
+        "\u{7F}",
+        " ",
+        " ",
+        "  ",
+        "\t",
+        "\r",
+        "\x0b",
+        "\x0c",
+        "\u{85}",
+        "\u{A0}",
+        "\u{1680}",
+        "\u{2000}",
+        "\u{200A}",
+        "\u{2028}",
+        "\u{2029}",
+        "\u{202F}",
+        "\u{205F}",
+        "\u{3000}",
+        "\n",
+        "\n",
+        "\r\n",
+        "[",
+        "]",
+        "`",
+        "```",
+        "[NEXT: a]",
+        "[DONE]",
+        "[FROM: b]",
+        "[NEXT: c",
+    ];
+
+    fn text() -> impl Strategy<Value = String> {
+        proptest::collection::vec(proptest::sample::select(PIECES), 0..120)
+            .prop_map(|pieces| pieces.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        #[test]
+        fn block_copy_fast_path_changes_no_output(text in text()) {
+            for remove in [(|_| true) as fn(MarkerKind) -> bool, MarkerKind::is_routing] {
+                prop_assert_eq!(strip_lines(&text, remove, true), strip_lines(&text, remove, false));
+            }
+        }
+    }
+
+    #[test]
+    fn multibyte_whitespace_matches_char_is_whitespace_for_every_char() {
+        for c in (0x80..=u32::from(char::MAX)).filter_map(char::from_u32) {
+            let mut buf = [0; 4];
+            let encoded = c.encode_utf8(&mut buf).as_bytes();
+            let expected = if c.is_whitespace() { c.len_utf8() } else { 0 };
+            assert_eq!(multibyte_whitespace_len(encoded), expected, "{c:?}");
+        }
+    }
 }

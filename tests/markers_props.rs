@@ -257,6 +257,22 @@ fn prose() -> impl Strategy<Value = String> {
         "x",
         "longerword",
         "\u{C0}",
+        // Bytes the word-at-a-time scan flags that are no whitespace, and the rest of
+        // White_Space.
+        "\u{1}",
+        "\u{1F}",
+        "\u{900}",
+        "\u{200B}",
+        "\u{180E}",
+        "\x0b",
+        "\x0c",
+        "\r",
+        "\u{2000}",
+        "\u{200A}",
+        "\u{2029}",
+        "\u{202F}",
+        "\u{205F}",
+        "a sentence of several ordinary words",
     ];
     tokens_from(PIECES, 200)
 }
