@@ -192,7 +192,8 @@ impl Snapshot {
     }
 
     /// [`Snapshot::from_value`] from JSON text. A clean snapshot is read in one typed pass
-    /// ([`fast`], same rules); anything else goes field by field, so errors name the field.
+    /// (module `snapshot::fast`, same rules); anything else goes field by field, so errors
+    /// name the field.
     pub fn from_json(json: &str) -> Result<Snapshot, SnapshotError> {
         match fast::read(json) {
             Some(snapshot) => Ok(snapshot),

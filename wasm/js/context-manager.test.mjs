@@ -172,6 +172,27 @@ for (const [build, { ContextManager }] of builds) {
     assert.deepEqual(again.getMessages(), cm.getMessages());
   });
 
+  test(`${build}: a large snapshot (non-ASCII, escapes, lone surrogates) roundtrips as object and as text`, () => {
+    const cm = new ContextManager();
+    for (let i = 0; i < 300; i++) {
+      const routing = i % 2 ? to('max') : { ...to('sarah', 'max'), parentMessageId: 'msg-1', intent: 'P3_EXTEND', isDone: true };
+      cm.addMessage({ speaker: i % 3 ? max : kailai, content: `línea ${i} "q" \\ \t\n 👋 \u0001 [NEXT: max]`, routing, timestamp: i });
+    }
+    cm.addMessage({ speaker: kailai, content: 'lone \ud800 surrogate' });
+    cm.setTeamTask('tâche');
+    const snap = cm.exportSnapshot();
+    const text = JSON.stringify(snap);
+    assert.ok(text.length > 64 * 1024, `${text.length} chars`);
+    for (const input of [snap, text]) {
+      const copy = new ContextManager();
+      copy.importSnapshot(input);
+      assert.deepEqual(copy.getMessages(), cm.getMessages());
+      assert.equal(copy.getTeamTask(), 'tâche');
+    }
+    assert.equal(cm.getLatestMessage().content, 'lone \uFFFD surrogate');
+    assert.deepEqual(cm.getMessages()[0].routing, { ...to('sarah', 'max'), parsedAddressees: [{ name: 'sarah', intent: 'P2' }, { name: 'max', intent: 'P2' }], parentMessageId: 'msg-1', intent: 'P3_EXTEND', isDone: true });
+  });
+
   test(`${build}: clear empties everything and restarts ids`, () => {
     const cm = new ContextManager();
     cm.addMessage({ speaker: kailai, content: 'x' });
