@@ -326,8 +326,10 @@ fn probe(bytes: &[u8], at: usize, limit: usize) -> Probe {
             kind: MarkerKind::Done,
         });
     }
+    // Most `[` in text start no marker: look only at the names with that first letter.
+    let first = after.first().map(u8::to_ascii_uppercase);
     for (name, kind) in VALUED {
-        if starts_with_ignore_case(after, name) {
+        if name.first() == first.as_ref() && starts_with_ignore_case(after, name) {
             let value_start = at + 1 + name.len();
             let rest = bytes.get(value_start..limit).unwrap_or_default();
             return match memchr(b']', rest) {
