@@ -276,7 +276,15 @@ pub fn strip_routing_counted(text: &str) -> (String, usize) {
 
 /// Every marker of `text` outside fenced code, in order, as byte ranges of the raw text.
 pub fn spans(text: &str) -> impl Iterator<Item = MarkerSpan> + '_ {
-    Lines::new(text).flat_map(move |line| RegionMarkers::new(text, line.marker_region()))
+    let mut lines = Lines::new(text);
+    let mut region = RegionMarkers::new(text, 0..0);
+    std::iter::from_fn(move || loop {
+        if let Some(span) = region.next() {
+            return Some(span);
+        }
+        lines.skip_markerless();
+        region = RegionMarkers::new(text, lines.next()?.marker_region());
+    })
 }
 
 /// Fuzzy identifier form (DESIGN §5): lowercase, without whitespace (any Unicode
@@ -477,6 +485,27 @@ impl<'a> Lines<'a> {
             finished: false,
             no_newline_before: 0,
         }
+    }
+
+    /// Skips, outside a fence, the lines before the next `[` or backtick: they hold no marker
+    /// and open no fence. With neither left, no marker is left: the lines end. For [`spans`]
+    /// only (the skipped lines are not returned).
+    fn skip_markerless(&mut self) {
+        if self.in_fence || self.finished {
+            return;
+        }
+        let bytes = self.text.as_bytes();
+        let start = self.pos;
+        let rest = bytes.get(start..).unwrap_or_default();
+        let Some(len) = memchr::memchr2(b'[', b'`', rest) else {
+            self.finished = true;
+            return;
+        };
+        let at = start + len;
+        if let Some(before) = memchr::memrchr(b'\n', rest.get(..len).unwrap_or_default()) {
+            self.pos = start + before + 1;
+        }
+        self.no_newline_before = at;
     }
 
     /// Skips, outside a fence, the text from the current position on that both strips copy
@@ -905,7 +934,7 @@ fn strip_lines(
 
 #[cfg(test)]
 mod tests {
-    use super::{multibyte_whitespace_len, strip_lines, MarkerKind};
+    use super::{multibyte_whitespace_len, spans, strip_lines, Lines, MarkerKind, RegionMarkers};
     use proptest::prelude::*;
 
     /// Pieces around the fast paths' edges: whitespace pairs across `\n`, bytes the word
@@ -966,6 +995,14 @@ mod tests {
             for remove in [(|_| true) as fn(MarkerKind) -> bool, MarkerKind::is_routing] {
                 prop_assert_eq!(strip_lines(&text, remove, true), strip_lines(&text, remove, false));
             }
+        }
+
+        #[test]
+        fn skipping_markerless_lines_finds_the_same_spans(text in text()) {
+            let every_line: Vec<_> = Lines::new(&text)
+                .flat_map(|line| RegionMarkers::new(&text, line.marker_region()))
+                .collect();
+            prop_assert_eq!(spans(&text).collect::<Vec<_>>(), every_line);
         }
     }
 
