@@ -45,6 +45,11 @@
 //! These rules make both strips idempotent, make `strip_all` output free of markers, and keep
 //! every line's fence role: a text line never turns into a fence line by stripping. Stripping
 //! is linear, allocates once, and the output is never longer than the input.
+//!
+//! Speed: the scans read 8 bytes at a time in a `u64` (plain integer code, so wasm32 without
+//! SIMD gains too); prose lines the strips leave unchanged are copied a block at a time,
+//! and [`spans`] jumps from line start to the next `[` or backtick. Only bytes that may start
+//! multi-byte whitespace are looked at closer, by their encoding, never by decoding `char`s.
 
 use std::collections::BTreeSet;
 use std::ops::Range;
