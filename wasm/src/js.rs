@@ -160,7 +160,7 @@ fn rust_string(text: &js_sys::JsString) -> String {
 }
 
 /// JS strings may hold lone UTF-16 surrogates, which no Rust string (and no valid JSON text for
-/// serde_json) can. `JSON.stringify` writes each as a `\udXXX` escape (paired ones stay
+/// serde_json) can. `JSON.stringify` writes each as a `\ud800`–`\udfff` escape (paired ones stay
 /// literal), so those escapes become `\ufffd`: the same U+FFFD replacement wasm-bindgen's
 /// string conversion makes for string arguments.
 pub fn replace_lone_surrogates(json: &str) -> std::borrow::Cow<'_, str> {
@@ -191,7 +191,7 @@ pub fn replace_lone_surrogates(json: &str) -> std::borrow::Cow<'_, str> {
             i += 6;
             copied = i;
         } else {
-            // Any other escape is two characters (`\\`, `\"`, `\n`, …) or `\uXXXX`; skipping
+            // Any other escape is two characters (`\\`, `\"`, `\n`, …) or `\u` plus four hex digits; skipping
             // the character after the backslash keeps `\\ud800` (an escaped backslash) intact.
             i += 2;
         }
