@@ -359,16 +359,7 @@ fn peer_routing(obj: Obj<'_, '_>) -> Result<Routing, FieldError> {
         }
     } else {
         for raw in strings(&obj, "rawNextMarkers")? {
-            // An entry may hold one name or a whole marker value (`a, b !P1`).
-            for part in raw.split(',') {
-                let (name, intent) = split_intent(part);
-                if !name.is_empty() {
-                    routing.raw_next.push(Addressee {
-                        name: name.to_string(),
-                        intent,
-                    });
-                }
-            }
+            push_raw_next_marker(&mut routing.raw_next, &raw);
         }
     }
     if let Some(v) = obj.get("resolvedAddressees") {
@@ -397,6 +388,20 @@ fn intent(s: &str) -> Option<Intent> {
         "P2" if s.len() == 2 || s.eq_ignore_ascii_case("P2_REPLY") => Some(Intent::P2),
         "P3" if s.len() == 2 || s.eq_ignore_ascii_case("P3_EXTEND") => Some(Intent::P3),
         _ => None,
+    }
+}
+
+/// Adds the addressees of one peer `rawNextMarkers` entry, which may hold one name or a whole
+/// marker value (`a, b !P1`); empty names are skipped.
+fn push_raw_next_marker(raw_next: &mut Vec<Addressee>, raw: &str) {
+    for part in raw.split(',') {
+        let (name, intent) = split_intent(part);
+        if !name.is_empty() {
+            raw_next.push(Addressee {
+                name: name.to_string(),
+                intent,
+            });
+        }
     }
 }
 

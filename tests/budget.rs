@@ -3,7 +3,7 @@
 mod common;
 
 use agent_chatter::budget::{cut_with_note, floor_char_boundary, headroom_target, truncation_note};
-use agent_chatter::context::{build, BuildSettings, ExtraSection, Recipient, Target};
+use agent_chatter::context::{BuildSettings, ExtraSection, Recipient};
 use agent_chatter::explain::{BudgetStatus, Fate};
 use agent_chatter::message::Routing;
 use agent_chatter::team::{CompactionStrategy, DeliveryPolicy};
@@ -133,16 +133,12 @@ fn related_answers_go_before_history() {
         delivery: DeliveryPolicy::Parent,
         ..settings(5, 10_000)
     };
-    let target = Target {
-        current: id(2),
-        parent: Some(id(2)),
-    };
-    let full = build(&store, &recipient("b", "codex"), &target, &s).unwrap();
+    let full = routed_prompt(&store, &recipient("b", "codex"), 2, 2, &s);
     let tight = BuildSettings {
         max_bytes: full.prompt.len() - 1,
         ..s
     };
-    let p = build(&store, &recipient("b", "codex"), &target, &tight).unwrap();
+    let p = routed_prompt(&store, &recipient("b", "codex"), 2, 2, &tight);
     assert!(!p.prompt.contains("[RELATED_CONTEXT]"));
     assert!(p.prompt.contains("old context line"));
     assert_eq!(p.explain.fate_of(2), Fate::TrimmedForBudget);

@@ -146,17 +146,13 @@ fn parallel_store() -> agent_chatter::context::Store {
 #[test]
 fn latest_policy_gives_the_newest_message_with_the_question_in_context() {
     let store = parallel_store();
-    let target = Target {
-        current: id(2),
-        parent: Some(id(1)),
-    };
-    let p = build(
+    let p = routed_prompt(
         &store,
         &recipient("sarah", "codex"),
-        &target,
+        2,
+        1,
         &settings(5, 10_000),
-    )
-    .unwrap();
+    );
     assert_eq!(
         p.prompt,
         "[CONTEXT]\n- kailai -> max, sarah: Which parser?\n\n[MESSAGE]\nUse nom.\n```rust\nfn main() {}\n```\nIt is fast."
@@ -166,17 +162,13 @@ fn latest_policy_gives_the_newest_message_with_the_question_in_context() {
 #[test]
 fn latest_policy_reinserts_the_parent_when_it_fell_out_of_the_window() {
     let store = parallel_store();
-    let target = Target {
-        current: id(2),
-        parent: Some(id(1)),
-    };
-    let p = build(
+    let p = routed_prompt(
         &store,
         &recipient("sarah", "claude"),
-        &target,
+        2,
+        1,
         &settings(0, 10_000),
-    )
-    .unwrap();
+    );
     assert_eq!(
         p.prompt,
         "[PARENT_CONTEXT]\n(This is the message you are replying to, reinserted for context)\n- kailai: Which parser?\n\n[MESSAGE]\nUse nom.\n```rust\nfn main() {}\n```\nIt is fast."
@@ -191,11 +183,7 @@ fn parent_policy_gives_the_addressing_message_with_sibling_answers_as_related() 
         delivery: DeliveryPolicy::Parent,
         ..settings(5, 10_000)
     };
-    let target = Target {
-        current: id(1),
-        parent: Some(id(1)),
-    };
-    let p = build(&store, &recipient("sarah", "gemini"), &target, &s).unwrap();
+    let p = routed_prompt(&store, &recipient("sarah", "gemini"), 1, 1, &s);
     assert_eq!(
         p.prompt,
         "Related responses (avoid repeating):\n- max: Use nom.\n[code block omitted]\nIt is fast.\n\nLast message:\nWhich parser?"
@@ -214,11 +202,7 @@ fn parent_policy_drops_the_receivers_own_last_message_from_context() {
         delivery: DeliveryPolicy::Parent,
         ..settings(5, 10_000)
     };
-    let target = Target {
-        current: id(2),
-        parent: Some(id(2)),
-    };
-    let p = build(&store, &recipient("sarah", "codex"), &target, &s).unwrap();
+    let p = routed_prompt(&store, &recipient("sarah", "codex"), 2, 2, &s);
     assert_eq!(p.prompt, "[MESSAGE]\nThoughts?");
     assert_eq!(
         p.explain.fate_of(0),
@@ -245,11 +229,7 @@ fn related_answers_are_capped_at_five_newest_first_and_200_chars() {
         delivery: DeliveryPolicy::Parent,
         ..settings(5, 100_000)
     };
-    let target = Target {
-        current: id(1),
-        parent: Some(id(1)),
-    };
-    let p = build(&store, &recipient("me", "codex"), &target, &s).unwrap();
+    let p = routed_prompt(&store, &recipient("me", "codex"), 1, 1, &s);
     let expected_first = format!("- agent6: {}…", "y".repeat(200));
     let related: Vec<&str> = p
         .prompt

@@ -15,7 +15,9 @@ use std::collections::HashMap;
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 
-use super::{check_message, intent, iso_8601_millis, split_intent, Snapshot, SNAPSHOT_VERSION};
+use super::{
+    check_message, intent, iso_8601_millis, push_raw_next_marker, Snapshot, SNAPSHOT_VERSION,
+};
 use crate::json::Path;
 use crate::markers::Intent;
 use crate::message::{Addressee, Message, MessageId, Millis, Routing, Speaker, SpeakerKind};
@@ -219,16 +221,7 @@ fn peer_routing(r: RoutingIn<'_>) -> Option<Routing> {
         }
     } else {
         for raw in r.raw_next_markers.unwrap_or_default() {
-            // An entry may hold one name or a whole marker value (`a, b !P1`).
-            for part in raw.split(',') {
-                let (name, intent) = split_intent(part);
-                if !name.is_empty() {
-                    routing.raw_next.push(Addressee {
-                        name: name.to_string(),
-                        intent,
-                    });
-                }
-            }
+            push_raw_next_marker(&mut routing.raw_next, &raw);
         }
     }
     for a in r.resolved_addressees.unwrap_or_default() {

@@ -84,6 +84,22 @@ pub fn latest_prompt(store: &Store, recipient: &Recipient, settings: &BuildSetti
     .expect("build")
 }
 
+/// The prompt for a routed delivery: message `current` as `[MESSAGE]`, addressed by `parent`
+/// (1-based message numbers, as in `msg-N`).
+pub fn routed_prompt(
+    store: &Store,
+    recipient: &Recipient,
+    current: u64,
+    parent: u64,
+    settings: &BuildSettings,
+) -> Prompt {
+    let target = Target {
+        current: id(current),
+        parent: Some(id(parent)),
+    };
+    agent_chatter::context::build(store, recipient, &target, settings).expect("build")
+}
+
 pub fn id(n: u64) -> MessageId {
     MessageId::from_seq(n)
 }
