@@ -52,6 +52,7 @@ fn settings(window: usize, max_bytes: usize) -> BuildSettings {
         delivery: DeliveryPolicy::Latest,
         compaction: CompactionStrategy::Lazy,
         tokens: TokenEstimator::None,
+        max_tokens: None,
     }
 }
 

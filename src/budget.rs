@@ -15,10 +15,9 @@
 use std::borrow::Cow;
 
 use crate::assemble::{Body, Layout, LineText, Role, Section};
-use crate::context::TokenEstimator;
 use crate::explain::{BudgetStatus, SectionExplain, Truncation};
 use crate::team::CompactionStrategy;
-use crate::tokens::estimate_chars_div4;
+use crate::tokens::{estimate_chars_div4, TokenEstimator};
 
 /// The parent line is cut to this many bytes before history is touched (DESIGN §9).
 pub const PARENT_CUT_BYTES: usize = 1024;
@@ -78,7 +77,22 @@ pub struct Fitted {
 pub struct Budget {
     pub max_bytes: usize,
     pub strategy: CompactionStrategy,
+    /// The estimate reported in the explain ([`TokenEstimator::with_budget`] applies).
     pub tokens: TokenEstimator,
+    /// Optional token budget: `total_tokens <= max_tokens` holds beside the byte bound.
+    pub max_tokens: Option<usize>,
+}
+
+impl Budget {
+    /// A byte budget alone, no token figures.
+    pub fn bytes(max_bytes: usize, strategy: CompactionStrategy) -> Self {
+        Budget {
+            max_bytes,
+            strategy,
+            tokens: TokenEstimator::None,
+            max_tokens: None,
+        }
+    }
 }
 
 /// The highest byte count whose status is still `Ok` (just under the 75% warning line).
@@ -86,8 +100,48 @@ pub fn headroom_target(max_bytes: usize) -> usize {
     (max_bytes.saturating_mul(3)).saturating_sub(1) / 4
 }
 
-/// Trims `layout` into `budget` and renders it.
+/// Trims `layout` into `budget` and renders it: `total_bytes <= max_bytes` always, and
+/// `total_tokens <= max_tokens` too when a token budget is set.
+///
+/// The token budget reuses the byte trimmer (same order, same guarantees: characters never
+/// split, the message cut last) with a tighter byte target. `chars/4` of a text is at most its
+/// bytes / 4, so a byte target of `4 × max_tokens` (one token less when the Claude flag is a
+/// second part, for rounding) always keeps the token bound. That bound over-trims non-ASCII
+/// text, so two closer targets are tried first: the byte budget itself (the token budget may
+/// not bind at all) and one scaled by the layout's own bytes-per-token.
 pub fn fit(layout: Layout<'_>, budget: Budget) -> Fitted {
+    let estimator = budget.tokens.with_budget(budget.max_tokens);
+    let Some(max_tokens) = budget.max_tokens else {
+        return fit_bytes(layout, budget, budget.max_bytes, estimator);
+    };
+    let has_flag = layout.system_flag.as_ref().is_some_and(Section::is_emitted);
+    let safe = max_tokens
+        .saturating_sub(usize::from(has_flag))
+        .saturating_mul(4)
+        .min(budget.max_bytes);
+    let first = fit_bytes(layout.clone(), budget, budget.max_bytes, estimator);
+    let tokens = first.total_tokens.unwrap_or(0);
+    if tokens <= max_tokens {
+        return first;
+    }
+    // Bytes per token of what the first fit emitted, applied to the token budget.
+    let scaled = (first.total_bytes as u128 * max_tokens as u128 / tokens.max(1) as u128) as usize;
+    if scaled > safe {
+        let second = fit_bytes(layout.clone(), budget, scaled, estimator);
+        if second.total_tokens.unwrap_or(0) <= max_tokens {
+            return second;
+        }
+    }
+    fit_bytes(layout, budget, safe, estimator)
+}
+
+/// The byte trimmer: fits `layout` into `target` bytes (`target <= budget.max_bytes`).
+fn fit_bytes(
+    layout: Layout<'_>,
+    budget: Budget,
+    target: usize,
+    estimator: TokenEstimator,
+) -> Fitted {
     // Sections with content before trimming are reported, even when trimmed away.
     let had_content: Vec<bool> = layout
         .system_flag
@@ -104,12 +158,12 @@ pub fn fit(layout: Layout<'_>, budget: Budget) -> Fitted {
     };
 
     if budget.strategy == CompactionStrategy::Proactive
-        && BudgetStatus::of(f.layout.total_len(), budget.max_bytes) >= BudgetStatus::Warning
+        && BudgetStatus::of(f.layout.total_len(), target) >= BudgetStatus::Warning
     {
-        f.compact(headroom_target(budget.max_bytes));
+        f.compact(headroom_target(target));
     }
-    f.compact(budget.max_bytes);
-    f.last_resort(budget.max_bytes);
+    f.compact(target);
+    f.last_resort(target);
 
     let Fitter {
         layout,
@@ -122,9 +176,9 @@ pub fn fit(layout: Layout<'_>, budget: Budget) -> Fitted {
     let prompt = layout.render_prompt();
     let system_flag = layout.render_flag();
     let total_bytes = prompt.len() + system_flag.as_ref().map_or(0, String::len);
-    debug_assert!(total_bytes <= budget.max_bytes);
+    debug_assert!(total_bytes <= target);
 
-    let tokens_of = |s: &Section| match budget.tokens {
+    let tokens_of = |s: &Section| match estimator {
         TokenEstimator::None => None,
         TokenEstimator::CharsDiv4 => Some(if s.is_emitted() {
             estimate_chars_div4(&s.render())
@@ -147,11 +201,15 @@ pub fn fit(layout: Layout<'_>, budget: Budget) -> Fitted {
             in_system_flag: flag && in_flag,
         })
         .collect();
-    let total_tokens = match budget.tokens {
+    let total_tokens = match estimator {
         TokenEstimator::None => None,
         TokenEstimator::CharsDiv4 => Some(
             estimate_chars_div4(&prompt) + system_flag.as_deref().map_or(0, estimate_chars_div4),
         ),
+    };
+    let token_status = match (total_tokens, budget.max_tokens) {
+        (Some(used), Some(max)) => BudgetStatus::of(used, max),
+        _ => BudgetStatus::Ok,
     };
     Fitted {
         prompt,
@@ -163,7 +221,7 @@ pub fn fit(layout: Layout<'_>, budget: Budget) -> Fitted {
         parent_dropped,
         total_bytes,
         total_tokens,
-        status: BudgetStatus::of(total_bytes, budget.max_bytes),
+        status: BudgetStatus::of(total_bytes, budget.max_bytes).max(token_status),
     }
 }
 

@@ -19,7 +19,7 @@
 //!   paths (the host reads the file, §11), `windowSize` (our extension; the peer allows extra
 //!   member fields);
 //! - `maxRounds` → [`TeamSettings::max_rounds`] (`0`, "unlimited" there, becomes
-//!   `usize::MAX`), `conversation.maxAgentResponseTime` → `max_agent_response_ms`.
+//!   [`UNLIMITED_ROUNDS`]), `conversation.maxAgentResponseTime` → `max_agent_response_ms`.
 //!
 //! Not carried over: agent definitions (`agents`), roles, theme colours, `env`, and the
 //! team-level `instructionFile` (no place in the model; the bridge may read it itself). The
@@ -37,6 +37,7 @@ use thiserror::Error;
 use crate::error::{FieldError, JsonSyntaxError};
 use crate::json::{self, Obj, Path};
 use crate::markers::normalize_identifier;
+use crate::tokens::TokenEstimator;
 use crate::team::{
     normalize_agent_type, CompactionStrategy, DeliveryPolicy, Member, MemberKind, Team,
     TeamSettings,
@@ -50,6 +51,9 @@ pub const PEER_SCHEMA_VERSION: &str = "1.2";
 pub const PEER_MIN_MEMBERS: usize = 2;
 /// The peer's schema minimum for `conversation.maxAgentResponseTime`.
 pub const PEER_MIN_RESPONSE_MS: u64 = 1000;
+/// The peer's `maxRounds: 0` ("unlimited"): a bound no conversation reaches, and one that
+/// reads back on every host (a 64-bit `usize::MAX` would not fit a wasm32 `usize`).
+pub const UNLIMITED_ROUNDS: usize = u32::MAX as usize;
 /// Reserved for system notices (DESIGN §11b): no member may be called this.
 pub const RESERVED_MEMBER: &str = "system";
 
@@ -200,7 +204,7 @@ fn peer(value: &Value, path: &Path<'_>) -> Result<Team, ConfigError> {
 
     let mut settings = TeamSettings::default();
     if let Some(rounds) = obj.opt_usize("maxRounds")? {
-        settings.max_rounds = if rounds == 0 { usize::MAX } else { rounds };
+        settings.max_rounds = if rounds == 0 { UNLIMITED_ROUNDS } else { rounds };
     }
     let conversation_path = path.key("conversation");
     if let Some(v) = obj.get("conversation") {
@@ -271,6 +275,36 @@ fn owned(s: Option<&str>) -> Option<String> {
     s.map(str::to_string)
 }
 
+/// Reads and checks team settings on their own (a session's `setSettings` fact).
+pub(crate) fn settings_at(value: &Value, path: &Path<'_>) -> Result<TeamSettings, ConfigError> {
+    let s = settings(json::object(value, *path)?)?;
+    validate_settings(&s, path)?;
+    Ok(s)
+}
+
+/// The settings rules: budgets above 0, at least one round.
+pub(crate) fn validate_settings(s: &TeamSettings, path: &Path<'_>) -> Result<(), ConfigError> {
+    if s.max_bytes == 0 {
+        return Err(path
+            .key("maxBytes")
+            .invalid("must be greater than 0")
+            .into());
+    }
+    if s.max_tokens == Some(0) {
+        return Err(path
+            .key("maxTokens")
+            .invalid("must be greater than 0 (leave it out for no token budget)")
+            .into());
+    }
+    if s.max_rounds == 0 {
+        return Err(path
+            .key("maxRounds")
+            .invalid("must be at least 1")
+            .into());
+    }
+    Ok(())
+}
+
 fn settings(obj: Obj<'_, '_>) -> Result<TeamSettings, ConfigError> {
     let mut s = TeamSettings::default();
     if let Some(w) = obj.opt_usize("windowSize")? {
@@ -306,6 +340,17 @@ fn settings(obj: Obj<'_, '_>) -> Result<TeamSettings, ConfigError> {
         s.max_rounds = r;
     }
     s.max_agent_response_ms = obj.opt_u64("maxAgentResponseMs")?;
+    if let Some(e) = obj.opt_str("tokenEstimator")? {
+        s.token_estimator = match e {
+            "none" => TokenEstimator::None,
+            "charsDiv4" => TokenEstimator::CharsDiv4,
+            other => {
+                let reason = format!("expected \"none\" or \"charsDiv4\", found {other:?}");
+                return Err(obj.path.key("tokenEstimator").invalid(reason).into());
+            }
+        };
+    }
+    s.max_tokens = obj.opt_usize("maxTokens")?;
     Ok(s)
 }
 
@@ -455,18 +500,7 @@ impl Team {
                 path: members.to_string(),
             });
         }
-        if self.settings.max_bytes == 0 {
-            return Err(settings
-                .key("maxBytes")
-                .invalid("must be greater than 0")
-                .into());
-        }
-        if self.settings.max_rounds == 0 {
-            return Err(settings
-                .key("maxRounds")
-                .invalid("must be at least 1")
-                .into());
-        }
+        validate_settings(&self.settings, settings)?;
         Ok(())
     }
 }
@@ -524,7 +558,7 @@ pub fn to_peer_config(team: &Team) -> Value {
             "members": members,
         }),
     );
-    let rounds = if team.settings.max_rounds == usize::MAX {
+    let rounds = if team.settings.max_rounds >= UNLIMITED_ROUNDS {
         0
     } else {
         team.settings.max_rounds

@@ -112,6 +112,9 @@ pub struct Explain {
     pub recipient: MemberId,
     pub format: PromptFormat,
     pub sections: Vec<SectionExplain>,
+    /// Position of the message this prompt answers (its `[MESSAGE]`); `None` for the
+    /// skeleton of a conversation with no message yet.
+    pub current: Option<usize>,
     /// Fates of the messages the builder looked at (window, pinned, parent, siblings, current),
     /// in store order. Every other stored message is [`Fate::OutsideWindow`]; listing them all
     /// would make each prompt cost O(history), which §9 forbids — use [`Explain::fate_of`].
@@ -127,6 +130,10 @@ pub struct Explain {
     /// Estimated tokens of the whole output, when a token estimator is set.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total_tokens: Option<usize>,
+    /// The token budget, when one is set (`total_tokens <= max_tokens` then holds).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<usize>,
+    /// The fuller of the byte and token budgets decides.
     pub status: BudgetStatus,
     pub strategy: CompactionStrategy,
     /// Window size in force for this recipient.

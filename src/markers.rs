@@ -196,7 +196,9 @@ impl<'a> Found<'a> {
             MarkerKind::Next => self.next.extend(parse_addressees(value)),
             MarkerKind::Done => self.done = true,
             MarkerKind::Drop => {
-                for name in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                // DROP names take NEXT's `!Pn` suffix, which means nothing here (DESIGN §5).
+                let names = value.split(',').map(|item| split_intent(item.trim()).0);
+                for name in names.filter(|s| !s.is_empty()) {
                     if name.eq_ignore_ascii_case("all") {
                         self.drop_all = true;
                     } else if !self.drop_all && self.drop_seen.insert(name) {

@@ -62,8 +62,6 @@ pub enum ScenarioError {
         bytes: usize,
         limit: usize,
     },
-    #[error("messages: empty; a preview needs at least one message (the last one is the message being answered)")]
-    NoMessages,
     #[error(transparent)]
     Build(#[from] BuildError),
 }
@@ -75,6 +73,9 @@ pub struct ScenarioContext {
     pub window_size: usize,
     pub max_bytes: usize,
     pub pin_first: bool,
+    /// Optional token budget (`chars/4` estimate, DESIGN §9).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<usize>,
 }
 
 /// What the scenario's `teamTask` key says. Absent and `null` differ (§11b).
@@ -161,11 +162,21 @@ pub fn scenario_from_value(value: &Value) -> Result<Scenario, ScenarioError> {
         if let Some(p) = ctx.opt_bool("pinFirst")? {
             team.settings.pin_first = p;
         }
+        if let Some(t) = ctx.opt_usize("maxTokens")? {
+            if t == 0 {
+                return Err(context_path
+                    .key("maxTokens")
+                    .invalid("must be greater than 0 (leave it out for no token budget)")
+                    .into());
+            }
+            team.settings.max_tokens = Some(t);
+        }
     }
     let context = ScenarioContext {
         window_size: team.settings.window_size,
         max_bytes: team.settings.max_bytes,
         pin_first: team.settings.pin_first,
+        max_tokens: team.settings.max_tokens,
     };
 
     let team_task = match obj.map.get("teamTask") {
@@ -303,7 +314,8 @@ fn add_addressee(routing: &mut Routing, id: &str, name: &str) {
 }
 
 /// The prompt `member` (id or name) receives with the scenario's last message as the current
-/// one (DESIGN §11b): `{prompt, systemFlag, explain}`. The core reads no files: a host that
+/// one (DESIGN §11b): `{prompt, systemFlag, explain}`. With no messages it is the skeleton
+/// the first delivery starts from ([`context::build_skeleton`]), never an error. The core reads no files: a host that
 /// wants a member's `instructionFile` in the prompt sets its `instruction_file_text` in
 /// [`Scenario::team`] first.
 pub fn preview(scenario: &Scenario, member: &str) -> Result<Prompt, ScenarioError> {
@@ -348,12 +360,18 @@ fn preview_in(
     store: &Store,
     recipient_member: &Member,
 ) -> Result<Prompt, ScenarioError> {
-    let current = store.latest().ok_or(ScenarioError::NoMessages)?.id.clone();
     let recipient = Recipient::from_member(recipient_member);
+    let settings = BuildSettings::for_member(&scenario.team, recipient_member);
+    let Some(latest) = store.latest() else {
+        return Ok(context::build_skeleton(
+            &recipient,
+            &settings,
+            store.team_task(),
+        ));
+    };
     let target = Target {
-        current,
+        current: latest.id.clone(),
         parent: None,
     };
-    let settings = BuildSettings::for_member(&scenario.team, recipient_member);
     Ok(context::build(store, &recipient, &target, &settings)?)
 }

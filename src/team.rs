@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::markers::normalize_identifier;
 use crate::message::{MemberId, Speaker, SpeakerKind};
+use crate::tokens::TokenEstimator;
 
 /// Human or AI member.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -171,6 +172,16 @@ pub struct TeamSettings {
     /// `conversation.maxAgentResponseTime` in ms, for hosts that run agents.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_agent_response_ms: Option<u64>,
+    /// Token estimate shown in the explain (DESIGN §9); `maxTokens` implies `charsDiv4`.
+    #[serde(skip_serializing_if = "is_no_estimator")]
+    pub token_estimator: TokenEstimator,
+    /// Optional token budget, kept beside `max_bytes` with the `chars/4` estimate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<usize>,
+}
+
+fn is_no_estimator(e: &TokenEstimator) -> bool {
+    *e == TokenEstimator::None
 }
 
 impl Default for TeamSettings {
@@ -183,6 +194,8 @@ impl Default for TeamSettings {
             compaction: CompactionStrategy::Lazy,
             max_rounds: DEFAULT_MAX_ROUNDS,
             max_agent_response_ms: None,
+            token_estimator: TokenEstimator::None,
+            max_tokens: None,
         }
     }
 }

@@ -231,6 +231,7 @@ fn token_estimates_are_reported_when_an_estimator_is_set() {
     let store = history(1, 40);
     let s = BuildSettings {
         tokens: agent_chatter::context::TokenEstimator::CharsDiv4,
+        max_tokens: None,
         ..settings(5, 10_000)
     };
     let p = latest_prompt(&store, &recipient("max", "codex"), &s);

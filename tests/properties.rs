@@ -2,6 +2,7 @@
 
 mod common;
 
+use agent_chatter::tokens::estimate_chars_div4;
 use agent_chatter::context::{
     build, BuildSettings, ExtraSection, Recipient, Store, Target, TokenEstimator,
 };
@@ -69,6 +70,7 @@ fn case() -> impl Strategy<Value = Case> {
         any::<bool>(),
         any::<bool>(),
         any::<bool>(),
+        prop::option::of(1..1500usize),
     );
     (
         messages,
@@ -81,7 +83,7 @@ fn case() -> impl Strategy<Value = Case> {
             |(
                 msgs,
                 (agent_type, sys, file, extras),
-                (window, pin_first, max_bytes, parent_policy, proactive, tokens),
+                (window, pin_first, max_bytes, parent_policy, proactive, tokens, max_tokens),
                 task,
                 pick,
             )| {
@@ -146,6 +148,7 @@ fn case() -> impl Strategy<Value = Case> {
                         } else {
                             TokenEstimator::None
                         },
+                        max_tokens,
                     },
                 }
             },
@@ -161,6 +164,20 @@ proptest! {
         let total = p.prompt.len() + p.system_flag.as_ref().map_or(0, String::len);
         prop_assert!(total <= c.settings.max_bytes, "{} > {}", total, c.settings.max_bytes);
         prop_assert_eq!(p.explain.total_bytes, total);
+    }
+
+    #[test]
+    fn a_token_budget_always_holds_beside_the_byte_budget(c in case()) {
+        let p = build(&c.store, &c.recipient, &c.target, &c.settings).unwrap();
+        if let Some(max_tokens) = c.settings.max_tokens {
+            let tokens = p.explain.total_tokens.expect("a token budget reports tokens");
+            let recount = estimate_chars_div4(&p.prompt) + p.system_flag.as_deref().map_or(0, estimate_chars_div4);
+            prop_assert_eq!(tokens, recount);
+            prop_assert!(tokens <= max_tokens, "{} tokens > {}", tokens, max_tokens);
+            prop_assert_eq!(p.explain.max_tokens, Some(max_tokens));
+        }
+        let total = p.prompt.len() + p.system_flag.as_ref().map_or(0, String::len);
+        prop_assert!(total <= c.settings.max_bytes);
     }
 
     #[test]
@@ -259,6 +276,7 @@ proptest! {
             delivery: DeliveryPolicy::Latest,
             compaction: CompactionStrategy::Lazy,
             tokens: TokenEstimator::None,
+            max_tokens: None,
         };
         let p = build(&store, &recipient, &Target { current, parent: None }, &settings).unwrap();
         prop_assert_eq!(agent_chatter::markers::parse(&p.prompt), agent_chatter::markers::Markers::default(), "prompt: {:?}", p.prompt);

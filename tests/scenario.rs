@@ -398,9 +398,25 @@ fn preview_for_an_unknown_member_lists_the_members() {
 }
 
 #[test]
-fn preview_without_messages_says_so() {
-    let s = load_value(&scenario_json(json!([]))).expect("loads");
-    assert_eq!(preview(&s, "max"), Err(ScenarioError::NoMessages));
+fn preview_without_messages_is_the_skeleton_of_the_first_delivery() {
+    let mut v = json!({
+        "team": {"name": "t", "members": [
+            {"id": "u1", "name": "kailai", "kind": "human"},
+            {"id": "u2", "name": "sarah", "kind": "ai", "agentType": "codex",
+             "systemInstruction": "You write the code."}
+        ]},
+        "teamTask": "Ship v1",
+        "messages": []
+    });
+    let p = preview(&load_value(&v).expect("loads"), "sarah").expect("never an error");
+    assert_eq!(p.prompt, "[SYSTEM]\nYou write the code.\n\n[TEAM_TASK]\nShip v1");
+    assert_eq!(p.system_flag, None);
+    assert_eq!(p.explain.current, None, "no current message");
+    assert!(p.explain.messages.is_empty());
+    v["team"]["members"][1]["agentType"] = json!("claude");
+    let p = preview(&load_value(&v).expect("loads"), "sarah").expect("never an error");
+    assert_eq!(p.prompt, "[TEAM_TASK]\nShip v1");
+    assert_eq!(p.system_flag.as_deref(), Some("You write the code."));
 }
 
 #[test]

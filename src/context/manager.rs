@@ -180,6 +180,7 @@ impl ContextManager {
             max_bytes,
             strategy: CompactionStrategy::Lazy,
             tokens: TokenEstimator::None,
+            max_tokens: None,
         };
         super::assemble_prompt(prompt_format(agent_type), input, budget)
     }
@@ -192,6 +193,7 @@ impl ContextManager {
             delivery: DeliveryPolicy::Latest,
             compaction: CompactionStrategy::Lazy,
             tokens: TokenEstimator::None,
+            max_tokens: None,
         }
     }
 }

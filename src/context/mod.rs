@@ -63,16 +63,7 @@ impl Recipient {
     }
 }
 
-/// Pluggable token estimate (seed 002: `chars / 4`, rounded up).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum TokenEstimator {
-    /// No token figures.
-    #[default]
-    None,
-    /// `ceil(chars / 4)`.
-    CharsDiv4,
-}
+pub use crate::tokens::TokenEstimator;
 
 /// Settings of one build.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,7 +74,11 @@ pub struct BuildSettings {
     pub max_bytes: usize,
     pub delivery: DeliveryPolicy,
     pub compaction: CompactionStrategy,
+    /// Token estimate for the explain; with `max_tokens`, `chars/4` is used in any case.
     pub tokens: TokenEstimator,
+    /// Optional token budget kept beside `max_bytes` (DESIGN §9).
+    #[serde(default)]
+    pub max_tokens: Option<usize>,
 }
 
 impl BuildSettings {
@@ -95,7 +90,8 @@ impl BuildSettings {
             max_bytes: team.settings.max_bytes,
             delivery: team.settings.delivery,
             compaction: team.settings.compaction,
-            tokens: TokenEstimator::None,
+            tokens: team.settings.token_estimator,
+            max_tokens: team.settings.max_tokens,
         }
     }
 }
@@ -119,6 +115,24 @@ pub struct Prompt {
     /// other formats.
     pub system_flag: Option<String>,
     pub explain: Explain,
+}
+
+/// The store as it was at an earlier point (time travel, DESIGN §6b): only its first `len`
+/// messages exist, and the team task is the one in force then.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AsOf<'a> {
+    pub len: usize,
+    pub team_task: Option<&'a str>,
+}
+
+impl<'a> AsOf<'a> {
+    /// The store as it is now.
+    pub fn now(store: &'a Store) -> Self {
+        AsOf {
+            len: store.len(),
+            team_task: store.team_task(),
+        }
+    }
 }
 
 /// Why a prompt could not be built.
@@ -160,13 +174,26 @@ pub fn gather<'a>(
     target: &Target,
     settings: &BuildSettings,
 ) -> Result<Gathered<'a>, BuildError> {
+    gather_as_of(store, recipient, target, settings, AsOf::now(store))
+}
+
+/// [`gather`] over the store as it was at `as_of` (messages from `as_of.len` on do not exist).
+pub fn gather_as_of<'a>(
+    store: &'a Store,
+    recipient: &'a Recipient,
+    target: &Target,
+    settings: &BuildSettings,
+    as_of: AsOf<'a>,
+) -> Result<Gathered<'a>, BuildError> {
     let cur_pos = store
         .position(&target.current)
+        .filter(|&p| p < as_of.len)
         .ok_or_else(|| BuildError::UnknownMessage(target.current.clone()))?;
     let parent_pos = match &target.parent {
         Some(p) => Some(
             store
                 .position(p)
+                .filter(|&p| p < as_of.len)
                 .ok_or_else(|| BuildError::UnknownParent(p.clone()))?,
         ),
         None => None,
@@ -254,6 +281,9 @@ pub fn gather<'a>(
     let mut related = Vec::new();
     if let (true, Some(p)) = (routed, &target.parent) {
         for &pos in store.children(p).iter().rev() {
+            if pos >= as_of.len {
+                continue;
+            }
             if related.len() == route::MAX_RELATED {
                 break;
             }
@@ -277,7 +307,7 @@ pub fn gather<'a>(
         context,
         current: store.view(cur_pos).map_or("", |v| v.stripped.as_str()),
         current_index: Some(cur_pos),
-        team_task: store.team_task(),
+        team_task: as_of.team_task,
         system_instruction: recipient.system_instruction.as_deref(),
         instruction_file_text: recipient.instruction_file_text.as_deref(),
         pinned,
@@ -361,6 +391,7 @@ pub fn assemble_prompt(format: PromptFormat, input: &AssemblerInput, budget: Bud
         recipient: input.agent_id.clone().unwrap_or_default(),
         format,
         sections: fitted.sections,
+        current: input.current_index,
         messages: fates,
         outside_window: 0,
         markers_stripped: 0,
@@ -368,6 +399,7 @@ pub fn assemble_prompt(format: PromptFormat, input: &AssemblerInput, budget: Bud
         total_bytes: fitted.total_bytes,
         max_bytes: budget.max_bytes,
         total_tokens: fitted.total_tokens,
+        max_tokens: budget.max_tokens,
         status: fitted.status,
         strategy: budget.strategy,
         window: input.context_messages.len(),
@@ -379,6 +411,14 @@ pub fn assemble_prompt(format: PromptFormat, input: &AssemblerInput, budget: Bud
     }
 }
 
+/// The position of the `Current` fate (every build lists exactly one).
+fn cur_pos_of(fates: &[MessageFate]) -> usize {
+    fates
+        .iter()
+        .find(|f| f.fate == Fate::Current)
+        .map_or(0, |f| f.index)
+}
+
 /// The exact prompt `recipient` receives for `target` (DESIGN §7–§9), with its explain.
 ///
 /// Cost: O(window + sibling answers + bytes emitted), independent of the history's length.
@@ -388,15 +428,74 @@ pub fn build(
     target: &Target,
     settings: &BuildSettings,
 ) -> Result<Prompt, BuildError> {
-    let Gathered {
-        input,
-        mut fates,
-        markers_stripped,
-    } = gather(store, recipient, target, settings)?;
+    build_as_of(store, recipient, target, settings, AsOf::now(store))
+}
+
+/// The prompt `recipient` would start from before any message exists (DESIGN §11b): the
+/// system and team task sections, no history and no message section. The explain lists no
+/// message and its `current` is `None`. Never an error: a page or CLI shows it for an empty
+/// conversation.
+pub fn build_skeleton(
+    recipient: &Recipient,
+    settings: &BuildSettings,
+    team_task: Option<&str>,
+) -> Prompt {
+    let input = InputRef {
+        team_task,
+        system_instruction: recipient.system_instruction.as_deref(),
+        instruction_file_text: recipient.instruction_file_text.as_deref(),
+        extra_sections: &recipient.extra_sections,
+        ..InputRef::default()
+    };
     let budget = Budget {
         max_bytes: settings.max_bytes,
         strategy: settings.compaction,
         tokens: settings.tokens,
+        max_tokens: settings.max_tokens,
+    };
+    let fitted = budget::fit(assemble::assemble(recipient.format(), &input), budget);
+    let explain = Explain {
+        recipient: recipient.id.clone(),
+        format: recipient.format(),
+        sections: fitted.sections,
+        current: None,
+        messages: Vec::new(),
+        outside_window: 0,
+        markers_stripped: 0,
+        truncations: fitted.truncations,
+        total_bytes: fitted.total_bytes,
+        max_bytes: settings.max_bytes,
+        total_tokens: fitted.total_tokens,
+        max_tokens: settings.max_tokens,
+        status: fitted.status,
+        strategy: settings.compaction,
+        window: settings.window,
+    };
+    Prompt {
+        prompt: fitted.prompt,
+        system_flag: fitted.system_flag,
+        explain,
+    }
+}
+
+/// [`build`] over the store as it was at `as_of` (time travel; same cost).
+pub fn build_as_of(
+    store: &Store,
+    recipient: &Recipient,
+    target: &Target,
+    settings: &BuildSettings,
+    as_of: AsOf<'_>,
+) -> Result<Prompt, BuildError> {
+    let Gathered {
+        input,
+        mut fates,
+        markers_stripped,
+    } = gather_as_of(store, recipient, target, settings, as_of)?;
+    let budget = Budget {
+        max_bytes: settings.max_bytes,
+        strategy: settings.compaction,
+        tokens: settings.tokens,
+        max_tokens: settings.max_tokens,
     };
     let parent = input.parent.as_ref().and_then(|l| l.index);
     let layout = assemble::assemble(recipient.format(), &input);
@@ -406,13 +505,15 @@ pub fn build(
         recipient: recipient.id.clone(),
         format: recipient.format(),
         sections: fitted.sections,
-        outside_window: store.len() - fates.len(),
+        current: Some(cur_pos_of(&fates)),
+        outside_window: as_of.len - fates.len(),
         messages: fates,
         markers_stripped,
         truncations: fitted.truncations,
         total_bytes: fitted.total_bytes,
         max_bytes: settings.max_bytes,
         total_tokens: fitted.total_tokens,
+        max_tokens: settings.max_tokens,
         status: fitted.status,
         strategy: settings.compaction,
         window: settings.window,

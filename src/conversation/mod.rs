@@ -74,7 +74,7 @@ use crate::markers::{self, DropTargets, Intent, Markers};
 use crate::message::{
     MemberId, MessageId, Millis, Routing, Speaker, SpeakerKind, MAX_MESSAGE_BYTES,
 };
-use crate::team::{DeliveryPolicy, Member, PromptFormat, Team};
+use crate::team::{DeliveryPolicy, Member, PromptFormat, Team, TeamSettings};
 
 /// Where the conversation stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -169,6 +169,15 @@ impl Conversation {
             }
         }
         self.team = Some(team);
+    }
+
+    /// Replaces the team's settings (window, budgets, delivery policy, round bound) without
+    /// touching the conversation: later prompts use them, queued deliveries stay queued. A
+    /// no-op before [`Self::set_team`].
+    pub fn set_settings(&mut self, settings: TeamSettings) {
+        if let Some(team) = self.team.as_mut() {
+            team.settings = settings;
+        }
     }
 
     // ----------------------------------------------------------------------------- getters

@@ -58,6 +58,7 @@ pub fn settings(window: usize, max_bytes: usize) -> BuildSettings {
         delivery: DeliveryPolicy::Latest,
         compaction: CompactionStrategy::Lazy,
         tokens: TokenEstimator::None,
+        max_tokens: None,
     }
 }
 

@@ -1,0 +1,623 @@
+//! The session (DESIGN §6b): a team, its settings and the conversation machine, fed by one
+//! log of serializable [`Fact`]s. Every host holds one — the page, the bridge, the terminal
+//! chat, the npm `Conversation` — and because the core is deterministic (no clock, no
+//! randomness, fixed hash keys) **the same facts give the same messages, actions and prompt
+//! bytes on every host**.
+//!
+//! - persistence = append each applied fact; resume = [`Session::import`] (a replay);
+//! - time travel and what-if = [`Session::preview`], which never changes the session;
+//! - a snapshot (§11) and a scenario (§11b) can be derived at any time.
+//!
+//! ```
+//! use agent_chatter::conversation::Action;
+//! use agent_chatter::message::Millis;
+//! use agent_chatter::session::{Fact, Session};
+//!
+//! let team = agent_chatter::config::load_team(r#"{"name": "Duo", "members": [
+//!     {"name": "kailai", "kind": "human"},
+//!     {"name": "max", "kind": "ai", "agentType": "codex"}]}"#).unwrap();
+//! let mut session = Session::new();
+//! session.apply(&Fact::set_team(team)).unwrap();
+//! session.apply(&Fact::human("Plan it [NEXT: max]", Millis(1))).unwrap();
+//! while let Some(action) = session.poll_action() {
+//!     if let Action::Deliver(d) = action {
+//!         assert_eq!(d.prompt.prompt, "[MESSAGE]\nPlan it");
+//!         session.apply(&Fact::replied(&d.to, "Done. [DONE]", Millis(2))).unwrap();
+//!     }
+//! }
+//! // The log replays to the same state anywhere.
+//! let copy = Session::import(&session.export()).unwrap();
+//! assert_eq!(copy.messages(), session.messages());
+//! ```
+//!
+//! Decisions where DESIGN is silent:
+//! - `setTeam`'s optional `settings` replace the team's own (the team config keeps its
+//!   settings too; a fact that names both uses the fact's).
+//! - A replayed session's pending actions are only what the host must do now: the in-flight
+//!   delivery again (same prompt bytes as when it was first emitted), or `AwaitHuman`.
+//!   Everything earlier was performed by whoever applied the facts first.
+//! - [`Session::preview`] of a message that `member` was actually delivered uses that
+//!   delivery's parent and the store as it was then (the history it saw, the team task in force
+//!   then), so the preview is exactly what the agent got, under the settings in force now.
+//!   Otherwise the message is previewed as the current one, after it was stored, with no
+//!   parent — what [`crate::scenario::preview`] gives for the history up to it.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+use thiserror::Error;
+
+use crate::config::{self, ConfigError};
+use crate::context::{self, AsOf, BuildError, BuildSettings, Prompt, Recipient, Store, Target};
+use crate::conversation::{Action, Conversation, Delivery, HumanInput, InputError};
+use crate::error::{FieldError, JsonSyntaxError};
+use crate::json::{self, Path};
+use crate::message::{MemberId, Message, Millis, SpeakerKind};
+use crate::scenario::{Scenario, ScenarioContext, ScenarioMessage, TeamTaskOverride, SYSTEM_SPEAKER};
+use crate::snapshot::{self, Snapshot};
+use crate::team::{Member, Team, TeamSettings};
+
+/// The `format` of a session file this version reads and writes.
+pub const SESSION_FORMAT: &str = "agent-chatter-session/1";
+
+/// One input of a session. In JSON, internally tagged and camelCase:
+/// `{"type": "human", "text": "[NEXT: max] hi", "sender": null, "at": 1700000000000}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum Fact {
+    /// A team was loaded: everything resets. `settings`, when given, replace the team's own.
+    SetTeam {
+        team: Team,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        settings: Option<TeamSettings>,
+    },
+    /// New settings (window, budgets, policy); the conversation goes on.
+    SetSettings { settings: TeamSettings },
+    /// A human typed `text` (raw, markers included); `sender` is a member id when known.
+    Human {
+        text: String,
+        sender: Option<MemberId>,
+        at: Millis,
+    },
+    /// The agent of the pending delivery `to` answered with its final text.
+    Replied { to: MemberId, text: String, at: Millis },
+    /// The pending delivery `to` failed (timeout, crash, bad output).
+    Failed {
+        to: MemberId,
+        reason: String,
+        at: Millis,
+    },
+}
+
+impl Fact {
+    pub fn set_team(team: Team) -> Self {
+        Fact::SetTeam {
+            team,
+            settings: None,
+        }
+    }
+
+    pub fn human(text: impl Into<String>, at: Millis) -> Self {
+        Fact::Human {
+            text: text.into(),
+            sender: None,
+            at,
+        }
+    }
+
+    pub fn replied(to: impl Into<MemberId>, text: impl Into<String>, at: Millis) -> Self {
+        Fact::Replied {
+            to: to.into(),
+            text: text.into(),
+            at,
+        }
+    }
+
+    pub fn failed(to: impl Into<MemberId>, reason: impl Into<String>, at: Millis) -> Self {
+        Fact::Failed {
+            to: to.into(),
+            reason: reason.into(),
+            at,
+        }
+    }
+
+    /// The JSON `type` of this fact.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Fact::SetTeam { .. } => "setTeam",
+            Fact::SetSettings { .. } => "setSettings",
+            Fact::Human { .. } => "human",
+            Fact::Replied { .. } => "replied",
+            Fact::Failed { .. } => "failed",
+        }
+    }
+
+    /// Reads one fact (the only reader of the format); errors name the field under `path`.
+    fn from_value(value: &Value, path: &Path<'_>) -> Result<Fact, SessionFileError> {
+        let obj = json::object(value, *path)?;
+        let kind = obj.str("type")?;
+        let at = || -> Result<Millis, FieldError> {
+            let path = path.key("at");
+            json::unsigned(obj.required("at")?, &path).map(Millis)
+        };
+        let text = |key: &str| obj.str(key).map(str::to_string);
+        Ok(match kind {
+            "setTeam" => Fact::SetTeam {
+                team: config::team_at(obj.required("team")?, &path.key("team"))?,
+                settings: match obj.get("settings") {
+                    None | Some(Value::Null) => None,
+                    Some(v) => Some(config::settings_at(v, &path.key("settings"))?),
+                },
+            },
+            "setSettings" => Fact::SetSettings {
+                settings: config::settings_at(obj.required("settings")?, &path.key("settings"))?,
+            },
+            "human" => Fact::Human {
+                text: text("text")?,
+                sender: obj.opt_str("sender")?.map(str::to_string),
+                at: at()?,
+            },
+            "replied" => Fact::Replied {
+                to: text("to")?,
+                text: text("text")?,
+                at: at()?,
+            },
+            "failed" => Fact::Failed {
+                to: text("to")?,
+                reason: text("reason")?,
+                at: at()?,
+            },
+            other => {
+                return Err(path
+                    .key("type")
+                    .invalid(format!(
+                        "unknown fact type {other:?} (expected setTeam, setSettings, human, replied or failed)"
+                    ))
+                    .into())
+            }
+        })
+    }
+}
+
+/// Why a fact was refused. The session is unchanged when one is returned.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SessionError {
+    #[error("no team yet: a session starts with a setTeam fact")]
+    NoTeam,
+    #[error("team: {0}")]
+    Team(ConfigError),
+    #[error("settings: {0}")]
+    Settings(ConfigError),
+    #[error(transparent)]
+    Input(#[from] InputError),
+}
+
+/// A session file that cannot be used; nothing was changed.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SessionFileError {
+    #[error(transparent)]
+    Syntax(#[from] JsonSyntaxError),
+    #[error(transparent)]
+    Field(#[from] FieldError),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("format: {found} is not a session file this version reads (expected \"{SESSION_FORMAT}\")")]
+    Format { found: String },
+    #[error("facts[{index}] ({kind}): does not replay: {error}")]
+    Replay {
+        index: usize,
+        kind: &'static str,
+        error: SessionError,
+    },
+}
+
+/// Why a preview cannot be made.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PreviewError {
+    #[error("no team yet: load a team first")]
+    NoTeam,
+    #[error("member: {name:?} is not a member (members: {members})")]
+    UnknownMember { name: String, members: String },
+    #[error("at: message #{at} does not exist; the conversation has {len} messages (0-based)")]
+    NoSuchMessage { at: usize, len: usize },
+    #[error(transparent)]
+    Build(#[from] BuildError),
+}
+
+/// What-if settings for one preview; `None` keeps the setting in force.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PreviewOverrides {
+    pub window_size: Option<usize>,
+    pub max_bytes: Option<usize>,
+    pub pin_first: Option<bool>,
+    pub max_tokens: Option<usize>,
+}
+
+impl PreviewOverrides {
+    fn apply(&self, settings: &mut BuildSettings) {
+        if let Some(w) = self.window_size {
+            settings.window = w;
+        }
+        if let Some(b) = self.max_bytes {
+            settings.max_bytes = b.max(1);
+        }
+        if let Some(p) = self.pin_first {
+            settings.pin_first = p;
+        }
+        if let Some(t) = self.max_tokens {
+            settings.max_tokens = Some(t.max(1));
+        }
+    }
+}
+
+/// A delivery the session emitted, kept so a preview of it is what the agent got.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct DeliveryRecord {
+    to: MemberId,
+    parent: Option<usize>,
+    /// Messages stored when it was built.
+    seen: usize,
+}
+
+/// Team + settings + conversation machine, driven by facts (module doc).
+#[derive(Debug, Clone, Default)]
+pub struct Session {
+    conversation: Conversation,
+    facts: Vec<Fact>,
+    actions: VecDeque<Action>,
+    /// The team task after each change: (messages stored at that point, task).
+    team_tasks: Vec<(usize, Option<String>)>,
+    /// Deliveries by the position of their `[MESSAGE]`.
+    deliveries: BTreeMap<usize, Vec<DeliveryRecord>>,
+    /// The newest `Deliver`, re-emitted when a replayed session has it in flight.
+    last_delivery: Option<Box<Delivery>>,
+}
+
+impl Session {
+    /// An empty session: the first fact must be `setTeam`.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Applies one fact. A refused fact changes nothing and says why; an accepted one is
+    /// appended to the log and its actions queue up for [`Self::poll_action`].
+    pub fn apply(&mut self, fact: &Fact) -> Result<(), SessionError> {
+        match fact {
+            Fact::SetTeam { team, settings } => {
+                let mut team = team.clone();
+                if let Some(settings) = settings {
+                    team.settings = settings.clone();
+                }
+                team.validate().map_err(SessionError::Team)?;
+                self.conversation.set_team(team);
+                self.team_tasks.clear();
+                self.deliveries.clear();
+                self.last_delivery = None;
+                self.actions.clear();
+            }
+            Fact::SetSettings { settings } => {
+                if self.conversation.team().is_none() {
+                    return Err(SessionError::NoTeam);
+                }
+                config::validate_settings(settings, &Path::Root)
+                    .map_err(SessionError::Settings)?;
+                self.conversation.set_settings(settings.clone());
+            }
+            Fact::Human { text, sender, at } => {
+                let input = HumanInput {
+                    text: text.clone(),
+                    sender: sender.clone(),
+                };
+                self.conversation.handle_human_input(input, *at)?;
+            }
+            Fact::Replied { to, text, at } => {
+                self.conversation
+                    .handle_agent_replied(to, text.clone(), *at)?;
+            }
+            Fact::Failed { to, reason, at } => {
+                self.conversation
+                    .handle_agent_failed(to, reason.clone(), *at)?;
+            }
+        }
+        self.facts.push(fact.clone());
+        self.record_team_task();
+        self.collect_actions();
+        Ok(())
+    }
+
+    /// The next thing the host must do, or `None` until the next fact.
+    #[must_use]
+    pub fn poll_action(&mut self) -> Option<Action> {
+        self.actions.pop_front()
+    }
+
+    fn record_team_task(&mut self) {
+        let now = self.conversation.store().team_task();
+        let last = self.team_tasks.last().and_then(|(_, t)| t.as_deref());
+        if now != last {
+            let len = self.conversation.store().len();
+            let task = now.map(str::to_string);
+            match self.team_tasks.last_mut() {
+                Some(entry) if entry.0 == len => entry.1 = task,
+                _ => self.team_tasks.push((len, task)),
+            }
+        }
+    }
+
+    fn collect_actions(&mut self) {
+        while let Some(action) = self.conversation.poll_action() {
+            if let Action::Deliver(d) = &action {
+                let store = self.conversation.store();
+                if let Some(pos) = store.position(&d.message) {
+                    let parent = d.parent.as_ref().and_then(|p| store.position(p));
+                    self.deliveries.entry(pos).or_default().push(DeliveryRecord {
+                        to: d.to.clone(),
+                        parent,
+                        seen: store.len(),
+                    });
+                }
+                self.last_delivery = Some(d.clone());
+            }
+            self.actions.push_back(action);
+        }
+    }
+
+    // ------------------------------------------------------------------------ state
+
+    /// Every fact applied so far, in order (the log to persist).
+    pub fn facts(&self) -> &[Fact] {
+        &self.facts
+    }
+
+    /// The conversation machine (status, queue, waiting state, in-flight delivery).
+    pub fn conversation(&self) -> &Conversation {
+        &self.conversation
+    }
+
+    pub fn team(&self) -> Option<&Team> {
+        self.conversation.team()
+    }
+
+    /// The settings in force (the team's).
+    pub fn settings(&self) -> Option<&TeamSettings> {
+        self.team().map(|t| &t.settings)
+    }
+
+    pub fn store(&self) -> &Store {
+        self.conversation.store()
+    }
+
+    /// Every stored message, oldest first.
+    pub fn messages(&self) -> &[Message] {
+        self.conversation.store().messages()
+    }
+
+    /// The team task in force after the first `len` messages were stored.
+    pub fn team_task_after(&self, len: usize) -> Option<&str> {
+        let i = self.team_tasks.partition_point(|(n, _)| *n <= len);
+        i.checked_sub(1)
+            .and_then(|i| self.team_tasks[i].1.as_deref())
+    }
+
+    /// The simulated agent's reply to `delivery` ([`crate::demo::reply`]), for hosts that
+    /// answer in simulation: apply it as `Fact::replied(&delivery.to, text, at)`.
+    pub fn simulate_reply(&self, delivery: &Delivery) -> String {
+        let store = self.store();
+        let current = store
+            .position(&delivery.message)
+            .and_then(|pos| store.view(pos))
+            .map_or("", |v| v.stripped.as_str());
+        match self.team() {
+            Some(team) => crate::demo::reply(team, delivery, current, self.conversation.rounds()),
+            None => String::new(),
+        }
+    }
+
+    // ---------------------------------------------------------------------- preview
+
+    /// The prompt, system flag and explain `member` (id or name) would get with message `at`
+    /// (0-based position; the last one when `None`) as its `[MESSAGE]`, with the settings in
+    /// force or `overrides`. Changes nothing. With no message yet it is the skeleton the first
+    /// delivery starts from. Cost: O(window + bytes emitted), whatever the history's length.
+    pub fn preview(
+        &self,
+        member: &str,
+        at: Option<usize>,
+        overrides: &PreviewOverrides,
+    ) -> Result<Prompt, PreviewError> {
+        let team = self.team().ok_or(PreviewError::NoTeam)?;
+        let member = find_member(team, member)?;
+        let recipient = Recipient::from_member(member);
+        let mut settings = BuildSettings::for_member(team, member);
+        overrides.apply(&mut settings);
+        let store = self.store();
+        let len = store.len();
+        let at = match at {
+            Some(at) if at < len => at,
+            Some(at) => return Err(PreviewError::NoSuchMessage { at, len }),
+            None if len == 0 => {
+                return Ok(context::build_skeleton(
+                    &recipient,
+                    &settings,
+                    store.team_task(),
+                ))
+            }
+            None => len - 1,
+        };
+        let delivered = self
+            .deliveries
+            .get(&at)
+            .and_then(|ds| ds.iter().rev().find(|d| d.to == member.id));
+        let (parent, seen) = match delivered {
+            Some(d) => (d.parent, d.seen),
+            None => (None, at + 1),
+        };
+        let messages = store.messages();
+        let target = Target {
+            current: messages[at].id.clone(),
+            parent: parent.map(|p| messages[p].id.clone()),
+        };
+        let as_of = AsOf {
+            len: seen,
+            team_task: self.team_task_after(seen),
+        };
+        Ok(context::build_as_of(
+            store, &recipient, &target, &settings, as_of,
+        )?)
+    }
+
+    // ---------------------------------------------------------------- files, derived
+
+    /// The session file: `{"format": "agent-chatter-session/1", "facts": [...]}`.
+    pub fn export(&self) -> String {
+        #[derive(Serialize)]
+        struct File<'a> {
+            format: &'static str,
+            facts: &'a [Fact],
+        }
+        serde_json::to_string(&File {
+            format: SESSION_FORMAT,
+            facts: &self.facts,
+        })
+        .expect("facts serialize")
+    }
+
+    /// Reads a session file and replays it into a new session. A file that is not JSON, of
+    /// another format, with a malformed fact, or whose facts do not replay gives an error
+    /// naming the fact index and field; the caller's session stays as it was. The new
+    /// session's pending actions are what the host must do now (module doc).
+    pub fn import(json_text: &str) -> Result<Session, SessionFileError> {
+        let value = json::parse(json_text)?;
+        let root = Path::Root;
+        let obj = json::object(&value, root)?;
+        match obj.required("format")? {
+            Value::String(f) if f == SESSION_FORMAT => {}
+            Value::String(f) => return Err(SessionFileError::Format { found: format!("{f:?}") }),
+            other => {
+                return Err(SessionFileError::Format {
+                    found: json::describe(other),
+                })
+            }
+        }
+        let facts_path = root.key("facts");
+        let items = json::array(obj.required("facts")?, &facts_path)?;
+        let facts = items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| Fact::from_value(v, &facts_path.index(i)))
+            .collect::<Result<Vec<_>, _>>()?;
+        Self::replay(&facts)
+    }
+
+    /// A new session with `facts` applied in order; its pending actions are only what the
+    /// host must do now. The first refused fact is reported with its index.
+    pub fn replay(facts: &[Fact]) -> Result<Session, SessionFileError> {
+        let mut session = Session::new();
+        session.facts.reserve(facts.len());
+        for (index, fact) in facts.iter().enumerate() {
+            session
+                .apply(fact)
+                .map_err(|error| SessionFileError::Replay {
+                    index,
+                    kind: fact.kind(),
+                    error,
+                })?;
+            session.actions.clear();
+        }
+        session.push_pending_obligation();
+        Ok(session)
+    }
+
+    /// After a replay: the in-flight delivery again (exactly as first emitted), or the wait
+    /// for a human.
+    fn push_pending_obligation(&mut self) {
+        let conversation = &self.conversation;
+        if conversation.in_flight().is_some() {
+            if let Some(d) = &self.last_delivery {
+                self.actions.push_back(Action::Deliver(d.clone()));
+            }
+        } else if let Some(member) = conversation.waiting_for() {
+            self.actions.push_back(Action::AwaitHuman {
+                member: member.to_string(),
+            });
+        }
+    }
+
+    /// The messages and team task as a snapshot v1 (§11), stamped `now`.
+    pub fn snapshot(&self, now: Millis) -> Snapshot {
+        snapshot::export(self.store(), now)
+    }
+
+    /// The session as a scenario (§11b): the team with the settings in force, every message
+    /// with its sender and resolved addressees, and the team task. Previewing the scenario
+    /// gives the bytes [`Self::preview`] gives for the last message (unless that member was
+    /// delivered it with a parent outside its window; see the module doc). `None` before
+    /// `setTeam`.
+    pub fn to_scenario(&self) -> Option<Scenario> {
+        let team = self.team()?.clone();
+        let s = &team.settings;
+        let context = ScenarioContext {
+            window_size: s.window_size,
+            max_bytes: s.max_bytes,
+            pin_first: s.pin_first,
+            max_tokens: s.max_tokens,
+        };
+        let messages = self
+            .messages()
+            .iter()
+            .map(|m| ScenarioMessage {
+                from: if m.speaker.kind == SpeakerKind::System {
+                    SYSTEM_SPEAKER.to_string()
+                } else {
+                    m.speaker.id.clone()
+                },
+                content: m.content.clone(),
+                to: Some(m.routing.resolved.clone()),
+            })
+            .collect();
+        let team_task = match self.store().team_task() {
+            Some(task) => TeamTaskOverride::Set(task.to_string()),
+            None => TeamTaskOverride::Clear,
+        };
+        Some(Scenario {
+            team,
+            context,
+            team_task,
+            messages,
+        })
+    }
+}
+
+fn find_member<'t>(team: &'t Team, name: &str) -> Result<&'t Member, PreviewError> {
+    team.find(name).ok_or_else(|| PreviewError::UnknownMember {
+        name: name.to_string(),
+        members: team
+            .members
+            .iter()
+            .map(|m| m.id.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+    })
+}
+
+/// Facts read through the one reader ([`Session::import`]'s), so `serde_json::from_str::<Fact>`
+/// gives the same errors with field paths.
+impl<'de> serde::Deserialize<'de> for Fact {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(d)?;
+        Fact::from_value(&value, &Path::Root).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Serializes a session as its file (the same JSON as [`Session::export`]).
+impl Serialize for Session {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Session", 2)?;
+        st.serialize_field("format", SESSION_FORMAT)?;
+        st.serialize_field("facts", &self.facts)?;
+        st.end()
+    }
+}
