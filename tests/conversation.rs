@@ -567,6 +567,19 @@ fn drop_removes_one_members_pending_deliveries() {
 }
 
 #[test]
+fn drop_with_an_intent_suffix_drops_that_member() {
+    let mut h = solo();
+    h.reply("max", "Carol is not needed [DROP: carol!P1]")
+        .reply("sarah", "ok");
+    h.say("Go [NEXT: max, carol, sarah]").unwrap();
+    assert_eq!(h.delivered_to(), ["max", "sarah"]);
+    assert!(!h
+        .notices()
+        .iter()
+        .any(|n| matches!(n, Notice::UnresolvedDropTargets { .. })));
+}
+
+#[test]
 fn drop_all_empties_the_queue() {
     let mut h = solo();
     h.reply("max", "Stop everything [DROP: ALL]");

@@ -227,6 +227,10 @@ fn drop_merges_names_and_all_absorbs_them() {
         ("[DROP:]", None),
         ("[DROP: , ]", None),
         ("[DROP: allx]", members(&["allx"])),
+        // DROP names take NEXT's intent suffix, which is ignored (DESIGN §5).
+        ("[DROP: max, sarah!P1]", members(&["max", "sarah"])),
+        ("[DROP: sarah !p3, sarah]", members(&["sarah"])),
+        ("[DROP: max, ALL!P1]", Some(DropTargets::All)),
     ];
     for (input, want) in cases {
         assert_eq!(&parse(input).drop, want, "input {input:?}");

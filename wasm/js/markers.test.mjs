@@ -32,6 +32,10 @@ for (const [build, m] of builds) {
     assert.equal(r.cleanContent, '[FROM: kailai] [TEAM_TASK: ship v1] please review');
   });
 
+  test(`${build}: DROP names lose their intent suffix`, () => {
+    assert.deepEqual(m.parseMessage('[DROP: max, sarah!P1]').dropTargets, ['max', 'sarah']);
+  });
+
   test(`${build}: DROP ALL is reported as ['ALL']`, () => {
     assert.deepEqual(m.parseMessage('stop [DROP: ALL]').dropTargets, ['ALL']);
   });

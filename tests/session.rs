@@ -1,0 +1,379 @@
+//! The session (DESIGN §6b): facts in, the same bytes out; files; time travel and what-if.
+
+use agent_chatter::config::load_team;
+use agent_chatter::conversation::{Action, Delivery, Status};
+use agent_chatter::explain::Fate;
+use agent_chatter::message::Millis;
+use agent_chatter::scenario;
+use agent_chatter::session::{Fact, PreviewOverrides, Session, SESSION_FORMAT};
+use agent_chatter::team::{Team, TeamSettings};
+use serde_json::{json, Value};
+
+fn team() -> Team {
+    load_team(
+        r#"{"id": "crew", "name": "Crew", "members": [
+        {"id": "kailai", "name": "kailai", "displayName": "Kailai", "kind": "human"},
+        {"id": "max", "name": "max", "displayName": "Max", "kind": "ai", "agentType": "claude",
+         "systemInstruction": "You are Max, you plan."},
+        {"id": "sarah", "name": "sarah", "displayName": "Sarah", "kind": "ai", "agentType": "codex",
+         "systemInstruction": "You are Sarah, you write the code."},
+        {"id": "carol", "name": "carol", "displayName": "Carol", "kind": "ai", "agentType": "gemini"}
+    ]}"#,
+    )
+    .expect("valid team")
+}
+
+fn session() -> Session {
+    let mut s = Session::new();
+    s.apply(&Fact::set_team(team())).expect("team");
+    s
+}
+
+fn drain(s: &mut Session) -> Vec<Action> {
+    std::iter::from_fn(|| s.poll_action()).collect()
+}
+
+fn delivery(actions: &[Action]) -> Option<&Delivery> {
+    actions.iter().find_map(|a| match a {
+        Action::Deliver(d) => Some(&**d),
+        _ => None,
+    })
+}
+
+/// kailai → max → sarah → (sarah passes to carol) → carol says DONE.
+fn chain() -> (Session, Vec<Delivery>) {
+    let mut s = session();
+    let mut delivered = Vec::new();
+    s.apply(&Fact::human(
+        "[TEAM_TASK: Build a login page] Max, plan it. [NEXT: max]",
+        Millis(1),
+    ))
+    .unwrap();
+    let replies = [
+        "Plan: a form, a session, tests. [NEXT: sarah]",
+        "Code is up. [NEXT: carol !P1]",
+        "Reviewed, ship it. [DONE]",
+    ];
+    let mut next = replies.iter();
+    let mut t = 1;
+    loop {
+        let actions = drain(&mut s);
+        let Some(d) = delivery(&actions).cloned() else {
+            break;
+        };
+        t += 1;
+        s.apply(&Fact::replied(&d.to, *next.next().unwrap(), Millis(t)))
+            .unwrap();
+        delivered.push(d);
+    }
+    (s, delivered)
+}
+
+// --- facts -------------------------------------------------------------------------------
+
+#[test]
+fn a_human_fact_serializes_as_design_says() {
+    let fact = Fact::human("[NEXT: max] hi", Millis(1_700_000_000_000));
+    assert_eq!(
+        serde_json::to_value(&fact).unwrap(),
+        json!({"type": "human", "text": "[NEXT: max] hi", "sender": null, "at": 1_700_000_000_000u64})
+    );
+    let replied = Fact::replied("max", "ok", Millis(2));
+    assert_eq!(
+        serde_json::to_value(&replied).unwrap(),
+        json!({"type": "replied", "to": "max", "text": "ok", "at": 2})
+    );
+}
+
+#[test]
+fn every_fact_reads_back_as_itself() {
+    let mut settings = TeamSettings::default();
+    settings.window_size = 2;
+    settings.max_tokens = Some(900);
+    let facts = [
+        Fact::set_team(team()),
+        Fact::SetSettings { settings },
+        Fact::Human {
+            text: "hi".into(),
+            sender: Some("kailai".into()),
+            at: Millis(3),
+        },
+        Fact::replied("max", "ok", Millis(4)),
+        Fact::failed("max", "timeout after 30 s", Millis(5)),
+    ];
+    for fact in facts {
+        let text = serde_json::to_string(&fact).unwrap();
+        let back: Fact = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, fact, "{text}");
+    }
+}
+
+#[test]
+fn a_refused_fact_changes_nothing_and_says_why() {
+    let mut s = session();
+    s.apply(&Fact::human("Plan it [NEXT: max]", Millis(1)))
+        .unwrap();
+    let before = s.export();
+    let err = s
+        .apply(&Fact::replied("sarah", "not my turn", Millis(2)))
+        .unwrap_err();
+    assert!(err.to_string().contains("sarah"), "{err}");
+    assert_eq!(s.export(), before);
+    let err = Session::new()
+        .apply(&Fact::human("hi", Millis(1)))
+        .unwrap_err();
+    assert_eq!(err.to_string(), "No team loaded. Set a team before sending messages");
+}
+
+#[test]
+fn settings_change_without_resetting_the_conversation() {
+    let (mut s, _) = chain();
+    let messages = s.messages().len();
+    let mut settings = s.settings().unwrap().clone();
+    settings.window_size = 1;
+    s.apply(&Fact::SetSettings { settings }).unwrap();
+    assert_eq!(s.messages().len(), messages);
+    assert_eq!(s.settings().unwrap().window_size, 1);
+    let mut bad = TeamSettings::default();
+    bad.max_bytes = 0;
+    let err = s.apply(&Fact::SetSettings { settings: bad }).unwrap_err();
+    assert_eq!(err.to_string(), "settings: maxBytes: must be greater than 0");
+    assert_eq!(s.settings().unwrap().window_size, 1);
+}
+
+// --- files -------------------------------------------------------------------------------
+
+#[test]
+fn export_is_the_fact_log_with_its_format() {
+    let (s, _) = chain();
+    let file: Value = serde_json::from_str(&s.export()).unwrap();
+    assert_eq!(file["format"], SESSION_FORMAT);
+    assert_eq!(file["facts"].as_array().unwrap().len(), s.facts().len());
+    assert_eq!(file["facts"][0]["type"], "setTeam");
+    assert_eq!(file["facts"][1]["type"], "human");
+    assert_eq!(serde_json::to_string(&s).unwrap(), s.export());
+}
+
+#[test]
+fn import_replays_to_the_same_messages_and_prompts() {
+    let (s, _) = chain();
+    let copy = Session::import(&s.export()).expect("imports");
+    assert_eq!(copy.messages(), s.messages());
+    assert_eq!(copy.store().team_task(), s.store().team_task());
+    for member in ["max", "sarah", "carol"] {
+        for at in 0..s.messages().len() {
+            let o = PreviewOverrides::default();
+            assert_eq!(copy.preview(member, Some(at), &o), s.preview(member, Some(at), &o));
+        }
+    }
+}
+
+#[test]
+fn an_imported_session_redelivers_the_agent_that_was_running() {
+    let mut s = session();
+    s.apply(&Fact::human("Plan it [NEXT: max]", Millis(1)))
+        .unwrap();
+    let first = delivery(&drain(&mut s)).cloned().expect("max is due");
+    let mut resumed = Session::import(&s.export()).unwrap();
+    let actions = drain(&mut resumed);
+    assert_eq!(actions.len(), 1, "only what the host must do now: {actions:?}");
+    assert_eq!(delivery(&actions), Some(&first), "same prompt bytes as the first time");
+    resumed
+        .apply(&Fact::replied("max", "Done [NEXT: kailai]", Millis(2)))
+        .unwrap();
+    assert_eq!(
+        drain(&mut resumed),
+        vec![Action::AwaitHuman {
+            member: "kailai".into()
+        }]
+    );
+}
+
+#[test]
+fn an_imported_session_waiting_for_a_human_says_so() {
+    let mut s = session();
+    s.apply(&Fact::human("Just a note", Millis(1))).unwrap();
+    let mut resumed = Session::import(&s.export()).unwrap();
+    assert_eq!(
+        drain(&mut resumed),
+        vec![Action::AwaitHuman {
+            member: "kailai".into()
+        }]
+    );
+}
+
+#[test]
+fn bad_session_files_name_what_and_where() {
+    let team = serde_json::to_value(team()).unwrap();
+    let cases: Vec<(String, &str)> = vec![
+        ("{".into(), "invalid JSON at line 1, column 1: EOF while parsing an object"),
+        ("[]".into(), "expected an object, found an array"),
+        (json!({"facts": []}).to_string(), "format: missing"),
+        (
+            json!({"format": "agent-chatter-session/2", "facts": []}).to_string(),
+            "format: \"agent-chatter-session/2\" is not a session file this version reads (expected \"agent-chatter-session/1\")",
+        ),
+        (json!({"format": SESSION_FORMAT}).to_string(), "facts: missing"),
+        (
+            json!({"format": SESSION_FORMAT, "facts": [{"type": "setTeam", "team": team}, {"type": "human", "at": 1}]}).to_string(),
+            "facts[1].text: missing",
+        ),
+        (
+            json!({"format": SESSION_FORMAT, "facts": [{"type": "shout", "text": "hi"}]}).to_string(),
+            "facts[0].type: unknown fact type \"shout\" (expected setTeam, setSettings, human, replied or failed)",
+        ),
+        (
+            json!({"format": SESSION_FORMAT, "facts": [{"type": "setTeam", "team": {"name": "t", "members": [
+                {"name": "kailai", "kind": "human"}, {"name": "max", "kind": "ai"}]}}]}).to_string(),
+            "facts[0].team.members[1] (max): agentType: missing for an AI member (e.g. \"claude-code\", \"openai-codex\", \"google-gemini\")",
+        ),
+        (
+            json!({"format": SESSION_FORMAT, "facts": [{"type": "setTeam", "team": team}, {"type": "human", "text": "hi", "at": "noon"}]}).to_string(),
+            "facts[1].at: expected a non-negative integer, found the string \"noon\"",
+        ),
+        (
+            json!({"format": SESSION_FORMAT, "facts": [{"type": "setTeam", "team": team}, {"type": "replied", "to": "max", "text": "hi", "at": 1}]}).to_string(),
+            "facts[1] (replied): does not replay:",
+        ),
+    ];
+    for (file, expected) in cases {
+        let err = Session::import(&file).map(|_| ()).unwrap_err().to_string();
+        assert!(
+            err.starts_with(expected) || err.ends_with(expected),
+            "{file}\n  got: {err}\n want: {expected}"
+        );
+    }
+}
+
+// --- preview -----------------------------------------------------------------------------
+
+#[test]
+fn preview_of_a_delivered_message_is_what_the_agent_got() {
+    let (s, delivered) = chain();
+    assert_eq!(delivered.len(), 3);
+    for d in &delivered {
+        let at = s.store().position(&d.message).unwrap();
+        let p = s
+            .preview(&d.to, Some(at), &PreviewOverrides::default())
+            .unwrap();
+        assert_eq!(p, d.prompt, "{} at #{at}", d.to);
+    }
+}
+
+#[test]
+fn preview_is_time_travel_the_team_task_of_then() {
+    let mut s = session();
+    s.apply(&Fact::human("First note", Millis(1))).unwrap();
+    s.apply(&Fact::human("[TEAM_TASK: later task] Second", Millis(2)))
+        .unwrap();
+    let o = PreviewOverrides::default();
+    let then = s.preview("sarah", Some(0), &o).unwrap();
+    assert!(!then.prompt.contains("later task"), "{}", then.prompt);
+    assert_eq!(then.explain.current, Some(0));
+    let now = s.preview("sarah", None, &o).unwrap();
+    assert!(now.prompt.starts_with("[SYSTEM]\nYou are Sarah, you write the code.\n\n[TEAM_TASK]\nlater task"));
+    assert_eq!(
+        s.preview("sarah", Some(7), &o).unwrap_err().to_string(),
+        "at: message #7 does not exist; the conversation has 2 messages (0-based)"
+    );
+}
+
+#[test]
+fn what_if_changes_the_prompt_not_the_session() {
+    let (s, _) = chain();
+    let before = s.export();
+    let last = s.messages().len() - 1;
+    let actual = s.preview("carol", Some(last), &PreviewOverrides::default()).unwrap();
+    let narrow = PreviewOverrides {
+        window_size: Some(0),
+        ..PreviewOverrides::default()
+    };
+    let what_if = s.preview("carol", Some(last), &narrow).unwrap();
+    assert_ne!(actual.prompt, what_if.prompt);
+    assert!(what_if.explain.messages.iter().all(|m| m.fate == Fate::Current));
+    let tight = PreviewOverrides {
+        max_tokens: Some(20),
+        ..PreviewOverrides::default()
+    };
+    let tokens = s.preview("carol", Some(last), &tight).unwrap();
+    assert!(tokens.explain.total_tokens.unwrap() <= 20);
+    assert_eq!(s.export(), before);
+}
+
+#[test]
+fn preview_with_no_messages_is_the_skeleton() {
+    let s = session();
+    let p = s.preview("sarah", None, &PreviewOverrides::default()).unwrap();
+    assert_eq!(p.prompt, "[SYSTEM]\nYou are Sarah, you write the code.");
+    assert_eq!(p.explain.current, None);
+    assert_eq!(
+        s.preview("zed", None, &PreviewOverrides::default())
+            .unwrap_err()
+            .to_string(),
+        "member: \"zed\" is not a member (members: kailai, max, sarah, carol)"
+    );
+}
+
+#[test]
+fn the_session_as_a_scenario_previews_the_same_bytes() {
+    let (s, _) = chain();
+    let scenario = s.to_scenario().unwrap();
+    let text = serde_json::to_string(&scenario).unwrap();
+    let loaded = scenario::load_scenario(&text).expect("the scenario reloads");
+    for member in ["max", "sarah", "carol"] {
+        assert_eq!(
+            scenario::preview(&loaded, member).unwrap(),
+            s.preview(member, None, &PreviewOverrides::default()).unwrap(),
+            "{member}"
+        );
+    }
+}
+
+#[test]
+fn the_session_as_a_snapshot_holds_every_message() {
+    let (s, _) = chain();
+    let snap = s.snapshot(Millis(99));
+    assert_eq!(snap.messages.len(), s.messages().len());
+    assert_eq!(snap.team_task.as_deref(), Some("Build a login page"));
+}
+
+// --- demo agent ---------------------------------------------------------------------------
+
+#[test]
+fn the_demo_agent_summarises_its_prompt_and_passes_the_turn() {
+    let mut s = session();
+    s.apply(&Fact::human("[TEAM_TASK: Ship v1] Please start [NEXT: max]", Millis(1)))
+        .unwrap();
+    let d = delivery(&drain(&mut s)).cloned().unwrap();
+    let reply = s.simulate_reply(&d);
+    assert_eq!(
+        reply,
+        format!(
+            "Max (simulated) received {} bytes: system {} B, teamTask 19 B, message 22 B.\n\
+             History: 0 messages in context.\nAnswering: \"Please start\"\nOver to Sarah. [NEXT: sarah]",
+            d.prompt.explain.total_bytes, d.prompt.system_flag.as_ref().unwrap().len()
+        )
+    );
+}
+
+#[test]
+fn a_simulated_conversation_ends_with_done() {
+    let mut s = session();
+    s.apply(&Fact::human("Go [NEXT: max]", Millis(1))).unwrap();
+    let mut replies = 0;
+    let mut t = 1;
+    while let Some(d) = delivery(&drain(&mut s)).cloned() {
+        t += 1;
+        let reply = s.simulate_reply(&d);
+        s.apply(&Fact::replied(&d.to, reply, Millis(t))).unwrap();
+        replies += 1;
+        assert!(replies <= 10, "the demo must stop");
+    }
+    assert_eq!(replies, agent_chatter::demo::MAX_DEMO_ROUNDS);
+    assert_eq!(s.conversation().status(), Status::Completed);
+    let again = {
+        let copy = Session::import(&s.export()).unwrap();
+        copy.messages().to_vec()
+    };
+    assert_eq!(again, s.messages(), "deterministic");
+}
