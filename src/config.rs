@@ -27,7 +27,7 @@
 //! `description`, `baseDir`) and its member-name pattern are not enforced, as the peer's own
 //! code does not either (its multi-role demo lacks `baseDir`).
 
-use crate::context::store::HashMap;
+use crate::hash::HashMap;
 use std::fmt;
 
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
@@ -37,11 +37,11 @@ use thiserror::Error;
 use crate::error::{FieldError, JsonSyntaxError};
 use crate::json::{self, Obj, Path};
 use crate::markers::normalize_identifier;
-use crate::tokens::TokenEstimator;
 use crate::team::{
     normalize_agent_type, CompactionStrategy, DeliveryPolicy, Member, MemberKind, Team,
     TeamSettings,
 };
+use crate::tokens::TokenEstimator;
 
 /// Schema versions of the peer's format we read.
 pub const PEER_SCHEMA_VERSIONS: [&str; 2] = ["1.1", "1.2"];
@@ -204,7 +204,11 @@ fn peer(value: &Value, path: &Path<'_>) -> Result<Team, ConfigError> {
 
     let mut settings = TeamSettings::default();
     if let Some(rounds) = obj.opt_usize("maxRounds")? {
-        settings.max_rounds = if rounds == 0 { UNLIMITED_ROUNDS } else { rounds };
+        settings.max_rounds = if rounds == 0 {
+            UNLIMITED_ROUNDS
+        } else {
+            rounds
+        };
     }
     let conversation_path = path.key("conversation");
     if let Some(v) = obj.get("conversation") {
@@ -297,10 +301,7 @@ pub(crate) fn validate_settings(s: &TeamSettings, path: &Path<'_>) -> Result<(),
             .into());
     }
     if s.max_rounds == 0 {
-        return Err(path
-            .key("maxRounds")
-            .invalid("must be at least 1")
-            .into());
+        return Err(path.key("maxRounds").invalid("must be at least 1").into());
     }
     Ok(())
 }

@@ -104,6 +104,7 @@ pub mod conversation;
 pub mod demo;
 pub mod error;
 pub mod explain;
+mod hash;
 mod json;
 pub mod markers;
 pub mod message;

@@ -54,7 +54,9 @@ use crate::conversation::{Action, Conversation, Delivery, HumanInput, InputError
 use crate::error::{FieldError, JsonSyntaxError};
 use crate::json::{self, Path};
 use crate::message::{MemberId, Message, Millis, SpeakerKind};
-use crate::scenario::{Scenario, ScenarioContext, ScenarioMessage, TeamTaskOverride, SYSTEM_SPEAKER};
+use crate::scenario::{
+    Scenario, ScenarioContext, ScenarioMessage, TeamTaskOverride, SYSTEM_SPEAKER,
+};
 use crate::snapshot::{self, Snapshot};
 use crate::team::{Member, Team, TeamSettings};
 
@@ -64,7 +66,11 @@ pub const SESSION_FORMAT: &str = "agent-chatter-session/1";
 /// One input of a session. In JSON, internally tagged and camelCase:
 /// `{"type": "human", "text": "[NEXT: max] hi", "sender": null, "at": 1700000000000}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 pub enum Fact {
     /// A team was loaded: everything resets. `settings`, when given, replace the team's own.
     SetTeam {
@@ -81,7 +87,11 @@ pub enum Fact {
         at: Millis,
     },
     /// The agent of the pending delivery `to` answered with its final text.
-    Replied { to: MemberId, text: String, at: Millis },
+    Replied {
+        to: MemberId,
+        text: String,
+        at: Millis,
+    },
     /// The pending delivery `to` failed (timeout, crash, bad output).
     Failed {
         to: MemberId,
@@ -202,7 +212,9 @@ pub enum SessionFileError {
     Field(#[from] FieldError),
     #[error(transparent)]
     Config(#[from] ConfigError),
-    #[error("format: {found} is not a session file this version reads (expected \"{SESSION_FORMAT}\")")]
+    #[error(
+        "format: {found} is not a session file this version reads (expected \"{SESSION_FORMAT}\")"
+    )]
     Format { found: String },
     #[error("facts[{index}] ({kind}): does not replay: {error}")]
     Replay {
@@ -271,8 +283,6 @@ pub struct Session {
     team_tasks: Vec<(usize, Option<String>)>,
     /// Deliveries by the position of their `[MESSAGE]`.
     deliveries: BTreeMap<usize, Vec<DeliveryRecord>>,
-    /// The newest `Deliver`, re-emitted when a replayed session has it in flight.
-    last_delivery: Option<Box<Delivery>>,
 }
 
 impl Session {
@@ -294,15 +304,13 @@ impl Session {
                 self.conversation.set_team(team);
                 self.team_tasks.clear();
                 self.deliveries.clear();
-                self.last_delivery = None;
                 self.actions.clear();
             }
             Fact::SetSettings { settings } => {
                 if self.conversation.team().is_none() {
                     return Err(SessionError::NoTeam);
                 }
-                config::validate_settings(settings, &Path::Root)
-                    .map_err(SessionError::Settings)?;
+                config::validate_settings(settings, &Path::Root).map_err(SessionError::Settings)?;
                 self.conversation.set_settings(settings.clone());
             }
             Fact::Human { text, sender, at } => {
@@ -352,13 +360,15 @@ impl Session {
                 let store = self.conversation.store();
                 if let Some(pos) = store.position(&d.message) {
                     let parent = d.parent.as_ref().and_then(|p| store.position(p));
-                    self.deliveries.entry(pos).or_default().push(DeliveryRecord {
-                        to: d.to.clone(),
-                        parent,
-                        seen: store.len(),
-                    });
+                    self.deliveries
+                        .entry(pos)
+                        .or_default()
+                        .push(DeliveryRecord {
+                            to: d.to.clone(),
+                            parent,
+                            seen: store.len(),
+                        });
                 }
-                self.last_delivery = Some(d.clone());
             }
             self.actions.push_back(action);
         }
@@ -494,7 +504,11 @@ impl Session {
         let obj = json::object(&value, root)?;
         match obj.required("format")? {
             Value::String(f) if f == SESSION_FORMAT => {}
-            Value::String(f) => return Err(SessionFileError::Format { found: format!("{f:?}") }),
+            Value::String(f) => {
+                return Err(SessionFileError::Format {
+                    found: format!("{f:?}"),
+                })
+            }
             other => {
                 return Err(SessionFileError::Format {
                     found: json::describe(other),
@@ -516,6 +530,9 @@ impl Session {
     pub fn replay(facts: &[Fact]) -> Result<Session, SessionFileError> {
         let mut session = Session::new();
         session.facts.reserve(facts.len());
+        // The newest Deliver, moved out of the drained actions (deliveries run one at a time,
+        // so it is the in-flight one if any is).
+        let mut last_delivery = None;
         for (index, fact) in facts.iter().enumerate() {
             session
                 .apply(fact)
@@ -524,25 +541,24 @@ impl Session {
                     kind: fact.kind(),
                     error,
                 })?;
-            session.actions.clear();
+            for action in session.actions.drain(..) {
+                if let Action::Deliver(d) = action {
+                    last_delivery = Some(d);
+                }
+            }
         }
-        session.push_pending_obligation();
-        Ok(session)
-    }
-
-    /// After a replay: the in-flight delivery again (exactly as first emitted), or the wait
-    /// for a human.
-    fn push_pending_obligation(&mut self) {
-        let conversation = &self.conversation;
+        // What the host must do now: the in-flight delivery again, exactly as first emitted,
+        // or the wait for a human.
+        let conversation = &session.conversation;
         if conversation.in_flight().is_some() {
-            if let Some(d) = &self.last_delivery {
-                self.actions.push_back(Action::Deliver(d.clone()));
+            if let Some(d) = last_delivery {
+                session.actions.push_back(Action::Deliver(d));
             }
         } else if let Some(member) = conversation.waiting_for() {
-            self.actions.push_back(Action::AwaitHuman {
-                member: member.to_string(),
-            });
+            let member = member.to_string();
+            session.actions.push_back(Action::AwaitHuman { member });
         }
+        Ok(session)
     }
 
     /// The messages and team task as a snapshot v1 (§11), stamped `now`.

@@ -20,7 +20,7 @@
 //!   parentMessageId?, intent?}`) is read too, so its snapshots import; addressees that did
 //!   not resolve (`memberId: null`) are left out of `resolved`, as ours are.
 
-use std::collections::HashMap;
+use crate::hash::HashMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -116,7 +116,7 @@ pub fn import_snapshot(store: &mut Store, snapshot: Snapshot) -> Result<Imported
     }
     let root = Path::Root;
     let messages_path = root.key("messages");
-    let mut seen = HashMap::with_capacity(snapshot.messages.len());
+    let mut seen = HashMap::with_capacity_and_hasher(snapshot.messages.len(), Default::default());
     for (i, m) in snapshot.messages.iter().enumerate() {
         let path = messages_path.index(i);
         let speaker_path = path.key("speaker");
@@ -176,7 +176,7 @@ impl Snapshot {
         }
         let messages_path = root.key("messages");
         let items = json::array(obj.required("messages")?, &messages_path)?;
-        let mut seen = HashMap::with_capacity(items.len());
+        let mut seen = HashMap::with_capacity_and_hasher(items.len(), Default::default());
         let mut messages = Vec::with_capacity(items.len());
         for (i, item) in items.iter().enumerate() {
             messages.push(message(item, &messages_path, i, &mut seen)?);

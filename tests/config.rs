@@ -174,7 +174,10 @@ fn peer_max_rounds_zero_means_unlimited() {
     let mut value: serde_json::Value = serde_json::from_str(&text).expect("json");
     value["maxRounds"] = json!(0);
     let team = team_from_value(&value).expect("loads");
-    assert_eq!(team.settings.max_rounds, agent_chatter::config::UNLIMITED_ROUNDS);
+    assert_eq!(
+        team.settings.max_rounds,
+        agent_chatter::config::UNLIMITED_ROUNDS
+    );
     assert_eq!(to_peer_config(&team)["maxRounds"], json!(0));
 }
 

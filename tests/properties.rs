@@ -2,13 +2,13 @@
 
 mod common;
 
-use agent_chatter::tokens::estimate_chars_div4;
 use agent_chatter::context::{
     build, BuildSettings, ExtraSection, Recipient, Store, Target, TokenEstimator,
 };
 use agent_chatter::explain::{DedupReason, Fate};
 use agent_chatter::message::{MessageId, Millis, Routing, Speaker, SpeakerKind};
 use agent_chatter::team::{CompactionStrategy, DeliveryPolicy};
+use agent_chatter::tokens::estimate_chars_div4;
 use proptest::prelude::*;
 
 /// Text with multi-byte characters, blank lines and long runs, the shapes that break cuts.

@@ -409,7 +409,10 @@ fn preview_without_messages_is_the_skeleton_of_the_first_delivery() {
         "messages": []
     });
     let p = preview(&load_value(&v).expect("loads"), "sarah").expect("never an error");
-    assert_eq!(p.prompt, "[SYSTEM]\nYou write the code.\n\n[TEAM_TASK]\nShip v1");
+    assert_eq!(
+        p.prompt,
+        "[SYSTEM]\nYou write the code.\n\n[TEAM_TASK]\nShip v1"
+    );
     assert_eq!(p.system_flag, None);
     assert_eq!(p.explain.current, None, "no current message");
     assert!(p.explain.messages.is_empty());

@@ -87,9 +87,11 @@ fn a_human_fact_serializes_as_design_says() {
 
 #[test]
 fn every_fact_reads_back_as_itself() {
-    let mut settings = TeamSettings::default();
-    settings.window_size = 2;
-    settings.max_tokens = Some(900);
+    let settings = TeamSettings {
+        window_size: 2,
+        max_tokens: Some(900),
+        ..TeamSettings::default()
+    };
     let facts = [
         Fact::set_team(team()),
         Fact::SetSettings { settings },
@@ -122,7 +124,10 @@ fn a_refused_fact_changes_nothing_and_says_why() {
     let err = Session::new()
         .apply(&Fact::human("hi", Millis(1)))
         .unwrap_err();
-    assert_eq!(err.to_string(), "No team loaded. Set a team before sending messages");
+    assert_eq!(
+        err.to_string(),
+        "No team loaded. Set a team before sending messages"
+    );
 }
 
 #[test]
@@ -134,10 +139,15 @@ fn settings_change_without_resetting_the_conversation() {
     s.apply(&Fact::SetSettings { settings }).unwrap();
     assert_eq!(s.messages().len(), messages);
     assert_eq!(s.settings().unwrap().window_size, 1);
-    let mut bad = TeamSettings::default();
-    bad.max_bytes = 0;
+    let bad = TeamSettings {
+        max_bytes: 0,
+        ..TeamSettings::default()
+    };
     let err = s.apply(&Fact::SetSettings { settings: bad }).unwrap_err();
-    assert_eq!(err.to_string(), "settings: maxBytes: must be greater than 0");
+    assert_eq!(
+        err.to_string(),
+        "settings: maxBytes: must be greater than 0"
+    );
     assert_eq!(s.settings().unwrap().window_size, 1);
 }
 
@@ -163,7 +173,10 @@ fn import_replays_to_the_same_messages_and_prompts() {
     for member in ["max", "sarah", "carol"] {
         for at in 0..s.messages().len() {
             let o = PreviewOverrides::default();
-            assert_eq!(copy.preview(member, Some(at), &o), s.preview(member, Some(at), &o));
+            assert_eq!(
+                copy.preview(member, Some(at), &o),
+                s.preview(member, Some(at), &o)
+            );
         }
     }
 }
@@ -176,8 +189,16 @@ fn an_imported_session_redelivers_the_agent_that_was_running() {
     let first = delivery(&drain(&mut s)).cloned().expect("max is due");
     let mut resumed = Session::import(&s.export()).unwrap();
     let actions = drain(&mut resumed);
-    assert_eq!(actions.len(), 1, "only what the host must do now: {actions:?}");
-    assert_eq!(delivery(&actions), Some(&first), "same prompt bytes as the first time");
+    assert_eq!(
+        actions.len(),
+        1,
+        "only what the host must do now: {actions:?}"
+    );
+    assert_eq!(
+        delivery(&actions),
+        Some(&first),
+        "same prompt bytes as the first time"
+    );
     resumed
         .apply(&Fact::replied("max", "Done [NEXT: kailai]", Millis(2)))
         .unwrap();
@@ -271,7 +292,9 @@ fn preview_is_time_travel_the_team_task_of_then() {
     assert!(!then.prompt.contains("later task"), "{}", then.prompt);
     assert_eq!(then.explain.current, Some(0));
     let now = s.preview("sarah", None, &o).unwrap();
-    assert!(now.prompt.starts_with("[SYSTEM]\nYou are Sarah, you write the code.\n\n[TEAM_TASK]\nlater task"));
+    assert!(now
+        .prompt
+        .starts_with("[SYSTEM]\nYou are Sarah, you write the code.\n\n[TEAM_TASK]\nlater task"));
     assert_eq!(
         s.preview("sarah", Some(7), &o).unwrap_err().to_string(),
         "at: message #7 does not exist; the conversation has 2 messages (0-based)"
@@ -283,14 +306,20 @@ fn what_if_changes_the_prompt_not_the_session() {
     let (s, _) = chain();
     let before = s.export();
     let last = s.messages().len() - 1;
-    let actual = s.preview("carol", Some(last), &PreviewOverrides::default()).unwrap();
+    let actual = s
+        .preview("carol", Some(last), &PreviewOverrides::default())
+        .unwrap();
     let narrow = PreviewOverrides {
         window_size: Some(0),
         ..PreviewOverrides::default()
     };
     let what_if = s.preview("carol", Some(last), &narrow).unwrap();
     assert_ne!(actual.prompt, what_if.prompt);
-    assert!(what_if.explain.messages.iter().all(|m| m.fate == Fate::Current));
+    assert!(what_if
+        .explain
+        .messages
+        .iter()
+        .all(|m| m.fate == Fate::Current));
     let tight = PreviewOverrides {
         max_tokens: Some(20),
         ..PreviewOverrides::default()
@@ -303,7 +332,9 @@ fn what_if_changes_the_prompt_not_the_session() {
 #[test]
 fn preview_with_no_messages_is_the_skeleton() {
     let s = session();
-    let p = s.preview("sarah", None, &PreviewOverrides::default()).unwrap();
+    let p = s
+        .preview("sarah", None, &PreviewOverrides::default())
+        .unwrap();
     assert_eq!(p.prompt, "[SYSTEM]\nYou are Sarah, you write the code.");
     assert_eq!(p.explain.current, None);
     assert_eq!(
@@ -323,7 +354,8 @@ fn the_session_as_a_scenario_previews_the_same_bytes() {
     for member in ["max", "sarah", "carol"] {
         assert_eq!(
             scenario::preview(&loaded, member).unwrap(),
-            s.preview(member, None, &PreviewOverrides::default()).unwrap(),
+            s.preview(member, None, &PreviewOverrides::default())
+                .unwrap(),
             "{member}"
         );
     }
@@ -342,8 +374,11 @@ fn the_session_as_a_snapshot_holds_every_message() {
 #[test]
 fn the_demo_agent_summarises_its_prompt_and_passes_the_turn() {
     let mut s = session();
-    s.apply(&Fact::human("[TEAM_TASK: Ship v1] Please start [NEXT: max]", Millis(1)))
-        .unwrap();
+    s.apply(&Fact::human(
+        "[TEAM_TASK: Ship v1] Please start [NEXT: max]",
+        Millis(1),
+    ))
+    .unwrap();
     let d = delivery(&drain(&mut s)).cloned().unwrap();
     let reply = s.simulate_reply(&d);
     assert_eq!(

@@ -81,7 +81,10 @@ fn fact_for(session: &Session, step: &Step, at: u64) -> Fact {
         (Step::Fail, Some(to)) => Fact::failed(to, "timeout", Millis(at)),
         (Step::WrongReply(i), _) => Fact::replied(MEMBERS[*i], "out of turn", Millis(at)),
         (Step::Window(w), _) => {
-            let mut settings = session.settings().cloned().unwrap_or_else(TeamSettings::default);
+            let mut settings = session
+                .settings()
+                .cloned()
+                .unwrap_or_else(TeamSettings::default);
             settings.window_size = *w;
             Fact::SetSettings { settings }
         }

@@ -1,16 +1,9 @@
 //! The message store: raw messages in order, the team task, the id counter (DESIGN §4, seed 001).
 
-use std::collections::hash_map::DefaultHasher;
-use std::collections::HashMap as StdHashMap;
-use std::hash::BuildHasherDefault;
-
 use serde::{Deserialize, Serialize};
 
+use crate::hash::HashMap;
 use crate::message::{Message, MessageId, Millis, Routing, Speaker};
-
-/// A hash map with fixed keys: the core reads no random source, not even the OS seed that
-/// `std`'s default hasher asks for (DESIGN §2), and lookups stay O(1).
-pub(crate) type HashMap<K, V> = StdHashMap<K, V, BuildHasherDefault<DefaultHasher>>;
 
 /// Team task cap: 5 KiB, cut at a character boundary (seed 001 D6, seed 004).
 pub const MAX_TEAM_TASK_BYTES: usize = 5 * 1024;

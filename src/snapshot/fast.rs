@@ -9,8 +9,8 @@
 //! return `None`, and the field-by-field reader runs instead and produces the error with its
 //! JSON path. So errors, and the rare accepted oddities (a repeated key), come from one place.
 
+use crate::hash::HashMap;
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
@@ -124,7 +124,7 @@ pub(super) fn read(json: &str) -> Option<Snapshot> {
     let items = input.messages?;
     // Every check first, borrowing the ids; then the strings move into the messages.
     let messages_path = Path::Root.key("messages");
-    let mut seen = HashMap::with_capacity(items.len());
+    let mut seen = HashMap::with_capacity_and_hasher(items.len(), Default::default());
     for (i, m) in items.iter().enumerate() {
         let (id, content) = (m.id.as_deref()?, m.content.as_deref()?);
         check_message(&messages_path, i, id, content, &mut seen).ok()?;

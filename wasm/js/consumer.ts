@@ -132,5 +132,10 @@ import { type ConversationSession } from '../../pkg/node/agent_chatter_wasm.js';
 const session: ConversationSession = conversation.exportSession();
 const resumed: Conversation = Conversation.resume(JSON.stringify(session), new Date());
 void resumed.pollActions();
-// @ts-expect-error a session has a team, a snapshot and a state
-Conversation.resume({ team: session.team });
+// @ts-expect-error a session is a format and a fact log
+Conversation.resume({ facts: session.facts });
+const what_if = conversation.preview('max', 0, { windowSize: 0, maxTokens: 100 });
+const current: number | null = what_if.explain.current;
+void current;
+// @ts-expect-error overrides are numbers and a boolean
+conversation.preview('max', 0, { windowSize: 'all' });

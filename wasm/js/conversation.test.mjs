@@ -158,8 +158,9 @@ for (const [build, { Conversation }] of builds) {
     c.submit('[TEAM_TASK: Ship] Plan it [NEXT: max, sarah]', 'kailai', 1);
     const first = delivery(c.pollActions());
     const session = JSON.parse(JSON.stringify(c.exportSession(2)));
-    assert.equal(session.snapshot.version, 1);
-    assert.equal(session.snapshot.timestamp, 2);
+    assert.equal(session.format, 'agent-chatter-session/1');
+    assert.deepEqual(session.facts.map((f) => f.type), ['setTeam', 'human']);
+    assert.deepEqual(session.facts[1], { type: 'human', text: '[TEAM_TASK: Ship] Plan it [NEXT: max, sarah]', sender: 'kailai', at: 1 });
 
     const resumed = Conversation.resume(session, 3);
     const again = delivery(resumed.pollActions());
@@ -180,15 +181,32 @@ for (const [build, { Conversation }] of builds) {
     const session = c.exportSession(2);
     const bad = (edit) => { const s = JSON.parse(JSON.stringify(session)); edit(s); return s; };
     const cases = [
-      [bad((s) => { s.state.inFlight.to = 'zed'; }), /^Conversation\.resume\(session\): state\.inFlight/],
-      [bad((s) => { delete s.snapshot.messages[0].speaker.id; }), /^Conversation\.resume\(session\): snapshot: messages\[0\]\.speaker\.id/],
-      [bad((s) => { s.team.members = []; }), /^Conversation\.resume\(session\): team: /],
-      [bad((s) => { s.state.status = 'sleeping'; }), /^Conversation\.resume\(session\): state\.status: unknown variant `sleeping`/],
-      [{ team: session.team }, /^Conversation\.resume\(session\): missing field `snapshot`/],
+      [bad((s) => { s.facts[1].sender = 'zed'; }), /^Conversation\.resume\(session\): facts\[1\] \(human\): does not replay: Sender id 'zed' is not a member/],
+      [bad((s) => { delete s.facts[1].text; }), /^Conversation\.resume\(session\): facts\[1\]\.text: missing/],
+      [bad((s) => { s.facts[0].team.members = []; }), /^Conversation\.resume\(session\): facts\[0\]\.team/],
+      [bad((s) => { s.facts[1].type = 'sleep'; }), /^Conversation\.resume\(session\): facts\[1\]\.type: unknown fact type "sleep"/],
+      [bad((s) => { s.format = 'agent-chatter-session/9'; }), /^Conversation\.resume\(session\): format: "agent-chatter-session\/9" is not a session file this version reads/],
+      [{ facts: session.facts }, /^Conversation\.resume\(session\): format: missing/],
     ];
     for (const [input, message] of cases) {
       assert.throws(() => Conversation.resume(input), (e) => e instanceof Error && message.test(e.message), String(message));
     }
     assert.throws(() => new Conversation().exportSession(), /exportSession: no team loaded/);
+  });
+
+  test(`${build}: preview travels in time and asks what-if without changing anything`, () => {
+    const c = new Conversation({ id: 't', name: 'T', members });
+    assert.equal(c.preview('max').explain.current, null, 'the skeleton before any message');
+    c.submit('[TEAM_TASK: Ship] Plan it [NEXT: max]', 'kailai', 1);
+    const first = delivery(c.pollActions());
+    c.agentReplied('max', 'Planned. [NEXT: sarah]', 2);
+    const before = JSON.stringify(c.exportSession());
+    assert.equal(c.preview('max', 0).prompt, first.prompt.prompt, 'what max got');
+    const narrow = c.preview('sarah', 1, { windowSize: 0 });
+    assert.ok(narrow.explain.messages.every((m) => m.fate === 'current'));
+    const tokens = c.preview('sarah', 1, { maxTokens: 5 });
+    assert.ok(tokens.explain.totalTokens <= 5);
+    assert.equal(JSON.stringify(c.exportSession()), before, 'nothing changed');
+    assert.throws(() => c.preview('max', 9), /Conversation\.preview: at: message #9 does not exist/);
   });
 }

@@ -6,18 +6,15 @@
 //! uses the host clock, since the core reads none (DESIGN §2).
 
 use agent_chatter::config;
-use agent_chatter::context::Store;
-use agent_chatter::conversation::{Conversation, HumanInput, RoutingState};
+use agent_chatter::conversation::Conversation;
 use agent_chatter::message::Millis;
-use agent_chatter::snapshot::{self, Snapshot};
-use agent_chatter::team::Team;
+use agent_chatter::session::{Fact, PreviewOverrides, Session};
 use js_sys::JsString;
-use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 use wasm_bindgen::prelude::*;
 
 use crate::js::{
-    from_json_text, into_error, json_text, millis, now, optional_string_arg, string_arg, to_js,
+    from_json_text, into_error, json_text, millis, now, optional_string_arg, parse_json,
+    prompt_to_js, string_arg, to_js, AbsentFlag,
 };
 
 #[wasm_bindgen]
@@ -44,31 +41,16 @@ extern "C" {
     pub type JsSession;
     #[wasm_bindgen(typescript_type = "ConversationSession | string")]
     pub type JsSessionInput;
+    #[wasm_bindgen(typescript_type = "PreviewOverrides")]
+    pub type JsPreviewOverrides;
 }
 
-/// Everything needed to resume a conversation: the team, the messages and team task (a
-/// snapshot), and the routing state (queue, waiting, in flight).
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct SessionOut<'a> {
-    team: &'a Team,
-    snapshot: Snapshot,
-    state: RoutingState,
-}
-
-/// [`SessionOut`] read back; the team and snapshot go through the core's own readers.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct SessionIn {
-    team: Box<RawValue>,
-    snapshot: Box<RawValue>,
-    state: RoutingState,
-}
-
-/// The conversation state machine.
+/// The conversation state machine, as a thin façade over the core's
+/// [`Session`](agent_chatter::session::Session): every call becomes a fact (DESIGN §6b), so
+/// `exportSession()` is the fact log and `resume` replays it — the same bytes on every host.
 #[wasm_bindgen(js_name = Conversation)]
 pub struct JsConversation {
-    inner: Conversation,
+    session: Session,
 }
 
 #[wasm_bindgen(js_class = Conversation)]
@@ -78,7 +60,7 @@ impl JsConversation {
     #[wasm_bindgen(constructor)]
     pub fn new(team: Option<JsTeamInput>) -> Result<JsConversation, JsError> {
         let mut conversation = JsConversation {
-            inner: Conversation::new(),
+            session: Session::new(),
         };
         if let Some(team) = team {
             conversation.set_team(team)?;
@@ -93,8 +75,9 @@ impl JsConversation {
         let text = json_text(&team.into(), "setTeam(team)")?;
         let team =
             config::load_team(&text).map_err(|e| into_error(format!("setTeam(team): {e}")))?;
-        self.inner.set_team(team);
-        Ok(())
+        self.session
+            .apply(&Fact::set_team(team))
+            .map_err(|e| into_error(format!("setTeam(team): {e}")))
     }
 
     /// A human typed `text`. The sender is `sender` (a member id) when given, else `[FROM]`,
@@ -109,12 +92,7 @@ impl JsConversation {
         let text = string_arg(text, "submit(text)")?;
         let sender = optional_string_arg(sender, "submit(text, sender)")?;
         let at = time(at, "submit(text, sender, at): at")?;
-        let input = HumanInput { text, sender };
-        let id = self
-            .inner
-            .handle_human_input(input, at)
-            .map_err(into_error)?;
-        Ok(id.0)
+        self.apply(Fact::Human { text, sender, at })
     }
 
     /// Agent `memberId` answered its delivery with `text` (its final text, stored exactly).
@@ -129,11 +107,7 @@ impl JsConversation {
         let member_id = string_arg(member_id, "agentReplied(memberId)")?;
         let text = string_arg(text, "agentReplied(memberId, text)")?;
         let at = time(at, "agentReplied(memberId, text, at): at")?;
-        let id = self
-            .inner
-            .handle_agent_replied(&member_id, text, at)
-            .map_err(into_error)?;
-        Ok(id.0)
+        self.apply(Fact::replied(member_id, text, at))
     }
 
     /// Agent `memberId`'s delivery failed (timeout, crash, bad output): recorded as a system
@@ -148,100 +122,129 @@ impl JsConversation {
         let member_id = string_arg(member_id, "agentFailed(memberId)")?;
         let reason = string_arg(reason, "agentFailed(memberId, reason)")?;
         let at = time(at, "agentFailed(memberId, reason, at): at")?;
-        let id = self
-            .inner
-            .handle_agent_failed(&member_id, reason, at)
-            .map_err(into_error)?;
-        Ok(id.0)
+        self.apply(Fact::failed(member_id, reason, at))
     }
 
     /// Drains every pending action, in order. After a `deliver`, report its outcome with
     /// `agentReplied` or `agentFailed` before expecting the next delivery.
     #[wasm_bindgen(js_name = pollActions)]
     pub fn poll_actions(&mut self) -> Result<JsActions, JsError> {
-        let actions: Vec<_> = std::iter::from_fn(|| self.inner.poll_action()).collect();
+        let actions: Vec<_> = std::iter::from_fn(|| self.session.poll_action()).collect();
         Ok(to_js(&actions)?.unchecked_into())
     }
 
     /// Every stored message (raw content, parsed routing), oldest first.
     #[wasm_bindgen(js_name = getMessages)]
     pub fn get_messages(&self) -> Result<JsMessageList, JsError> {
-        Ok(to_js(self.inner.store().messages())?.unchecked_into())
+        Ok(to_js(self.session.store().messages())?.unchecked_into())
     }
 
     /// `idle`, `running`, `awaitingHuman` or `completed`.
     #[wasm_bindgen(getter)]
     pub fn status(&self) -> Result<JsStatus, JsError> {
-        Ok(to_js(&self.inner.status())?.unchecked_into())
+        Ok(to_js(&self.conversation().status())?.unchecked_into())
     }
 
     /// The human whose input is awaited, or `null`.
     #[wasm_bindgen(getter, js_name = waitingFor)]
     pub fn waiting_for(&self) -> JsOptionalString {
-        optional_string(self.inner.waiting_for())
+        optional_string(self.conversation().waiting_for())
     }
 
     /// The team task, or `null`.
     #[wasm_bindgen(getter, js_name = teamTask)]
     pub fn team_task(&self) -> JsOptionalString {
-        optional_string(self.inner.store().team_task())
+        optional_string(self.session.store().team_task())
     }
 
     /// AI deliveries emitted since the last human message.
     #[wasm_bindgen(getter)]
     pub fn rounds(&self) -> usize {
-        self.inner.rounds()
+        self.conversation().rounds()
     }
 
     /// Pending deliveries in enqueue order.
     pub fn pending(&self) -> Result<JsPending, JsError> {
-        Ok(to_js(self.inner.pending())?.unchecked_into())
+        Ok(to_js(self.conversation().pending())?.unchecked_into())
     }
 
     /// The delivery whose outcome is awaited, or `null`.
     #[wasm_bindgen(js_name = inFlight)]
     pub fn in_flight(&self) -> Result<JsInFlight, JsError> {
-        Ok(to_js(&self.inner.in_flight())?.unchecked_into())
+        Ok(to_js(&self.conversation().in_flight())?.unchecked_into())
     }
 
-    /// The session to persist (`{team, snapshot, state}`, plain JSON data), taken at `at`
-    /// (default now). `Conversation.resume(session)` continues it. Throws before `setTeam`.
+    /// The session to persist: its fact log, `{format: "agent-chatter-session/1", facts}`
+    /// (plain JSON data). `Conversation.resume(session)` replays it. `at` is accepted for
+    /// compatibility and unused: the log carries every fact's own time. Throws before
+    /// `setTeam`.
     #[wasm_bindgen(js_name = exportSession)]
     pub fn export_session(&self, at: Option<JsTime>) -> Result<JsSession, JsError> {
-        let at = time(at, "exportSession(at)")?;
-        let team = self
-            .inner
-            .team()
-            .ok_or_else(|| JsError::new("exportSession: no team loaded, nothing to export"))?;
-        let session = SessionOut {
-            team,
-            snapshot: snapshot::export(self.inner.store(), at),
-            state: self.inner.routing_state(),
-        };
-        Ok(to_js(&session)?.unchecked_into())
+        time(at, "exportSession(at)")?;
+        if self.session.team().is_none() {
+            return Err(JsError::new(
+                "exportSession: no team loaded, nothing to export",
+            ));
+        }
+        Ok(parse_json(&self.session.export())?.unchecked_into())
     }
 
-    /// Continues an exported session (object or JSON text), validated fully first; the error
-    /// names the field. The pending action is emitted again: the in-flight delivery as a
-    /// fresh `deliver` (the host lost it), or `awaitHuman`.
+    /// Replays an exported session (object or JSON text) into a new conversation; a session
+    /// that is malformed, of another format or whose facts do not replay throws an error
+    /// naming the fact and field. The pending action is emitted again: the in-flight delivery
+    /// (same prompt bytes as the first time; the host lost it), or `awaitHuman`. `at` is
+    /// accepted for compatibility and unused.
     pub fn resume(session: JsSessionInput, at: Option<JsTime>) -> Result<JsConversation, JsError> {
         const ARG: &str = "Conversation.resume(session)";
-        let at = time(at, "Conversation.resume(session, at): at")?;
-        let session: SessionIn = from_json_text(&json_text(&session.into(), ARG)?, ARG)?;
-        let team = config::load_team(session.team.get())
-            .map_err(|e| into_error(format!("{ARG}: team: {e}")))?;
-        let mut store = Store::new();
-        snapshot::import_str(&mut store, session.snapshot.get())
-            .map_err(|e| into_error(format!("{ARG}: snapshot: {e}")))?;
-        let inner = Conversation::resume(team, store, session.state, at)
-            .map_err(|e| into_error(format!("{ARG}: state.{e}")))?;
-        Ok(JsConversation { inner })
+        time(at, "Conversation.resume(session, at): at")?;
+        let text = json_text(&session.into(), ARG)?;
+        let session = Session::import(&text).map_err(|e| into_error(format!("{ARG}: {e}")))?;
+        Ok(JsConversation { session })
+    }
+
+    /// The prompt `memberId` would get with message `at` (0-based; the last one when left
+    /// out) as its `[MESSAGE]`, under the settings in force or `overrides` (what-if), without
+    /// changing anything: `{prompt, systemFlag, explain}`. A message that `memberId` was
+    /// delivered previews as exactly what it got. With no message yet it is the skeleton.
+    pub fn preview(
+        &self,
+        #[wasm_bindgen(js_name = memberId)] member_id: &JsString,
+        at: Option<usize>,
+        overrides: Option<JsPreviewOverrides>,
+    ) -> Result<crate::preview::JsPreview, JsError> {
+        const ARG: &str = "Conversation.preview(memberId, at, overrides)";
+        let member_id = string_arg(member_id, "Conversation.preview(memberId)")?;
+        let overrides: PreviewOverrides = match overrides {
+            Some(o) => from_json_text(&json_text(&o.into(), ARG)?, ARG)?,
+            None => PreviewOverrides::default(),
+        };
+        let prompt = self
+            .session
+            .preview(&member_id, at, &overrides)
+            .map_err(|e| into_error(format!("Conversation.preview: {e}")))?;
+        Ok(prompt_to_js(&prompt, AbsentFlag::Null)?.unchecked_into())
     }
 
     /// The team (validated, in our format), or `null` before `setTeam`.
     #[wasm_bindgen(js_name = getTeam)]
     pub fn get_team(&self) -> Result<JsTeam, JsError> {
-        Ok(to_js(&self.inner.team())?.unchecked_into())
+        Ok(to_js(&self.session.team())?.unchecked_into())
+    }
+}
+
+impl JsConversation {
+    fn conversation(&self) -> &Conversation {
+        self.session.conversation()
+    }
+
+    /// Applies a fact and returns the id of the message it stored.
+    fn apply(&mut self, fact: Fact) -> Result<String, JsError> {
+        self.session.apply(&fact).map_err(into_error)?;
+        Ok(self
+            .session
+            .store()
+            .latest()
+            .map_or_else(String::new, |m| m.id.0.clone()))
     }
 }
 

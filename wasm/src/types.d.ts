@@ -78,6 +78,8 @@ export interface Explain {
   recipient: string;
   format: PromptFormat;
   sections: SectionExplain[];
+  /** Position of the message this prompt answers; `null` for the skeleton of an empty conversation. */
+  current: number | null;
   /** Fates of the messages the builder looked at, oldest first; every other message is outside the window. */
   messages: MessageFate[];
   /** How many stored messages are outside the window and not listed. */
@@ -89,6 +91,9 @@ export interface Explain {
   totalBytes: number;
   maxBytes: number;
   totalTokens?: number;
+  /** The token budget, when one is set (`totalTokens <= maxTokens` then holds). */
+  maxTokens?: number;
+  /** The fuller of the byte and token budgets decides. */
   status: BudgetStatus;
   strategy: CompactionStrategy;
   /** Window size in force for this recipient. */
@@ -254,6 +259,10 @@ export interface TeamSettingsConfig {
   compaction?: "lazy" | "proactive";
   maxRounds?: number;
   maxAgentResponseMs?: number;
+  /** Token figures in the explain: `"charsDiv4"` (seed 002's estimate) or `"none"`. */
+  tokenEstimator?: "none" | "charsDiv4";
+  /** A token budget kept beside `maxBytes` (implies the `charsDiv4` estimate). */
+  maxTokens?: number;
 }
 
 /** Our team format. */
@@ -295,7 +304,7 @@ export interface PeerCliConfig {
 export interface ScenarioInput {
   team: TeamConfig | PeerCliConfig;
   /** Settings in force exactly as given (`windowSize: 0` means no history). */
-  context?: { windowSize?: number; maxBytes?: number; pinFirst?: boolean };
+  context?: { windowSize?: number; maxBytes?: number; pinFirst?: boolean; maxTokens?: number };
   /** Applied after the messages and wins; `null` clears; absent lets the markers decide. */
   teamTask?: string | null;
   messages: {
@@ -338,7 +347,8 @@ export interface Team {
   id: string;
   name: string;
   members: Member[];
-  settings: Required<Omit<TeamSettingsConfig, "maxAgentResponseMs">> & { maxAgentResponseMs?: number };
+  settings: Required<Omit<TeamSettingsConfig, "maxAgentResponseMs" | "tokenEstimator" | "maxTokens">> &
+    Pick<TeamSettingsConfig, "maxAgentResponseMs" | "tokenEstimator" | "maxTokens">;
 }
 
 /** The speaker of a stored message (copied from the member when it spoke). */
@@ -465,9 +475,24 @@ export interface RoutingState {
   rounds: number;
 }
 
-/** `Conversation.exportSession()`'s result and `Conversation.resume`'s argument. */
+/** One input of a session (DESIGN §6b); `at` is in milliseconds since the epoch. */
+export type Fact =
+  | { type: "setTeam"; team: Team; settings?: Team["settings"] }
+  | { type: "setSettings"; settings: Team["settings"] }
+  | { type: "human"; text: string; sender: string | null; at: number }
+  | { type: "replied"; to: string; text: string; at: number }
+  | { type: "failed"; to: string; reason: string; at: number };
+
+/** `Conversation.exportSession()`'s result and `Conversation.resume`'s argument: the fact log. */
 export interface ConversationSession {
-  team: Team;
-  snapshot: Snapshot;
-  state: RoutingState;
+  format: "agent-chatter-session/1";
+  facts: Fact[];
+}
+
+/** What-if settings for `Conversation.preview`; left out = the setting in force. */
+export interface PreviewOverrides {
+  windowSize?: number;
+  maxBytes?: number;
+  pinFirst?: boolean;
+  maxTokens?: number;
 }
