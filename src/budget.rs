@@ -22,17 +22,7 @@ use crate::tokens::{estimate_chars_div4, TokenEstimator};
 /// The parent line is cut to this many bytes before history is touched (DESIGN §9).
 pub const PARENT_CUT_BYTES: usize = 1024;
 
-/// The largest index `<= max` that is a char boundary of `s` (never splits UTF-8).
-pub fn floor_char_boundary(s: &str, max: usize) -> usize {
-    if max >= s.len() {
-        return s.len();
-    }
-    // A UTF-8 char is at most 4 bytes, so at most 3 steps back.
-    (max.saturating_sub(3)..=max)
-        .rev()
-        .find(|&i| s.is_char_boundary(i))
-        .unwrap_or(0)
-}
+pub use crate::text::floor_char_boundary;
 
 /// The visible note that ends a cut body.
 pub fn truncation_note(removed: usize) -> String {

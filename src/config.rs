@@ -28,14 +28,13 @@
 //! code does not either (its multi-role demo lacks `baseDir`).
 
 use crate::hash::HashMap;
-use std::fmt;
 
-use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, Deserializer};
 use serde_json::{json, Map, Value};
 use thiserror::Error;
 
-use crate::error::{FieldError, JsonSyntaxError};
 use crate::json::{self, Obj, Path};
+use crate::json::{FieldError, JsonSyntaxError};
 use crate::markers::normalize_identifier;
 use crate::team::{
     normalize_agent_type, CompactionStrategy, DeliveryPolicy, Member, MemberKind, Team,
@@ -388,47 +387,26 @@ pub(crate) fn system_instruction_at(
     }
 }
 
-/// Serde helper for [`Member::system_instruction`]: accepts a string, an array of strings or
-/// null, normalised like [`join_instruction_lines`], so `serde_json::from_str::<Team>` (and
-/// the npm binding) read the same files as [`load_team`].
-pub fn deserialize_system_instruction<'de, D: Deserializer<'de>>(
-    d: D,
-) -> Result<Option<String>, D::Error> {
-    struct Lines;
-
-    impl<'de> Visitor<'de> for Lines {
-        type Value = Option<String>;
-
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a string or an array of strings")
-        }
-
-        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-
-        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-
-        fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Self::Value, D2::Error> {
-            d.deserialize_any(Lines)
-        }
-
-        fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
-            Ok(join_instruction_lines([s]))
-        }
-
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-            let mut lines: Vec<String> = Vec::new();
-            while let Some(line) = seq.next_element::<String>()? {
-                lines.push(line);
-            }
-            Ok(join_instruction_lines(lines.iter().map(String::as_str)))
-        }
+/// The one team reader behind serde too: `serde_json::from_str::<Team>` reads either format
+/// and validates, exactly as [`load_team`] (its error text is [`ConfigError`]'s).
+impl<'de> Deserialize<'de> for Team {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        team_from_value(&Value::deserialize(d)?).map_err(de::Error::custom)
     }
+}
 
-    d.deserialize_any(Lines)
+/// A member read by serde goes through the team reader's member rules (our format).
+impl<'de> Deserialize<'de> for Member {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        member(&Value::deserialize(d)?, &Path::Root, "kind").map_err(de::Error::custom)
+    }
+}
+
+/// Settings read by serde go through the settings reader and its checks.
+impl<'de> Deserialize<'de> for TeamSettings {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        settings_at(&Value::deserialize(d)?, &Path::Root).map_err(de::Error::custom)
+    }
 }
 
 impl Team {

@@ -14,10 +14,6 @@ pub enum DedupReason {
     SameId,
     /// Same speaker id and same stripped content as the current message (AI→AI).
     SameSpeakerAndContent,
-    /// A routed delivery's parent, shown as the message or the parent section instead. The
-    /// core's window ends before `[MESSAGE]`, so it never produces this; hosts that window
-    /// differently report it with this reason.
-    Parent,
     /// The receiver's own last message in a routed delivery.
     OwnLast,
 }

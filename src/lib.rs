@@ -7,23 +7,32 @@
 //! bridge with real agent CLIs, the web page with a person typing the replies, tests with
 //! scripted answers. The same code runs natively and on `wasm32-unknown-unknown`.
 //!
-//! ## Inputs
+//! ## Inputs: facts
 //!
-//! | call | fact |
+//! Every host — the page, the bridge, the terminal chat, the npm `Conversation` — holds one
+//! [`session::Session`] and feeds it [`session::Fact`]s (DESIGN §6b). A fact is plain data
+//! (camelCase JSON), so the log of facts *is* the session: persisting it and replaying it
+//! anywhere gives the same messages, actions and prompt bytes.
+//!
+//! | fact | meaning |
 //! |---|---|
-//! | [`Conversation::set_team`](conversation::Conversation::set_team) | a team was loaded (resets everything) |
-//! | [`Conversation::handle_human_input`](conversation::Conversation::handle_human_input) | a human typed a message (raw, markers included) |
-//! | [`Conversation::handle_agent_replied`](conversation::Conversation::handle_agent_replied) | the agent of the pending delivery answered (its final text) |
-//! | [`Conversation::handle_agent_failed`](conversation::Conversation::handle_agent_failed) | that agent timed out, crashed or gave broken output |
+//! | [`Fact::SetTeam`](session::Fact::SetTeam) | a team was loaded (resets everything) |
+//! | [`Fact::SetSettings`](session::Fact::SetSettings) | window, budgets (`maxBytes`, `maxTokens`), policy changed; the conversation goes on |
+//! | [`Fact::Human`](session::Fact::Human) | a human typed a message (raw, markers included) |
+//! | [`Fact::Replied`](session::Fact::Replied) | the agent of the pending delivery answered (its final text) |
+//! | [`Fact::Failed`](session::Fact::Failed) | that agent timed out, crashed or gave broken output |
+//!
+//! [`Session::apply`](session::Session::apply) refuses a fact that does not fit (a reply
+//! from an agent that is not running, a first message from an AI) and then changes nothing.
 //!
 //! ## Actions
 //!
-//! Drained with [`Conversation::poll_action`](conversation::Conversation::poll_action) until
-//! it returns `None`:
+//! Drained with [`Session::poll_action`](session::Session::poll_action) until it returns
+//! `None`:
 //!
 //! | action | the host must |
 //! |---|---|
-//! | [`Deliver`](conversation::Action::Deliver) | run agent `to` with `prompt.prompt` on stdin (and `prompt.system_flag` as Claude's `--append-system-prompt`), then report exactly one outcome |
+//! | [`Deliver`](conversation::Action::Deliver) | run agent `to` with `prompt.prompt` on stdin (and `prompt.system_flag` as Claude's `--append-system-prompt`), then apply exactly one outcome fact |
 //! | [`AwaitHuman`](conversation::Action::AwaitHuman) | ask that human to speak (any human may still buzz in with `[FROM: x]`) |
 //! | [`Finished`](conversation::Action::Finished) | stop: `[DONE]` was said; the next human message reopens |
 //! | [`Notice`](conversation::Action::Notice) | show it; never fatal |
@@ -32,8 +41,9 @@
 //!
 //! ```
 //! use agent_chatter::config::load_team;
-//! use agent_chatter::conversation::{Action, Conversation, HumanInput};
+//! use agent_chatter::conversation::Action;
 //! use agent_chatter::message::Millis;
+//! use agent_chatter::session::{Fact, PreviewOverrides, Session};
 //!
 //! let team = load_team(r#"{"id": "t", "name": "Review", "members": [
 //!     {"id": "kailai", "name": "kailai", "displayName": "Kailai", "kind": "human"},
@@ -41,17 +51,19 @@
 //!     {"id": "sarah", "name": "sarah", "displayName": "Sarah", "kind": "ai", "agentType": "codex"}
 //! ]}"#).expect("valid team");
 //!
-//! let mut conv = Conversation::new();
-//! conv.set_team(team);
+//! let mut session = Session::new();
+//! session.apply(&Fact::set_team(team)).expect("a valid team");
 //! let mut now = 0;
-//! conv.handle_human_input(HumanInput::text("[TEAM_TASK: ship v1] Review the parser [NEXT: max]"), Millis(now))
+//! session
+//!     .apply(&Fact::human("[TEAM_TASK: ship v1] Review the parser [NEXT: max]", Millis(now)))
 //!     .expect("a human spoke first");
 //!
-//! while let Some(action) = conv.poll_action() {
+//! while let Some(action) = session.poll_action() {
 //!     now += 1;
 //!     match action {
 //!         Action::Deliver(d) => {
-//!             // A real host runs the agent's CLI here, prompt on stdin.
+//!             // A real host runs the agent's CLI here, prompt on stdin (and persists each
+//!             // fact before performing what it causes).
 //!             let reply = match d.to.as_str() {
 //!                 "max" => "Two bugs in the window code. [NEXT: sarah]",
 //!                 _ => "Agreed, fixing both. [DONE]",
@@ -65,15 +77,30 @@
 //!                      [MESSAGE]\nTwo bugs in the window code."
 //!                 );
 //!             }
-//!             conv.handle_agent_replied(&d.to, reply.to_string(), Millis(now)).expect("pending delivery");
+//!             session.apply(&Fact::replied(&d.to, reply, Millis(now))).expect("pending delivery");
 //!         }
 //!         Action::AwaitHuman { member } => println!("waiting for {member}"),
 //!         Action::Finished => println!("done"),
 //!         Action::Notice(notice) => println!("notice: {notice:?}"),
 //!     }
 //! }
-//! assert_eq!(conv.store().len(), 3);
+//! assert_eq!(session.messages().len(), 3);
+//!
+//! // Time travel and what-if: what sarah would get for message #1 with no history window,
+//! // without changing the session.
+//! let what_if = PreviewOverrides { window_size: Some(0), ..PreviewOverrides::default() };
+//! let p = session.preview("sarah", Some(1), &what_if).expect("a member and a message");
+//! assert_eq!(p.prompt, "[TEAM_TASK]\nship v1\n\n[MESSAGE]\nTwo bugs in the window code.");
+//!
+//! // The fact log is the session: replayed anywhere, it gives the same bytes.
+//! let file = session.export();
+//! assert_eq!(Session::import(&file).expect("replays").messages(), session.messages());
 //! ```
+//!
+//! Underneath, [`conversation::Conversation`] is the routing state machine itself
+//! (`handle_human_input`, `handle_agent_replied`, `handle_agent_failed`, `poll_action`);
+//! the session adds the fact log, replay, previews and the derived files. [`demo::reply`] is
+//! the simulated agent the page and the bridge use when no real CLI answers.
 //!
 //! ## The pipeline of one prompt (DESIGN §7–§9)
 //!
@@ -89,6 +116,8 @@
 //!
 //! ## Other entry points
 //!
+//! - [`session`]: files (`agent-chatter-session/1`), [`Session::snapshot`](session::Session::snapshot),
+//!   [`Session::to_scenario`](session::Session::to_scenario).
 //! - [`context::manager::ContextManager`]: the TypeScript peer's `ContextManager` API over the
 //!   same pipeline (the npm package's drop-in class).
 //! - [`scenario`]: one JSON file (team, settings, messages) → the exact prompt of a member,
@@ -112,4 +141,5 @@ pub mod scenario;
 pub mod session;
 pub mod snapshot;
 pub mod team;
+pub mod text;
 pub mod tokens;

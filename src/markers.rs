@@ -58,34 +58,7 @@ use memchr::memchr;
 use serde::{Deserialize, Serialize};
 
 use crate::message::Addressee;
-
-/// The urgency of a `[NEXT: a !P1]` addressee; default P2.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
-)]
-pub enum Intent {
-    P1,
-    #[default]
-    P2,
-    P3,
-}
-
-impl Intent {
-    /// The suffix form without `!`: `"P1"`, `"P2"`, `"P3"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Intent::P1 => "P1",
-            Intent::P2 => "P2",
-            Intent::P3 => "P3",
-        }
-    }
-}
-
-impl std::fmt::Display for Intent {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use crate::message::Intent;
 
 /// What `[DROP: …]` asks to remove from the routing queue.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

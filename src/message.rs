@@ -5,8 +5,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::markers::Intent;
-
 /// Milliseconds since the Unix epoch, supplied by the host: the core never reads a clock.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
@@ -75,6 +73,34 @@ impl Speaker {
             display_name: "system".into(),
             kind: SpeakerKind::System,
         }
+    }
+}
+
+/// The urgency of a `[NEXT: a !P1]` addressee; default P2.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
+pub enum Intent {
+    P1,
+    #[default]
+    P2,
+    P3,
+}
+
+impl Intent {
+    /// The suffix form without `!`: `"P1"`, `"P2"`, `"P3"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Intent::P1 => "P1",
+            Intent::P2 => "P2",
+            Intent::P3 => "P3",
+        }
+    }
+}
+
+impl std::fmt::Display for Intent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

@@ -31,8 +31,8 @@ use thiserror::Error;
 
 use crate::config::{self, ConfigError};
 use crate::context::{self, BuildError, BuildSettings, Prompt, Recipient, Store, Target};
-use crate::error::{FieldError, JsonSyntaxError};
 use crate::json::{self, Path};
+use crate::json::{FieldError, JsonSyntaxError};
 use crate::markers;
 use crate::message::{Millis, Routing, Speaker, MAX_MESSAGE_BYTES};
 use crate::team::{Member, Team};

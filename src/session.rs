@@ -51,8 +51,8 @@ use thiserror::Error;
 use crate::config::{self, ConfigError};
 use crate::context::{self, AsOf, BuildError, BuildSettings, Prompt, Recipient, Store, Target};
 use crate::conversation::{Action, Conversation, Delivery, HumanInput, InputError};
-use crate::error::{FieldError, JsonSyntaxError};
 use crate::json::{self, Path};
+use crate::json::{FieldError, JsonSyntaxError};
 use crate::message::{MemberId, Message, Millis, SpeakerKind};
 use crate::scenario::{
     Scenario, ScenarioContext, ScenarioMessage, TeamTaskOverride, SYSTEM_SPEAKER,

@@ -29,9 +29,9 @@ use thiserror::Error;
 mod fast;
 
 use crate::context::{Store, TeamTaskTruncated, MAX_TEAM_TASK_BYTES};
-use crate::error::{FieldError, JsonSyntaxError};
 use crate::json::{self, Obj, Path};
-use crate::markers::Intent;
+use crate::json::{FieldError, JsonSyntaxError};
+use crate::message::Intent;
 use crate::message::{
     Addressee, Message, MessageId, Millis, Routing, Speaker, SpeakerKind, MAX_MESSAGE_BYTES,
 };
@@ -143,7 +143,7 @@ fn cap_team_task(task: Option<String>) -> (Option<String>, Option<TeamTaskTrunca
         None => (None, None),
         Some(t) if t.is_empty() => (None, None),
         Some(mut t) => {
-            let cut = crate::budget::floor_char_boundary(&t, MAX_TEAM_TASK_BYTES);
+            let cut = crate::text::floor_char_boundary(&t, MAX_TEAM_TASK_BYTES);
             if cut < t.len() {
                 let from = t.len();
                 t.truncate(cut);

@@ -55,8 +55,9 @@ pub fn prompt_format(agent_type: &str) -> PromptFormat {
     }
 }
 
-/// A team member.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A team member. Read by [`crate::config`] (also through serde), which alone knows the
+/// formats.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Member {
     pub id: MemberId,
@@ -66,13 +67,9 @@ pub struct Member {
     /// Normalised agent type (`claude-code`, …); required for AI members.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_type: Option<String>,
-    /// A string or an array of lines in config files (DESIGN §4); see
+    /// A string or an array of lines in config files (DESIGN §4), joined by
     /// [`crate::config::join_instruction_lines`].
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::config::deserialize_system_instruction"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_instruction: Option<String>,
     /// Path of the instruction file as configured (read by the bridge, never by the core).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -157,9 +154,9 @@ pub const DEFAULT_MAX_BYTES: usize = 768 * 1024;
 /// Default bound on AI deliveries per human message.
 pub const DEFAULT_MAX_ROUNDS: usize = 50;
 
-/// Team-wide settings.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+/// Team-wide settings. Read by [`crate::config`] (also through serde).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct TeamSettings {
     pub window_size: usize,
     pub max_bytes: usize,
@@ -201,13 +198,14 @@ impl Default for TeamSettings {
 }
 
 /// A validated team: ≥1 human, unique ids and normalised names, AI members have an agent type.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Read by [`crate::config`] (also through serde: `serde_json::from_str::<Team>` runs the same
+/// reader as [`crate::config::load_team`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Team {
     pub id: String,
     pub name: String,
     pub members: Vec<Member>,
-    #[serde(default)]
     pub settings: TeamSettings,
 }
 

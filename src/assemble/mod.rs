@@ -18,7 +18,6 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-use crate::context::ExtraSection;
 use crate::message::MemberId;
 use crate::team::PromptFormat;
 
@@ -117,6 +116,21 @@ impl AssemblerInput {
             extra_sections: &self.extra_sections,
         }
     }
+}
+
+/// An extra named section of a member's context (seed 003 plugins: plan, memory, tool output).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExtraSection {
+    pub name: String,
+    pub content: String,
+    /// Higher is trimmed first among compactable sections.
+    #[serde(default)]
+    pub priority: i32,
+    /// Compactable sections may be trimmed (before history); others never are, unless the
+    /// budget cannot hold them at all (the hard invariant wins, and the explain says so).
+    #[serde(default)]
+    pub compactable: bool,
 }
 
 /// A history line borrowed from the store (or an owned input).

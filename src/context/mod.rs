@@ -19,20 +19,7 @@ use crate::explain::{DedupReason, Explain, Fate, MessageFate};
 use crate::message::{MemberId, MessageId, SpeakerKind};
 use crate::team::{CompactionStrategy, DeliveryPolicy, Member, PromptFormat, Team};
 
-/// An extra named section of a member's context (seed 003 plugins: plan, memory, tool output).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ExtraSection {
-    pub name: String,
-    pub content: String,
-    /// Higher is trimmed first among compactable sections.
-    #[serde(default)]
-    pub priority: i32,
-    /// Compactable sections may be trimmed (before history); others never are, unless the
-    /// budget cannot hold them at all (the hard invariant wins, and the explain says so).
-    #[serde(default)]
-    pub compactable: bool,
-}
+pub use crate::assemble::ExtraSection;
 
 /// Who receives the prompt and what they carry beyond the shared history.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]

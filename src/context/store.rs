@@ -132,7 +132,7 @@ impl Store {
             self.team_task = None;
             return None;
         };
-        let cut = crate::budget::floor_char_boundary(task, MAX_TEAM_TASK_BYTES);
+        let cut = crate::text::floor_char_boundary(task, MAX_TEAM_TASK_BYTES);
         self.team_task = Some(task[..cut].to_string());
         (cut < task.len()).then_some(TeamTaskTruncated {
             from: task.len(),

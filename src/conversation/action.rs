@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::context::Prompt;
-use crate::markers::Intent;
+use crate::message::Intent;
 use crate::message::{MemberId, MessageId};
 
 /// One output of the state machine.

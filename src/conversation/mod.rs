@@ -68,13 +68,13 @@ pub use queue::{
 };
 pub use state::{ResumeError, RoutingState};
 
-use crate::budget::floor_char_boundary;
 use crate::context::{self, BuildError, BuildSettings, Prompt, Recipient, Store, Target};
-use crate::markers::{self, DropTargets, Intent, Markers};
+use crate::markers::{self, DropTargets, Markers};
 use crate::message::{
-    MemberId, MessageId, Millis, Routing, Speaker, SpeakerKind, MAX_MESSAGE_BYTES,
+    Intent, MemberId, MessageId, Millis, Routing, Speaker, SpeakerKind, MAX_MESSAGE_BYTES,
 };
 use crate::team::{DeliveryPolicy, Member, PromptFormat, Team, TeamSettings};
+use crate::text::floor_char_boundary;
 
 /// Where the conversation stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

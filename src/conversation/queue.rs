@@ -13,7 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::markers::Intent;
+use crate::message::Intent;
 use crate::message::{MemberId, MessageId};
 
 /// At most this many pending deliveries; more are refused, so a reply naming the whole team

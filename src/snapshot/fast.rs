@@ -19,7 +19,7 @@ use super::{
     check_message, intent, iso_8601_millis, push_raw_next_marker, Snapshot, SNAPSHOT_VERSION,
 };
 use crate::json::Path;
-use crate::markers::Intent;
+use crate::message::Intent;
 use crate::message::{Addressee, Message, MessageId, Millis, Routing, Speaker, SpeakerKind};
 
 #[derive(Deserialize)]

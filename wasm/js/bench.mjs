@@ -105,6 +105,33 @@ for (const [label, line] of [
   rows.push([`ContextManager.getContextForAgent+assemblePrompt, ${n} messages, window 5`, fmt(prompt.mean), fmt(prompt.median), '—', '—']);
 }
 
+{
+  // Session replay (DESIGN §6b): a 10⁴-message conversation (kailai → max → sarah → carol →
+  // kailai …) exported as its fact log and resumed, as the page does on reload.
+  const team = { id: 't', name: 'Crew', members: [
+    { id: 'kailai', name: 'kailai', displayName: 'Kailai', kind: 'human' },
+    { id: 'max', name: 'max', displayName: 'Max', kind: 'ai', agentType: 'claude', systemInstruction: 'You plan.' },
+    { id: 'sarah', name: 'sarah', displayName: 'Sarah', kind: 'ai', agentType: 'codex' },
+    { id: 'carol', name: 'carol', displayName: 'Carol', kind: 'ai', agentType: 'gemini' },
+  ] };
+  const next = { max: 'sarah', sarah: 'carol', carol: 'kailai' };
+  const body = 'I looked at the parser and the budget code; the window logic is fine, but the trimming path allocates per line.';
+  const c = new m.Conversation(team);
+  let t = 0;
+  while (c.getMessages().length < HISTORY) {
+    c.submit(`Round ${t}: ${body} [NEXT: max]`, 'kailai', ++t);
+    for (let actions = c.pollActions(); actions.length; actions = c.pollActions()) {
+      const d = actions.find((a) => a.type === 'deliver');
+      if (!d) break;
+      c.agentReplied(d.to, `${d.to} here: ${body} [NEXT: ${next[d.to]}]`, ++t);
+    }
+  }
+  const session = JSON.stringify(c.exportSession());
+  const n = c.getMessages().length;
+  const r = time(() => m.Conversation.resume(session), 10);
+  rows.push([`Conversation.resume, ${n} messages from the fact log (${(session.length / 1e6).toFixed(1)} MB)`, fmt(r.mean), fmt(r.median), '—', '—']);
+}
+
 const wasm = await readFile(new URL('node/agent_chatter_wasm_bg.wasm', pkgDir));
 const gz = gzipSync(wasm, { level: 9 }).length;
 

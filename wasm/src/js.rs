@@ -82,9 +82,7 @@ pub fn from_json_text<T: DeserializeOwned>(text: &str, argument: &str) -> Result
         let path = e.path().to_string();
         let mut inner = e.into_inner().to_string();
         if inner.len() > MAX_ERROR {
-            inner.truncate(agent_chatter::budget::floor_char_boundary(
-                &inner, MAX_ERROR,
-            ));
+            inner.truncate(agent_chatter::text::floor_char_boundary(&inner, MAX_ERROR));
             inner.push('…');
         }
         if path == "." {

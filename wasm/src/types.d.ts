@@ -38,7 +38,7 @@ export type BudgetStatus = "ok" | "warning" | "critical";
 export type CompactionStrategy = "lazy" | "proactive";
 
 /** Why a deduplicated message left the context. */
-export type DedupReason = "sameId" | "sameSpeakerAndContent" | "parent" | "ownLast";
+export type DedupReason = "sameId" | "sameSpeakerAndContent" | "ownLast";
 
 /** The fate of one stored message for one recipient. */
 export type Fate =
