@@ -5,6 +5,9 @@
 //! Messages are stored raw; [`parse`] reads the markers, [`strip_routing`] and [`strip_all`]
 //! are views of the raw text, and [`spans`] locates markers for highlighting.
 //!
+//! DROP names take NEXT's `!P1|!P2|!P3` suffix, which is ignored (`[DROP: sarah!P1]` drops
+//! sarah), and `ALL` anywhere in a DROP list (any case, suffix or not) means everyone.
+//!
 //! # Grammar
 //!
 //! - A marker is `[` NAME `:` VALUE `]` with NAME one of `FROM`, `TEAM_TASK`, `NEXT`, `DROP`,
