@@ -482,16 +482,7 @@ impl Session {
 
     /// The session file: `{"format": "agent-chatter-session/1", "facts": [...]}`.
     pub fn export(&self) -> String {
-        #[derive(Serialize)]
-        struct File<'a> {
-            format: &'static str,
-            facts: &'a [Fact],
-        }
-        serde_json::to_string(&File {
-            format: SESSION_FORMAT,
-            facts: &self.facts,
-        })
-        .expect("facts serialize")
+        serde_json::to_string(self).expect("facts serialize")
     }
 
     /// Reads a session file and replays it into a new session. A file that is not JSON, of

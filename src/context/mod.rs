@@ -69,6 +69,16 @@ pub struct BuildSettings {
 }
 
 impl BuildSettings {
+    /// The budget these settings keep (bytes, and tokens when set).
+    pub fn budget(&self) -> Budget {
+        Budget {
+            max_bytes: self.max_bytes,
+            strategy: self.compaction,
+            tokens: self.tokens,
+            max_tokens: self.max_tokens,
+        }
+    }
+
     /// The settings in force for `member` of `team`.
     pub fn for_member(team: &Team, member: &Member) -> Self {
         BuildSettings {
@@ -398,14 +408,6 @@ pub fn assemble_prompt(format: PromptFormat, input: &AssemblerInput, budget: Bud
     }
 }
 
-/// The position of the `Current` fate (every build lists exactly one).
-fn cur_pos_of(fates: &[MessageFate]) -> usize {
-    fates
-        .iter()
-        .find(|f| f.fate == Fate::Current)
-        .map_or(0, |f| f.index)
-}
-
 /// The exact prompt `recipient` receives for `target` (DESIGN §7–§9), with its explain.
 ///
 /// Cost: O(window + sibling answers + bytes emitted), independent of the history's length.
@@ -434,21 +436,31 @@ pub fn build_skeleton(
         extra_sections: &recipient.extra_sections,
         ..InputRef::default()
     };
-    let budget = Budget {
-        max_bytes: settings.max_bytes,
-        strategy: settings.compaction,
-        tokens: settings.tokens,
-        max_tokens: settings.max_tokens,
-    };
-    let fitted = budget::fit(assemble::assemble(recipient.format(), &input), budget);
+    let fitted = budget::fit(
+        assemble::assemble(recipient.format(), &input),
+        settings.budget(),
+    );
+    prompt_of(recipient, settings, fitted, Vec::new(), None, 0, 0)
+}
+
+/// The prompt and its explain, from a fit and the fates gathered for it.
+fn prompt_of(
+    recipient: &Recipient,
+    settings: &BuildSettings,
+    fitted: budget::Fitted,
+    messages: Vec<MessageFate>,
+    current: Option<usize>,
+    outside_window: usize,
+    markers_stripped: usize,
+) -> Prompt {
     let explain = Explain {
         recipient: recipient.id.clone(),
         format: recipient.format(),
         sections: fitted.sections,
-        current: None,
-        messages: Vec::new(),
-        outside_window: 0,
-        markers_stripped: 0,
+        current,
+        messages,
+        outside_window,
+        markers_stripped,
         truncations: fitted.truncations,
         total_bytes: fitted.total_bytes,
         max_bytes: settings.max_bytes,
@@ -478,36 +490,21 @@ pub fn build_as_of(
         mut fates,
         markers_stripped,
     } = gather_as_of(store, recipient, target, settings, as_of)?;
-    let budget = Budget {
-        max_bytes: settings.max_bytes,
-        strategy: settings.compaction,
-        tokens: settings.tokens,
-        max_tokens: settings.max_tokens,
-    };
     let parent = input.parent.as_ref().and_then(|l| l.index);
-    let layout = assemble::assemble(recipient.format(), &input);
-    let fitted = budget::fit(layout, budget);
+    let current = input.current_index;
+    let fitted = budget::fit(
+        assemble::assemble(recipient.format(), &input),
+        settings.budget(),
+    );
     apply_trims(&mut fates, &fitted, parent);
-    let explain = Explain {
-        recipient: recipient.id.clone(),
-        format: recipient.format(),
-        sections: fitted.sections,
-        current: Some(cur_pos_of(&fates)),
-        outside_window: as_of.len - fates.len(),
-        messages: fates,
+    let outside_window = as_of.len - fates.len();
+    Ok(prompt_of(
+        recipient,
+        settings,
+        fitted,
+        fates,
+        current,
+        outside_window,
         markers_stripped,
-        truncations: fitted.truncations,
-        total_bytes: fitted.total_bytes,
-        max_bytes: settings.max_bytes,
-        total_tokens: fitted.total_tokens,
-        max_tokens: settings.max_tokens,
-        status: fitted.status,
-        strategy: settings.compaction,
-        window: settings.window,
-    };
-    Ok(Prompt {
-        prompt: fitted.prompt,
-        system_flag: fitted.system_flag,
-        explain,
-    })
+    ))
 }
