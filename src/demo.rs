@@ -14,6 +14,19 @@ use crate::conversation::Delivery;
 use crate::explain::Fate;
 use crate::team::{Member, Team};
 
+/// The demo team (a human and three agents, one per prompt format), in our team JSON; the
+/// page opens with it and `agent-chatter serve` starts with it when no team is given.
+pub const TEAM_JSON: &str = include_str!("demo-team.json");
+
+/// The first human message of the demo conversation: sets the team task and hands over to
+/// the first agent, so a new user sees a routed chain at once.
+pub const OPENING_MESSAGE: &str = "[TEAM_TASK: Write the release notes for parser v1] Max, please draft them from the changelog. [NEXT: max]";
+
+/// The demo team, read through the one team reader.
+pub fn team() -> Team {
+    crate::config::load_team(TEAM_JSON).expect("the embedded demo team is valid (tested)")
+}
+
 /// The AI delivery (counted from 1 since the last human message) whose reply says `[DONE]`.
 pub const MAX_DEMO_ROUNDS: usize = 4;
 

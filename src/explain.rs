@@ -136,7 +136,43 @@ pub struct Explain {
     pub window: usize,
 }
 
+/// Sections in a rendered prompt are joined by one blank line (DESIGN §8).
+const SECTION_SEPARATOR: usize = "\n\n".len();
+
+/// Where one section lies in the rendered prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SectionRange<'a> {
+    pub name: &'a str,
+    /// Byte range in `prompt` (header included, the blank line after it excluded).
+    pub range: std::ops::Range<usize>,
+}
+
 impl Explain {
+    /// The byte range of each emitted section of `prompt` (the prompt this explain came
+    /// with), in order, so hosts can colour the exact bytes without re-parsing headers.
+    /// Sections carried in the system flag are skipped; ranges are clipped to `prompt` and to
+    /// character boundaries, so a last-resort cut never yields a range that splits a character.
+    pub fn section_ranges<'a>(&'a self, prompt: &str) -> Vec<SectionRange<'a>> {
+        let mut ranges = Vec::with_capacity(self.sections.len());
+        let mut start = 0;
+        for section in self
+            .sections
+            .iter()
+            .filter(|s| s.bytes > 0 && !s.in_system_flag)
+        {
+            if start >= prompt.len() || !prompt.is_char_boundary(start) {
+                break;
+            }
+            let end = crate::text::floor_char_boundary(prompt, start + section.bytes);
+            ranges.push(SectionRange {
+                name: &section.name,
+                range: start..end,
+            });
+            start = end + SECTION_SEPARATOR;
+        }
+        ranges
+    }
+
     /// The fate of the message at `index`: the listed one, else outside the window.
     pub fn fate_of(&self, index: usize) -> Fate {
         self.messages

@@ -1163,3 +1163,34 @@ fn an_ai_from_marker_is_ignored_with_a_notice() {
         "the rest of the reply still routes"
     );
 }
+
+#[test]
+fn notices_read_as_sentences_naming_what_happened() {
+    use agent_chatter::message::MessageId;
+    let cases = [
+        (
+            Notice::UnresolvedAddressees {
+                message: MessageId::from_seq(3),
+                names: vec!["zed".into()],
+            },
+            "[NEXT] in msg-3: no member matches zed; the others were routed",
+        ),
+        (
+            Notice::RoundLimitReached {
+                limit: 50,
+                dropped: vec!["max".into()],
+            },
+            "runaway bound: 50 AI deliveries since the last human message; dropped the pending deliveries to max; a human must speak to continue",
+        ),
+        (
+            Notice::UnknownAgentType {
+                member: "bo".into(),
+                agent_type: "cursor".into(),
+            },
+            "bo: agent type \"cursor\" is unknown; its prompts use the plain format",
+        ),
+    ];
+    for (notice, text) in cases {
+        assert_eq!(notice.to_string(), text);
+    }
+}

@@ -72,3 +72,18 @@ fn carols_own_window_of_two_leaves_the_first_messages_out() {
     assert_eq!(prompt.explain.fate_of(2), Fate::Included);
     assert_eq!(prompt.explain.fate_of(4), Fate::Current);
 }
+
+#[test]
+fn the_embedded_demo_team_is_the_demo_scenarios_team() {
+    let team = agent_chatter::demo::team();
+    assert_eq!(team.members, demo().team.members);
+    assert_eq!(team.name, "Release notes crew");
+}
+
+#[test]
+fn the_demo_opening_message_is_the_scenarios_first() {
+    assert_eq!(
+        agent_chatter::demo::OPENING_MESSAGE,
+        demo().messages[0].content
+    );
+}

@@ -218,6 +218,18 @@ proptest! {
         let sum: usize = in_prompt.iter().map(|s| s.bytes).sum::<usize>() + 2 * in_prompt.len().saturating_sub(1);
         prop_assert_eq!(sum, p.prompt.len());
     }
+
+    #[test]
+    fn section_ranges_tile_the_prompt_with_one_blank_line_between(c in case()) {
+        let p = build(&c.store, &c.recipient, &c.target, &c.settings).unwrap();
+        let ranges = p.explain.section_ranges(&p.prompt);
+        let pieces: Vec<&str> = ranges.iter().map(|r| &p.prompt[r.range.clone()]).collect();
+        prop_assert_eq!(pieces.join("\n\n"), p.prompt.clone());
+        let names: Vec<&str> = ranges.iter().map(|r| r.name).collect();
+        let emitted: Vec<&str> = p.explain.sections.iter()
+            .filter(|s| !s.in_system_flag && s.bytes > 0).map(|s| s.name.as_str()).collect();
+        prop_assert_eq!(names, emitted);
+    }
 }
 
 /// Text with markers and marker fragments (no code fences: markers inside fences are text).

@@ -119,3 +119,77 @@ pub enum Notice {
     /// The prompt for `to` could not be built; the delivery was skipped.
     PromptFailed { to: MemberId, error: String },
 }
+
+/// One sentence a user can read, for hosts that show notices (the page, the terminal chat).
+impl std::fmt::Display for Notice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Notice::TeamTaskTruncated { from, to } => {
+                write!(f, "the team task was cut from {from} to {to} bytes (limit 5 KiB)")
+            }
+            Notice::UnresolvedAddressees { message, names } => write!(
+                f,
+                "[NEXT] in {message}: no member matches {}; the others were routed",
+                names.join(", ")
+            ),
+            Notice::UnresolvedDropTargets { message, names } => write!(
+                f,
+                "[DROP] in {message}: no member matches {}",
+                names.join(", ")
+            ),
+            Notice::SelfAddressed { message, member } => write!(
+                f,
+                "{member} addressed itself in {message}; a member never answers itself"
+            ),
+            Notice::Dropped { message, removed } => write!(
+                f,
+                "[DROP] in {message} removed the pending deliveries to {}",
+                removed.join(", ")
+            ),
+            Notice::NextIgnoredAfterDone { message, names } => write!(
+                f,
+                "{message} carried [DONE], so [NEXT: {}] was not routed",
+                names.join(", ")
+            ),
+            Notice::NotRoutedAfterDone { message } => write!(
+                f,
+                "{message} arrived after [DONE]: stored, not routed"
+            ),
+            Notice::FromIgnored { message, member } => write!(
+                f,
+                "[FROM] in {message} ignored: only humans may use it; the reply stays {member}'s"
+            ),
+            Notice::QueueFull { to, parent, limit } => write!(
+                f,
+                "queue full ({limit} pending): the delivery of {parent} to {to} was refused"
+            ),
+            Notice::Demoted {
+                to,
+                parent,
+                from,
+                limit,
+            } => write!(
+                f,
+                "{parent} already has {limit} pending deliveries: {to} was queued as P3 instead of {from}"
+            ),
+            Notice::AlreadyQueued { to, parent, intent } => write!(
+                f,
+                "{to} is already queued for {parent} with {intent}: not queued twice"
+            ),
+            Notice::RoundLimitReached { limit, dropped } => {
+                write!(f, "runaway bound: {limit} AI deliveries since the last human message")?;
+                if !dropped.is_empty() {
+                    write!(f, "; dropped the pending deliveries to {}", dropped.join(", "))?;
+                }
+                f.write_str("; a human must speak to continue")
+            }
+            Notice::UnknownAgentType { member, agent_type } => write!(
+                f,
+                "{member}: agent type {agent_type:?} is unknown; its prompts use the plain format"
+            ),
+            Notice::PromptFailed { to, error } => {
+                write!(f, "the prompt for {to} could not be built: {error}")
+            }
+        }
+    }
+}

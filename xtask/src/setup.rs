@@ -26,7 +26,16 @@ const TOOLS: &[Tool] = &[
     ("wasm-bindgen-cli", wasm_bindgen_cli),
     ("node + npm", node_and_npm),
     ("npm dev tools", npm_dev_tools),
+    ("trunk", trunk),
+    ("chromium", chromium),
 ];
+
+/// Trunk, the web page's builder: exactly 0.21.14 and always `--locked` (newer releases need a
+/// newer rustc, and an unlocked build fails to compile; toolchain.md P3).
+pub const TRUNK_VERSION: &str = "0.21.14";
+
+/// The browser the e2e suite drives (Debian's package, toolchain.md §d).
+pub const CHROMIUM: &str = "chromium";
 
 /// Installs or checks every tool and prints one line per tool.
 pub fn setup(ctx: &Ctx) -> Result<(), String> {
@@ -100,6 +109,50 @@ fn wasm_bindgen_cli(ctx: &Ctx) -> Result<String, String> {
             unlocked_fallback: true,
         },
     )
+}
+
+fn trunk(ctx: &Ctx) -> Result<String, String> {
+    ensure_cargo_tool(
+        ctx,
+        &CargoTool {
+            krate: "trunk",
+            version: TRUNK_VERSION,
+            bins: &["trunk"],
+            unlocked_fallback: false,
+        },
+    )
+}
+
+/// Debian's `chromium` (and `chromium-driver`) from apt, when `chromium --version` fails.
+/// Needs root, as CI has; otherwise the error says what to run.
+fn chromium(ctx: &Ctx) -> Result<String, String> {
+    if let Some(version) = proc::probe(ctx.cmd(CHROMIUM).arg("--version")) {
+        return Ok(format!("{} present", version.trim()));
+    }
+    let is_root = proc::probe(ctx.cmd("id").arg("-u")).is_some_and(|uid| uid.trim() == "0");
+    if !is_root {
+        return Err(
+            "`chromium` is not installed and xtask is not running as root: run `sudo apt-get install -y chromium chromium-driver`, then retry".to_string(),
+        );
+    }
+    let start = Instant::now();
+    proc::run(
+        ctx.cmd("apt-get")
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .args(["update", "-q"]),
+    )?;
+    proc::run(
+        ctx.cmd("apt-get")
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .args(["install", "-y", "-q", "chromium", "chromium-driver"]),
+    )?;
+    let version = proc::probe(ctx.cmd(CHROMIUM).arg("--version"))
+        .ok_or("apt-get installed chromium but `chromium --version` still fails")?;
+    Ok(format!(
+        "installed {} in {}",
+        version.trim(),
+        format_duration(start.elapsed())
+    ))
 }
 
 /// A binary crate installed with `cargo install <krate> --version <version> [--locked]`.
