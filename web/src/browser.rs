@@ -1,0 +1,61 @@
+//! The few browser services the page needs: download a file, copy text, read a chosen file.
+
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+/// Saves `text` as a file named `name` (exact bytes, UTF-8).
+pub fn download(name: &str, mime: &str, text: &str) -> Result<(), String> {
+    let fail = |what: &str| format!("could not save {name}: {what}");
+    let parts = js_sys::Array::of1(&JsValue::from_str(text));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options)
+        .map_err(|_| fail("the browser refused to build the file"))?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob)
+        .map_err(|_| fail("no object URL"))?;
+    let document = web_sys::window()
+        .and_then(|w| w.document())
+        .ok_or_else(|| fail("no document"))?;
+    let anchor: web_sys::HtmlAnchorElement = document
+        .create_element("a")
+        .map_err(|_| fail("no link element"))?
+        .unchecked_into();
+    anchor.set_href(&url);
+    anchor.set_download(name);
+    anchor.click();
+    let _ = web_sys::Url::revoke_object_url(&url);
+    Ok(())
+}
+
+/// Copies `text` to the clipboard (asynchronously; errors are reported to `on_error`).
+pub fn copy(text: String, on_error: impl FnOnce(String) + 'static) {
+    let Some(window) = web_sys::window() else {
+        return on_error("no window to copy from".to_string());
+    };
+    let promise = window.navigator().clipboard().write_text(&text);
+    leptos::task::spawn_local(async move {
+        if JsFuture::from(promise).await.is_err() {
+            on_error("the browser refused clipboard access; use save instead".to_string());
+        }
+    });
+}
+
+/// The text of the first file chosen in `input`, with its name; `None` when none was chosen.
+pub async fn read_chosen_file(input: &web_sys::HtmlInputElement) -> Option<Result<(String, String), String>> {
+    let file = input.files()?.get(0)?;
+    let name = file.name();
+    let text = JsFuture::from(file.text()).await;
+    // Let the same file be chosen again after it is fixed.
+    input.set_value("");
+    Some(match text.ok().and_then(|t| t.as_string()) {
+        Some(text) => Ok((name, text)),
+        None => Err(format!("{name}: the file could not be read as text")),
+    })
+}
+
+/// Milliseconds since the page started (performance marks for the e2e timing).
+pub fn mark(name: &str) {
+    if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = performance.mark(name);
+    }
+}

@@ -1,0 +1,49 @@
+//! The agent that is due (simulation): its prompt is in the inspector; the user types its
+//! reply (`agent-reply-input`, `agent-reply-send`) or lets the core's demo agent answer.
+
+use leptos::prelude::*;
+
+use crate::host;
+use crate::state::use_state;
+
+#[component]
+pub fn DueAgent() -> impl IntoView {
+    let state = use_state();
+    let reply = RwSignal::new(String::new());
+    let due = move || {
+        state.due.with(|d| {
+            d.as_ref().map(|d| {
+                let name = state.team.with(|t| {
+                    t.as_ref().and_then(|t| t.member(&d.to)).map_or(d.to.clone(), |m| m.display_name.clone())
+                });
+                (name, d.intent, d.prompt.explain.total_bytes)
+            })
+        })
+    };
+    let send = move |_| {
+        let text = reply.get_untracked();
+        if host::reply_due(&state, text) {
+            reply.set(String::new());
+        }
+    };
+    view! {
+        <Show when=move || state.due.with(Option::is_some)>
+            <div class="due-agent" data-testid="due-agent">
+                <div class="due-title">
+                    {move || due().map(|(name, intent, bytes)| format!(
+                        "{name} is due ({intent}): it gets the {bytes}-byte prompt shown in the inspector"
+                    ))}
+                </div>
+                <textarea data-testid="agent-reply-input" rows="2" placeholder="type the agent's reply…"
+                    prop:value=move || reply.get() on:input=move |ev| reply.set(event_target_value(&ev))/>
+                <div class="due-actions">
+                    <button data-testid="agent-reply-send" on:click=send>"reply"</button>
+                    <button data-testid="agent-simulate" on:click=move |_| { host::simulate_due(&state); }
+                        title="the built-in demo agent answers: a summary of what it received, then it passes the turn on">
+                        "simulate"
+                    </button>
+                </div>
+            </div>
+        </Show>
+    }
+}

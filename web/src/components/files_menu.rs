@@ -1,0 +1,85 @@
+//! Open any of our files (`import-file`: session, team config ours or the peer's) and save the
+//! session, its scenario, a snapshot and the team (ours and the peer's cli-config).
+
+use agent_chatter::config;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::browser;
+use crate::files::{self, Opened};
+use crate::host;
+use crate::state::{use_state, AppState};
+
+const JSON: &str = "application/json";
+
+#[component]
+pub fn FilesMenu() -> impl IntoView {
+    let state = use_state();
+    let input = NodeRef::<leptos::html::Input>::new();
+    let on_open = move |_| {
+        let Some(input) = input.get_untracked() else { return };
+        spawn_local(async move {
+            match browser::read_chosen_file(&input).await {
+                None => {}
+                Some(Err(e)) => state.report(e),
+                Some(Ok((name, text))) => open_file(&state, &name, &text),
+            }
+        });
+    };
+    let save = move |what: &'static str| {
+        move |_| {
+            if let Err(e) = save_file(&state, what) {
+                state.report(e);
+            }
+        }
+    };
+    view! {
+        <nav class="files">
+            <label class="button" title="a session file, or a team config (ours or the peer's cli-config 1.1/1.2)">
+                "open…"
+                <input type="file" accept=".json,application/json" data-testid="import-file"
+                    node_ref=input on:change=on_open/>
+            </label>
+            <button data-testid="export-session" on:click=save("session")
+                title=format!("the fact log ({})", files::SESSION_FILE_FORMAT)>"save session"</button>
+            <button data-testid="export-scenario" on:click=save("scenario")>"scenario"</button>
+            <button data-testid="export-snapshot" on:click=save("snapshot")>"snapshot"</button>
+            <button data-testid="export-team" on:click=save("team")>"team"</button>
+            <button data-testid="export-peer-team" on:click=save("cli-config")>"cli-config"</button>
+            <button data-testid="new-session" on:click=move |_| host::adopt(&state, host::demo_session())
+                title="start over with the demo team and conversation">"reset demo"</button>
+        </nav>
+    }
+}
+
+fn open_file(state: &AppState, name: &str, text: &str) {
+    match files::open(name, text) {
+        Ok(Opened::Session(session)) => {
+            host::adopt(state, *session);
+            state.error.set(None);
+        }
+        Ok(Opened::Team(team)) => {
+            // A new team starts a new conversation (a `setTeam` fact resets everything).
+            if host::apply(state, agent_chatter::session::Fact::set_team(team)) {
+                state.error.set(None);
+            }
+        }
+        Err(e) => state.report(e),
+    }
+}
+
+fn save_file(state: &AppState, what: &str) -> Result<(), String> {
+    let team = state.team.get_untracked();
+    let text = state.session.with_untracked(|s| -> Result<String, String> {
+        let no_team = || "load a team first: there is nothing to save".to_string();
+        let json = match what {
+            "session" => return Ok(s.export()),
+            "scenario" => serde_json::to_string_pretty(&s.to_scenario().ok_or_else(no_team)?),
+            "snapshot" => serde_json::to_string_pretty(&s.snapshot(host::now())),
+            "team" => serde_json::to_string_pretty(s.team().ok_or_else(no_team)?),
+            _ => serde_json::to_string_pretty(&config::to_peer_config(s.team().ok_or_else(no_team)?)),
+        };
+        json.map_err(|e| format!("could not write the {what}: {e}"))
+    })?;
+    browser::download(&files::file_name(team.as_ref(), what), JSON, &text)
+}

@@ -1,0 +1,63 @@
+//! The prompt inspector: for the selected recipient and message, the exact prompt and system
+//! flag, the budget per section, and every history message's fate.
+
+use leptos::prelude::*;
+
+use crate::browser;
+use crate::components::fate_list::FateList;
+use crate::components::prompt_view::PromptView;
+use crate::components::section_bars::SectionBars;
+use crate::state::use_state;
+
+#[component]
+pub fn Inspector() -> impl IntoView {
+    let state = use_state();
+    let agents = move || {
+        state.team.with(|t| {
+            t.as_ref().map_or_else(Vec::new, |t| {
+                t.members.iter().filter(|m| m.is_ai()).map(|m| (m.id.clone(), format!("{} · {}", m.display_name, m.agent_type.as_deref().unwrap_or("")))).collect()
+            })
+        })
+    };
+    let at_label = move || match (state.shown_at.get(), state.selected.get()) {
+        (None, _) => "no message yet (skeleton)".to_string(),
+        (Some(at), Some(_)) => format!("at #{}", at + 1),
+        (Some(at), None) => format!("at #{} (latest)", at + 1),
+    };
+    let problem = move || state.preview.with(|p| match p {
+        Some(Err(e)) => Some(e.clone()),
+        _ => None,
+    });
+    // Performance mark after every inspector update (read by the e2e timing).
+    Effect::new(move |_| {
+        state.preview.track();
+        browser::mark("inspector-updated");
+    });
+    view! {
+        <div class="inspector" data-testid="inspector">
+            <div class="inspector-head">
+                <h2>"inspector"</h2>
+                <label>"to "
+                    <select data-testid="recipient-select"
+                        on:change=move |ev| state.recipient.set(Some(event_target_value(&ev)))>
+                        {move || agents().into_iter().map(|(id, label)| {
+                            let selected = {
+                                let id = id.clone();
+                                move || state.shown_recipient.get().as_deref() == Some(id.as_str())
+                            };
+                            view! { <option value=id selected=selected>{label}</option> }
+                        }).collect_view()}
+                    </select>
+                </label>
+                <span class="at" data-testid="inspector-at">{at_label}</span>
+                <Show when=move || state.selected.get().is_some()>
+                    <button on:click=move |_| state.selected.set(None)>"latest"</button>
+                </Show>
+            </div>
+            {move || problem().map(|e| view! { <p class="preview-error">{e}</p> })}
+            <SectionBars/>
+            <PromptView/>
+            <FateList/>
+        </div>
+    }
+}

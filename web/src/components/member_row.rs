@@ -1,0 +1,81 @@
+//! One member of the team in use (`member-row`): every field of DESIGN §13.
+
+use agent_chatter::team::{Member, MemberKind};
+use leptos::prelude::*;
+
+use crate::components::team_editor::edit;
+use crate::state::use_state;
+
+/// Agent types the core knows (DESIGN §8); a config may name others (plain format).
+const AGENT_TYPES: [&str; 3] = ["claude-code", "openai-codex", "google-gemini"];
+
+#[component]
+pub fn MemberRow(index: usize) -> impl IntoView {
+    let state = use_state();
+    let member = Memo::new(move |_| state.team.with(|t| t.as_ref().and_then(|t| t.members.get(index).cloned())));
+    let field = move |read: fn(&Member) -> String| move || member.with(|m| m.as_ref().map(read).unwrap_or_default());
+    let set = move |write: fn(&mut Member, String)| {
+        move |ev: leptos::ev::Event| {
+            let value = event_target_value(&ev);
+            edit(&state, |team| {
+                if let Some(m) = team.members.get_mut(index) {
+                    write(m, value);
+                }
+            });
+        }
+    };
+    let is_ai = move || member.with(|m| m.as_ref().is_some_and(Member::is_ai));
+    let remove = move |_| {
+        edit(&state, |team| {
+            if index < team.members.len() {
+                team.members.remove(index);
+            }
+        })
+    };
+    view! {
+        <fieldset class="member-row" data-testid="member-row">
+            <div class="row">
+                <input class="member-name" aria-label="name" prop:value=field(|m| m.name.clone())
+                    on:change=set(|m, v| m.name = v)/>
+                <select class="member-kind" aria-label="kind" on:change=set(|m, v| {
+                    m.kind = if v == "human" { MemberKind::Human } else { MemberKind::Ai };
+                    if m.kind == MemberKind::Ai && m.agent_type.is_none() {
+                        m.agent_type = Some("claude-code".to_string());
+                    }
+                })>
+                    <option value="human" selected=move || !is_ai()>"human"</option>
+                    <option value="ai" selected=is_ai>"ai"</option>
+                </select>
+                <button class="remove" title="remove this member" on:click=remove>"×"</button>
+            </div>
+            <label>"display name"
+                <input class="member-display" prop:value=field(|m| m.display_name.clone())
+                    on:change=set(|m, v| m.display_name = v)/>
+            </label>
+            <Show when=is_ai>
+                <label>"agent type"
+                    <select class="member-agent-type" on:change=set(|m, v| m.agent_type = Some(v))>
+                        {AGENT_TYPES.iter().map(|t| view! {
+                            <option value=*t selected=move || member.with(|m| m.as_ref().and_then(|m| m.agent_type.as_deref()) == Some(*t))>{*t}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+                <label>"system instruction"
+                    <textarea class="member-instruction" rows="2"
+                        prop:value=field(|m| m.system_instruction.clone().unwrap_or_default())
+                        on:change=set(|m, v| m.system_instruction = if v.trim().is_empty() { None } else { Some(v) })/>
+                </label>
+                <label>"instruction file text"
+                    <textarea class="member-instruction-file" rows="2"
+                        prop:value=field(|m| m.instruction_file_text.clone().unwrap_or_default())
+                        on:change=set(|m, v| m.instruction_file_text = if v.trim().is_empty() { None } else { Some(v) })/>
+                </label>
+                <label>"window override"
+                    <input class="member-window" type="number" min="0" placeholder="team's"
+                        prop:value=field(|m| m.window_size.map(|w| w.to_string()).unwrap_or_default())
+                        on:change=set(|m, v| m.window_size = v.trim().parse().ok())/>
+                </label>
+            </Show>
+        </fieldset>
+    }
+}

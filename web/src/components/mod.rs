@@ -1,0 +1,19 @@
+//! One component per file (DESIGN §13); each reads the shared [`crate::state::AppState`].
+
+pub mod composer;
+pub mod due_agent;
+pub mod error_banner;
+pub mod fate_list;
+pub mod files_menu;
+pub mod header;
+pub mod inspector;
+pub mod marked_text;
+pub mod member_row;
+pub mod notices;
+pub mod prompt_view;
+pub mod section_bars;
+pub mod settings_form;
+pub mod side_by_side;
+pub mod team_editor;
+pub mod timeline;
+pub mod timeline_row;

@@ -1,0 +1,78 @@
+//! The budget: the whole prompt against `maxBytes` with its status, then one bar per section
+//! (`section-bar`), and tokens when an estimator is set.
+
+use agent_chatter::explain::BudgetStatus;
+use leptos::prelude::*;
+
+use crate::state::use_state;
+
+pub fn status_class(status: BudgetStatus) -> &'static str {
+    match status {
+        BudgetStatus::Ok => "status-ok",
+        BudgetStatus::Warning => "status-warning",
+        BudgetStatus::Critical => "status-critical",
+    }
+}
+
+pub fn status_label(status: BudgetStatus) -> &'static str {
+    match status {
+        BudgetStatus::Ok => "ok",
+        BudgetStatus::Warning => "warning",
+        BudgetStatus::Critical => "critical",
+    }
+}
+
+/// Width of `part` of `whole` as a CSS percentage; anything non-empty is at least visible.
+fn percent(part: usize, whole: usize) -> String {
+    if whole == 0 {
+        return "0%".into();
+    }
+    let p = part as f64 * 100.0 / whole as f64;
+    let p = if part > 0 { p.max(0.5) } else { 0.0 };
+    format!("{:.2}%", p.min(100.0))
+}
+
+#[component]
+pub fn SectionBars() -> impl IntoView {
+    let state = use_state();
+    let explain = Memo::new(move |_| state.preview.with(|p| match p {
+        Some(Ok(p)) => Some(p.explain.clone()),
+        _ => None,
+    }));
+    view! {
+        {move || explain.get().map(|e| {
+            let status = status_class(e.status);
+            let tokens = match (e.total_tokens, e.max_tokens) {
+                (Some(t), Some(m)) => format!(" · {t} / {m} tokens"),
+                (Some(t), None) => format!(" · ~{t} tokens"),
+                _ => String::new(),
+            };
+            let truncations = e.truncations.iter().map(|t| format!("{} cut from {} to {} B", t.section, t.from_bytes, t.to_bytes)).collect::<Vec<_>>();
+            view! {
+                <div class=format!("budget {status}") data-testid="budget">
+                    <div class="bar"><div class="fill" style:width=percent(e.total_bytes, e.max_bytes)></div></div>
+                    <span class="budget-text">
+                        {format!("{} / {} B · {}{tokens} · window {} · {} marker(s) stripped",
+                            e.total_bytes, e.max_bytes, status_label(e.status), e.window, e.markers_stripped)}
+                    </span>
+                </div>
+                <ul class="section-bars">
+                    {e.sections.iter().map(|s| {
+                        let tokens = s.tokens.map(|t| format!(" · ~{t} tok")).unwrap_or_default();
+                        let flag = if s.in_system_flag { " (system flag)" } else { "" };
+                        view! {
+                            <li class=format!("section-bar sec-{} {status}", s.name) data-testid="section-bar" data-section=s.name.clone()>
+                                <span class="section-name">{s.name.clone()}{flag}</span>
+                                <span class="bar"><span class="fill" style:width=percent(s.bytes, e.max_bytes)></span></span>
+                                <span class="section-bytes">{format!("{} B{tokens}", s.bytes)}</span>
+                            </li>
+                        }
+                    }).collect_view()}
+                </ul>
+                {(!truncations.is_empty()).then(|| view! {
+                    <p class="truncations" data-testid="truncations">{format!("truncated: {}", truncations.join("; "))}</p>
+                })}
+            }
+        })}
+    }
+}

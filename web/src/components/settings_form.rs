@@ -1,0 +1,89 @@
+//! Team-wide settings: window, byte budget, pin-first, delivery policy, token estimator and
+//! budget, runaway bound. A change goes in as a `setSettings` fact; the core refuses an
+//! invalid one (e.g. a zero budget) and says which field.
+
+use agent_chatter::team::{DeliveryPolicy, TeamSettings};
+use agent_chatter::tokens::TokenEstimator;
+use leptos::prelude::*;
+
+use crate::host;
+use crate::state::use_state;
+
+#[component]
+pub fn SettingsForm() -> impl IntoView {
+    let state = use_state();
+    let settings = Memo::new(move |_| state.team.with(|t| t.as_ref().map(|t| t.settings.clone())));
+    let shown = move |read: fn(&TeamSettings) -> String| {
+        move || settings.with(|s| s.as_ref().map(read).unwrap_or_default())
+    };
+    let set = move |write: fn(&mut TeamSettings, &str) -> Result<(), String>| {
+        move |ev: leptos::ev::Event| {
+            let value = event_target_value(&ev);
+            let Some(mut next) = settings.get_untracked() else { return };
+            match write(&mut next, &value) {
+                Ok(()) => host::set_settings(&state, next),
+                Err(e) => state.report(format!("settings not changed: {e}")),
+            }
+        }
+    };
+    let checked = move |ev: leptos::ev::Event| {
+        let Some(mut next) = settings.get_untracked() else { return };
+        next.pin_first = event_target_checked(&ev);
+        host::set_settings(&state, next);
+    };
+    view! {
+        <fieldset class="settings" data-testid="settings">
+            <legend>"settings"</legend>
+            <label>"window"
+                <input type="number" min="0" data-testid="setting-window" prop:value=shown(|s| s.window_size.to_string())
+                    on:change=set(|s, v| { s.window_size = number("window", v)?; Ok(()) })/>
+            </label>
+            <label>"max bytes"
+                <input type="number" min="1" data-testid="setting-max-bytes" prop:value=shown(|s| s.max_bytes.to_string())
+                    on:change=set(|s, v| { s.max_bytes = number("max bytes", v)?; Ok(()) })/>
+            </label>
+            <label class="check">
+                <input type="checkbox" data-testid="setting-pin-first"
+                    prop:checked=move || settings.with(|s| s.as_ref().is_some_and(|s| s.pin_first)) on:change=checked/>
+                "pin first message"
+            </label>
+            <label>"delivery"
+                <select data-testid="setting-delivery" on:change=set(|s, v| {
+                    s.delivery = if v == "parent" { DeliveryPolicy::Parent } else { DeliveryPolicy::Latest };
+                    Ok(())
+                })>
+                    <option value="latest" selected=move || settings.with(|s| s.as_ref().is_some_and(|s| s.delivery == DeliveryPolicy::Latest))>"latest message"</option>
+                    <option value="parent" selected=move || settings.with(|s| s.as_ref().is_some_and(|s| s.delivery == DeliveryPolicy::Parent))>"the addressing message"</option>
+                </select>
+            </label>
+            <label>"tokens"
+                <select data-testid="setting-token-estimator" on:change=set(|s, v| {
+                    s.token_estimator = if v == "charsDiv4" { TokenEstimator::CharsDiv4 } else { TokenEstimator::None };
+                    Ok(())
+                })>
+                    <option value="none" selected=move || settings.with(|s| s.as_ref().is_some_and(|s| s.token_estimator == TokenEstimator::None))>"no estimate"</option>
+                    <option value="charsDiv4" selected=move || settings.with(|s| s.as_ref().is_some_and(|s| s.token_estimator == TokenEstimator::CharsDiv4))>"chars / 4"</option>
+                </select>
+            </label>
+            <label>"max tokens"
+                <input type="number" min="1" placeholder="none" data-testid="setting-max-tokens"
+                    prop:value=shown(|s| s.max_tokens.map(|t| t.to_string()).unwrap_or_default())
+                    on:change=set(|s, v| {
+                        s.max_tokens = if v.trim().is_empty() { None } else { Some(number("max tokens", v)?) };
+                        Ok(())
+                    })/>
+            </label>
+            <label>"max rounds"
+                <input type="number" min="1" data-testid="setting-max-rounds" prop:value=shown(|s| s.max_rounds.to_string())
+                    on:change=set(|s, v| { s.max_rounds = number("max rounds", v)?; Ok(()) })/>
+            </label>
+        </fieldset>
+    }
+}
+
+fn number(field: &str, value: &str) -> Result<usize, String> {
+    value
+        .trim()
+        .parse()
+        .map_err(|_| format!("{field}: {value:?} is not a whole number"))
+}

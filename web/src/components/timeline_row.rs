@@ -1,0 +1,83 @@
+//! One message of the timeline (`timeline-message`): who spoke to whom, the text with markers
+//! highlighted, and its fate for the inspector's recipient — window bracket, pinned,
+//! deduplicated (struck through, reason on hover), trimmed (greyed), current.
+
+use agent_chatter::explain::{DedupReason, Fate};
+use leptos::prelude::*;
+
+use crate::components::marked_text::MarkedText;
+use crate::state::use_state;
+
+/// Fixed row height in pixels: what makes the timeline's virtualisation a division.
+pub const ROW_HEIGHT: f64 = 64.0;
+
+/// The CSS class and the hover text of a fate.
+pub fn fate_style(fate: Fate) -> (&'static str, String) {
+    match fate {
+        Fate::Included => ("fate-included", "in the context".into()),
+        Fate::OutsideWindow => ("fate-outside", "outside the window".into()),
+        Fate::Deduplicated { reason } => ("fate-dedup", format!("deduplicated: {}", dedup_reason(reason))),
+        Fate::TrimmedForBudget => ("fate-trimmed", "trimmed to fit the byte budget".into()),
+        Fate::Current => ("fate-current", "the current message ([MESSAGE])".into()),
+        Fate::Pinned => ("fate-pinned", "pinned first message".into()),
+        Fate::ParentContext => ("fate-parent", "shown as the parent context".into()),
+        Fate::Related => ("fate-related", "shown as a related answer".into()),
+    }
+}
+
+pub fn dedup_reason(reason: DedupReason) -> &'static str {
+    match reason {
+        DedupReason::SameId => "it is the current message itself",
+        DedupReason::SameSpeakerAndContent => "same speaker and same text as the current message",
+        DedupReason::OwnLast => "the recipient's own last message",
+    }
+}
+
+#[component]
+pub fn TimelineRow(index: usize) -> impl IntoView {
+    let state = use_state();
+    let message = Memo::new(move |_| {
+        state.session.with(|s| {
+            s.messages().get(index).map(|m| {
+                let to = m.to_label();
+                (m.speaker.display_name.clone(), to, m.content.clone(), m.routing.intent)
+            })
+        })
+    });
+    let fate = Memo::new(move |_| {
+        state.preview.with(|p| match p {
+            Some(Ok(p)) => Some(p.explain.fate_of(index)),
+            _ => None,
+        })
+    });
+    let class = move || {
+        let mut class = String::from("timeline-message");
+        if let Some(fate) = fate.get() {
+            class.push(' ');
+            class.push_str(fate_style(fate).0);
+            if matches!(fate, Fate::Included | Fate::Pinned | Fate::Deduplicated { .. } | Fate::TrimmedForBudget | Fate::Current) {
+                class.push_str(" in-window");
+            }
+        }
+        if state.selected.get() == Some(index) {
+            class.push_str(" selected");
+        }
+        class
+    };
+    let hover = move || fate.get().map(|f| fate_style(f).1).unwrap_or_default();
+    view! {
+        <div class=class data-testid="timeline-message" data-index=index title=hover
+            style:top=format!("{}px", index as f64 * ROW_HEIGHT)
+            on:click=move |_| state.selected.set(Some(index))>
+            {move || message.get().map(|(from, to, content, intent)| view! {
+                <div class="who">
+                    <span class="index">"#"{index + 1}</span>
+                    <span class="from">{from}</span>" → "<span class="to">{to}</span>
+                    {intent.map(|i| view! { <span class="intent">{i.to_string()}</span> })}
+                    <span class="fate-label">{hover}</span>
+                </div>
+                <div class="content"><MarkedText text=content/></div>
+            })}
+        </div>
+    }
+}

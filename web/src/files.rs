@@ -1,0 +1,164 @@
+//! What a file the user opens is, and what the page does with it (DESIGN §13 "files").
+//!
+//! One "open" button takes any of our files; the kind is recognised from its shape, so a user
+//! never has to say which. Every reader is the core's, so errors name the field and nothing
+//! changes until the whole file has been read.
+
+use agent_chatter::config;
+use agent_chatter::scenario;
+use agent_chatter::session::{Session, SESSION_FORMAT};
+use agent_chatter::snapshot::Snapshot;
+use agent_chatter::team::Team;
+use serde_json::Value;
+
+/// A file the page can open.
+#[derive(Debug)]
+pub enum Opened {
+    /// A session file: the page continues it.
+    Session(Box<Session>),
+    /// A team config (ours or the peer's cli-config): it replaces the team in use.
+    Team(Team),
+}
+
+/// The kinds of file, as the user knows them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    Session,
+    Scenario,
+    Snapshot,
+    Team,
+}
+
+impl FileKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            FileKind::Session => "session file",
+            FileKind::Scenario => "scenario",
+            FileKind::Snapshot => "snapshot",
+            FileKind::Team => "team config",
+        }
+    }
+}
+
+/// Recognises a file by its top-level keys: `format`/`facts` → session, `team` + `messages` →
+/// scenario, `messages` + `version` → snapshot, anything else → a team config.
+pub fn kind_of(value: &Value) -> FileKind {
+    let has = |key: &str| value.get(key).is_some();
+    if has("facts") || value.get("format").and_then(Value::as_str).is_some_and(|f| f.starts_with("agent-chatter-session")) {
+        FileKind::Session
+    } else if has("messages") && has("team") {
+        FileKind::Scenario
+    } else if has("messages") && (has("version") || has("timestamp")) {
+        FileKind::Snapshot
+    } else {
+        FileKind::Team
+    }
+}
+
+/// Reads `text` (from the file `name`) as what it is; the error names the file, its kind and
+/// what was wrong where.
+pub fn open(name: &str, text: &str) -> Result<Opened, String> {
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        format!("{name}: not JSON (line {}, column {}): fix the file and open it again", e.line(), e.column())
+    })?;
+    let kind = kind_of(&value);
+    let failed = |e: &dyn std::fmt::Display| format!("{name} ({}): {e}; the page is unchanged", kind.label());
+    match kind {
+        FileKind::Session => Session::import(text).map(|s| Opened::Session(Box::new(s))).map_err(|e| failed(&e)),
+        FileKind::Team => config::team_from_value(&value).map(Opened::Team).map_err(|e| failed(&e)),
+        FileKind::Scenario => match scenario::scenario_from_value(&value) {
+            Err(e) => Err(failed(&e)),
+            Ok(_) => Err(format!(
+                "{name} is a valid scenario, but the page continues sessions: open its session file, or preview the scenario with the npm package's preview() — the page is unchanged"
+            )),
+        },
+        FileKind::Snapshot => match Snapshot::from_value(&value) {
+            Err(e) => Err(failed(&e)),
+            Ok(_) => Err(format!(
+                "{name} is a valid snapshot, but a snapshot has no team and no routing facts, so the page cannot continue it: open a session file — the page is unchanged"
+            )),
+        },
+    }
+}
+
+/// The session file name for downloads: `<team>-session.json`.
+pub fn file_name(team: Option<&Team>, what: &str) -> String {
+    let stem: String = team
+        .map(|t| t.name.as_str())
+        .unwrap_or("agent-chatter")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+        .collect();
+    format!("{}-{what}.json", stem.trim_matches('-'))
+}
+
+/// The session format this page writes (for the files menu's help text).
+pub const SESSION_FILE_FORMAT: &str = SESSION_FORMAT;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn files_are_recognised_by_their_top_level_keys() {
+        let cases = [
+            (json!({"format": "agent-chatter-session/1", "facts": []}), FileKind::Session),
+            (json!({"format": "agent-chatter-session/9"}), FileKind::Session),
+            (json!({"team": {}, "messages": []}), FileKind::Scenario),
+            (json!({"messages": [], "version": 1}), FileKind::Snapshot),
+            (json!({"schemaVersion": "1.2", "team": {}}), FileKind::Team),
+            (json!({"name": "t", "members": []}), FileKind::Team),
+        ];
+        for (value, kind) in cases {
+            assert_eq!(kind_of(&value), kind, "{value}");
+        }
+    }
+
+    #[test]
+    fn a_broken_file_names_itself_and_the_field() {
+        let err = open("team.json", r#"{"name": "t", "members": [{"name": "max", "kind": "ai"}]}"#).unwrap_err();
+        assert!(err.starts_with("team.json (team config): "), "{err}");
+        assert!(err.contains("members[0]"), "{err}");
+        let err = open("x.json", "{").unwrap_err();
+        assert!(err.contains("not JSON (line 1"), "{err}");
+        let err = open("s.json", r#"{"format": "agent-chatter-session/2", "facts": []}"#).unwrap_err();
+        assert!(err.contains("session file"), "{err}");
+    }
+
+    fn peer_files(dir: &str) -> Vec<(String, String)> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/peer").join(dir);
+        let mut files: Vec<(String, String)> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(&p).unwrap()))
+            .collect();
+        files.sort();
+        assert!(!files.is_empty(), "no files under {}", dir.display());
+        files
+    }
+
+    #[test]
+    fn every_valid_peer_config_opens_as_a_team() {
+        for (name, text) in peer_files("valid") {
+            assert!(matches!(open(&name, &text), Ok(Opened::Team(_))), "{name}");
+        }
+    }
+
+    #[test]
+    fn every_invalid_peer_config_is_refused_naming_the_file() {
+        for (name, text) in peer_files("invalid") {
+            let err = open(&name, &text).unwrap_err();
+            assert!(err.starts_with(&format!("{name} (team config): ")), "{err}");
+            assert!(err.ends_with("the page is unchanged"), "{err}");
+        }
+    }
+
+    #[test]
+    fn file_names_come_from_the_team_name() {
+        let team = agent_chatter::demo::team();
+        assert_eq!(file_name(Some(&team), "session"), "release-notes-crew-session.json");
+        assert_eq!(file_name(None, "scenario"), "agent-chatter-scenario.json");
+    }
+}

@@ -1,0 +1,182 @@
+//! The page as its own host (simulation, DESIGN §13): it applies facts to the session, performs
+//! the actions the session asks for, and persists the fact log after every change.
+//!
+//! In simulation an agent's delivery waits in [`AppState::due`] until the user types the reply
+//! or lets the core's demo agent answer; either way it goes back in as a `Replied` fact, so the
+//! conversation goes on through the core's routing exactly as with real agents.
+
+use agent_chatter::conversation::Action;
+use agent_chatter::message::Millis;
+use agent_chatter::session::{Fact, Session};
+use agent_chatter::team::{Team, TeamSettings};
+use leptos::prelude::*;
+
+use crate::state::AppState;
+use crate::storage;
+
+/// Fixed clock of the demo conversation, so every first visit shows the same bytes.
+const DEMO_EPOCH: u64 = 1_763_900_000_000;
+
+/// The wall clock in milliseconds (the core never reads it: time comes in with each fact).
+pub fn now() -> Millis {
+    Millis(js_sys::Date::now() as u64)
+}
+
+/// Applies `fact`; a refused fact changes nothing and its reason goes to the banner.
+pub fn apply(state: &AppState, fact: Fact) -> bool {
+    let result = state
+        .session
+        .try_update(|s| s.apply(&fact).map(|()| drain(s)));
+    match result {
+        Some(Ok(actions)) => {
+            perform(state, actions);
+            persist(state);
+            true
+        }
+        Some(Err(e)) => {
+            state.report(e.to_string());
+            false
+        }
+        None => false,
+    }
+}
+
+/// Replaces the whole session (import, team edit, reset): its pending actions become the
+/// page's, and the selection starts over at the latest message.
+pub fn adopt(state: &AppState, mut session: Session) {
+    let actions = drain(&mut session);
+    state.session.set(session);
+    state.due.set(None);
+    state.notices.set(Vec::new());
+    state.selected.set(None);
+    perform(state, actions);
+    persist(state);
+}
+
+/// Changes the team's members and names, keeping the conversation: the log is rewritten with
+/// the new team in place of the last `setTeam` and replayed, so every prompt is rebuilt as if
+/// the team had always been this one. A history the new team cannot replay (a removed member
+/// who had to answer) is refused and nothing changes.
+pub fn edit_team(state: &AppState, team: Team) {
+    let facts = state.session.with_untracked(|s| s.facts().to_vec());
+    let last_team = facts
+        .iter()
+        .rposition(|f| matches!(f, Fact::SetTeam { .. }))
+        .unwrap_or(0);
+    let mut log = vec![Fact::set_team(team)];
+    log.extend(facts.into_iter().skip(last_team + 1));
+    match Session::replay(&log) {
+        Ok(session) => {
+            let (selected, recipient) = (state.selected.get_untracked(), state.recipient.get_untracked());
+            adopt(state, session);
+            state.selected.set(selected);
+            state.recipient.set(recipient);
+        }
+        Err(e) => state.report(format!(
+            "the edited team cannot replay this conversation, so it was not applied: {e}"
+        )),
+    }
+}
+
+/// New settings for the conversation from now on (a `setSettings` fact).
+pub fn set_settings(state: &AppState, settings: TeamSettings) {
+    apply(state, Fact::SetSettings { settings });
+}
+
+/// The human composer: `text` as typed, markers included.
+pub fn send_human(state: &AppState, text: String) -> bool {
+    apply(
+        state,
+        Fact::Human {
+            text,
+            sender: None,
+            at: now(),
+        },
+    )
+}
+
+/// The due agent answers with `text` (typed by the user).
+pub fn reply_due(state: &AppState, text: String) -> bool {
+    let Some(to) = state.due.with_untracked(|d| d.as_ref().map(|d| d.to.clone())) else {
+        state.report("no agent is due: there is nothing to reply to");
+        return false;
+    };
+    apply(state, Fact::replied(to, text, now()))
+}
+
+/// The due agent answers with the core's simulated reply.
+pub fn simulate_due(state: &AppState) -> bool {
+    let Some(delivery) = state.due.get_untracked() else {
+        return false;
+    };
+    let text = state.session.with_untracked(|s| s.simulate_reply(&delivery));
+    apply(state, Fact::replied(delivery.to, text, now()))
+}
+
+/// A fresh session with the demo team and a short simulated conversation (first visit).
+pub fn demo_session() -> Session {
+    // The demo facts are built from the embedded team, which the core's tests keep valid, so
+    // none is refused; a refusal would only shorten the demo.
+    let mut session = Session::new();
+    let _ = session.apply(&Fact::set_team(agent_chatter::demo::team()));
+    let _ = session.apply(&Fact::Human {
+        text: agent_chatter::demo::OPENING_MESSAGE.to_string(),
+        sender: Some("kailai".to_string()),
+        at: Millis(DEMO_EPOCH),
+    });
+    // Two simulated replies (Max, then Sarah); the third agent is left due, so the inspector
+    // opens on a prompt waiting for its answer. Its actions stay queued for `adopt`.
+    for minute in 1..=2 {
+        let due = drain(&mut session).into_iter().find_map(|a| match a {
+            Action::Deliver(d) => Some(d),
+            _ => None,
+        });
+        let Some(delivery) = due else { break };
+        let text = session.simulate_reply(&delivery);
+        let _ = session.apply(&Fact::replied(
+            delivery.to.clone(),
+            text,
+            Millis(DEMO_EPOCH + minute * 60_000),
+        ));
+    }
+    session
+}
+
+fn drain(session: &mut Session) -> Vec<Action> {
+    std::iter::from_fn(|| session.poll_action()).collect()
+}
+
+fn perform(state: &AppState, actions: Vec<Action>) {
+    for action in actions {
+        match action {
+            Action::Deliver(delivery) => {
+                // Show the prompt the agent is getting, at the message it answers.
+                state.recipient.set(Some(delivery.to.clone()));
+                state.selected.set(None);
+                state.due.set(Some(*delivery));
+            }
+            Action::AwaitHuman { .. } => state.due.set(None),
+            Action::Finished => {
+                state.due.set(None);
+                state
+                    .notices
+                    .update(|n| n.push("[DONE]: the conversation is complete until a human speaks".to_string()));
+            }
+            Action::Notice(notice) => state.notices.update(|n| n.push(notice.to_string())),
+        }
+    }
+    // A delivery that was answered is no longer due.
+    let running = state
+        .session
+        .with_untracked(|s| s.conversation().in_flight().map(|f| f.to.clone()));
+    if running.is_none() {
+        state.due.set(None);
+    }
+}
+
+fn persist(state: &AppState) {
+    let text = state.session.with_untracked(|s| s.export());
+    if let Err(e) = storage::save_session(&text) {
+        state.report(e);
+    }
+}

@@ -1,0 +1,14 @@
+//! The prompt inspector (DESIGN §13): mounts [`app::App`]; everything else lives in the modules.
+
+mod app;
+mod browser;
+mod components;
+mod files;
+mod host;
+mod state;
+mod storage;
+
+fn main() {
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(app::App);
+}

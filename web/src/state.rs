@@ -1,0 +1,127 @@
+//! The page's state: one [`Session`] (DESIGN §6b) in a signal, what the user selected, and the
+//! [`Memo`]s every view reads. Views never compute prompts themselves: they read these memos,
+//! which call the core's `Session::preview`, so what the page shows is what an agent gets.
+
+use agent_chatter::context::Prompt;
+use agent_chatter::conversation::Delivery;
+use agent_chatter::message::MemberId;
+use agent_chatter::session::{PreviewOverrides, Session};
+use agent_chatter::team::Team;
+use leptos::prelude::*;
+
+/// One AI member's prompt in the side-by-side view.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Column {
+    pub member: MemberId,
+    pub display_name: String,
+    pub agent_type: String,
+    pub prompt: Result<Prompt, String>,
+}
+
+/// Everything the views share; `Copy`, provided once by [`crate::app::App`].
+#[derive(Clone, Copy)]
+pub struct AppState {
+    /// The one session: every fact the page applied, the team, the conversation.
+    pub session: RwSignal<Session>,
+    /// The recipient the inspector shows (a member id); `None` = the first AI member.
+    pub recipient: RwSignal<Option<MemberId>>,
+    /// The message shown as current (time travel); `None` = the latest.
+    pub selected: RwSignal<Option<usize>>,
+    /// The delivery waiting for its agent's reply (simulation: the user or the demo agent).
+    pub due: RwSignal<Option<Delivery>>,
+    /// Notices from the conversation, newest last (unresolved names, runaway bound, DONE…).
+    pub notices: RwSignal<Vec<String>>,
+    /// What went wrong last, in the user's terms; the banner shows it until dismissed.
+    pub error: RwSignal<Option<String>>,
+    /// The team in use (settings in force included).
+    pub team: Memo<Option<Team>>,
+    /// How many messages the conversation holds.
+    pub message_count: Memo<usize>,
+    /// The recipient actually shown: the selected one if it is still a member, else the first
+    /// AI member.
+    pub shown_recipient: Memo<Option<MemberId>>,
+    /// The message actually shown as current: the selected one, else the latest.
+    pub shown_at: Memo<Option<usize>>,
+    /// The inspector's prompt: `Session::preview(recipient, at)`.
+    pub preview: Memo<Option<Result<Prompt, String>>>,
+    /// Every AI member's prompt for the same message.
+    pub side_by_side: Memo<Vec<Column>>,
+}
+
+impl AppState {
+    pub fn new(session: Session) -> Self {
+        let session = RwSignal::new(session);
+        let recipient = RwSignal::new(None::<MemberId>);
+        let selected = RwSignal::new(None::<usize>);
+        let team = Memo::new(move |_| session.with(|s| s.team().cloned()));
+        let message_count = Memo::new(move |_| session.with(|s| s.messages().len()));
+        let shown_recipient = Memo::new(move |_| {
+            let wanted = recipient.get();
+            team.with(|team| {
+                let team = team.as_ref()?;
+                wanted
+                    .filter(|id| team.member(id).is_some_and(|m| m.is_ai()))
+                    .or_else(|| team.members.iter().find(|m| m.is_ai()).map(|m| m.id.clone()))
+            })
+        });
+        let shown_at = Memo::new(move |_| {
+            let len = message_count.get();
+            match selected.get() {
+                Some(at) if at < len => Some(at),
+                _ => len.checked_sub(1),
+            }
+        });
+        let preview = Memo::new(move |_| {
+            let member = shown_recipient.get()?;
+            let at = shown_at.get();
+            Some(session.with(|s| {
+                s.preview(&member, at, &PreviewOverrides::default())
+                    .map_err(|e| e.to_string())
+            }))
+        });
+        let side_by_side = Memo::new(move |_| {
+            let at = shown_at.get();
+            session.with(|s| {
+                let Some(team) = s.team() else {
+                    return Vec::new();
+                };
+                team.members
+                    .iter()
+                    .filter(|m| m.is_ai())
+                    .map(|m| Column {
+                        member: m.id.clone(),
+                        display_name: m.display_name.clone(),
+                        agent_type: m.agent_type.clone().unwrap_or_default(),
+                        prompt: s
+                            .preview(&m.id, at, &PreviewOverrides::default())
+                            .map_err(|e| e.to_string()),
+                    })
+                    .collect()
+            })
+        });
+        AppState {
+            session,
+            recipient,
+            selected,
+            due: RwSignal::new(None),
+            notices: RwSignal::new(Vec::new()),
+            error: RwSignal::new(None),
+            team,
+            message_count,
+            shown_recipient,
+            shown_at,
+            preview,
+            side_by_side,
+        }
+    }
+
+    /// Shows `message` in the error banner.
+    pub fn report(&self, message: impl Into<String>) {
+        self.error.set(Some(message.into()));
+    }
+}
+
+/// The page's state, from the context [`crate::app::App`] provides.
+pub fn use_state() -> AppState {
+    expect_context::<AppState>()
+}
