@@ -1,0 +1,192 @@
+// The prompt inspector in a real browser (Debian Chromium, playwright-core), walking a new
+// user's path (issue: web page). Run by `cargo xtask test` after the page (trunk) and the npm
+// package (dist) are built; screenshots go to target/e2e/.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { serve } from './support/server.mjs';
+import { launch } from './support/browser.mjs';
+import { InspectorPage, screenshots } from './support/inspector-page.mjs';
+import { bigSession } from './support/sessions.mjs';
+
+const root = new URL('../../', import.meta.url);
+const dist = fileURLToPath(new URL('web/dist/', root));
+const core = await import(new URL('pkg/node/agent_chatter_wasm.js', root).href);
+
+let server;
+let browser;
+
+before(async () => {
+  server = await serve(dist);
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** A fresh visitor: new context, so nothing is stored yet. */
+async function visit(viewport = { width: 1440, height: 1000 }) {
+  const context = await browser.newContext({ viewport, acceptDownloads: true });
+  const page = new InspectorPage(await context.newPage(), server.url);
+  await page.open();
+  return { context, page };
+}
+
+test('a new user sees the demo: three messages, a due agent and its exact prompt', async () => {
+  const { context, page } = await visit();
+  assert.equal(await page.timelineCount(), 3);
+  assert.deepEqual(await page.speakers(), ['Kailai', 'Max', 'Sarah']);
+  assert.match(await page.dueText(), /^Carol is due/);
+  const prompt = await page.promptText();
+  assert.match(prompt, /Write the release notes for parser v1/);
+  assert.equal(await page.by('side-column').count(), 3);
+  assert.ok((await page.by('section-bar').count()) >= 3);
+  assert.equal(await page.by('connection-status').textContent(), '● simulation');
+  await page.screenshot('inspector.png');
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('a human message with [FROM] and [NEXT] goes through a 3-agent chain in simulation', async () => {
+  const { context, page } = await visit();
+  await page.simulateUntilDone();
+  const before = await page.timelineCount();
+  await page.send('[FROM: kailai] Please cross-check the fixes section. [NEXT: max]');
+  assert.equal(await page.timelineCount(), before + 1);
+  assert.match(await page.dueText(), /^Max is due/);
+  // The inspector shows what Max gets: the human's text without its markers.
+  const prompt = await page.promptText();
+  assert.match(prompt, /Please cross-check the fixes section\./);
+  assert.doesNotMatch(prompt, /\[NEXT: max\]|\[FROM: kailai\]/);
+  for (const agent of ['Max', 'Sarah', 'Carol']) {
+    assert.match(await page.dueText(), new RegExp(`^${agent} is due`));
+    await page.simulate();
+  }
+  const speakers = await page.speakers();
+  assert.deepEqual(speakers.slice(-4), ['Kailai', 'Max', 'Sarah', 'Carol']);
+  assert.match(await page.lastMessageText(), /Carol \(simulated\) received \d+ bytes/);
+  // A typed reply goes through the same routing.
+  await page.reply('Done here. [DONE]');
+  assert.equal(await page.isDue(), false);
+  assert.match(await page.by('routing-status').textContent(), /done/);
+  await page.screenshot('chain.png');
+  page.assertNoErrors();
+  await context.close();
+});
+
+test("the inspector's prompt is byte for byte the core's preview of the exported scenario", async () => {
+  const { context, page } = await visit();
+  await page.simulate();
+  const scenario = JSON.parse(await page.download('export-scenario'));
+  for (const member of ['max', 'sarah', 'carol']) {
+    await page.selectRecipient(member);
+    const expected = core.preview(scenario, member);
+    assert.equal(await page.promptText(), expected.prompt, `${member}: prompt`);
+    assert.equal(await page.systemFlagText(), expected.systemFlag, `${member}: system flag`);
+  }
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('changing the window changes the fates drawn on the timeline', async () => {
+  const { context, page } = await visit();
+  await page.simulateUntilDone();
+  await page.selectRecipient('sarah');
+  const inWindow = async () => (await page.timelineFates()).filter(([, c]) => c.includes('in-window')).length;
+  const wide = await inWindow();
+  const wideFates = await page.fateRows();
+  await page.setWindow(1);
+  await page.page.waitForFunction((n) =>
+    document.querySelectorAll('[data-testid="timeline-message"].in-window').length !== n, wide);
+  const narrow = await inWindow();
+  assert.ok(narrow < wide, `window 1 keeps ${narrow} rows in the window, window 5 kept ${wide}`);
+  const outside = (await page.timelineFates()).filter(([, c]) => c.includes('fate-outside')).length;
+  assert.ok(outside > 0, 'some messages are now outside the window');
+  assert.notDeepEqual(await page.fateRows(), wideFates);
+  await page.screenshot('window-1.png');
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('a bad team config shows its error naming the field, and the team stays as it was', async () => {
+  const { context, page } = await visit();
+  const members = await page.memberCount();
+  const prompt = await page.promptText();
+  const name = 'cli-config-ai-missing-agentType.json';
+  const bad = await readFile(new URL(`tests/fixtures/peer/invalid/${name}`, root), 'utf8');
+  await page.openFile(name, bad);
+  await page.by('error-banner').waitFor();
+  const error = await page.errorBanner();
+  assert.match(error, new RegExp(`^${name} \\(team config\\): `));
+  assert.match(error, /agentType/);
+  assert.equal(await page.memberCount(), members);
+  assert.equal(await page.promptText(), prompt);
+  // A valid peer config then loads and replaces the team.
+  const good = await readFile(new URL('tests/fixtures/peer/valid/cli-config-minimal.json', root), 'utf8');
+  await page.openFile('cli-config-minimal.json', good);
+  await page.page.waitForFunction((n) => document.querySelectorAll('[data-testid="member-row"]').length !== n, members);
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('a reload restores the session, and a corrupt stored session is set aside, not lost', async () => {
+  const { context, page } = await visit();
+  await page.simulate();
+  await page.send('[FROM: kailai] one more thing [NEXT: sarah]');
+  const count = await page.timelineCount();
+  const last = await page.lastMessageText();
+  const prompt = await page.promptText();
+  await page.reload();
+  assert.equal(await page.timelineCount(), count);
+  assert.equal(await page.lastMessageText(), last);
+  assert.equal(await page.promptText(), prompt);
+
+  await page.page.evaluate(() => localStorage.setItem('agent-chatter/session', '{"format": "agent-chatter-session/1", "facts": [{"type": "human"}]}'));
+  await page.reload();
+  assert.match(await page.errorBanner(), /could not be read .*facts\[0\].*set aside/);
+  assert.equal(await page.timelineCount(), 3, 'the demo is shown instead');
+  const kept = await page.page.evaluate(() => localStorage.getItem('agent-chatter/session.unreadable'));
+  assert.match(kept, /"type": "human"/);
+  await context.close();
+});
+
+test('edit → inspector update on a 10⁴-message session with 4 agents (timing printed)', async () => {
+  const { context, page } = await visit();
+  const file = JSON.stringify(bigSession(10_000));
+  const loadStart = Date.now();
+  await page.openFile('big-session.json', file);
+  await page.page.waitForFunction(() => document.querySelector('[data-testid="inspector-at"]')?.textContent.includes('#10000'));
+  const loadMs = Date.now() - loadStart;
+  assert.equal(await page.by('error-banner').count(), 0);
+
+  // Each edit: change the window (a setSettings fact), then time until the inspector's effect
+  // has run and the next frame is painted.
+  const samples = await page.page.evaluate(async () => {
+    const input = document.querySelector('[data-testid="setting-window"]');
+    const out = [];
+    for (let i = 0; i < 21; i++) {
+      performance.clearMarks('inspector-updated');
+      const t0 = performance.now();
+      input.value = String(4 + (i % 2));
+      input.dispatchEvent(new Event('change', { bubbles: true }));
+      await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+      const mark = performance.getEntriesByName('inspector-updated').pop();
+      out.push({ update: mark ? mark.startTime - t0 : NaN, frame: performance.now() - t0 });
+    }
+    return out;
+  });
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const update = median(samples.map((s) => s.update));
+  const frame = median(samples.map((s) => s.frame));
+  const report = { messages: 10_000, agents: 4, loadMs, medianEditToInspectorMs: update, medianEditToFrameMs: frame };
+  console.log(`e2e timing: ${JSON.stringify(report)}`);
+  await mkdir(screenshots, { recursive: true });
+  await writeFile(new URL('timings.json', screenshots), JSON.stringify(report, null, 2));
+  assert.ok(Number.isFinite(update), 'the inspector reported its update');
+  await page.screenshot('big-session.png');
+  page.assertNoErrors();
+  await context.close();
+});
