@@ -11,8 +11,8 @@ pub fn download(name: &str, mime: &str, text: &str) -> Result<(), String> {
     options.set_type(mime);
     let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options)
         .map_err(|_| fail("the browser refused to build the file"))?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob)
-        .map_err(|_| fail("no object URL"))?;
+    let url =
+        web_sys::Url::create_object_url_with_blob(&blob).map_err(|_| fail("no object URL"))?;
     let document = web_sys::window()
         .and_then(|w| w.document())
         .ok_or_else(|| fail("no document"))?;
@@ -41,7 +41,9 @@ pub fn copy(text: String, on_error: impl FnOnce(String) + 'static) {
 }
 
 /// The text of the first file chosen in `input`, with its name; `None` when none was chosen.
-pub async fn read_chosen_file(input: &web_sys::HtmlInputElement) -> Option<Result<(String, String), String>> {
+pub async fn read_chosen_file(
+    input: &web_sys::HtmlInputElement,
+) -> Option<Result<(String, String), String>> {
     let file = input.files()?.get(0)?;
     let name = file.name();
     let text = JsFuture::from(file.text()).await;

@@ -44,7 +44,12 @@ impl FileKind {
 /// scenario, `messages` + `version` → snapshot, anything else → a team config.
 pub fn kind_of(value: &Value) -> FileKind {
     let has = |key: &str| value.get(key).is_some();
-    if has("facts") || value.get("format").and_then(Value::as_str).is_some_and(|f| f.starts_with("agent-chatter-session")) {
+    if has("facts")
+        || value
+            .get("format")
+            .and_then(Value::as_str)
+            .is_some_and(|f| f.starts_with("agent-chatter-session"))
+    {
         FileKind::Session
     } else if has("messages") && has("team") {
         FileKind::Scenario
@@ -59,10 +64,16 @@ pub fn kind_of(value: &Value) -> FileKind {
 /// what was wrong where.
 pub fn open(name: &str, text: &str) -> Result<Opened, String> {
     let value: Value = serde_json::from_str(text).map_err(|e| {
-        format!("{name}: not JSON (line {}, column {}): fix the file and open it again", e.line(), e.column())
+        format!(
+            "{name}: not JSON (line {}, column {}): fix the file and open it again",
+            e.line(),
+            e.column()
+        )
     })?;
     let kind = kind_of(&value);
-    let failed = |e: &dyn std::fmt::Display| format!("{name} ({}): {e}; the page is unchanged", kind.label());
+    let failed = |e: &dyn std::fmt::Display| {
+        format!("{name} ({}): {e}; the page is unchanged", kind.label())
+    };
     match kind {
         FileKind::Session => Session::import(text).map(|s| Opened::Session(Box::new(s))).map_err(|e| failed(&e)),
         FileKind::Team => config::team_from_value(&value).map(Opened::Team).map_err(|e| failed(&e)),
@@ -87,7 +98,13 @@ pub fn file_name(team: Option<&Team>, what: &str) -> String {
         .map(|t| t.name.as_str())
         .unwrap_or("agent-chatter")
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
         .collect();
     format!("{}-{what}.json", stem.trim_matches('-'))
 }
@@ -103,8 +120,14 @@ mod tests {
     #[test]
     fn files_are_recognised_by_their_top_level_keys() {
         let cases = [
-            (json!({"format": "agent-chatter-session/1", "facts": []}), FileKind::Session),
-            (json!({"format": "agent-chatter-session/9"}), FileKind::Session),
+            (
+                json!({"format": "agent-chatter-session/1", "facts": []}),
+                FileKind::Session,
+            ),
+            (
+                json!({"format": "agent-chatter-session/9"}),
+                FileKind::Session,
+            ),
             (json!({"team": {}, "messages": []}), FileKind::Scenario),
             (json!({"messages": [], "version": 1}), FileKind::Snapshot),
             (json!({"schemaVersion": "1.2", "team": {}}), FileKind::Team),
@@ -117,22 +140,37 @@ mod tests {
 
     #[test]
     fn a_broken_file_names_itself_and_the_field() {
-        let err = open("team.json", r#"{"name": "t", "members": [{"name": "max", "kind": "ai"}]}"#).unwrap_err();
+        let err = open(
+            "team.json",
+            r#"{"name": "t", "members": [{"name": "max", "kind": "ai"}]}"#,
+        )
+        .unwrap_err();
         assert!(err.starts_with("team.json (team config): "), "{err}");
         assert!(err.contains("members[0]"), "{err}");
         let err = open("x.json", "{").unwrap_err();
         assert!(err.contains("not JSON (line 1"), "{err}");
-        let err = open("s.json", r#"{"format": "agent-chatter-session/2", "facts": []}"#).unwrap_err();
+        let err = open(
+            "s.json",
+            r#"{"format": "agent-chatter-session/2", "facts": []}"#,
+        )
+        .unwrap_err();
         assert!(err.contains("session file"), "{err}");
     }
 
     fn peer_files(dir: &str) -> Vec<(String, String)> {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/peer").join(dir);
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures/peer")
+            .join(dir);
         let mut files: Vec<(String, String)> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().path())
             .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(&p).unwrap()))
+            .map(|p| {
+                (
+                    p.file_name().unwrap().to_string_lossy().into_owned(),
+                    std::fs::read_to_string(&p).unwrap(),
+                )
+            })
             .collect();
         files.sort();
         assert!(!files.is_empty(), "no files under {}", dir.display());
@@ -158,7 +196,10 @@ mod tests {
     #[test]
     fn file_names_come_from_the_team_name() {
         let team = agent_chatter::demo::team();
-        assert_eq!(file_name(Some(&team), "session"), "release-notes-crew-session.json");
+        assert_eq!(
+            file_name(Some(&team), "session"),
+            "release-notes-crew-session.json"
+        );
         assert_eq!(file_name(None, "scenario"), "agent-chatter-scenario.json");
     }
 }

@@ -67,7 +67,10 @@ pub fn edit_team(state: &AppState, team: Team) {
     log.extend(facts.into_iter().skip(last_team + 1));
     match Session::replay(&log) {
         Ok(session) => {
-            let (selected, recipient) = (state.selected.get_untracked(), state.recipient.get_untracked());
+            let (selected, recipient) = (
+                state.selected.get_untracked(),
+                state.recipient.get_untracked(),
+            );
             adopt(state, session);
             state.selected.set(selected);
             state.recipient.set(recipient);
@@ -97,7 +100,10 @@ pub fn send_human(state: &AppState, text: String) -> bool {
 
 /// The due agent answers with `text` (typed by the user).
 pub fn reply_due(state: &AppState, text: String) -> bool {
-    let Some(to) = state.due.with_untracked(|d| d.as_ref().map(|d| d.to.clone())) else {
+    let Some(to) = state
+        .due
+        .with_untracked(|d| d.as_ref().map(|d| d.to.clone()))
+    else {
         state.report("no agent is due: there is nothing to reply to");
         return false;
     };
@@ -109,7 +115,9 @@ pub fn simulate_due(state: &AppState) -> bool {
     let Some(delivery) = state.due.get_untracked() else {
         return false;
     };
-    let text = state.session.with_untracked(|s| s.simulate_reply(&delivery));
+    let text = state
+        .session
+        .with_untracked(|s| s.simulate_reply(&delivery));
     apply(state, Fact::replied(delivery.to, text, now()))
 }
 
@@ -158,9 +166,9 @@ fn perform(state: &AppState, actions: Vec<Action>) {
             Action::AwaitHuman { .. } => state.due.set(None),
             Action::Finished => {
                 state.due.set(None);
-                state
-                    .notices
-                    .update(|n| n.push("[DONE]: the conversation is complete until a human speaks".to_string()));
+                state.notices.update(|n| {
+                    n.push("[DONE]: the conversation is complete until a human speaks".to_string())
+                });
             }
             Action::Notice(notice) => state.notices.update(|n| n.push(notice.to_string())),
         }

@@ -61,7 +61,12 @@ impl AppState {
                 let team = team.as_ref()?;
                 wanted
                     .filter(|id| team.member(id).is_some_and(|m| m.is_ai()))
-                    .or_else(|| team.members.iter().find(|m| m.is_ai()).map(|m| m.id.clone()))
+                    .or_else(|| {
+                        team.members
+                            .iter()
+                            .find(|m| m.is_ai())
+                            .map(|m| m.id.clone())
+                    })
             })
         });
         let shown_at = Memo::new(move |_| {

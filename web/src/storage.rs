@@ -49,7 +49,9 @@ pub fn load_session() -> Stored {
 
 /// Stores the session file; the error names what failed.
 pub fn save_session(text: &str) -> Result<(), String> {
-    let storage = storage().ok_or("this browser gives the page no localStorage: the session will not survive a reload")?;
+    let storage = storage().ok_or(
+        "this browser gives the page no localStorage: the session will not survive a reload",
+    )?;
     storage.set_item(SESSION_KEY, text).map_err(|_| {
         format!(
             "the session ({} KiB) could not be saved in localStorage (quota exceeded?): export it as a file to keep it",

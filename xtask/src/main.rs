@@ -4,7 +4,8 @@
 //! - `test`  — every check CI runs, in order, stopping at the first failure.
 //! - `bench` — criterion benches (+ the npm package's Node bench) into `target/bench-report.md`.
 //! - `dist`  — build the npm package into `pkg/`.
-//! - `run`   — print the exact prompt each agent of the demo scenario receives.
+//! - `run`   — build the web page (release) and serve it on 127.0.0.1.
+//! - `prompts` — print the exact prompt each agent of the demo scenario receives.
 //!
 //! Plain std plus `serde_json` (already in the workspace): xtask must build in seconds on a
 //! fresh machine, before any of the tools it installs exist.
@@ -16,6 +17,7 @@ mod run;
 mod setup;
 mod steps;
 mod testing;
+mod web;
 
 use std::process::ExitCode;
 
@@ -25,11 +27,14 @@ const USAGE: &str = "\
 usage: cargo xtask <command> [options]
 
 commands:
-  setup            install/check the pinned tools (wasm32 target, wasm-bindgen-cli, npm dev tools)
-  test             fmt, clippy, cargo test, wasm32 build and tests, npm package tests
+  setup            install/check the pinned tools (wasm32 target, wasm-bindgen-cli, npm dev
+                   tools, Trunk, Chromium)
+  test             fmt, clippy, cargo test, wasm32 build and tests, npm package tests,
+                   the web page built by Trunk and its e2e suite in Chromium
   bench [--quick]  criterion benches + Node bench of the npm package -> target/bench-report.md
   dist             build the npm package into pkg/
-  run [ARGS...]    print each AI member's prompt for the demo scenario
+  run [--port N]   build the prompt inspector page (release) and serve it on 127.0.0.1:8080
+  prompts [ARGS..] print each AI member's prompt for the demo scenario
                    (ARGS go to the preview example: [SCENARIO.json] [MEMBER])
   help             this text
 ";
@@ -72,7 +77,11 @@ fn dispatch(args: &[String]) -> Result<(), String> {
             setup::setup(&ctx)?;
             dist::dist(&ctx).map(|_| ())
         }
-        "run" => run::run(&ctx, rest),
+        "run" => {
+            setup::setup(&ctx)?;
+            web::serve(&ctx, rest)
+        }
+        "prompts" => run::run(&ctx, rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(())

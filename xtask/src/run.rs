@@ -1,4 +1,4 @@
-//! `cargo xtask run`: for now, prints the exact prompt every AI member of the demo scenario
+//! `cargo xtask prompts`: prints the exact prompt every AI member of the demo scenario
 //! receives (the core's `examples/preview.rs`). Arguments go to the example:
 //! `[SCENARIO.json] [MEMBER]`.
 

@@ -8,6 +8,7 @@ use crate::dist;
 use crate::proc::{self, Ctx};
 use crate::setup::{self, WASM_TARGET};
 use crate::steps::Steps;
+use crate::web;
 
 /// The wasm binding crate's manifest; its steps run only once it exists.
 const WASM_MANIFEST: &str = "wasm/Cargo.toml";
@@ -93,6 +94,14 @@ fn run_steps(ctx: &Ctx, steps: &mut Steps) -> Result<(), String> {
     } else {
         steps.skip("tarball install", &format!("no {TARBALL_SMOKE}"));
     }
+
+    // The page, after dist: the e2e suite compares it with the npm package's preview.
+    steps.run("web page (trunk build --release)", || {
+        web::build(ctx)?;
+        eprintln!("web: page wasm {}", web::wasm_size(ctx)?);
+        Ok(())
+    })?;
+    steps.run("web e2e (chromium)", || web::e2e(ctx))?;
     Ok(())
 }
 

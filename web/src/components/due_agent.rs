@@ -14,7 +14,9 @@ pub fn DueAgent() -> impl IntoView {
         state.due.with(|d| {
             d.as_ref().map(|d| {
                 let name = state.team.with(|t| {
-                    t.as_ref().and_then(|t| t.member(&d.to)).map_or(d.to.clone(), |m| m.display_name.clone())
+                    t.as_ref()
+                        .and_then(|t| t.member(&d.to))
+                        .map_or(d.to.clone(), |m| m.display_name.clone())
                 });
                 (name, d.intent, d.prompt.explain.total_bytes)
             })

@@ -11,13 +11,18 @@ pub fn FateList() -> impl IntoView {
     let state = use_state();
     let rows = Memo::new(move |_| {
         state.preview.with(|p| {
-            let Some(Ok(p)) = p else { return (Vec::new(), 0) };
+            let Some(Ok(p)) = p else {
+                return (Vec::new(), 0);
+            };
             let rows = state.session.with(|s| {
                 p.explain
                     .messages
                     .iter()
                     .map(|m| {
-                        let who = s.messages().get(m.index).map_or(String::new(), |msg| msg.speaker.display_name.clone());
+                        let who = s
+                            .messages()
+                            .get(m.index)
+                            .map_or(String::new(), |msg| msg.speaker.display_name.clone());
                         let (class, why) = fate_style(m.fate);
                         (m.index, who, class, why)
                     })

@@ -17,7 +17,9 @@ pub fn FilesMenu() -> impl IntoView {
     let state = use_state();
     let input = NodeRef::<leptos::html::Input>::new();
     let on_open = move |_| {
-        let Some(input) = input.get_untracked() else { return };
+        let Some(input) = input.get_untracked() else {
+            return;
+        };
         spawn_local(async move {
             match browser::read_chosen_file(&input).await {
                 None => {}
@@ -70,16 +72,20 @@ fn open_file(state: &AppState, name: &str, text: &str) {
 
 fn save_file(state: &AppState, what: &str) -> Result<(), String> {
     let team = state.team.get_untracked();
-    let text = state.session.with_untracked(|s| -> Result<String, String> {
-        let no_team = || "load a team first: there is nothing to save".to_string();
-        let json = match what {
-            "session" => return Ok(s.export()),
-            "scenario" => serde_json::to_string_pretty(&s.to_scenario().ok_or_else(no_team)?),
-            "snapshot" => serde_json::to_string_pretty(&s.snapshot(host::now())),
-            "team" => serde_json::to_string_pretty(s.team().ok_or_else(no_team)?),
-            _ => serde_json::to_string_pretty(&config::to_peer_config(s.team().ok_or_else(no_team)?)),
-        };
-        json.map_err(|e| format!("could not write the {what}: {e}"))
-    })?;
+    let text = state
+        .session
+        .with_untracked(|s| -> Result<String, String> {
+            let no_team = || "load a team first: there is nothing to save".to_string();
+            let json = match what {
+                "session" => return Ok(s.export()),
+                "scenario" => serde_json::to_string_pretty(&s.to_scenario().ok_or_else(no_team)?),
+                "snapshot" => serde_json::to_string_pretty(&s.snapshot(host::now())),
+                "team" => serde_json::to_string_pretty(s.team().ok_or_else(no_team)?),
+                _ => serde_json::to_string_pretty(&config::to_peer_config(
+                    s.team().ok_or_else(no_team)?,
+                )),
+            };
+            json.map_err(|e| format!("could not write the {what}: {e}"))
+        })?;
     browser::download(&files::file_name(team.as_ref(), what), JSON, &text)
 }

@@ -8,7 +8,13 @@ use crate::state::use_state;
 #[component]
 pub fn Header() -> impl IntoView {
     let state = use_state();
-    let team_name = move || state.team.with(|t| t.as_ref().map(|t| t.name.clone()).unwrap_or_else(|| "no team".into()));
+    let team_name = move || {
+        state.team.with(|t| {
+            t.as_ref()
+                .map(|t| t.name.clone())
+                .unwrap_or_else(|| "no team".into())
+        })
+    };
     view! {
         <header class="top">
             <h1>"agent-chatter"</h1>

@@ -15,7 +15,20 @@ pub fn Inspector() -> impl IntoView {
     let agents = move || {
         state.team.with(|t| {
             t.as_ref().map_or_else(Vec::new, |t| {
-                t.members.iter().filter(|m| m.is_ai()).map(|m| (m.id.clone(), format!("{} · {}", m.display_name, m.agent_type.as_deref().unwrap_or("")))).collect()
+                t.members
+                    .iter()
+                    .filter(|m| m.is_ai())
+                    .map(|m| {
+                        (
+                            m.id.clone(),
+                            format!(
+                                "{} · {}",
+                                m.display_name,
+                                m.agent_type.as_deref().unwrap_or("")
+                            ),
+                        )
+                    })
+                    .collect()
             })
         })
     };
@@ -24,10 +37,12 @@ pub fn Inspector() -> impl IntoView {
         (Some(at), Some(_)) => format!("at #{}", at + 1),
         (Some(at), None) => format!("at #{} (latest)", at + 1),
     };
-    let problem = move || state.preview.with(|p| match p {
-        Some(Err(e)) => Some(e.clone()),
-        _ => None,
-    });
+    let problem = move || {
+        state.preview.with(|p| match p {
+            Some(Err(e)) => Some(e.clone()),
+            _ => None,
+        })
+    };
     // Performance mark after every inspector update (read by the e2e timing).
     Effect::new(move |_| {
         state.preview.track();

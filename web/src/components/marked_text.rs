@@ -38,7 +38,9 @@ pub fn MarkedText(text: String) -> impl IntoView {
         .into_iter()
         .map(|(kind, piece)| match kind {
             None => view! { <span>{piece}</span> }.into_any(),
-            Some(kind) => view! { <mark class=class(kind) title=kind.name()>{piece}</mark> }.into_any(),
+            Some(kind) => {
+                view! { <mark class=class(kind) title=kind.name()>{piece}</mark> }.into_any()
+            }
         })
         .collect_view()
 }
@@ -53,7 +55,11 @@ mod tests {
         let pieces = pieces(text);
         let joined: String = pieces.iter().map(|(_, p)| p.as_str()).collect();
         assert_eq!(joined, text);
-        let marked: Vec<&str> = pieces.iter().filter(|(k, _)| k.is_some()).map(|(_, p)| p.as_str()).collect();
+        let marked: Vec<&str> = pieces
+            .iter()
+            .filter(|(k, _)| k.is_some())
+            .map(|(_, p)| p.as_str())
+            .collect();
         assert_eq!(marked, ["[FROM: kailai]", "[NEXT: max!P1]", "[DONE]"]);
     }
 }

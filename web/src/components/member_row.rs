@@ -12,8 +12,14 @@ const AGENT_TYPES: [&str; 3] = ["claude-code", "openai-codex", "google-gemini"];
 #[component]
 pub fn MemberRow(index: usize) -> impl IntoView {
     let state = use_state();
-    let member = Memo::new(move |_| state.team.with(|t| t.as_ref().and_then(|t| t.members.get(index).cloned())));
-    let field = move |read: fn(&Member) -> String| move || member.with(|m| m.as_ref().map(read).unwrap_or_default());
+    let member = Memo::new(move |_| {
+        state
+            .team
+            .with(|t| t.as_ref().and_then(|t| t.members.get(index).cloned()))
+    });
+    let field = move |read: fn(&Member) -> String| {
+        move || member.with(|m| m.as_ref().map(read).unwrap_or_default())
+    };
     let set = move |write: fn(&mut Member, String)| {
         move |ev: leptos::ev::Event| {
             let value = event_target_value(&ev);

@@ -11,7 +11,14 @@ const SHOWN: usize = 4;
 pub fn Notices() -> impl IntoView {
     let state = use_state();
     let shown = move || {
-        state.notices.with(|n| n.iter().rev().take(SHOWN).rev().cloned().collect::<Vec<_>>())
+        state.notices.with(|n| {
+            n.iter()
+                .rev()
+                .take(SHOWN)
+                .rev()
+                .cloned()
+                .collect::<Vec<_>>()
+        })
     };
     view! {
         <ul class="notices" data-testid="notices">

@@ -10,10 +10,12 @@ use crate::state::use_state;
 #[component]
 pub fn PromptView() -> impl IntoView {
     let state = use_state();
-    let prompt = Memo::new(move |_| state.preview.with(|p| match p {
-        Some(Ok(p)) => Some((p.prompt.clone(), p.system_flag.clone(), p.explain.clone())),
-        _ => None,
-    }));
+    let prompt = Memo::new(move |_| {
+        state.preview.with(|p| match p {
+            Some(Ok(p)) => Some((p.prompt.clone(), p.system_flag.clone(), p.explain.clone())),
+            _ => None,
+        })
+    });
     let file_stem = move || {
         format!(
             "prompt-{}-{}",
@@ -23,7 +25,15 @@ pub fn PromptView() -> impl IntoView {
     };
     let copy = move |flag: bool| {
         move |_| {
-            let text = prompt.with_untracked(|p| p.as_ref().map(|(prompt, f, _)| if flag { f.clone().unwrap_or_default() } else { prompt.clone() }));
+            let text = prompt.with_untracked(|p| {
+                p.as_ref().map(|(prompt, f, _)| {
+                    if flag {
+                        f.clone().unwrap_or_default()
+                    } else {
+                        prompt.clone()
+                    }
+                })
+            });
             if let Some(text) = text {
                 browser::copy(text, move |e| state.report(e));
             }
@@ -31,7 +41,15 @@ pub fn PromptView() -> impl IntoView {
     };
     let save = move |flag: bool| {
         move |_| {
-            let text = prompt.with_untracked(|p| p.as_ref().map(|(prompt, f, _)| if flag { f.clone().unwrap_or_default() } else { prompt.clone() }));
+            let text = prompt.with_untracked(|p| {
+                p.as_ref().map(|(prompt, f, _)| {
+                    if flag {
+                        f.clone().unwrap_or_default()
+                    } else {
+                        prompt.clone()
+                    }
+                })
+            });
             let name = format!("{}{}.txt", file_stem(), if flag { "-system" } else { "" });
             if let Some(text) = text {
                 if let Err(e) = browser::download(&name, "text/plain;charset=utf-8", &text) {

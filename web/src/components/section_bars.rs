@@ -35,10 +35,12 @@ fn percent(part: usize, whole: usize) -> String {
 #[component]
 pub fn SectionBars() -> impl IntoView {
     let state = use_state();
-    let explain = Memo::new(move |_| state.preview.with(|p| match p {
-        Some(Ok(p)) => Some(p.explain.clone()),
-        _ => None,
-    }));
+    let explain = Memo::new(move |_| {
+        state.preview.with(|p| match p {
+            Some(Ok(p)) => Some(p.explain.clone()),
+            _ => None,
+        })
+    });
     view! {
         {move || explain.get().map(|e| {
             let status = status_class(e.status);

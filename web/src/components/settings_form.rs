@@ -19,7 +19,9 @@ pub fn SettingsForm() -> impl IntoView {
     let set = move |write: fn(&mut TeamSettings, &str) -> Result<(), String>| {
         move |ev: leptos::ev::Event| {
             let value = event_target_value(&ev);
-            let Some(mut next) = settings.get_untracked() else { return };
+            let Some(mut next) = settings.get_untracked() else {
+                return;
+            };
             match write(&mut next, &value) {
                 Ok(()) => host::set_settings(&state, next),
                 Err(e) => state.report(format!("settings not changed: {e}")),
@@ -27,7 +29,9 @@ pub fn SettingsForm() -> impl IntoView {
         }
     };
     let checked = move |ev: leptos::ev::Event| {
-        let Some(mut next) = settings.get_untracked() else { return };
+        let Some(mut next) = settings.get_untracked() else {
+            return;
+        };
         next.pin_first = event_target_checked(&ev);
         host::set_settings(&state, next);
     };

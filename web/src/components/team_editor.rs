@@ -15,11 +15,15 @@ use crate::state::{use_state, AppState};
 pub fn TeamEditor() -> impl IntoView {
     let state = use_state();
     let rows = move || {
-        state.team.with(|t| t.as_ref().map_or(0, |t| t.members.len()))
+        state
+            .team
+            .with(|t| t.as_ref().map_or(0, |t| t.members.len()))
     };
     let add = move |_| {
         edit(&state, |team| {
-            let n = (team.members.len() + 1..).find(|n| team.find(&format!("agent{n}")).is_none()).unwrap_or(0);
+            let n = (team.members.len() + 1..)
+                .find(|n| team.find(&format!("agent{n}")).is_none())
+                .unwrap_or(0);
             let name = format!("agent{n}");
             team.members.push(Member {
                 id: name.clone(),

@@ -44,13 +44,23 @@ pub fn Timeline() -> impl IntoView {
         }
     });
     let team_task = move || {
-        state.session.with(|s| s.store().team_task().map(str::to_string))
+        state
+            .session
+            .with(|s| s.store().team_task().map(str::to_string))
     };
     let status_line = move || {
         state.session.with(|s| {
             let c = s.conversation();
-            let name = |id: &str| s.team().and_then(|t| t.member(id)).map_or(id.to_string(), |m| m.display_name.clone());
-            let queue: Vec<String> = c.pending().iter().map(|q| format!("{} {}", name(&q.to), q.intent)).collect();
+            let name = |id: &str| {
+                s.team()
+                    .and_then(|t| t.member(id))
+                    .map_or(id.to_string(), |m| m.display_name.clone())
+            };
+            let queue: Vec<String> = c
+                .pending()
+                .iter()
+                .map(|q| format!("{} {}", name(&q.to), q.intent))
+                .collect();
             let mut parts = Vec::new();
             if let Some(f) = c.in_flight() {
                 parts.push(format!("running: {} ({})", name(&f.to), f.intent));
@@ -63,7 +73,9 @@ pub fn Timeline() -> impl IntoView {
                     "waiting for: {}",
                     c.waiting_for().map_or("a human".to_string(), name)
                 )),
-                Status::Completed => parts.push("done: a human message reopens the conversation".to_string()),
+                Status::Completed => {
+                    parts.push("done: a human message reopens the conversation".to_string())
+                }
                 Status::Idle => parts.push("no message yet: say something below".to_string()),
                 Status::Running => {}
             }

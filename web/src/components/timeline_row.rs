@@ -16,7 +16,10 @@ pub fn fate_style(fate: Fate) -> (&'static str, String) {
     match fate {
         Fate::Included => ("fate-included", "in the context".into()),
         Fate::OutsideWindow => ("fate-outside", "outside the window".into()),
-        Fate::Deduplicated { reason } => ("fate-dedup", format!("deduplicated: {}", dedup_reason(reason))),
+        Fate::Deduplicated { reason } => (
+            "fate-dedup",
+            format!("deduplicated: {}", dedup_reason(reason)),
+        ),
         Fate::TrimmedForBudget => ("fate-trimmed", "trimmed to fit the byte budget".into()),
         Fate::Current => ("fate-current", "the current message ([MESSAGE])".into()),
         Fate::Pinned => ("fate-pinned", "pinned first message".into()),
@@ -40,7 +43,12 @@ pub fn TimelineRow(index: usize) -> impl IntoView {
         state.session.with(|s| {
             s.messages().get(index).map(|m| {
                 let to = m.to_label();
-                (m.speaker.display_name.clone(), to, m.content.clone(), m.routing.intent)
+                (
+                    m.speaker.display_name.clone(),
+                    to,
+                    m.content.clone(),
+                    m.routing.intent,
+                )
             })
         })
     });
@@ -55,7 +63,14 @@ pub fn TimelineRow(index: usize) -> impl IntoView {
         if let Some(fate) = fate.get() {
             class.push(' ');
             class.push_str(fate_style(fate).0);
-            if matches!(fate, Fate::Included | Fate::Pinned | Fate::Deduplicated { .. } | Fate::TrimmedForBudget | Fate::Current) {
+            if matches!(
+                fate,
+                Fate::Included
+                    | Fate::Pinned
+                    | Fate::Deduplicated { .. }
+                    | Fate::TrimmedForBudget
+                    | Fate::Current
+            ) {
                 class.push_str(" in-window");
             }
         }

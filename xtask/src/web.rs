@@ -1,0 +1,84 @@
+//! The web page (DESIGN §13): built by Trunk from `index.html` + `Trunk.toml` at the root into
+//! `web/dist`, tested in Chromium by `web/e2e/`, served on 127.0.0.1 by `cargo xtask run`.
+
+use crate::proc::{self, Ctx};
+
+/// Where Trunk writes the page (`[build] dist` in Trunk.toml).
+pub const DIST: &str = "web/dist";
+/// The e2e suite (`node --test` finds `*.test.mjs` below it).
+pub const E2E: &str = "web/e2e";
+/// Port `cargo xtask run` serves on unless `--port` says otherwise.
+pub const DEFAULT_PORT: u16 = 8080;
+
+/// `trunk build --release`: the wasm-release profile and npm binaryen's wasm-opt (our PATH
+/// puts node_modules/.bin first; Trunk.toml pins `version_132`, so Debian's never runs).
+pub fn build(ctx: &Ctx) -> Result<(), String> {
+    proc::run(
+        ctx.cmd("trunk")
+            .args(["build", "--release", "--offline", "--skip-version-check"])
+            .env("NO_COLOR", "true"),
+    )
+}
+
+/// The browser suite, one file at a time (2 cores: one Chromium is enough).
+pub fn e2e(ctx: &Ctx) -> Result<(), String> {
+    proc::run(
+        ctx.cmd("node")
+            .args(["--test", "--test-concurrency=1", &format!("{E2E}/")]),
+    )
+}
+
+/// The gzip size of the built page's wasm, for the report (`gzip -9`).
+pub fn wasm_size(ctx: &Ctx) -> Result<String, String> {
+    let dist = ctx.root.join(DIST);
+    let wasm = std::fs::read_dir(&dist)
+        .map_err(|e| {
+            format!(
+                "cannot read {DIST}: {e}; run `cargo xtask run` or `trunk build --release` first"
+            )
+        })?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "wasm"))
+        .ok_or_else(|| format!("no .wasm in {DIST}"))?;
+    let raw = std::fs::metadata(&wasm).map_err(|e| e.to_string())?.len();
+    let gz = proc::capture(
+        ctx.cmd("sh")
+            .arg("-c")
+            .arg(format!("gzip -9 -c '{}' | wc -c", wasm.display())),
+    )?;
+    Ok(format!("{} B raw, {} B gzip", raw, gz.trim()))
+}
+
+/// `cargo xtask run [--port N]`: builds the page in release mode and serves it on 127.0.0.1.
+pub fn serve(ctx: &Ctx, args: &[String]) -> Result<(), String> {
+    let port = match args {
+        [] => DEFAULT_PORT,
+        [flag, port] if flag == "--port" => port
+            .parse()
+            .map_err(|_| format!("--port {port}: not a port number (1-65535)"))?,
+        _ => {
+            return Err(format!(
+                "run: unexpected arguments {args:?}; usage: cargo xtask run [--port N]"
+            ))
+        }
+    };
+    build(ctx)?;
+    match wasm_size(ctx) {
+        Ok(size) => eprintln!("run: page wasm: {size}"),
+        Err(e) => eprintln!("run: {e}"),
+    }
+    eprintln!("\nrun: the prompt inspector is at http://127.0.0.1:{port}/  (Ctrl+C stops)\n");
+    proc::run(
+        ctx.cmd("trunk")
+            .args([
+                "serve",
+                "--release",
+                "--offline",
+                "--skip-version-check",
+                "--no-autoreload",
+            ])
+            .args(["--address", "127.0.0.1", "--port", &port.to_string()])
+            .env("NO_COLOR", "true"),
+    )
+}
