@@ -223,6 +223,46 @@ pub fn scenario_from_value(value: &Value) -> Result<Scenario, ScenarioError> {
 }
 
 impl Scenario {
+    /// A stored history as a scenario with `team` and its settings: each message from its
+    /// speaker's id (`system` for notices) to its resolved addressees, `team_task` in force.
+    /// A session's scenario, or a snapshot's with the team in use (a snapshot holds no team);
+    /// a speaker who is not in `team` makes [`Self::to_store`] name the message.
+    pub fn from_history(
+        team: Team,
+        history: &[crate::message::Message],
+        team_task: Option<&str>,
+    ) -> Scenario {
+        let s = &team.settings;
+        let context = ScenarioContext {
+            window_size: s.window_size,
+            max_bytes: s.max_bytes,
+            pin_first: s.pin_first,
+            max_tokens: s.max_tokens,
+        };
+        let messages = history
+            .iter()
+            .map(|m| ScenarioMessage {
+                from: if m.speaker.kind == crate::message::SpeakerKind::System {
+                    SYSTEM_SPEAKER.to_string()
+                } else {
+                    m.speaker.id.clone()
+                },
+                content: m.content.clone(),
+                to: Some(m.routing.resolved.clone()),
+            })
+            .collect();
+        let team_task = match team_task {
+            Some(task) => TeamTaskOverride::Set(task.to_string()),
+            None => TeamTaskOverride::Clear,
+        };
+        Scenario {
+            team,
+            context,
+            team_task,
+            messages,
+        }
+    }
+
     /// The scenario's history as a store: each message appended in order with its routing
     /// (from `to`, else from its `[NEXT]` markers), the team task from the markers and then the
     /// `teamTask` key. No routing state machine runs.

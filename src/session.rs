@@ -53,10 +53,8 @@ use crate::context::{self, AsOf, BuildError, BuildSettings, Prompt, Recipient, S
 use crate::conversation::{Action, Conversation, Delivery, HumanInput, InputError};
 use crate::json::{self, Path};
 use crate::json::{FieldError, JsonSyntaxError};
-use crate::message::{MemberId, Message, Millis, SpeakerKind};
-use crate::scenario::{
-    Scenario, ScenarioContext, ScenarioMessage, TeamTaskOverride, SYSTEM_SPEAKER,
-};
+use crate::message::{MemberId, Message, Millis};
+use crate::scenario::{Scenario, ScenarioError};
 use crate::snapshot::{self, Snapshot};
 use crate::team::{Member, Team, TeamSettings};
 
@@ -98,6 +96,13 @@ pub enum Fact {
         reason: String,
         at: Millis,
     },
+    /// A recorded history was opened (a scenario, DESIGN §11b; a snapshot becomes one with the
+    /// team in use): everything resets to the scenario's team, settings and messages, appended
+    /// as history without routing, exactly as `scenario::preview` stores them. The
+    /// conversation then goes on from there: the next human message is routed as usual.
+    /// Not in DESIGN §6b's list: added so a shared case opens in every host and stays a
+    /// replayable fact log.
+    LoadScenario { scenario: Box<Scenario> },
 }
 
 impl Fact {
@@ -140,6 +145,7 @@ impl Fact {
             Fact::Human { .. } => "human",
             Fact::Replied { .. } => "replied",
             Fact::Failed { .. } => "failed",
+            Fact::LoadScenario { .. } => "loadScenario",
         }
     }
 
@@ -178,16 +184,63 @@ impl Fact {
                 reason: text("reason")?,
                 at: at()?,
             },
+            "loadScenario" => Fact::LoadScenario {
+                scenario: Box::new(
+                    crate::scenario::scenario_from_value(obj.required("scenario")?).map_err(
+                        |error| SessionFileError::Scenario {
+                            path: path.key("scenario").to_string(),
+                            error,
+                        },
+                    )?,
+                ),
+            },
             other => {
                 return Err(path
                     .key("type")
                     .invalid(format!(
-                        "unknown fact type {other:?} (expected setTeam, setSettings, human, replied or failed)"
+                        "unknown fact type {other:?} (expected setTeam, setSettings, human, replied, failed or loadScenario)"
                     ))
                     .into())
             }
         })
     }
+}
+
+/// The conversation a scenario opens as, and its team-task history (for time travel): the
+/// scenario's store (its `to`, markers and `teamTask` key, as `scenario::preview` sees them)
+/// resumed with nothing pending.
+fn load_scenario(scenario: &Scenario) -> Result<(Conversation, TeamTaskHistory), SessionError> {
+    let store = scenario.to_store().map_err(SessionError::Scenario)?;
+    let mut team_tasks = TeamTaskHistory::new();
+    let mut task: Option<&str> = None;
+    for (i, m) in scenario.messages.iter().enumerate() {
+        if let Some(t) = crate::markers::parse(&m.content).team_task {
+            let t = (!t.is_empty()).then_some(t);
+            if t.as_deref() != task {
+                // The store's own rule (the 5 KiB cut) decides what is in force.
+                let mut scratch = Store::new();
+                scratch.set_team_task(t.as_deref());
+                team_tasks.push((i + 1, scratch.team_task().map(str::to_string)));
+                task = team_tasks.last().and_then(|(_, t)| t.as_deref());
+            }
+        }
+    }
+    if store.team_task() != task {
+        team_tasks.push((store.len(), store.team_task().map(str::to_string)));
+    }
+    // Nothing is pending after a recorded history: like a finished exchange, the next
+    // human message opens the conversation again.
+    let state = crate::conversation::RoutingState {
+        status: if store.is_empty() {
+            crate::conversation::Status::Idle
+        } else {
+            crate::conversation::Status::Completed
+        },
+        ..Default::default()
+    };
+    let conversation = Conversation::resume(scenario.team.clone(), store, state, Millis(0))
+        .map_err(SessionError::Resume)?;
+    Ok((conversation, team_tasks))
 }
 
 /// Why a fact was refused. The session is unchanged when one is returned.
@@ -201,6 +254,11 @@ pub enum SessionError {
     Settings(ConfigError),
     #[error(transparent)]
     Input(#[from] InputError),
+    #[error("scenario: {0}")]
+    Scenario(ScenarioError),
+    /// The scenario's history could not be resumed as a conversation.
+    #[error("{0}")]
+    Resume(crate::conversation::ResumeError),
 }
 
 /// A session file that cannot be used; nothing was changed.
@@ -216,6 +274,9 @@ pub enum SessionFileError {
         "format: {found} is not a session file this version reads (expected \"{SESSION_FORMAT}\")"
     )]
     Format { found: String },
+    /// A `loadScenario` fact whose scenario does not read; `path` is the fact's `scenario`.
+    #[error("{path}: {error}")]
+    Scenario { path: String, error: ScenarioError },
     #[error("facts[{index}] ({kind}): does not replay: {error}")]
     Replay {
         index: usize,
@@ -264,6 +325,9 @@ impl PreviewOverrides {
     }
 }
 
+/// The team task after each change: (messages stored at that point, task).
+type TeamTaskHistory = Vec<(usize, Option<String>)>;
+
 /// A delivery the session emitted, kept so a preview of it is what the agent got.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct DeliveryRecord {
@@ -279,8 +343,7 @@ pub struct Session {
     conversation: Conversation,
     facts: Vec<Fact>,
     actions: VecDeque<Action>,
-    /// The team task after each change: (messages stored at that point, task).
-    team_tasks: Vec<(usize, Option<String>)>,
+    team_tasks: TeamTaskHistory,
     /// Deliveries by the position of their `[MESSAGE]`.
     deliveries: BTreeMap<usize, Vec<DeliveryRecord>>,
 }
@@ -328,6 +391,13 @@ impl Session {
                 self.conversation
                     .handle_agent_failed(to, reason.clone(), *at)?;
             }
+            Fact::LoadScenario { scenario } => {
+                let (conversation, team_tasks) = load_scenario(scenario)?;
+                self.conversation = conversation;
+                self.team_tasks = team_tasks;
+                self.deliveries.clear();
+                self.actions.clear();
+            }
         }
         self.facts.push(fact.clone());
         self.record_team_task();
@@ -342,6 +412,7 @@ impl Session {
     }
 
     fn record_team_task(&mut self) {
+        // Recorded per fact; a loaded scenario's history records its own (see load_scenario).
         let now = self.conversation.store().team_task();
         let last = self.team_tasks.last().and_then(|(_, t)| t.as_deref());
         if now != last {
@@ -564,36 +635,11 @@ impl Session {
     /// `setTeam`.
     pub fn to_scenario(&self) -> Option<Scenario> {
         let team = self.team()?.clone();
-        let s = &team.settings;
-        let context = ScenarioContext {
-            window_size: s.window_size,
-            max_bytes: s.max_bytes,
-            pin_first: s.pin_first,
-            max_tokens: s.max_tokens,
-        };
-        let messages = self
-            .messages()
-            .iter()
-            .map(|m| ScenarioMessage {
-                from: if m.speaker.kind == SpeakerKind::System {
-                    SYSTEM_SPEAKER.to_string()
-                } else {
-                    m.speaker.id.clone()
-                },
-                content: m.content.clone(),
-                to: Some(m.routing.resolved.clone()),
-            })
-            .collect();
-        let team_task = match self.store().team_task() {
-            Some(task) => TeamTaskOverride::Set(task.to_string()),
-            None => TeamTaskOverride::Clear,
-        };
-        Some(Scenario {
+        Some(Scenario::from_history(
             team,
-            context,
-            team_task,
-            messages,
-        })
+            self.messages(),
+            self.store().team_task(),
+        ))
     }
 }
 

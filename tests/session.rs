@@ -241,7 +241,7 @@ fn bad_session_files_name_what_and_where() {
         ),
         (
             json!({"format": SESSION_FORMAT, "facts": [{"type": "shout", "text": "hi"}]}).to_string(),
-            "facts[0].type: unknown fact type \"shout\" (expected setTeam, setSettings, human, replied or failed)",
+            "facts[0].type: unknown fact type \"shout\" (expected setTeam, setSettings, human, replied, failed or loadScenario)",
         ),
         (
             json!({"format": SESSION_FORMAT, "facts": [{"type": "setTeam", "team": {"name": "t", "members": [
@@ -411,4 +411,76 @@ fn a_simulated_conversation_ends_with_done() {
         copy.messages().to_vec()
     };
     assert_eq!(again, s.messages(), "deterministic");
+}
+
+#[test]
+fn a_loaded_scenario_previews_exactly_as_the_scenario_does() {
+    let scenario =
+        agent_chatter::scenario::load_scenario(include_str!("../examples/demo-scenario.json"))
+            .unwrap();
+    let mut session = Session::new();
+    session
+        .apply(&Fact::LoadScenario {
+            scenario: Box::new(scenario.clone()),
+        })
+        .unwrap();
+    assert_eq!(session.messages().len(), scenario.messages.len());
+    for member in ["max", "sarah", "carol"] {
+        let expected = agent_chatter::scenario::preview(&scenario, member).unwrap();
+        let got = session
+            .preview(member, None, &PreviewOverrides::default())
+            .unwrap();
+        assert_eq!(got, expected, "{member}");
+    }
+    // The facts replay, and the conversation goes on through routing.
+    let replayed = Session::import(&session.export()).unwrap();
+    assert_eq!(replayed.messages(), session.messages());
+    session
+        .apply(&Fact::human(
+            "[FROM: kailai] Once more. [NEXT: max]",
+            Millis(5),
+        ))
+        .unwrap();
+    assert!(std::iter::from_fn(|| session.poll_action())
+        .any(|a| matches!(a, Action::Deliver(d) if d.to == "max")));
+}
+
+#[test]
+fn time_travel_in_a_loaded_scenario_sees_the_team_task_of_then() {
+    let scenario = agent_chatter::scenario::load_scenario(
+        r#"{"team": {"name": "t", "members": [{"name": "kailai", "kind": "human"},
+            {"name": "max", "kind": "ai", "agentType": "codex"}]},
+            "messages": [{"from": "kailai", "content": "first [NEXT: max]"},
+                         {"from": "kailai", "content": "[TEAM_TASK: later task] second [NEXT: max]"}]}"#,
+    )
+    .unwrap();
+    let mut session = Session::new();
+    session
+        .apply(&Fact::LoadScenario {
+            scenario: Box::new(scenario),
+        })
+        .unwrap();
+    let o = PreviewOverrides::default();
+    assert!(!session
+        .preview("max", Some(0), &o)
+        .unwrap()
+        .prompt
+        .contains("later task"));
+    assert!(session
+        .preview("max", Some(1), &o)
+        .unwrap()
+        .prompt
+        .contains("[TEAM_TASK]\nlater task"));
+}
+
+#[test]
+fn a_bad_scenario_in_a_session_file_names_the_fact_and_the_field() {
+    let file = r#"{"format": "agent-chatter-session/1", "facts": [
+        {"type": "loadScenario", "scenario": {"team": {"name": "t", "members": [{"name": "kailai", "kind": "human"}]},
+         "messages": [{"from": "zed", "content": "hi"}]}}]}"#;
+    let err = Session::import(file).unwrap_err().to_string();
+    assert!(
+        err.starts_with("facts[0].scenario: messages[0].from: \"zed\" is not a member"),
+        "{err}"
+    );
 }

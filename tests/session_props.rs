@@ -61,6 +61,8 @@ enum Step {
     /// A fact the session must refuse (a reply from someone not running).
     WrongReply(usize),
     Window(usize),
+    /// Open the session's own scenario (as a user re-opens an exported case).
+    Load,
 }
 
 fn step() -> impl Strategy<Value = Step> {
@@ -70,6 +72,7 @@ fn step() -> impl Strategy<Value = Step> {
         1 => Just(Step::Fail),
         1 => (0..5usize).prop_map(Step::WrongReply),
         1 => (0..4usize).prop_map(Step::Window),
+        1 => Just(Step::Load),
     ]
 }
 
@@ -97,6 +100,12 @@ fn fact_for(session: &Session, step: &Step, at: u64) -> Fact {
             at: Millis(at),
         },
         (Step::Fail, None) => Fact::failed("max", "nothing runs", Millis(at)),
+        (Step::Load, _) => match session.to_scenario() {
+            Some(scenario) => Fact::LoadScenario {
+                scenario: Box::new(scenario),
+            },
+            None => Fact::human("no team yet", Millis(at)),
+        },
     }
 }
 
@@ -182,8 +191,9 @@ proptest! {
         let mut delivered = Vec::new();
         for (i, step) in steps.iter().enumerate() {
             let fact = fact_for(&session, step, i as u64 + 1);
-            // Settings changes would make the preview differ from the delivery: skip them here.
-            if matches!(fact, Fact::SetSettings { .. }) {
+            // Settings changes would make the preview differ from the delivery, and a loaded
+            // scenario starts a new history: skip them here.
+            if matches!(fact, Fact::SetSettings { .. } | Fact::LoadScenario { .. }) {
                 continue;
             }
             for action in apply(&mut session, &fact).unwrap_or_default() {

@@ -481,7 +481,9 @@ export type Fact =
   | { type: "setSettings"; settings: Team["settings"] }
   | { type: "human"; text: string; sender: string | null; at: number }
   | { type: "replied"; to: string; text: string; at: number }
-  | { type: "failed"; to: string; reason: string; at: number };
+  | { type: "failed"; to: string; reason: string; at: number }
+  /** A recorded history was opened: team, settings and messages from a scenario (no routing). */
+  | { type: "loadScenario"; scenario: ScenarioInput };
 
 /** `Conversation.exportSession()`'s result and `Conversation.resume`'s argument: the fact log. */
 export interface ConversationSession {

@@ -91,6 +91,31 @@ test("the inspector's prompt is byte for byte the core's preview of the exported
   await context.close();
 });
 
+test('a saved scenario and snapshot open again with the same prompts; a broken one changes nothing', async () => {
+  const { context, page } = await visit();
+  await page.simulate();
+  await page.selectRecipient('sarah');
+  const prompt = await page.promptText();
+  const count = await page.timelineCount();
+  const scenario = await page.download('export-scenario');
+  const snapshot = await page.download('export-snapshot');
+  for (const [name, file] of [['case.json', scenario], ['snapshot.json', snapshot]]) {
+    await page.by('new-session').click();
+    await page.openFile(name, file);
+    await page.page.waitForFunction((n) => document.querySelectorAll('[data-testid="timeline-message"]').length === n, count);
+    await page.selectRecipient('sarah');
+    assert.equal(await page.promptText(), prompt, name);
+    assert.equal(await page.by('error-banner').count(), 0, name);
+  }
+  const broken = JSON.parse(scenario);
+  broken.messages[1].from = 'zed';
+  await page.openFile('broken.json', JSON.stringify(broken));
+  assert.match(await page.errorBanner(), /^broken\.json \(scenario\): messages\[1\]\.from: "zed" is not a member/);
+  assert.equal(await page.promptText(), prompt);
+  page.assertNoErrors();
+  await context.close();
+});
+
 test('changing the window changes the fates drawn on the timeline', async () => {
   const { context, page } = await visit();
   await page.simulateUntilDone();

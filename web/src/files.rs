@@ -5,7 +5,7 @@
 //! changes until the whole file has been read.
 
 use agent_chatter::config;
-use agent_chatter::scenario;
+use agent_chatter::scenario::{self, Scenario};
 use agent_chatter::session::{Session, SESSION_FORMAT};
 use agent_chatter::snapshot::Snapshot;
 use agent_chatter::team::Team;
@@ -18,6 +18,9 @@ pub enum Opened {
     Session(Box<Session>),
     /// A team config (ours or the peer's cli-config): it replaces the team in use.
     Team(Team),
+    /// A scenario, or a snapshot read with the team in use: opened as a `loadScenario` fact,
+    /// so its prompts are the scenario's and the conversation can go on from it.
+    Scenario(Box<Scenario>),
 }
 
 /// The kinds of file, as the user knows them.
@@ -61,8 +64,8 @@ pub fn kind_of(value: &Value) -> FileKind {
 }
 
 /// Reads `text` (from the file `name`) as what it is; the error names the file, its kind and
-/// what was wrong where.
-pub fn open(name: &str, text: &str) -> Result<Opened, String> {
+/// what was wrong where. `team` is the team in use (a snapshot has none of its own).
+pub fn open(name: &str, text: &str, team: Option<&Team>) -> Result<Opened, String> {
     let value: Value = serde_json::from_str(text).map_err(|e| {
         format!(
             "{name}: not JSON (line {}, column {}): fix the file and open it again",
@@ -75,20 +78,28 @@ pub fn open(name: &str, text: &str) -> Result<Opened, String> {
         format!("{name} ({}): {e}; the page is unchanged", kind.label())
     };
     match kind {
-        FileKind::Session => Session::import(text).map(|s| Opened::Session(Box::new(s))).map_err(|e| failed(&e)),
-        FileKind::Team => config::team_from_value(&value).map(Opened::Team).map_err(|e| failed(&e)),
-        FileKind::Scenario => match scenario::scenario_from_value(&value) {
-            Err(e) => Err(failed(&e)),
-            Ok(_) => Err(format!(
-                "{name} is a valid scenario, but the page continues sessions: open its session file, or preview the scenario with the npm package's preview() — the page is unchanged"
-            )),
-        },
-        FileKind::Snapshot => match Snapshot::from_value(&value) {
-            Err(e) => Err(failed(&e)),
-            Ok(_) => Err(format!(
-                "{name} is a valid snapshot, but a snapshot has no team and no routing facts, so the page cannot continue it: open a session file — the page is unchanged"
-            )),
-        },
+        FileKind::Session => Session::import(text)
+            .map(|s| Opened::Session(Box::new(s)))
+            .map_err(|e| failed(&e)),
+        FileKind::Team => config::team_from_value(&value)
+            .map(Opened::Team)
+            .map_err(|e| failed(&e)),
+        FileKind::Scenario => scenario::scenario_from_value(&value)
+            .map(|s| Opened::Scenario(Box::new(s)))
+            .map_err(|e| failed(&e)),
+        FileKind::Snapshot => {
+            let snapshot = Snapshot::from_value(&value).map_err(|e| failed(&e))?;
+            let team =
+                team.ok_or_else(|| failed(&"a snapshot holds no team: open a team config first"))?;
+            let scenario = Scenario::from_history(
+                team.clone(),
+                &snapshot.messages,
+                snapshot.team_task.as_deref(),
+            );
+            // Check every speaker against the team now, so the error names the snapshot's message.
+            scenario.to_store().map_err(|e| failed(&e))?;
+            Ok(Opened::Scenario(Box::new(scenario)))
+        }
     }
 }
 
@@ -143,15 +154,17 @@ mod tests {
         let err = open(
             "team.json",
             r#"{"name": "t", "members": [{"name": "max", "kind": "ai"}]}"#,
+            None,
         )
         .unwrap_err();
         assert!(err.starts_with("team.json (team config): "), "{err}");
         assert!(err.contains("members[0]"), "{err}");
-        let err = open("x.json", "{").unwrap_err();
+        let err = open("x.json", "{", None).unwrap_err();
         assert!(err.contains("not JSON (line 1"), "{err}");
         let err = open(
             "s.json",
             r#"{"format": "agent-chatter-session/2", "facts": []}"#,
+            None,
         )
         .unwrap_err();
         assert!(err.contains("session file"), "{err}");
@@ -180,17 +193,37 @@ mod tests {
     #[test]
     fn every_valid_peer_config_opens_as_a_team() {
         for (name, text) in peer_files("valid") {
-            assert!(matches!(open(&name, &text), Ok(Opened::Team(_))), "{name}");
+            assert!(
+                matches!(open(&name, &text, None), Ok(Opened::Team(_))),
+                "{name}"
+            );
         }
     }
 
     #[test]
     fn every_invalid_peer_config_is_refused_naming_the_file() {
         for (name, text) in peer_files("invalid") {
-            let err = open(&name, &text).unwrap_err();
+            let err = open(&name, &text, None).unwrap_err();
             assert!(err.starts_with(&format!("{name} (team config): ")), "{err}");
             assert!(err.ends_with("the page is unchanged"), "{err}");
         }
+    }
+
+    #[test]
+    fn a_snapshot_opens_with_the_team_in_use_and_names_a_stranger() {
+        let team = agent_chatter::demo::team();
+        let snapshot = r#"{"version": 1, "timestamp": 0, "teamTask": "t", "messages": [
+            {"id": "msg-1", "speaker": {"id": "kailai", "name": "kailai", "displayName": "Kailai", "kind": "human"},
+             "content": "hi [NEXT: max]", "routing": {"resolved": ["max"], "resolvedNames": ["max"]}}]}"#;
+        match open("s.json", snapshot, Some(&team)) {
+            Ok(Opened::Scenario(s)) => assert_eq!(s.messages.len(), 1),
+            other => panic!("{other:?}"),
+        }
+        let stranger = snapshot.replace(r#""id": "kailai""#, r#""id": "zed""#);
+        let err = open("s.json", &stranger, Some(&team)).unwrap_err();
+        assert!(err.contains("messages[0].from"), "{err}");
+        let err = open("s.json", snapshot, None).unwrap_err();
+        assert!(err.contains("open a team config first"), "{err}");
     }
 
     #[test]

@@ -37,7 +37,7 @@ pub fn FilesMenu() -> impl IntoView {
     };
     view! {
         <nav class="files">
-            <label class="button" title="a session file, or a team config (ours or the peer's cli-config 1.1/1.2)">
+            <label class="button" title="a session file, a scenario, a snapshot (read with the team in use), or a team config (ours or the peer's cli-config 1.1/1.2)">
                 "open…"
                 <input type="file" accept=".json,application/json" data-testid="import-file"
                     node_ref=input on:change=on_open/>
@@ -55,7 +55,8 @@ pub fn FilesMenu() -> impl IntoView {
 }
 
 fn open_file(state: &AppState, name: &str, text: &str) {
-    match files::open(name, text) {
+    let team = state.team.get_untracked();
+    match files::open(name, text, team.as_ref()) {
         Ok(Opened::Session(session)) => {
             host::adopt(state, *session);
             state.error.set(None);
@@ -63,6 +64,14 @@ fn open_file(state: &AppState, name: &str, text: &str) {
         Ok(Opened::Team(team)) => {
             // A new team starts a new conversation (a `setTeam` fact resets everything).
             if host::apply(state, agent_chatter::session::Fact::set_team(team)) {
+                state.error.set(None);
+            }
+        }
+        Ok(Opened::Scenario(scenario)) => {
+            if host::apply(
+                state,
+                agent_chatter::session::Fact::LoadScenario { scenario },
+            ) {
                 state.error.set(None);
             }
         }
