@@ -484,3 +484,27 @@ fn a_bad_scenario_in_a_session_file_names_the_fact_and_the_field() {
         "{err}"
     );
 }
+
+#[test]
+fn a_prompt_digest_covers_the_prompt_and_the_system_flag_apart() {
+    let session = Session::replay(&[Fact::set_team(agent_chatter::demo::team())]).unwrap();
+    let mut p = session
+        .preview("max", None, &PreviewOverrides::default())
+        .unwrap();
+    p.prompt = "abc".into();
+    p.system_flag = None;
+    // sha256("abc"), the FIPS 180-2 test vector.
+    assert_eq!(
+        p.sha256_hex(),
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    );
+    let plain = p.sha256_hex();
+    p.system_flag = Some(String::new());
+    assert_ne!(p.sha256_hex(), plain, "an empty flag is still a flag");
+    p.prompt = "ab".into();
+    p.system_flag = Some("c".into());
+    let split = p.sha256_hex();
+    p.prompt = "a".into();
+    p.system_flag = Some("bc".into());
+    assert_ne!(p.sha256_hex(), split);
+}

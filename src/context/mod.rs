@@ -114,6 +114,27 @@ pub struct Prompt {
     pub explain: Explain,
 }
 
+impl Prompt {
+    /// The SHA-256 (lowercase hex) of exactly what an agent is given: the prompt's bytes, and
+    /// when there is a system flag, a NUL byte and the flag's bytes. A bridge sends it with
+    /// each delivery and a page recomputes it from its own session (DESIGN §6b), so both can
+    /// show that what was previewed is what was sent. The NUL keeps the two parts apart.
+    pub fn sha256_hex(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut hasher = Sha256::new();
+        hasher.update(self.prompt.as_bytes());
+        if let Some(flag) = &self.system_flag {
+            hasher.update([0u8]);
+            hasher.update(flag.as_bytes());
+        }
+        hasher
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+}
+
 /// The store as it was at an earlier point (time travel, DESIGN §6b): only its first `len`
 /// messages exist, and the team task is the one in force then.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

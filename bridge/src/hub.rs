@@ -1,0 +1,351 @@
+//! The bridge's one session (DESIGN §6b, §14): the core's `Session`, its fact log in SQLite,
+//! and the agents it runs. Every fact is committed before the actions it causes run; every
+//! page connected sees the same facts, in `seq` order.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use agent_chatter::conversation::{Action, Delivery};
+use agent_chatter::message::{Millis, MAX_MESSAGE_BYTES};
+use agent_chatter::session::{Fact, Session};
+use agent_chatter::team::Team;
+use tokio::sync::{broadcast, mpsc, oneshot, Mutex};
+
+use crate::agents::run::{self, Job, Outcome};
+use crate::agents::{locate, AgentType, AgentsFile};
+use crate::protocol::Event;
+use crate::store::Store;
+
+/// Default agent timeout when the team sets none (`maxAgentResponseTime`): 30 minutes.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+/// Pause before a simulated reply, so a person can watch the chain unfold.
+const SIMULATED_DELAY: Duration = Duration::from_millis(300);
+
+/// The wall clock in ms (the core reads none; time enters with each fact).
+pub fn now() -> Millis {
+    Millis(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64),
+    )
+}
+
+/// Shared handle to the hub.
+pub type SharedHub = Arc<Mutex<Hub>>;
+
+pub struct Hub {
+    store: Store,
+    session_id: i64,
+    session: Session,
+    agents: AgentsFile,
+    /// The running delivery's cancel switch.
+    running: Option<(String, oneshot::Sender<()>)>,
+    /// Event frames for every connected page.
+    events: broadcast::Sender<String>,
+    /// Simulated replies come after this pause (0 in tests).
+    simulated_delay: Duration,
+    /// Finished runs, reported in order by one task ([`report_outcomes`]).
+    outcomes: mpsc::UnboundedSender<Finished>,
+}
+
+/// A finished run: who, how, and everything it printed.
+type Finished = (String, Outcome, Vec<u8>);
+
+impl Hub {
+    /// Opens session `id` from `store` (replaying its facts), or starts a new one with `team`.
+    pub fn start(
+        mut store: Store,
+        session: Option<i64>,
+        team: Team,
+        agents: AgentsFile,
+    ) -> Result<SharedHub, String> {
+        let (events, _) = broadcast::channel(4096);
+        let (outcomes, finished) = mpsc::unbounded_channel();
+        let (session_id, session) = match session {
+            Some(id) => {
+                let facts = store.facts(id).map_err(|e| e.to_string())?;
+                let session = Session::replay(&facts).map_err(|e| format!("session {id}: {e}"))?;
+                (id, session)
+            }
+            None => {
+                let id = store
+                    .create_session(&team.name, now().0 as i64)
+                    .map_err(|e| e.to_string())?;
+                let fact = Fact::set_team(team);
+                let mut session = Session::new();
+                session.apply(&fact).map_err(|e| e.to_string())?;
+                store.append(id, &fact).map_err(|e| e.to_string())?;
+                (id, session)
+            }
+        };
+        let hub = Arc::new(Mutex::new(Hub {
+            store,
+            session_id,
+            session,
+            agents,
+            running: None,
+            events,
+            simulated_delay: SIMULATED_DELAY,
+            outcomes,
+        }));
+        tokio::spawn(report_outcomes(hub.clone(), finished));
+        Ok(hub)
+    }
+
+    pub fn set_simulated_delay(&mut self, delay: Duration) {
+        self.simulated_delay = delay;
+    }
+
+    pub fn session_id(&self) -> i64 {
+        self.session_id
+    }
+
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<String> {
+        self.events.subscribe()
+    }
+
+    /// The `session` event: the whole log.
+    pub fn session_event(&self) -> Event {
+        Event::Session {
+            id: self.session_id,
+            facts: self.session.facts().to_vec(),
+        }
+    }
+
+    pub fn list(&self) -> Result<Event, String> {
+        Ok(Event::Sessions {
+            list: self.store.list().map_err(|e| e.to_string())?,
+        })
+    }
+
+    fn send(&self, event: &Event) {
+        let _ = self.events.send(event.to_frame());
+    }
+}
+
+/// Applies `fact`: the core checks it, SQLite commits it, every page gets it, and then what
+/// it causes is performed. A refused fact changes nothing and its reason comes back.
+pub async fn apply(hub: &SharedHub, fact: Fact) -> Result<(), String> {
+    let actions = {
+        let mut h = hub.lock().await;
+        h.session.apply(&fact).map_err(|e| e.to_string())?;
+        let id = h.session_id;
+        match h.store.append(id, &fact) {
+            Ok(seq) => h.send(&Event::Fact { seq, fact }),
+            Err(e) => {
+                // Not stored, so not applied: go back to what the database holds.
+                if let Ok(facts) = h.store.facts(id) {
+                    if let Ok(session) = Session::replay(&facts) {
+                        h.session = session;
+                    }
+                }
+                return Err(e.to_string());
+            }
+        }
+        drain(&mut h.session)
+    };
+    perform(hub, actions).await;
+    Ok(())
+}
+
+/// Performs the actions pending after a start or a replay (an agent that was running when the
+/// bridge died is simply delivered again).
+pub async fn resume(hub: &SharedHub) {
+    let actions = drain(&mut hub.lock().await.session);
+    perform(hub, actions).await;
+}
+
+/// Switches every page to session `id` (or a new one with the current team).
+pub async fn open(hub: &SharedHub, id: Option<i64>) -> Result<(), String> {
+    {
+        let mut h = hub.lock().await;
+        if let Some((_, cancel)) = h.running.take() {
+            let _ = cancel.send(());
+        }
+        let (id, session) = match id {
+            Some(id) => {
+                let facts = h.store.facts(id).map_err(|e| e.to_string())?;
+                (
+                    id,
+                    Session::replay(&facts).map_err(|e| format!("session {id}: {e}"))?,
+                )
+            }
+            None => {
+                let team = h
+                    .session
+                    .team()
+                    .cloned()
+                    .unwrap_or_else(agent_chatter::demo::team);
+                let id = h
+                    .store
+                    .create_session(&team.name, now().0 as i64)
+                    .map_err(|e| e.to_string())?;
+                let fact = Fact::set_team(team);
+                let mut session = Session::new();
+                session.apply(&fact).map_err(|e| e.to_string())?;
+                h.store.append(id, &fact).map_err(|e| e.to_string())?;
+                (id, session)
+            }
+        };
+        h.session_id = id;
+        h.session = session;
+        let event = h.session_event();
+        h.send(&event);
+    }
+    resume(hub).await;
+    Ok(())
+}
+
+/// Stops the running agent `to`; its delivery becomes a `failed` fact.
+pub async fn cancel(hub: &SharedHub, to: &str) -> Result<(), String> {
+    let mut h = hub.lock().await;
+    match h.running.take() {
+        Some((running, cancel)) if running == to => {
+            let _ = cancel.send(());
+            Ok(())
+        }
+        other => {
+            h.running = other;
+            Err(format!("cancel: {to} is not running"))
+        }
+    }
+}
+
+fn drain(session: &mut Session) -> Vec<Action> {
+    std::iter::from_fn(|| session.poll_action()).collect()
+}
+
+async fn perform(hub: &SharedHub, actions: Vec<Action>) {
+    for action in actions {
+        if let Action::Deliver(delivery) = action {
+            deliver(hub, *delivery).await;
+        }
+        // AwaitHuman, Finished and notices: the pages see them by applying the same facts.
+    }
+}
+
+async fn deliver(hub: &SharedHub, delivery: Delivery) {
+    let mut h = hub.lock().await;
+    let prompt = &delivery.prompt;
+    h.send(&Event::Delivering {
+        to: delivery.to.clone(),
+        prompt_sha256: prompt.sha256_hex(),
+        bytes: prompt.explain.total_bytes,
+    });
+    let member = h
+        .session
+        .team()
+        .and_then(|t| t.member(&delivery.to))
+        .cloned();
+    let agent_type = member
+        .as_ref()
+        .and_then(|m| m.agent_type.clone())
+        .unwrap_or_default();
+    let command = h
+        .agents
+        .command_for(&delivery.to, &agent_type)
+        .filter(|c| locate(&c.command).is_some());
+    let timeout = h
+        .session
+        .settings()
+        .and_then(|s| s.max_agent_response_ms)
+        .map_or(DEFAULT_TIMEOUT, Duration::from_millis);
+    let to = delivery.to.clone();
+    match command {
+        None => {
+            // Not installed here: the core's simulated agent answers (DESIGN §14).
+            let text = h.session.simulate_reply(&delivery);
+            let delay = h.simulated_delay;
+            let outcomes = h.outcomes.clone();
+            drop(h);
+            tokio::spawn(async move {
+                tokio::time::sleep(delay).await;
+                let _ = outcomes.send((to, Outcome::Replied(text), Vec::new()));
+            });
+        }
+        Some(command) => {
+            let (cancel_tx, cancel_rx) = oneshot::channel();
+            h.running = Some((to.clone(), cancel_tx));
+            let events = h.events.clone();
+            let outcomes = h.outcomes.clone();
+            drop(h);
+            let prompt_text = delivery.prompt.prompt.clone();
+            let flag = delivery.prompt.system_flag.clone();
+            tokio::spawn(async move {
+                let (tx, mut rx) = mpsc::unbounded_channel::<String>();
+                let relay_to = to.clone();
+                let relay = tokio::spawn(async move {
+                    while let Some(delta) = rx.recv().await {
+                        let event = Event::Output {
+                            to: relay_to.clone(),
+                            delta,
+                        };
+                        let _ = events.send(event.to_frame());
+                    }
+                });
+                let job = Job {
+                    command: &command,
+                    agent_type: AgentType::of(&agent_type),
+                    prompt: &prompt_text,
+                    system_flag: flag.as_deref(),
+                    timeout,
+                };
+                let (outcome, output) = run::run(job, tx, cancel_rx).await;
+                let _ = relay.await;
+                let _ = outcomes.send((to, outcome, output));
+            });
+        }
+    }
+}
+
+/// Reports finished runs one at a time, in the order they finished.
+async fn report_outcomes(hub: SharedHub, mut finished: mpsc::UnboundedReceiver<Finished>) {
+    while let Some((to, outcome, output)) = finished.recv().await {
+        report(&hub, &to, outcome, output).await;
+    }
+}
+
+/// Turns a run's outcome into a fact. A reply above the core's message limit is never lost:
+/// the whole output is kept in the database and the conversation records a `failed` fact
+/// naming its size (a cut reply could mislead the next agent).
+async fn report(hub: &SharedHub, to: &str, outcome: Outcome, output: Vec<u8>) {
+    let at = now();
+    let fact = match outcome {
+        Outcome::Replied(text) if text.len() > MAX_MESSAGE_BYTES => {
+            let h = hub.lock().await;
+            let kept = h.store.keep_output(h.session_id, to, at.0 as i64, &output);
+            let where_ = if kept.is_ok() {
+                "its full output is kept in the session database (table outputs)"
+            } else {
+                "its output could not be kept"
+            };
+            Fact::failed(
+                to,
+                format!(
+                    "reply of {} bytes is above the {} byte message limit; {where_}",
+                    text.len(),
+                    MAX_MESSAGE_BYTES
+                ),
+                at,
+            )
+        }
+        Outcome::Replied(text) => Fact::replied(to, text, at),
+        Outcome::Failed(reason) => Fact::failed(to, reason, at),
+    };
+    {
+        let mut h = hub.lock().await;
+        if h.running.as_ref().is_some_and(|(r, _)| r == to) {
+            h.running = None;
+        }
+    }
+    if let Err(e) = apply(hub, fact).await {
+        let h = hub.lock().await;
+        h.send(&Event::Error {
+            message: format!("the outcome of {to}'s run was not recorded: {e}"),
+        });
+    }
+}

@@ -1,0 +1,136 @@
+//! `agent-chatter`: the native bridge (DESIGN §14). See `--help`.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use agent_chatter::config::load_team;
+use agent_chatter_bridge::{agents, guard, hub, server, store};
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "agent-chatter",
+    version,
+    about = "Humans and AI coding agents in one team conversation: the page, the agents, the session log."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Commands,
+}
+
+#[derive(Subcommand)]
+enum Commands {
+    /// Serve the page on 127.0.0.1 and run the team's agents for it.
+    Serve {
+        /// Port on 127.0.0.1 (0 = any free port).
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+        /// Team config (ours or the peer's cli-config); without it, the demo team.
+        #[arg(long)]
+        team: Option<PathBuf>,
+        /// Resume this session from the database instead of starting a new one.
+        #[arg(long)]
+        session: Option<i64>,
+        /// The session database (SQLite).
+        #[arg(long, default_value = "agent-chatter.db")]
+        db: PathBuf,
+        /// The built page (`trunk build --release` writes web/dist).
+        #[arg(long, default_value = "web/dist")]
+        dist: PathBuf,
+        /// Machine-local agents file: agent type or member id → command (the page cannot change it).
+        #[arg(long)]
+        agents: Option<PathBuf>,
+    },
+    /// Print the exact prompt a member receives for a scenario (DESIGN §11b).
+    Preview {
+        /// The scenario file.
+        scenario: PathBuf,
+        /// Member id or name.
+        #[arg(long)]
+        member: String,
+        /// Print `{prompt, systemFlag, explain}` as JSON instead of the prompt text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("agent-chatter: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), String> {
+    match cli.command {
+        Commands::Preview {
+            scenario,
+            member,
+            json,
+        } => preview(&scenario, &member, json),
+        Commands::Serve {
+            port,
+            team,
+            session,
+            db,
+            dist,
+            agents,
+        } => {
+            let team = match team {
+                Some(path) => {
+                    let text = std::fs::read_to_string(&path).map_err(|e| {
+                        format!("{}: cannot read the team config: {e}", path.display())
+                    })?;
+                    load_team(&text).map_err(|e| format!("{}: {e}", path.display()))?
+                }
+                None => agent_chatter::demo::team(),
+            };
+            let agents = match agents {
+                Some(path) => agents::AgentsFile::load(&path)?,
+                None => agents::AgentsFile::default(),
+            };
+            if !dist.join("index.html").is_file() {
+                return Err(format!(
+                    "{}: no built page here (index.html missing): run `cargo xtask run`, or `trunk build --release`",
+                    dist.display()
+                ));
+            }
+            let store = store::Store::open(&db).map_err(|e| e.to_string())?;
+            let token = guard::new_token()?;
+            let runtime = tokio::runtime::Runtime::new()
+                .map_err(|e| format!("cannot start the runtime: {e}"))?;
+            runtime.block_on(async move {
+                let hub = hub::Hub::start(store, session, team, agents)?;
+                hub::resume(&hub).await;
+                let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+                server::serve(addr, |port| server::AppState { hub, token, port }, dist).await
+            })
+        }
+    }
+}
+
+fn preview(path: &PathBuf, member: &str, json: bool) -> Result<(), String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("{}: cannot read the scenario: {e}", path.display()))?;
+    let scenario = agent_chatter::scenario::load_scenario(&text)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let prompt = agent_chatter::scenario::preview(&scenario, member)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    if json {
+        let value = serde_json::json!({
+            "prompt": prompt.prompt,
+            "systemFlag": prompt.system_flag,
+            "explain": prompt.explain,
+        });
+        println!("{value}");
+    } else {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(prompt.prompt.as_bytes());
+    }
+    Ok(())
+}

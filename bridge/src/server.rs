@@ -1,0 +1,194 @@
+//! `agent-chatter serve`: the page (web/dist) and the WebSocket of DESIGN §14b on 127.0.0.1,
+//! behind the guards of [`crate::guard`].
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use axum::body::Body;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use tower_http::services::{ServeDir, ServeFile};
+
+use crate::guard::{self, Rejection};
+use crate::hub::{self, SharedHub};
+use crate::protocol::{self, Command, Event, MAX_FRAME_BYTES};
+
+/// What every request handler needs.
+#[derive(Clone)]
+pub struct AppState {
+    pub hub: SharedHub,
+    pub token: String,
+    pub port: u16,
+}
+
+/// The router: `/api/ws`, then the page's files; every request passes the Host/Origin guard.
+pub fn router(state: AppState, dist: PathBuf) -> Router {
+    let index = dist.join("index.html");
+    Router::new()
+        .route("/api/ws", get(ws_upgrade))
+        .fallback_service(ServeDir::new(dist).fallback(ServeFile::new(index)))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            host_and_origin,
+        ))
+        .with_state(state)
+}
+
+fn reject(why: &Rejection, what: &str) -> Response {
+    eprintln!("bridge: rejected {what}: {why}");
+    let status = StatusCode::from_u16(why.status()).unwrap_or(StatusCode::FORBIDDEN);
+    (
+        status,
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        format!("{why}\n"),
+    )
+        .into_response()
+}
+
+fn header_str(req: &Request<Body>, name: header::HeaderName) -> Option<&str> {
+    req.headers().get(name).and_then(|v| v.to_str().ok())
+}
+
+async fn host_and_origin(
+    State(state): State<AppState>,
+    req: Request<Body>,
+    next: Next,
+) -> Response {
+    let what = format!("{} {}", req.method(), req.uri().path());
+    if let Err(why) = guard::check_host(header_str(&req, header::HOST), state.port) {
+        return reject(&why, &what);
+    }
+    if let Err(why) = guard::check_origin(header_str(&req, header::ORIGIN), state.port) {
+        return reject(&why, &what);
+    }
+    next.run(req).await
+}
+
+async fn ws_upgrade(State(state): State<AppState>, req: Request<Body>) -> Response {
+    if let Err(why) = guard::check_ws_origin(header_str(&req, header::ORIGIN), state.port) {
+        return reject(&why, "WebSocket upgrade");
+    }
+    let (mut parts, _) = req.into_parts();
+    let ws =
+        match <WebSocketUpgrade as axum::extract::FromRequestParts<AppState>>::from_request_parts(
+            &mut parts, &state,
+        )
+        .await
+        {
+            Ok(ws) => ws,
+            Err(e) => return e.into_response(),
+        };
+    ws.max_message_size(MAX_FRAME_BYTES)
+        .max_frame_size(MAX_FRAME_BYTES)
+        .on_upgrade(move |socket| connection(socket, state))
+}
+
+async fn send(socket: &mut WebSocket, event: &Event) -> bool {
+    socket
+        .send(Message::Text(event.to_frame().into()))
+        .await
+        .is_ok()
+}
+
+/// One page: `hello{token}` first (anything else closes), then commands and events.
+async fn connection(mut socket: WebSocket, state: AppState) {
+    let hello = match socket.recv().await {
+        Some(Ok(Message::Text(text))) => protocol::decode(&text),
+        _ => Err(String::new()),
+    };
+    let why = match hello {
+        Ok(Command::Hello { token }) => guard::check_token(&token, &state.token).err(),
+        _ => Some(Rejection::NoHello),
+    };
+    if let Some(why) = why {
+        eprintln!("bridge: rejected WebSocket: {why}");
+        let _ = send(
+            &mut socket,
+            &Event::Error {
+                message: why.to_string(),
+            },
+        )
+        .await;
+        let _ = socket.send(Message::Close(None)).await;
+        return;
+    }
+    let (mut events, first) = {
+        let h = state.hub.lock().await;
+        (h.subscribe(), h.session_event())
+    };
+    if !send(&mut socket, &first).await {
+        return;
+    }
+    loop {
+        tokio::select! {
+            incoming = socket.recv() => {
+                let text = match incoming {
+                    Some(Ok(Message::Text(text))) => text,
+                    Some(Ok(Message::Binary(_))) => {
+                        let message = "binary frames are not part of the protocol: send JSON text".to_string();
+                        if !send(&mut socket, &Event::Error { message }).await { return; }
+                        continue;
+                    }
+                    Some(Ok(_)) => continue,
+                    // Closed, or a protocol error (e.g. a frame above the limit): drop the page.
+                    Some(Err(e)) => { eprintln!("bridge: WebSocket closed: {e}"); return; }
+                    None => return,
+                };
+                if let Err(message) = handle(&state, &mut socket, &text).await {
+                    if !send(&mut socket, &Event::Error { message }).await { return; }
+                }
+            }
+            frame = events.recv() => match frame {
+                Ok(frame) => {
+                    if socket.send(Message::Text(frame.into())).await.is_err() { return; }
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                    // Too far behind to patch: send the whole log again.
+                    let event = state.hub.lock().await.session_event();
+                    if !send(&mut socket, &event).await { return; }
+                }
+                Err(_) => return,
+            },
+        }
+    }
+}
+
+async fn handle(state: &AppState, socket: &mut WebSocket, text: &str) -> Result<(), String> {
+    match protocol::decode(text)? {
+        Command::Hello { .. } => Err("hello: already connected".to_string()),
+        Command::Apply { fact } => hub::apply(&state.hub, *fact).await,
+        Command::Cancel { to } => hub::cancel(&state.hub, &to).await,
+        Command::ListSessions => {
+            let event = state.hub.lock().await.list()?;
+            send(socket, &event).await;
+            Ok(())
+        }
+        Command::OpenSession { id } => hub::open(&state.hub, Some(id)).await,
+        Command::NewSession => hub::open(&state.hub, None).await,
+    }
+}
+
+/// Binds `addr` (loopback only) and serves until the process ends. Prints the page's URL with
+/// its token as the first line of stdout.
+pub async fn serve(
+    addr: SocketAddr,
+    state_of: impl FnOnce(u16) -> AppState,
+    dist: PathBuf,
+) -> Result<(), String> {
+    guard::check_bind(&addr)?;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+    let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+    let state = state_of(port);
+    println!("http://127.0.0.1:{port}/#token={}", state.token);
+    let app = router(state, dist);
+    axum::serve(listener, app)
+        .await
+        .map_err(|e| format!("server stopped: {e}"))
+}

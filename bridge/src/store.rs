@@ -1,0 +1,301 @@
+//! Sessions in SQLite (DESIGN §6b, §14): one row per fact, appended in its own transaction and
+//! committed before the actions it causes run, so a killed bridge resumes with every fact it
+//! acted on. The file is marked with our `application_id`; a file that is another program's
+//! database, or not a database at all, is refused and never written to.
+
+use std::path::{Path, PathBuf};
+
+use agent_chatter::session::Fact;
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use serde::Serialize;
+use thiserror::Error;
+
+/// `PRAGMA application_id` of our files: "ACHT".
+const APPLICATION_ID: i64 = 0x4143_4854;
+/// `PRAGMA user_version`: the schema this version writes.
+const SCHEMA_VERSION: i64 = 1;
+
+const SCHEMA: &str = "
+CREATE TABLE sessions (
+    id         INTEGER PRIMARY KEY,
+    title      TEXT NOT NULL,
+    created_ms INTEGER NOT NULL
+);
+CREATE TABLE facts (
+    session_id INTEGER NOT NULL REFERENCES sessions(id),
+    seq        INTEGER NOT NULL,
+    fact       TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+);
+CREATE TABLE outputs (
+    session_id INTEGER NOT NULL REFERENCES sessions(id),
+    member     TEXT NOT NULL,
+    at_ms      INTEGER NOT NULL,
+    output     BLOB NOT NULL
+);
+";
+
+/// What went wrong with the session database, in the user's terms.
+#[derive(Debug, Error)]
+pub enum StoreError {
+    #[error("{path}: not an agent-chatter session database (application id {found:#x}); it was not changed — choose another --db file")]
+    Foreign { path: PathBuf, found: i64 },
+    #[error("{path}: written by a newer agent-chatter (schema {found}, this one reads {SCHEMA_VERSION}); it was not changed")]
+    Newer { path: PathBuf, found: i64 },
+    #[error("{path}: cannot be used as a session database: {source}; it was not changed")]
+    Open {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    #[error("session {0} does not exist")]
+    NoSuchSession(i64),
+    #[error("session database: {0}")]
+    Sql(#[from] rusqlite::Error),
+    #[error("session {session}, fact {seq}: stored fact does not read: {message}")]
+    BadFact {
+        session: i64,
+        seq: i64,
+        message: String,
+    },
+}
+
+/// One session in the list the page and the terminal show.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionInfo {
+    pub id: i64,
+    pub title: String,
+    pub created_ms: i64,
+    pub facts: i64,
+}
+
+/// The session database.
+pub struct Store {
+    conn: Connection,
+}
+
+impl Store {
+    /// Opens (or creates) the database at `path`. A file that is not ours is refused untouched.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let open_err = |source| StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        };
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(open_err)?;
+        // Reading the header is the first access: a non-database file fails here, unchanged.
+        let app_id: i64 = conn
+            .query_row("PRAGMA application_id", [], |r| r.get(0))
+            .map_err(open_err)?;
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(open_err)?;
+        let tables: i64 = conn
+            .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+            .map_err(open_err)?;
+        if app_id == 0 && tables == 0 {
+            // A new file: ours from now on.
+            conn.execute_batch(&format!(
+                "PRAGMA journal_mode=WAL; BEGIN; {SCHEMA} PRAGMA application_id={APPLICATION_ID}; PRAGMA user_version={SCHEMA_VERSION}; COMMIT;"
+            ))
+            .map_err(open_err)?;
+        } else if app_id != APPLICATION_ID {
+            return Err(StoreError::Foreign {
+                path: path.to_path_buf(),
+                found: app_id,
+            });
+        } else if version > SCHEMA_VERSION {
+            return Err(StoreError::Newer {
+                path: path.to_path_buf(),
+                found: version,
+            });
+        } else {
+            conn.execute_batch("PRAGMA journal_mode=WAL;")
+                .map_err(open_err)?;
+        }
+        // Each append is durable before the bridge acts on it.
+        conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+            .map_err(open_err)?;
+        Ok(Store { conn })
+    }
+
+    /// A new, empty session.
+    pub fn create_session(&self, title: &str, now_ms: i64) -> Result<i64, StoreError> {
+        self.conn.execute(
+            "INSERT INTO sessions (title, created_ms) VALUES (?1, ?2)",
+            params![title, now_ms],
+        )?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    /// Appends `fact` to `session` and commits; returns its sequence number (from 1).
+    pub fn append(&mut self, session: i64, fact: &Fact) -> Result<i64, StoreError> {
+        let json = serde_json::to_string(fact).map_err(|e| StoreError::BadFact {
+            session,
+            seq: 0,
+            message: e.to_string(),
+        })?;
+        let tx = self.conn.transaction()?;
+        let exists: Option<i64> = tx
+            .query_row("SELECT id FROM sessions WHERE id = ?1", [session], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        if exists.is_none() {
+            return Err(StoreError::NoSuchSession(session));
+        }
+        let seq: i64 = tx.query_row(
+            "SELECT coalesce(max(seq), 0) + 1 FROM facts WHERE session_id = ?1",
+            [session],
+            |r| r.get(0),
+        )?;
+        tx.execute(
+            "INSERT INTO facts (session_id, seq, fact) VALUES (?1, ?2, ?3)",
+            params![session, seq, json],
+        )?;
+        tx.commit()?;
+        Ok(seq)
+    }
+
+    /// Keeps an agent's whole output (e.g. a reply above the message limit), so nothing it
+    /// said is lost even when the conversation records less.
+    pub fn keep_output(
+        &self,
+        session: i64,
+        member: &str,
+        at_ms: i64,
+        output: &[u8],
+    ) -> Result<(), StoreError> {
+        self.conn.execute(
+            "INSERT INTO outputs (session_id, member, at_ms, output) VALUES (?1, ?2, ?3, ?4)",
+            params![session, member, at_ms, output],
+        )?;
+        Ok(())
+    }
+
+    /// Every fact of `session`, in order.
+    pub fn facts(&self, session: i64) -> Result<Vec<Fact>, StoreError> {
+        let exists: Option<i64> = self
+            .conn
+            .query_row("SELECT id FROM sessions WHERE id = ?1", [session], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        if exists.is_none() {
+            return Err(StoreError::NoSuchSession(session));
+        }
+        let mut stmt = self
+            .conn
+            .prepare("SELECT seq, fact FROM facts WHERE session_id = ?1 ORDER BY seq")?;
+        let rows = stmt.query_map([session], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+        })?;
+        let mut facts = Vec::new();
+        for row in rows {
+            let (seq, json) = row?;
+            let fact = serde_json::from_str(&json).map_err(|e| StoreError::BadFact {
+                session,
+                seq,
+                message: e.to_string(),
+            })?;
+            facts.push(fact);
+        }
+        Ok(facts)
+    }
+
+    /// All sessions, newest first.
+    pub fn list(&self) -> Result<Vec<SessionInfo>, StoreError> {
+        let mut stmt = self.conn.prepare(
+            "SELECT s.id, s.title, s.created_ms, (SELECT count(*) FROM facts f WHERE f.session_id = s.id)
+             FROM sessions s ORDER BY s.id DESC",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok(SessionInfo {
+                id: r.get(0)?,
+                title: r.get(1)?,
+                created_ms: r.get(2)?,
+                facts: r.get(3)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_chatter::message::Millis;
+
+    fn fact(text: &str) -> Fact {
+        Fact::human(text, Millis(1))
+    }
+
+    #[test]
+    fn facts_are_kept_in_order_across_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.db");
+        let id = {
+            let mut store = Store::open(&path).unwrap();
+            let id = store.create_session("demo", 5).unwrap();
+            assert_eq!(store.append(id, &fact("a")).unwrap(), 1);
+            assert_eq!(store.append(id, &fact("b")).unwrap(), 2);
+            id
+        };
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.facts(id).unwrap(), [fact("a"), fact("b")]);
+        let list = store.list().unwrap();
+        assert_eq!(list.len(), 1);
+        assert_eq!((list[0].title.as_str(), list[0].facts), ("demo", 2));
+    }
+
+    #[test]
+    fn a_foreign_database_is_refused_and_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("other.db");
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch("CREATE TABLE notes (x TEXT); INSERT INTO notes VALUES ('mine');")
+                .unwrap();
+        }
+        let before = std::fs::read(&path).unwrap();
+        let err = Store::open(&path).err().unwrap().to_string();
+        assert!(
+            err.contains("not an agent-chatter session database"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_database_is_refused_and_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("notes.txt");
+        std::fs::write(&path, "these are my notes, not a database at all, and long enough to have a header ....................................................................................").unwrap();
+        let before = std::fs::read(&path).unwrap();
+        let err = Store::open(&path).err().unwrap().to_string();
+        assert!(
+            err.contains("cannot be used as a session database"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+    }
+
+    #[test]
+    fn an_unknown_session_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.db")).unwrap();
+        assert_eq!(
+            store.facts(7).unwrap_err().to_string(),
+            "session 7 does not exist"
+        );
+        assert!(matches!(
+            store.append(7, &fact("x")),
+            Err(StoreError::NoSuchSession(7))
+        ));
+    }
+}
