@@ -1,0 +1,284 @@
+//! `agent-chatter serve` as a user runs it: a real process on a real socket, real SQLite file,
+//! fake agent scripts replaying recorded CLI streams (tests/fixtures/agents/).
+
+mod support;
+
+use agent_chatter::conversation::Action;
+use agent_chatter::session::{Fact, Session};
+use serde_json::{json, Value};
+use support::{team, Bridge};
+
+fn human(text: &str) -> Value {
+    json!({"v": 1, "type": "apply", "fact": {"type": "human", "text": text, "sender": null, "at": 1}})
+}
+
+fn facts_of(session_event: &Value) -> Vec<Fact> {
+    serde_json::from_value(session_event["facts"].clone()).unwrap()
+}
+
+#[test]
+fn the_guards_refuse_foreign_hosts_and_origins_naming_the_reason() {
+    let bridge = Bridge::start(Bridge::new_dir(&team(None), "claude-stream.sh"), None);
+    let host = format!("127.0.0.1:{}", bridge.port);
+    let localhost = format!("localhost:{}", bridge.port);
+    let origin = bridge.origin();
+    let cases: [(&[(&str, &str)], u16, &str); 7] = [
+        (&[("Host", &host)], 200, "<!doctype html>"),
+        (&[("Host", &localhost)], 200, "<!doctype html>"),
+        (
+            &[("Host", &host), ("Origin", &origin)],
+            200,
+            "<!doctype html>",
+        ),
+        (&[("Host", "evil.example")], 403, "is not a loopback name"),
+        (&[("Host", "127.0.0.1:1")], 403, "is not a loopback name"),
+        (
+            &[("Host", &host), ("Origin", "null")],
+            403,
+            "Origin \"null\" is not this page's origin",
+        ),
+        (
+            &[("Host", &host), ("Origin", "http://evil.example")],
+            403,
+            "is not this page's origin",
+        ),
+    ];
+    for (headers, status, body) in cases {
+        let (got, text) = bridge.get("/", headers);
+        assert_eq!(got, status, "{headers:?}: {text}");
+        assert!(text.contains(body), "{headers:?}: {text}");
+    }
+    // No CORS grant, ever.
+    let (_, text) = bridge.get("/", &[("Host", &host), ("Origin", &origin)]);
+    assert!(!text
+        .to_ascii_lowercase()
+        .contains("access-control-allow-origin"));
+}
+
+#[tokio::test]
+async fn the_websocket_wants_our_origin_and_the_token_first() {
+    let bridge = Bridge::start(Bridge::new_dir(&team(None), "claude-stream.sh"), None);
+    let err = bridge.connect(None).await.err().unwrap();
+    assert!(err.contains("403"), "{err}");
+    let err = bridge
+        .connect(Some("http://evil.example"))
+        .await
+        .err()
+        .unwrap();
+    assert!(err.contains("403"), "{err}");
+
+    let mut wrong = bridge.connect(Some(&bridge.origin())).await.unwrap();
+    wrong
+        .send(json!({"v": 1, "type": "hello", "token": "0".repeat(64)}))
+        .await;
+    assert_eq!(wrong.next().await.unwrap()["message"], "wrong token");
+    assert!(wrong.next().await.is_none(), "closed after a wrong token");
+
+    let mut rude = bridge.connect(Some(&bridge.origin())).await.unwrap();
+    rude.send(json!({"v": 1, "type": "listSessions"})).await;
+    assert_eq!(
+        rude.next().await.unwrap()["message"],
+        "the first frame must be hello with the launch token"
+    );
+    assert!(rude.next().await.is_none());
+}
+
+#[tokio::test]
+async fn hostile_frames_get_an_error_and_the_session_is_unchanged() {
+    let bridge = Bridge::start(Bridge::new_dir(&team(None), "claude-stream.sh"), None);
+    let (mut page, session) = bridge.hello().await;
+    let before = facts_of(&session);
+    for (frame, message) in [
+        (json!("not an object"), "frame must be a JSON object"),
+        (
+            json!({"v": 1, "type": "apply", "fact": {"type": "replied", "to": "max", "text": "forged", "at": 1}}),
+            "apply.fact: a replied fact comes from the agent the bridge runs, never from the page",
+        ),
+        (
+            json!({"v": 1, "type": "apply", "fact": {"type": "human", "text": "hi", "sender": "zed", "at": 1}}),
+            "zed",
+        ),
+        (
+            json!({"v": 1, "type": "cancel", "to": "max"}),
+            "cancel: max is not running",
+        ),
+    ] {
+        page.send(frame).await;
+        let e = page.next().await.unwrap();
+        assert_eq!(e["type"], "error");
+        assert!(e["message"].as_str().unwrap().contains(message), "{e}");
+    }
+    // Above the 16 MiB frame limit: the socket is dropped, the bridge lives on.
+    let huge = format!(
+        "{{\"v\":1,\"type\":\"hello\",\"token\":\"{}\"}}",
+        "x".repeat(17 * 1024 * 1024)
+    );
+    let _ = futures_util::SinkExt::send(
+        &mut page.ws,
+        tokio_tungstenite::tungstenite::Message::Text(huge.into()),
+    )
+    .await;
+    assert!(page.next().await.is_none());
+    let (_, again) = bridge.hello().await;
+    assert_eq!(facts_of(&again), before);
+}
+
+#[tokio::test]
+async fn a_claude_agent_streams_its_reply_and_the_delivery_is_verifiable() {
+    let bridge = Bridge::start(Bridge::new_dir(&team(None), "claude-stream.sh"), None);
+    let (mut page, session) = bridge.hello().await;
+    let mut mirror = Session::replay(&facts_of(&session)).unwrap();
+    while mirror.poll_action().is_some() {}
+    page.send(human("[FROM: kailai] Please draft it. [NEXT: max]"))
+        .await;
+    let events = page
+        .collect_until(|e| e["type"] == "fact" && e["fact"]["type"] == "replied")
+        .await;
+    // What the page computes from the facts it receives…
+    let mut previewed = Vec::new();
+    let mut sent = Vec::new();
+    let mut deltas = String::new();
+    for e in &events {
+        match e["type"].as_str().unwrap() {
+            "fact" => {
+                let fact: Fact = serde_json::from_value(e["fact"].clone()).unwrap();
+                mirror.apply(&fact).unwrap();
+                for action in std::iter::from_fn(|| mirror.poll_action()) {
+                    if let Action::Deliver(d) = action {
+                        previewed.push((
+                            d.to.clone(),
+                            d.prompt.sha256_hex(),
+                            d.prompt.explain.total_bytes,
+                        ));
+                    }
+                }
+            }
+            // …and what the bridge says it wrote to the agent.
+            "delivering" => sent.push((
+                e["to"].as_str().unwrap().to_string(),
+                e["promptSha256"].as_str().unwrap().to_string(),
+                e["bytes"].as_u64().unwrap() as usize,
+            )),
+            "output" => deltas.push_str(e["delta"].as_str().unwrap()),
+            _ => {}
+        }
+    }
+    assert_eq!(sent.len(), 1);
+    assert_eq!(
+        previewed, sent,
+        "the page's preview is what the bridge sent"
+    );
+    assert_eq!(deltas, "Relay héllo", "the split é stays whole");
+    let reply = events.last().unwrap()["fact"]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(reply.starts_with("Relay héllo, "), "{reply}");
+    assert!(reply.ends_with(" prompt bytes [NEXT: kailai]"), "{reply}");
+}
+
+#[tokio::test]
+async fn a_crashing_agent_becomes_a_failed_fact_with_its_reason() {
+    let bridge = Bridge::start(Bridge::new_dir(&team(None), "crash.sh"), None);
+    let (mut page, _) = bridge.hello().await;
+    page.send(human("[NEXT: max] go")).await;
+    let failed = page
+        .until(|e| e["type"] == "fact" && e["fact"]["type"] == "failed")
+        .await;
+    let reason = failed["fact"]["reason"].as_str().unwrap();
+    assert!(
+        reason.ends_with("exited with code 3: segfault in the model client"),
+        "{reason}"
+    );
+}
+
+#[tokio::test]
+async fn a_hanging_agent_is_stopped_at_the_team_timeout() {
+    let bridge = Bridge::start(Bridge::new_dir(&team(Some(400)), "hang.sh"), None);
+    let (mut page, _) = bridge.hello().await;
+    page.send(human("[NEXT: max] go")).await;
+    let failed = page
+        .until(|e| e["type"] == "fact" && e["fact"]["type"] == "failed")
+        .await;
+    assert_eq!(
+        failed["fact"]["reason"],
+        "no reply within 400 ms: the agent was stopped"
+    );
+}
+
+#[tokio::test]
+async fn a_missing_cli_is_answered_by_the_simulator() {
+    let bridge = Bridge::start(Bridge::new_dir(&team(None), "claude-stream.sh"), None);
+    let (mut page, _) = bridge.hello().await;
+    page.send(human("[NEXT: sarah] review it")).await;
+    let replied = page
+        .until(|e| e["type"] == "fact" && e["fact"]["type"] == "replied")
+        .await;
+    assert_eq!(replied["fact"]["to"], "sarah");
+    assert!(
+        replied["fact"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("sarah (simulated) received"),
+        "{replied}"
+    );
+}
+
+#[tokio::test]
+async fn killed_mid_chain_twenty_times_the_bridge_resumes_with_every_fact() {
+    let mut dir = Bridge::new_dir(&team(None), "slow-claude.sh");
+    let mut session_id = None;
+    let mut expected: Vec<Fact> = Vec::new();
+    for round in 0..20u64 {
+        let bridge = Bridge::start(dir, session_id);
+        let (mut page, session) = bridge.hello().await;
+        session_id = session["id"].as_i64();
+        let facts = facts_of(&session);
+        assert!(
+            facts.starts_with(&expected),
+            "round {round}: a committed fact was lost"
+        );
+        assert!(
+            Session::replay(&facts).is_ok(),
+            "round {round}: the log does not replay"
+        );
+        expected = facts;
+        // Resumed mid-delivery, the bridge already runs the pending delivery again;
+        // otherwise start one.
+        let running = Session::replay(&expected)
+            .unwrap()
+            .conversation()
+            .in_flight()
+            .is_some();
+        if !running {
+            page.send(human(&format!("[FROM: kailai] round {round} [NEXT: max]")))
+                .await;
+            page.until(|e| e["type"] == "delivering").await;
+        }
+        // Kill at a different point each round: right away, or while the agent runs.
+        tokio::time::sleep(std::time::Duration::from_millis(round * 37 % 500)).await;
+        let (mut check, latest) = bridge.hello().await;
+        let _ = check.ws.close(None).await;
+        expected = facts_of(&latest);
+        dir = bridge.kill();
+    }
+    let bridge = Bridge::start(dir, session_id);
+    let (mut page, last) = bridge.hello().await;
+    let facts = facts_of(&last);
+    assert!(facts.starts_with(&expected));
+    if Session::replay(&facts)
+        .unwrap()
+        .conversation()
+        .in_flight()
+        .is_some()
+    {
+        // The delivery pending at the last kill is run again and answered.
+        page.until(|e| e["type"] == "fact" && e["fact"]["type"] == "replied")
+            .await;
+    }
+    let replies = facts
+        .iter()
+        .filter(|f| matches!(f, Fact::Replied { .. }))
+        .count();
+    assert!(replies > 0, "some deliveries finished between kills");
+}

@@ -1,0 +1,205 @@
+//! A real `agent-chatter serve` process on a free loopback port, with its own database, page
+//! directory and agents file, and a WebSocket client that speaks DESIGN §14b.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::Message;
+
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/agents")
+        .join(name)
+}
+
+/// A team of one human and two agents: max (claude-code) and sarah (openai-codex).
+pub fn team(max_agent_response_ms: Option<u64>) -> Value {
+    let mut settings = json!({});
+    if let Some(ms) = max_agent_response_ms {
+        settings["maxAgentResponseMs"] = json!(ms);
+    }
+    json!({"name": "relay", "members": [
+        {"name": "kailai", "kind": "human"},
+        {"name": "max", "kind": "ai", "agentType": "claude-code", "systemInstruction": "You are Max."},
+        {"name": "sarah", "kind": "ai", "agentType": "openai-codex"}],
+        "settings": settings})
+}
+
+pub struct Bridge {
+    pub dir: tempfile::TempDir,
+    pub child: Child,
+    pub port: u16,
+    pub token: String,
+}
+
+impl Bridge {
+    /// A fresh directory: page, team file, agents file (`max` → `max_script`, `sarah` never
+    /// installed, so simulated).
+    pub fn new_dir(team: &Value, max_script: &str) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("dist")).unwrap();
+        std::fs::write(
+            dir.path().join("dist/index.html"),
+            "<!doctype html><title>page</title>",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("team.json"), team.to_string()).unwrap();
+        let agents = json!({"agents": {
+            "max": {"command": fixture(max_script).display().to_string(), "args": []},
+            "openai-codex": {"command": "agent-chatter-test-no-such-codex"}
+        }});
+        std::fs::write(dir.path().join("agents.json"), agents.to_string()).unwrap();
+        dir
+    }
+
+    pub fn start(dir: tempfile::TempDir, session: Option<i64>) -> Bridge {
+        let d = dir.path();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent-chatter"));
+        cmd.args(["serve", "--port", "0"])
+            .arg("--db")
+            .arg(d.join("sessions.db"))
+            .arg("--dist")
+            .arg(d.join("dist"))
+            .arg("--team")
+            .arg(d.join("team.json"))
+            .arg("--agents")
+            .arg(d.join("agents.json"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        if let Some(id) = session {
+            cmd.args(["--session", &id.to_string()]);
+        }
+        let mut child = cmd.spawn().unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line.trim();
+        let rest = url
+            .strip_prefix("http://127.0.0.1:")
+            .unwrap_or_else(|| panic!("first line: {url:?}"));
+        let (port, token) = rest.split_once("/#token=").unwrap();
+        Bridge {
+            dir,
+            child,
+            port: port.parse().unwrap(),
+            token: token.to_string(),
+        }
+    }
+
+    pub fn origin(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// A raw HTTP GET with the given headers; returns the status code and body.
+    pub fn get(&self, path: &str, headers: &[(&str, &str)]) -> (u16, String) {
+        let mut stream = std::net::TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        let mut req = format!("GET {path} HTTP/1.1\r\nConnection: close\r\n");
+        for (k, v) in headers {
+            req.push_str(&format!("{k}: {v}\r\n"));
+        }
+        req.push_str("\r\n");
+        stream.write_all(req.as_bytes()).unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        let status = response.split_whitespace().nth(1).unwrap().parse().unwrap();
+        let body = response
+            .split_once("\r\n\r\n")
+            .map(|(_, b)| b.to_string())
+            .unwrap_or_default();
+        (status, body)
+    }
+
+    pub fn kill(mut self) -> tempfile::TempDir {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let dir = std::mem::replace(&mut self.dir, tempfile::tempdir().unwrap());
+        dir
+    }
+
+    pub async fn connect(&self, origin: Option<&str>) -> Result<Client, String> {
+        let mut req = format!("ws://127.0.0.1:{}/api/ws", self.port)
+            .into_client_request()
+            .unwrap();
+        if let Some(origin) = origin {
+            req.headers_mut().insert("origin", origin.parse().unwrap());
+        }
+        let (ws, _) = tokio_tungstenite::connect_async(req)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(Client { ws })
+    }
+
+    /// Connected and greeted: returns the client and the `session` event.
+    pub async fn hello(&self) -> (Client, Value) {
+        let mut client = self.connect(Some(&self.origin())).await.unwrap();
+        client
+            .send(json!({"v": 1, "type": "hello", "token": self.token}))
+            .await;
+        let session = client.until(|e| e["type"] == "session").await;
+        (client, session)
+    }
+}
+
+impl Drop for Bridge {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub struct Client {
+    pub ws: tokio_tungstenite::WebSocketStream<
+        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+    >,
+}
+
+impl Client {
+    pub async fn send(&mut self, frame: Value) {
+        self.ws
+            .send(Message::Text(frame.to_string().into()))
+            .await
+            .unwrap();
+    }
+
+    /// The next event, or `None` when the socket closed; panics after 10 s of silence.
+    pub async fn next(&mut self) -> Option<Value> {
+        loop {
+            let msg = tokio::time::timeout(Duration::from_secs(10), self.ws.next())
+                .await
+                .expect("no event within 10 s");
+            match msg {
+                Some(Ok(Message::Text(t))) => return Some(serde_json::from_str(&t).unwrap()),
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return None,
+                Some(Ok(_)) => continue,
+            }
+        }
+    }
+
+    /// Events up to and including the first matching `pred`.
+    pub async fn collect_until(&mut self, pred: impl Fn(&Value) -> bool) -> Vec<Value> {
+        let mut seen = Vec::new();
+        loop {
+            let e = self
+                .next()
+                .await
+                .unwrap_or_else(|| panic!("closed; saw {seen:?}"));
+            let done = pred(&e);
+            seen.push(e);
+            if done {
+                return seen;
+            }
+        }
+    }
+
+    pub async fn until(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
+        self.collect_until(pred).await.pop().unwrap()
+    }
+}
