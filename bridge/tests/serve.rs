@@ -12,6 +12,9 @@ fn human(text: &str) -> Value {
     json!({"v": 1, "type": "apply", "fact": {"type": "human", "text": text, "sender": null, "at": 1}})
 }
 
+/// Request headers of one guard case.
+type Headers<'a> = &'a [(&'a str, &'a str)];
+
 fn facts_of(session_event: &Value) -> Vec<Fact> {
     serde_json::from_value(session_event["facts"].clone()).unwrap()
 }
@@ -22,7 +25,7 @@ fn the_guards_refuse_foreign_hosts_and_origins_naming_the_reason() {
     let host = format!("127.0.0.1:{}", bridge.port);
     let localhost = format!("localhost:{}", bridge.port);
     let origin = bridge.origin();
-    let cases: [(&[(&str, &str)], u16, &str); 7] = [
+    let cases: [(Headers, u16, &str); 7] = [
         (&[("Host", &host)], 200, "<!doctype html>"),
         (&[("Host", &localhost)], 200, "<!doctype html>"),
         (

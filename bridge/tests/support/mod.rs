@@ -120,8 +120,7 @@ impl Bridge {
     pub fn kill(mut self) -> tempfile::TempDir {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let dir = std::mem::replace(&mut self.dir, tempfile::tempdir().unwrap());
-        dir
+        std::mem::replace(&mut self.dir, tempfile::tempdir().unwrap())
     }
 
     pub async fn connect(&self, origin: Option<&str>) -> Result<Client, String> {
