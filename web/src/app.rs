@@ -7,14 +7,19 @@ use crate::components::{
     inspector::Inspector, notices::Notices, side_by_side::SideBySide, team_editor::TeamEditor,
     timeline::Timeline,
 };
-use crate::host;
 use crate::state::AppState;
 use crate::storage::{self, Stored};
+use crate::{bridge, host};
 
 #[component]
 pub fn App() -> impl IntoView {
     let state = AppState::new(Default::default());
     provide_context(state);
+    if let Some(token) = bridge::token_in_url() {
+        // The bridge sends its session once connected.
+        bridge::connect(state, token);
+        return layout().into_any();
+    }
     let (session, problem) = match storage::load_session() {
         Stored::Session(session) => (*session, None),
         Stored::Nothing => (host::demo_session(), None),
@@ -24,7 +29,10 @@ pub fn App() -> impl IntoView {
     if let Some(message) = problem {
         state.report(message);
     }
+    layout().into_any()
+}
 
+fn layout() -> impl IntoView {
     view! {
         <Header/>
         <ErrorBanner/>

@@ -22,8 +22,17 @@ pub fn now() -> Millis {
     Millis(js_sys::Date::now() as u64)
 }
 
-/// Applies `fact`; a refused fact changes nothing and its reason goes to the banner.
+/// Applies `fact`; a refused fact changes nothing and its reason goes to the banner. With a
+/// bridge, the fact goes to the bridge, which commits it and sends it back to every page.
 pub fn apply(state: &AppState, fact: Fact) -> bool {
+    if state.is_bridge() {
+        return crate::bridge::apply(state, &fact);
+    }
+    apply_local(state, fact)
+}
+
+/// Applies `fact` to the page's own session (simulation, or a fact the bridge committed).
+pub fn apply_local(state: &AppState, fact: Fact) -> bool {
     let result = state
         .session
         .try_update(|s| s.apply(&fact).map(|()| drain(s)));
@@ -53,11 +62,17 @@ pub fn adopt(state: &AppState, mut session: Session) {
     persist(state);
 }
 
-/// Changes the team's members and names, keeping the conversation: the log is rewritten with
+/// Changes the team's members and names, keeping the conversation (in simulation; with a
+/// bridge, whose log only grows, the edited team is sent as a `setTeam` fact, which starts
+/// the conversation over): the log is rewritten with
 /// the new team in place of the last `setTeam` and replayed, so every prompt is rebuilt as if
 /// the team had always been this one. A history the new team cannot replay (a removed member
 /// who had to answer) is refused and nothing changes.
 pub fn edit_team(state: &AppState, team: Team) {
+    if state.is_bridge() {
+        apply(state, Fact::set_team(team));
+        return;
+    }
     let facts = state.session.with_untracked(|s| s.facts().to_vec());
     let last_team = facts
         .iter()
@@ -162,6 +177,8 @@ fn perform(state: &AppState, actions: Vec<Action>) {
                 state.recipient.set(Some(delivery.to.clone()));
                 state.selected.set(None);
                 state.due.set(Some(*delivery));
+                // A new delivery: the bridge's announcement of it is checked afresh.
+                state.verification.set(None);
             }
             Action::AwaitHuman { .. } => state.due.set(None),
             Action::Finished => {
@@ -183,6 +200,10 @@ fn perform(state: &AppState, actions: Vec<Action>) {
 }
 
 fn persist(state: &AppState) {
+    // A bridge keeps its sessions in its own database; this browser keeps only its own.
+    if state.is_bridge() {
+        return;
+    }
     let text = state.session.with_untracked(|s| s.export());
     if let Err(e) = storage::save_session(&text) {
         state.report(e);

@@ -9,6 +9,31 @@ use agent_chatter::session::{PreviewOverrides, Session};
 use agent_chatter::team::Team;
 use leptos::prelude::*;
 
+/// Who performs the session's actions (DESIGN §13): the page itself, or a bridge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    /// No bridge: the page is its own host; agents are answered by the user or the simulator.
+    Simulation,
+    /// Mirroring a bridge session over its WebSocket; the bridge runs the agents.
+    Bridge { connected: bool },
+}
+
+/// Whether the prompt a bridge sent is the one the page previews (DESIGN §6b).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verification {
+    pub to: String,
+    /// The bridge's SHA-256 of what it wrote to the agent.
+    pub sent: String,
+    /// The page's own, from its session.
+    pub previewed: Option<String>,
+}
+
+impl Verification {
+    pub fn verified(&self) -> bool {
+        self.previewed.as_deref() == Some(self.sent.as_str())
+    }
+}
+
 /// One AI member's prompt in the side-by-side view.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Column {
@@ -33,6 +58,12 @@ pub struct AppState {
     pub notices: RwSignal<Vec<String>>,
     /// What went wrong last, in the user's terms; the banner shows it until dismissed.
     pub error: RwSignal<Option<String>>,
+    /// Simulation or bridge.
+    pub mode: RwSignal<Mode>,
+    /// The last delivery the bridge announced, checked against the page's preview.
+    pub verification: RwSignal<Option<Verification>>,
+    /// The running agent's streamed output so far (bridge mode; not stored).
+    pub output: RwSignal<String>,
     /// The team in use (settings in force included).
     pub team: Memo<Option<Team>>,
     /// How many messages the conversation holds.
@@ -111,6 +142,9 @@ impl AppState {
             due: RwSignal::new(None),
             notices: RwSignal::new(Vec::new()),
             error: RwSignal::new(None),
+            mode: RwSignal::new(Mode::Simulation),
+            verification: RwSignal::new(None),
+            output: RwSignal::new(String::new()),
             team,
             message_count,
             shown_recipient,
@@ -118,6 +152,10 @@ impl AppState {
             preview,
             side_by_side,
         }
+    }
+
+    pub fn is_bridge(&self) -> bool {
+        matches!(self.mode.get_untracked(), Mode::Bridge { .. })
     }
 
     /// Shows `message` in the error banner.

@@ -4,7 +4,7 @@
 //! - `test`  — every check CI runs, in order, stopping at the first failure.
 //! - `bench` — criterion benches (+ the npm package's Node bench) into `target/bench-report.md`.
 //! - `dist`  — build the npm package into `pkg/`.
-//! - `run`   — build the web page (release) and serve it on 127.0.0.1.
+//! - `run`   — build the page and the bridge (release) and start `agent-chatter serve`.
 //! - `prompts` — print the exact prompt each agent of the demo scenario receives.
 //!
 //! Plain std plus `serde_json` (already in the workspace): xtask must build in seconds on a
@@ -33,7 +33,8 @@ commands:
                    the web page built by Trunk and its e2e suite in Chromium
   bench [--quick]  criterion benches + Node bench of the npm package -> target/bench-report.md
   dist             build the npm package into pkg/
-  run [--port N]   build the prompt inspector page (release) and serve it on 127.0.0.1:8080
+  run [--port N]   build the page and the bridge (release) and start `agent-chatter serve`
+                   with the demo team on 127.0.0.1:8080
   prompts [ARGS..] print each AI member's prompt for the demo scenario
                    (ARGS go to the preview example: [SCENARIO.json] [MEMBER])
   help             this text

@@ -20,11 +20,19 @@ pub fn build(ctx: &Ctx) -> Result<(), String> {
     )
 }
 
-/// The browser suite, one file at a time (2 cores: one Chromium is enough).
+/// The bridge binary the suite and `run` start (`cargo build -p agent-chatter-bridge`).
+fn bridge_bin(ctx: &Ctx, profile: &str) -> std::path::PathBuf {
+    ctx.target_dir().join(profile).join("agent-chatter")
+}
+
+/// The browser suite, one file at a time (2 cores: one Chromium is enough), against the page
+/// in web/dist and a debug build of the bridge.
 pub fn e2e(ctx: &Ctx) -> Result<(), String> {
+    proc::run(&mut ctx.cargo(&["build", "-p", "agent-chatter-bridge"]))?;
     proc::run(
         ctx.cmd("node")
-            .args(["--test", "--test-concurrency=1", &format!("{E2E}/")]),
+            .args(["--test", "--test-concurrency=1", &format!("{E2E}/")])
+            .env("AGENT_CHATTER_BIN", bridge_bin(ctx, "debug")),
     )
 }
 
@@ -50,7 +58,10 @@ pub fn wasm_size(ctx: &Ctx) -> Result<String, String> {
     Ok(format!("{} B raw, {} B gzip", raw, gz.trim()))
 }
 
-/// `cargo xtask run [--port N]`: builds the page in release mode and serves it on 127.0.0.1.
+/// `cargo xtask run [--port N]`: builds the page and the bridge in release mode and starts
+/// `agent-chatter serve` with the demo team on 127.0.0.1 (sessions in
+/// `target/agent-chatter/sessions.db`); members whose CLI is not installed are answered by
+/// the simulator.
 pub fn serve(ctx: &Ctx, args: &[String]) -> Result<(), String> {
     let port = match args {
         [] => DEFAULT_PORT,
@@ -68,17 +79,14 @@ pub fn serve(ctx: &Ctx, args: &[String]) -> Result<(), String> {
         Ok(size) => eprintln!("run: page wasm: {size}"),
         Err(e) => eprintln!("run: {e}"),
     }
-    eprintln!("\nrun: the prompt inspector is at http://127.0.0.1:{port}/  (Ctrl+C stops)\n");
+    proc::run(&mut ctx.cargo(&["build", "--release", "-p", "agent-chatter-bridge"]))?;
+    let data = ctx.target_dir().join("agent-chatter");
+    std::fs::create_dir_all(&data).map_err(|e| format!("cannot create {}: {e}", data.display()))?;
+    eprintln!("\nrun: open the URL below (it carries this launch's token); Ctrl+C stops\n");
     proc::run(
-        ctx.cmd("trunk")
-            .args([
-                "serve",
-                "--release",
-                "--offline",
-                "--skip-version-check",
-                "--no-autoreload",
-            ])
-            .args(["--address", "127.0.0.1", "--port", &port.to_string()])
-            .env("NO_COLOR", "true"),
+        ctx.cmd(bridge_bin(ctx, "release"))
+            .args(["serve", "--port", &port.to_string(), "--dist", DIST])
+            .arg("--db")
+            .arg(data.join("sessions.db")),
     )
 }

@@ -48,8 +48,16 @@ pub fn FilesMenu() -> impl IntoView {
             <button data-testid="export-snapshot" on:click=save("snapshot")>"snapshot"</button>
             <button data-testid="export-team" on:click=save("team")>"team"</button>
             <button data-testid="export-peer-team" on:click=save("cli-config")>"cli-config"</button>
-            <button data-testid="new-session" on:click=move |_| host::adopt(&state, host::demo_session())
-                title="start over with the demo team and conversation">"reset demo"</button>
+            <button data-testid="new-session" on:click=move |_| {
+                    if state.is_bridge() {
+                        crate::bridge::send(serde_json::json!({"v": 1, "type": "newSession"}));
+                    } else {
+                        host::adopt(&state, host::demo_session());
+                    }
+                }
+                title="start over: the demo conversation (simulation), or a new session with the same team (bridge)">
+                {move || if matches!(state.mode.get(), crate::state::Mode::Bridge { .. }) { "new session" } else { "reset demo" }}
+            </button>
         </nav>
     }
 }
@@ -57,6 +65,9 @@ pub fn FilesMenu() -> impl IntoView {
 fn open_file(state: &AppState, name: &str, text: &str) {
     let team = state.team.get_untracked();
     match files::open(name, text, team.as_ref()) {
+        Ok(Opened::Session(_)) if state.is_bridge() => state.report(format!(
+            "{name}: the bridge keeps this session's log, so a session file cannot replace it; open the file without a bridge (simulation), or open a scenario instead"
+        )),
         Ok(Opened::Session(session)) => {
             host::adopt(state, *session);
             state.error.set(None);

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use crate::components::files_menu::FilesMenu;
-use crate::state::use_state;
+use crate::state::{use_state, Mode};
 
 #[component]
 pub fn Header() -> impl IntoView {
@@ -19,9 +19,15 @@ pub fn Header() -> impl IntoView {
         <header class="top">
             <h1>"agent-chatter"</h1>
             <span class="team-name">{team_name}</span>
-            <span class="connection" data-testid="connection-status"
-                title="No bridge: the page is its own host and agents are answered by you or the simulator">
-                "● simulation"
+            <span class="connection" data-testid="connection-status" title=move || match state.mode.get() {
+                Mode::Simulation => "No bridge: the page is its own host and agents are answered by you or the simulator",
+                Mode::Bridge { .. } => "Mirroring the bridge's session: it runs the agents and keeps the log",
+            }>
+                {move || match state.mode.get() {
+                    Mode::Simulation => "● simulation",
+                    Mode::Bridge { connected: true } => "● bridge",
+                    Mode::Bridge { connected: false } => "○ bridge (disconnected)",
+                }}
             </span>
             <FilesMenu/>
         </header>

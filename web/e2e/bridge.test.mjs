@@ -1,0 +1,72 @@
+// The page against a real `agent-chatter serve` (DESIGN §14, §14b): the page mirrors the
+// bridge's session, a fake Claude agent (a script replaying a recorded stream) answers, its
+// output streams into the page, and the page verifies the delivery's digest.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launch } from './support/browser.mjs';
+import { InspectorPage } from './support/inspector-page.mjs';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const bin = process.env.AGENT_CHATTER_BIN ?? path.join(root, 'target/debug/agent-chatter');
+const fixture = (name) => path.join(root, 'bridge/tests/fixtures/agents', name);
+
+let bridge;
+let url;
+let browser;
+
+before(async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'agent-chatter-e2e-'));
+  const agents = path.join(dir, 'agents.json');
+  await writeFile(agents, JSON.stringify({ agents: {
+    max: { command: fixture('claude-slow-stream.sh') },
+    'openai-codex': { command: 'agent-chatter-e2e-no-such-codex' },
+    'google-gemini': { command: 'agent-chatter-e2e-no-such-gemini' },
+  } }));
+  bridge = spawn(bin, ['serve', '--port', '0', '--db', path.join(dir, 's.db'),
+    '--dist', path.join(root, 'web/dist'), '--agents', agents], { stdio: ['ignore', 'pipe', 'inherit'] });
+  url = await new Promise((resolve, reject) => {
+    bridge.once('error', reject);
+    createInterface({ input: bridge.stdout }).once('line', resolve);
+  });
+  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/#token=[0-9a-f]{64}$/);
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  bridge?.kill();
+});
+
+test('the page mirrors the bridge: a fake Claude streams its reply and the delivery is verified', async () => {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
+  const page = new InspectorPage(await context.newPage(), url);
+  await page.page.goto(url);
+  await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
+  await page.by('team-editor').waitFor();
+  assert.equal(await page.timelineCount(), 0, 'a new bridge session starts empty');
+
+  await page.send('[FROM: kailai] Please draft the notes. [NEXT: max]');
+  await page.by('verified-badge').filter({ hasText: 'verified' }).waitFor();
+  assert.match(await page.by('verified-badge').textContent(), /^✓ verified/);
+  await page.by('agent-output').filter({ hasText: 'Streaming' }).waitFor();
+  await page.screenshot('bridge-running.png');
+  // The prompt the inspector shows is the one whose digest the bridge sent.
+  assert.match(await page.promptText(), /Please draft the notes\./);
+
+  await page.page.waitForFunction(() => document.querySelectorAll('[data-testid="timeline-message"]').length === 2);
+  assert.match(await page.lastMessageText(), /^Streaming from the fake Claude\. Over to you\./);
+  assert.match(await page.by('routing-status').textContent(), /waiting for: Kailai/);
+
+  // A reload (same URL, same token) shows the same session from the bridge's database.
+  await page.page.reload();
+  await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
+  await page.page.waitForFunction(() => document.querySelectorAll('[data-testid="timeline-message"]').length === 2);
+  page.assertNoErrors();
+  await context.close();
+});

@@ -1,0 +1,151 @@
+//! The page as a mirror of a bridge session (DESIGN §14b): when opened from the URL the bridge
+//! prints (`…/#token=…`), the page connects to `/api/ws`, says hello with the token, and from
+//! then on applies the facts the bridge commits, in order, to its own `Session`. It computes
+//! every preview itself and checks each delivery's digest against its own ("verified"). It
+//! sends only human, team and settings facts; replies come from the agents the bridge runs.
+
+use std::cell::RefCell;
+
+use agent_chatter::session::{Fact, Session};
+use leptos::prelude::*;
+use serde_json::{json, Value};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use web_sys::{MessageEvent, WebSocket};
+
+use crate::host;
+use crate::state::{AppState, Mode, Verification};
+
+thread_local! {
+    static SOCKET: RefCell<Option<WebSocket>> = const { RefCell::new(None) };
+}
+
+/// The launch token in the page's URL fragment (`#token=…`), when opened from a bridge.
+pub fn token_in_url() -> Option<String> {
+    let hash = web_sys::window()?.location().hash().ok()?;
+    let token = hash.strip_prefix("#token=")?;
+    (!token.is_empty()).then(|| token.to_string())
+}
+
+/// Connects to the bridge that served this page.
+pub fn connect(state: AppState, token: String) {
+    state.mode.set(Mode::Bridge { connected: false });
+    let Some(location) = web_sys::window().map(|w| w.location()) else {
+        return;
+    };
+    let host = location.host().unwrap_or_default();
+    let socket = match WebSocket::new(&format!("ws://{host}/api/ws")) {
+        Ok(socket) => socket,
+        Err(_) => {
+            state.report("could not open the bridge's WebSocket: the page stays in simulation");
+            state.mode.set(Mode::Simulation);
+            return;
+        }
+    };
+    let hello = json!({"v": 1, "type": "hello", "token": token}).to_string();
+    let on_open = {
+        let socket = socket.clone();
+        Closure::<dyn FnMut()>::new(move || {
+            let _ = socket.send_with_str(&hello);
+            state.mode.set(Mode::Bridge { connected: true });
+        })
+    };
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+        if let Some(text) = e.data().as_string() {
+            receive(&state, &text);
+        }
+    });
+    let on_close = Closure::<dyn FnMut()>::new(move || {
+        state.mode.set(Mode::Bridge { connected: false });
+        state.report(
+            "the bridge closed the connection: reload the page from the URL the bridge printed",
+        );
+    });
+    socket.set_onopen(Some(on_open.as_ref().unchecked_ref()));
+    socket.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    socket.set_onclose(Some(on_close.as_ref().unchecked_ref()));
+    // The handlers live as long as the page.
+    on_open.forget();
+    on_message.forget();
+    on_close.forget();
+    SOCKET.with(|s| *s.borrow_mut() = Some(socket));
+}
+
+/// Sends a command frame; false when there is no open connection.
+pub fn send(frame: Value) -> bool {
+    SOCKET.with(|s| {
+        s.borrow()
+            .as_ref()
+            .filter(|s| s.ready_state() == WebSocket::OPEN)
+            .is_some_and(|s| s.send_with_str(&frame.to_string()).is_ok())
+    })
+}
+
+/// Asks the bridge to apply `fact`; it comes back as a `fact` event once committed.
+pub fn apply(state: &AppState, fact: &Fact) -> bool {
+    let Ok(fact) = serde_json::to_value(fact) else {
+        return false;
+    };
+    let sent = send(json!({"v": 1, "type": "apply", "fact": fact}));
+    if !sent {
+        state.report("not connected to the bridge: the message was not sent");
+    }
+    sent
+}
+
+/// Asks the bridge to stop the running agent `to`.
+pub fn cancel(to: &str) -> bool {
+    send(json!({"v": 1, "type": "cancel", "to": to}))
+}
+
+fn receive(state: &AppState, text: &str) {
+    let Ok(event) = serde_json::from_str::<Value>(text) else {
+        return state.report("the bridge sent a frame that is not JSON");
+    };
+    let str_of = |key: &str| {
+        event
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    match event
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+    {
+        "session" => {
+            let facts: Result<Vec<Fact>, _> = serde_json::from_value(event["facts"].clone());
+            match facts
+                .map_err(|e| e.to_string())
+                .and_then(|f| Session::replay(&f).map_err(|e| e.to_string()))
+            {
+                Ok(session) => host::adopt(state, session),
+                Err(e) => state.report(format!("the bridge's session does not replay here: {e}")),
+            }
+        }
+        "fact" => match serde_json::from_value::<Fact>(event["fact"].clone()) {
+            Ok(fact) => {
+                state.output.set(String::new());
+                host::apply_local(state, fact);
+            }
+            Err(e) => state.report(format!("the bridge sent a fact this page cannot read: {e}")),
+        },
+        "delivering" => {
+            let to = str_of("to");
+            let previewed = state.due.with_untracked(|d| {
+                d.as_ref()
+                    .filter(|d| d.to == to)
+                    .map(|d| d.prompt.sha256_hex())
+            });
+            state.verification.set(Some(Verification {
+                to,
+                sent: str_of("promptSha256"),
+                previewed,
+            }));
+        }
+        "output" => state.output.update(|o| o.push_str(&str_of("delta"))),
+        "error" => state.report(format!("bridge: {}", str_of("message"))),
+        _ => {}
+    }
+}
