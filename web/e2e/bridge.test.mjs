@@ -67,6 +67,14 @@ test('the page mirrors the bridge: a fake Claude streams its reply and the deliv
   await page.page.reload();
   await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
   await page.page.waitForFunction(() => document.querySelectorAll('[data-testid="timeline-message"]').length === 2);
+
+  // A new session, then back to the first one from the sessions list.
+  await page.by('new-session').click();
+  await page.page.waitForFunction(() => document.querySelectorAll('[data-testid="timeline-message"]').length === 0);
+  await page.by('session-select').locator('option').nth(1).waitFor({ state: 'attached' });
+  const first = await page.by('session-select').locator('option').evaluateAll((os) => os.map((o) => o.value).sort()[0]);
+  await page.by('session-select').selectOption(first);
+  await page.page.waitForFunction(() => document.querySelectorAll('[data-testid="timeline-message"]').length === 2);
   page.assertNoErrors();
   await context.close();
 });

@@ -14,7 +14,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, WebSocket};
 
 use crate::host;
-use crate::state::{AppState, Mode, Verification};
+use crate::state::{AppState, Mode, SessionEntry, Verification};
 
 thread_local! {
     static SOCKET: RefCell<Option<WebSocket>> = const { RefCell::new(None) };
@@ -93,6 +93,11 @@ pub fn apply(state: &AppState, fact: &Fact) -> bool {
     sent
 }
 
+/// Switches every page of the bridge to session `id`.
+pub fn open_session(id: i64) -> bool {
+    send(json!({"v": 1, "type": "openSession", "id": id}))
+}
+
 /// Asks the bridge to stop the running agent `to`.
 pub fn cancel(to: &str) -> bool {
     send(json!({"v": 1, "type": "cancel", "to": to}))
@@ -115,6 +120,11 @@ fn receive(state: &AppState, text: &str) {
         .unwrap_or_default()
     {
         "session" => {
+            state
+                .bridge_session
+                .set(event.get("id").and_then(Value::as_i64));
+            // The list may have grown (a new session): ask again.
+            send(json!({"v": 1, "type": "listSessions"}));
             let facts: Result<Vec<Fact>, _> = serde_json::from_value(event["facts"].clone());
             match facts
                 .map_err(|e| e.to_string())
@@ -143,6 +153,18 @@ fn receive(state: &AppState, text: &str) {
                 sent: str_of("promptSha256"),
                 previewed,
             }));
+        }
+        "sessions" => {
+            let list = event["list"].as_array().map_or_else(Vec::new, |list| {
+                list.iter()
+                    .map(|s| SessionEntry {
+                        id: s["id"].as_i64().unwrap_or_default(),
+                        title: s["title"].as_str().unwrap_or_default().to_string(),
+                        facts: s["facts"].as_i64().unwrap_or_default(),
+                    })
+                    .collect()
+            });
+            state.bridge_sessions.set(list);
         }
         "output" => state.output.update(|o| o.push_str(&str_of("delta"))),
         "error" => state.report(format!("bridge: {}", str_of("message"))),

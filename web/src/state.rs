@@ -34,6 +34,14 @@ impl Verification {
     }
 }
 
+/// One session of the bridge's database, as its `sessions` event lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionEntry {
+    pub id: i64,
+    pub title: String,
+    pub facts: i64,
+}
+
 /// One AI member's prompt in the side-by-side view.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Column {
@@ -64,6 +72,9 @@ pub struct AppState {
     pub verification: RwSignal<Option<Verification>>,
     /// The running agent's streamed output so far (bridge mode; not stored).
     pub output: RwSignal<String>,
+    /// The bridge's session shown, and the sessions its database holds (bridge mode).
+    pub bridge_session: RwSignal<Option<i64>>,
+    pub bridge_sessions: RwSignal<Vec<SessionEntry>>,
     /// The team in use (settings in force included).
     pub team: Memo<Option<Team>>,
     /// How many messages the conversation holds.
@@ -145,6 +156,8 @@ impl AppState {
             mode: RwSignal::new(Mode::Simulation),
             verification: RwSignal::new(None),
             output: RwSignal::new(String::new()),
+            bridge_session: RwSignal::new(None),
+            bridge_sessions: RwSignal::new(Vec::new()),
             team,
             message_count,
             shown_recipient,

@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 
 use crate::components::files_menu::FilesMenu;
+use crate::components::sessions_menu::SessionsMenu;
 use crate::state::{use_state, Mode};
 
 #[component]
@@ -29,6 +30,7 @@ pub fn Header() -> impl IntoView {
                     Mode::Bridge { connected: false } => "○ bridge (disconnected)",
                 }}
             </span>
+            <SessionsMenu/>
             <FilesMenu/>
         </header>
     }

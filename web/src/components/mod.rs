@@ -12,6 +12,7 @@ pub mod member_row;
 pub mod notices;
 pub mod prompt_view;
 pub mod section_bars;
+pub mod sessions_menu;
 pub mod settings_form;
 pub mod side_by_side;
 pub mod team_editor;
