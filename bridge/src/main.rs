@@ -42,6 +42,16 @@ enum Commands {
         #[arg(long)]
         agents: Option<PathBuf>,
     },
+    /// Which agent CLIs are on this machine, and which team members run for real or are
+    /// answered by the simulator.
+    Agents {
+        /// Team config; without it, the demo team.
+        #[arg(long)]
+        team: Option<PathBuf>,
+        /// Machine-local agents file (as for `serve`).
+        #[arg(long)]
+        agents: Option<PathBuf>,
+    },
     /// Print the exact prompt a member receives for a scenario (DESIGN §11b).
     Preview {
         /// The scenario file.
@@ -72,6 +82,35 @@ fn run(cli: Cli) -> Result<(), String> {
             member,
             json,
         } => preview(&scenario, &member, json),
+        Commands::Agents { team, agents } => {
+            let team = read_team(team)?;
+            let file = read_agents(agents)?;
+            for m in agents::members(&team, &file) {
+                let command = m.command.as_ref().map_or(
+                    "(no command for this agent type)".to_string(),
+                    |c| {
+                        std::iter::once(c.command.as_str())
+                            .chain(c.args.iter().map(String::as_str))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    },
+                );
+                match &m.path {
+                    Some(path) => println!(
+                        "{}  {}  runs: {command}  [{}; {}]",
+                        m.member,
+                        m.agent_type,
+                        path.display(),
+                        agents::version(path)
+                    ),
+                    None => println!(
+                        "{}  {}  simulated ({command}: not installed)",
+                        m.member, m.agent_type
+                    ),
+                }
+            }
+            Ok(())
+        }
         Commands::Serve {
             port,
             team,
@@ -80,19 +119,8 @@ fn run(cli: Cli) -> Result<(), String> {
             dist,
             agents,
         } => {
-            let team = match team {
-                Some(path) => {
-                    let text = std::fs::read_to_string(&path).map_err(|e| {
-                        format!("{}: cannot read the team config: {e}", path.display())
-                    })?;
-                    load_team(&text).map_err(|e| format!("{}: {e}", path.display()))?
-                }
-                None => agent_chatter::demo::team(),
-            };
-            let agents = match agents {
-                Some(path) => agents::AgentsFile::load(&path)?,
-                None => agents::AgentsFile::default(),
-            };
+            let team = read_team(team)?;
+            let agents = read_agents(agents)?;
             if !dist.join("index.html").is_file() {
                 return Err(format!(
                     "{}: no built page here (index.html missing): run `cargo xtask run`, or `trunk build --release`",
@@ -110,6 +138,24 @@ fn run(cli: Cli) -> Result<(), String> {
                 server::serve(addr, |port| server::AppState { hub, token, port }, dist).await
             })
         }
+    }
+}
+
+fn read_team(path: Option<PathBuf>) -> Result<agent_chatter::team::Team, String> {
+    match path {
+        Some(path) => {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| format!("{}: cannot read the team config: {e}", path.display()))?;
+            load_team(&text).map_err(|e| format!("{}: {e}", path.display()))
+        }
+        None => Ok(agent_chatter::demo::team()),
+    }
+}
+
+fn read_agents(path: Option<PathBuf>) -> Result<agents::AgentsFile, String> {
+    match path {
+        Some(path) => agents::AgentsFile::load(&path),
+        None => Ok(agents::AgentsFile::default()),
     }
 }
 

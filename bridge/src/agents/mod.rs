@@ -120,6 +120,70 @@ pub fn locate(program: &str) -> Option<PathBuf> {
         .find(|p| is_exec(p))
 }
 
+/// How one AI member will be answered on this machine (`agent-chatter agents`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemberAgent {
+    pub member: String,
+    pub agent_type: String,
+    /// The configured command, if any.
+    pub command: Option<AgentCommand>,
+    /// Where it was found; `None` = the simulator answers.
+    pub path: Option<PathBuf>,
+}
+
+/// For every AI member of `team`: its command and whether it is installed here.
+pub fn members(team: &agent_chatter::team::Team, file: &AgentsFile) -> Vec<MemberAgent> {
+    team.members
+        .iter()
+        .filter(|m| m.is_ai())
+        .map(|m| {
+            let agent_type = m.agent_type.clone().unwrap_or_default();
+            let command = file.command_for(&m.id, &agent_type);
+            let path = command.as_ref().and_then(|c| locate(&c.command));
+            MemberAgent {
+                member: m.id.clone(),
+                agent_type,
+                command,
+                path,
+            }
+        })
+        .collect()
+}
+
+/// The first line `program --version` prints (5 s at most), for the report.
+pub fn version(program: &Path) -> String {
+    use std::process::{Command, Stdio};
+    let child = Command::new(program)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn();
+    let Ok(mut child) = child else {
+        return "does not start".to_string();
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return "no answer to --version within 5 s".to_string();
+            }
+        }
+    }
+    let mut out = String::new();
+    if let Some(mut stdout) = child.stdout.take() {
+        use std::io::Read;
+        let _ = stdout.read_to_string(&mut out);
+    }
+    out.lines().next().unwrap_or("").trim().to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,6 +235,34 @@ mod tests {
         let err = AgentsFile::load(&path).unwrap_err();
         assert!(err.contains("agents.x"), "{err}");
         assert!(err.contains("unknown field `arg`"), "{err}");
+    }
+
+    #[test]
+    fn members_report_the_command_and_whether_it_is_installed() {
+        let team = agent_chatter::demo::team();
+        let mut file = AgentsFile::default();
+        file.agents.insert(
+            "max".into(),
+            AgentCommand {
+                command: "/bin/sh".into(),
+                args: vec![],
+                output: None,
+            },
+        );
+        file.agents.insert(
+            "openai-codex".into(),
+            AgentCommand {
+                command: "agent-chatter-no-such-codex".into(),
+                args: vec![],
+                output: None,
+            },
+        );
+        let report = members(&team, &file);
+        let ids: Vec<&str> = report.iter().map(|m| m.member.as_str()).collect();
+        assert_eq!(ids, ["max", "sarah", "carol"]);
+        assert_eq!(report[0].path.as_deref(), Some(Path::new("/bin/sh")));
+        assert_eq!(report[1].path, None);
+        assert_eq!(report[1].agent_type, "openai-codex");
     }
 
     #[test]
