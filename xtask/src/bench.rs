@@ -68,6 +68,38 @@ pub fn bench(ctx: &Ctx, quick: bool) -> Result<(), String> {
         section.push_str(&format!("\n(no {NODE_BENCH}: Node bench not run)\n"));
     }
 
+    // The bridge under load: 1 000 messages through fake agents (RSS, relay latency).
+    proc::run(&mut ctx.cargo(&["build", "--release", "-p", "agent-chatter-bridge"]))?;
+    let messages = if quick { "200" } else { "1000" };
+    let load = proc::capture(&mut ctx.cargo(&[
+        "run",
+        "--quiet",
+        "--release",
+        "-p",
+        "agent-chatter-bridge",
+        "--example",
+        "load",
+        "--",
+        messages,
+    ]))?;
+    section.push_str(&format!(
+        "\n### bridge load (bridge/examples/load.rs), {date}\n\n"
+    ));
+    section.push_str(load.trim_end());
+    section.push('\n');
+
+    // The page, as the e2e suite last measured it (cargo xtask test writes it).
+    let timings = ctx.target_dir().join("e2e").join("timings.json");
+    match std::fs::read_to_string(&timings) {
+        Ok(text) => section.push_str(&format!(
+            "\n### page in Chromium (web/e2e, last `cargo xtask test`)\n\n```json\n{}\n```\n",
+            text.trim_end()
+        )),
+        Err(_) => section.push_str(
+            "\n(no target/e2e/timings.json: run `cargo xtask test` for the page's figures)\n",
+        ),
+    }
+
     let report = ctx.target_dir().join("bench-report.md");
     append(&report, &section)?;
     println!("{section}");
