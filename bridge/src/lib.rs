@@ -8,8 +8,10 @@
 //! - [`agents`]: the CLIs' commands and stream decoders, and running one delivery.
 //! - [`hub`]: the session, its facts and its running agent.
 //! - [`server`]: the axum app.
+//! - [`chat`]: the terminal conversation.
 
 pub mod agents;
+pub mod chat;
 pub mod guard;
 pub mod hub;
 pub mod protocol;

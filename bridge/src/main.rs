@@ -42,6 +42,21 @@ enum Commands {
         #[arg(long)]
         agents: Option<PathBuf>,
     },
+    /// Talk with the team in the terminal (the first message may be piped in).
+    Chat {
+        /// Team config (ours or the peer's cli-config).
+        #[arg(long)]
+        team: PathBuf,
+        /// Continue this session from the database.
+        #[arg(long)]
+        resume: Option<i64>,
+        /// The session database (SQLite).
+        #[arg(long, default_value = "agent-chatter.db")]
+        db: PathBuf,
+        /// Machine-local agents file (as for `serve`).
+        #[arg(long)]
+        agents: Option<PathBuf>,
+    },
     /// Which agent CLIs are on this machine, and which team members run for real or are
     /// answered by the simulator.
     Agents {
@@ -82,6 +97,22 @@ fn run(cli: Cli) -> Result<(), String> {
             member,
             json,
         } => preview(&scenario, &member, json),
+        Commands::Chat {
+            team,
+            resume,
+            db,
+            agents,
+        } => {
+            let team = read_team(Some(team))?;
+            let agents = read_agents(agents)?;
+            let store = store::Store::open(&db).map_err(|e| e.to_string())?;
+            let runtime = tokio::runtime::Runtime::new()
+                .map_err(|e| format!("cannot start the runtime: {e}"))?;
+            runtime.block_on(async move {
+                let hub = hub::Hub::start(store, resume, team, agents)?;
+                agent_chatter_bridge::chat::run(hub).await
+            })
+        }
         Commands::Agents { team, agents } => {
             let team = read_team(team)?;
             let file = read_agents(agents)?;

@@ -1,0 +1,315 @@
+//! `agent-chatter chat`: the terminal conversation of seed 004. Lines typed (or piped) are
+//! human messages; agents answer through the same hub as the page (facts committed to SQLite,
+//! real CLIs or the simulator), their output streamed under a spinner. Piped input ends when
+//! stdin does and the conversation has gone quiet.
+
+use std::io::IsTerminal;
+use std::path::Path;
+use std::time::Duration;
+
+use agent_chatter::config::load_team;
+use agent_chatter::conversation::Status;
+use agent_chatter::session::Fact;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+use crate::hub::{self, SharedHub};
+
+/// seed 004's `/help`.
+pub const HELP: &str = "\
+Available commands:
+  /team deploy <config.json> - Load team and enter conversation mode
+    (Type messages directly after loading team)
+  /team list - List loaded team members
+  /cancel - Stop the agent that is running
+  /exit - Exit conversation mode
+  /help - Show this help
+
+Message markers:
+  [FROM:name] - Specify human sender (multi-human teams)
+  [NEXT:name] - Route message to specific member
+  [TEAM_TASK:description] - Set team-wide task context
+  [DONE] - Mark conversation complete";
+
+/// What one input line asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Line {
+    Message(String),
+    /// `/start <msg>`: the deprecated alias, with the seed's warning.
+    Start(String),
+    Deploy(String),
+    List,
+    Cancel,
+    Exit,
+    Help,
+    Empty,
+    Unknown(String),
+}
+
+/// Reads one input line.
+pub fn parse_line(line: &str) -> Line {
+    let line = line.trim_end_matches(['\r', '\n']);
+    let trimmed = line.trim();
+    if trimmed.is_empty() {
+        return Line::Empty;
+    }
+    let Some(command) = trimmed.strip_prefix('/') else {
+        return Line::Message(line.to_string());
+    };
+    let (word, rest) = command
+        .split_once(char::is_whitespace)
+        .unwrap_or((command, ""));
+    let rest = rest.trim();
+    match word {
+        "help" => Line::Help,
+        "exit" | "quit" => Line::Exit,
+        "cancel" => Line::Cancel,
+        "start" => Line::Start(rest.to_string()),
+        "team" => match rest.split_once(char::is_whitespace).unwrap_or((rest, "")) {
+            ("list", _) => Line::List,
+            ("deploy", file) if !file.trim().is_empty() => Line::Deploy(file.trim().to_string()),
+            _ => Line::Unknown(trimmed.to_string()),
+        },
+        _ => Line::Unknown(trimmed.to_string()),
+    }
+}
+
+fn error(message: &str) {
+    let mut lines = message.lines();
+    eprintln!("❌ Error: {}", lines.next().unwrap_or(""));
+    for l in lines {
+        eprintln!("   {l}");
+    }
+}
+
+/// Runs the chat until `/exit`, or the end of piped input once nothing is running.
+pub async fn run(hub: SharedHub) -> Result<(), String> {
+    let interactive = std::io::stdin().is_terminal();
+    let printer = tokio::spawn(print_events(hub.clone()));
+    {
+        let h = hub.lock().await;
+        if let Some(team) = h.session().team() {
+            println!(
+                "✓ Team \"{}\" loaded (session {})",
+                team.name,
+                h.session_id()
+            );
+            println!("Type your first message to begin conversation...");
+        }
+    }
+    hub::resume(&hub).await;
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    loop {
+        if interactive {
+            let mut out = tokio::io::stdout();
+            let _ = out.write_all(b"agent-chatter> ").await;
+            let _ = out.flush().await;
+        }
+        let Ok(Some(line)) = lines.next_line().await else {
+            break;
+        };
+        match parse_line(&line) {
+            Line::Empty => {}
+            Line::Help => println!("{HELP}"),
+            Line::Exit => {
+                printer.abort();
+                return Ok(());
+            }
+            Line::Cancel => {
+                let running = hub
+                    .lock()
+                    .await
+                    .session()
+                    .conversation()
+                    .in_flight()
+                    .map(|f| f.to.clone());
+                match running {
+                    Some(to) => {
+                        if let Err(e) = hub::cancel(&hub, &to).await {
+                            error(&e);
+                        }
+                    }
+                    None => error("No agent is running"),
+                }
+            }
+            Line::List => {
+                let h = hub.lock().await;
+                match h.session().team() {
+                    Some(team) => {
+                        println!("Team \"{}\":", team.name);
+                        for m in &team.members {
+                            let kind = m.agent_type.as_deref().unwrap_or("human");
+                            println!("  {} ({}) - {kind}", m.display_name, m.id);
+                        }
+                    }
+                    None => error("No team loaded. Use /team deploy <config> first"),
+                }
+            }
+            Line::Deploy(file) => match read_team(Path::new(&file)) {
+                Ok(team) => {
+                    let name = team.name.clone();
+                    match hub::apply(&hub, Fact::set_team(team)).await {
+                        Ok(()) => {
+                            println!("✓ Team \"{name}\" loaded");
+                            println!("Type your first message to begin conversation...");
+                        }
+                        Err(e) => error(&e),
+                    }
+                }
+                Err(e) => error(&e),
+            },
+            Line::Start(message) => {
+                eprintln!("⚠ WARNING: /start command is deprecated and will be removed in v0.3.0");
+                eprintln!("  → Just type your message directly (no /start needed)");
+                if message.is_empty() {
+                    eprintln!("Usage: Type your message directly");
+                } else {
+                    send(&hub, message).await;
+                }
+            }
+            Line::Message(message) => send(&hub, message).await,
+            Line::Unknown(command) => error(&format!(
+                "Unknown command: {command}\nType /help for the commands"
+            )),
+        }
+    }
+    // End of input: let the agents finish what they were asked.
+    loop {
+        let status = hub.lock().await.session().conversation().status();
+        if status != Status::Running {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // Let the printer show the last fact.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    printer.abort();
+    Ok(())
+}
+
+async fn send(hub: &SharedHub, text: String) {
+    let fact = Fact::Human {
+        text,
+        sender: None,
+        at: hub::now(),
+    };
+    if let Err(e) = hub::apply(hub, fact).await {
+        error(&e);
+    }
+}
+
+fn read_team(path: &Path) -> Result<agent_chatter::team::Team, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("{}: cannot read the team config: {e}", path.display()))?;
+    load_team(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Prints what happens: agents' replies and failures, and streamed output under a spinner.
+async fn print_events(hub: SharedHub) {
+    let mut events = hub.lock().await.subscribe();
+    let mut spinner: Option<ProgressBar> = None;
+    while let Ok(frame) = events.recv().await {
+        let Ok(event) = serde_json::from_str::<Value>(&frame) else {
+            continue;
+        };
+        let name_of = |id: &str, h: &crate::hub::Hub| {
+            h.session()
+                .team()
+                .and_then(|t| t.member(id))
+                .map_or(id.to_string(), |m| m.display_name.clone())
+        };
+        match event["type"].as_str().unwrap_or_default() {
+            "delivering" => {
+                let h = hub.lock().await;
+                let name = name_of(event["to"].as_str().unwrap_or_default(), &h);
+                let bar = ProgressBar::new_spinner();
+                bar.set_style(
+                    ProgressStyle::with_template("{spinner} {msg}")
+                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                );
+                bar.enable_steady_tick(Duration::from_millis(100));
+                bar.set_message(format!(
+                    "{name} is working… ({} bytes of prompt)",
+                    event["bytes"]
+                ));
+                spinner = Some(bar);
+            }
+            "output" => {
+                if let Some(bar) = &spinner {
+                    let delta = event["delta"].as_str().unwrap_or_default();
+                    let last = delta.lines().last().unwrap_or("").trim();
+                    if !last.is_empty() {
+                        bar.set_message(last.chars().take(70).collect::<String>());
+                    }
+                }
+            }
+            "fact" => {
+                if let Some(bar) = spinner.take() {
+                    bar.finish_and_clear();
+                }
+                let fact = &event["fact"];
+                let h = hub.lock().await;
+                match fact["type"].as_str().unwrap_or_default() {
+                    "replied" => {
+                        let name = name_of(fact["to"].as_str().unwrap_or_default(), &h);
+                        println!(
+                            "→ {name} (AI): {}",
+                            fact["text"].as_str().unwrap_or_default()
+                        );
+                    }
+                    "failed" => {
+                        let name = name_of(fact["to"].as_str().unwrap_or_default(), &h);
+                        error(&format!(
+                            "{name} failed: {}",
+                            fact["reason"].as_str().unwrap_or_default()
+                        ));
+                    }
+                    "setTeam" => {}
+                    _ => {
+                        if let Some(task) = h.session().store().team_task() {
+                            if fact["text"]
+                                .as_str()
+                                .is_some_and(|t| t.contains("TEAM_TASK"))
+                            {
+                                println!("✓ Team task set: \"{task}\"");
+                            }
+                        }
+                    }
+                }
+            }
+            "error" => error(event["message"].as_str().unwrap_or_default()),
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_read_as_the_seed_says() {
+        let cases = [
+            ("[NEXT:max] hi", Line::Message("[NEXT:max] hi".into())),
+            ("  ", Line::Empty),
+            ("/help", Line::Help),
+            ("/exit", Line::Exit),
+            ("/cancel", Line::Cancel),
+            ("/team list", Line::List),
+            (
+                "/team deploy my team.json",
+                Line::Deploy("my team.json".into()),
+            ),
+            ("/team deploy", Line::Unknown("/team deploy".into())),
+            (
+                "/start Design it [NEXT:max]",
+                Line::Start("Design it [NEXT:max]".into()),
+            ),
+            ("/dance", Line::Unknown("/dance".into())),
+        ];
+        for (line, want) in cases {
+            assert_eq!(parse_line(line), want, "{line:?}");
+        }
+    }
+}

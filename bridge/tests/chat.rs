@@ -1,0 +1,128 @@
+//! `agent-chatter chat` with piped stdin (seed 004): messages go through the agents, slash
+//! commands answer, the errors come from the seed's catalogue.
+
+mod support;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use support::{team, Bridge};
+
+/// Runs `chat` in a fresh directory with `input` piped in; returns (stdout, stderr, success).
+fn chat(
+    input: &str,
+    max_script: &str,
+    resume: Option<&str>,
+    dir: Option<&tempfile::TempDir>,
+) -> (String, String, bool) {
+    let owned;
+    let dir = match dir {
+        Some(dir) => dir,
+        None => {
+            owned = Bridge::new_dir(&team(None), max_script);
+            &owned
+        }
+    };
+    let d = dir.path();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent-chatter"));
+    cmd.arg("chat")
+        .arg("--team")
+        .arg(d.join("team.json"))
+        .arg("--db")
+        .arg(d.join("chat.db"))
+        .arg("--agents")
+        .arg(d.join("agents.json"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(id) = resume {
+        cmd.args(["--resume", id]);
+    }
+    let mut child = cmd.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.success(),
+    )
+}
+
+#[test]
+fn a_piped_first_message_goes_through_the_agent_and_the_chat_ends() {
+    let (out, err, ok) = chat(
+        "[NEXT: max] Please draft it.\n",
+        "claude-stream.sh",
+        None,
+        None,
+    );
+    assert!(ok, "{err}");
+    assert!(out.contains("✓ Team \"relay\" loaded"), "{out}");
+    assert!(out.contains("→ max (AI): Relay héllo, "), "{out}\n{err}");
+}
+
+#[test]
+fn slash_commands_answer_and_start_is_a_deprecated_alias() {
+    let input = "/help\n/team list\n/dance\n/start [NEXT: sarah] review it\n";
+    let (out, err, ok) = chat(input, "claude-stream.sh", None, None);
+    assert!(ok, "{err}");
+    assert!(out.contains("Available commands:\n  /team deploy <config.json> - Load team and enter conversation mode"), "{out}");
+    assert!(out.contains("  max (max) - claude-code"), "{out}");
+    assert!(err.contains("❌ Error: Unknown command: /dance"), "{err}");
+    assert!(
+        err.contains("⚠ WARNING: /start command is deprecated and will be removed in v0.3.0"),
+        "{err}"
+    );
+    assert!(
+        out.contains("→ sarah (AI): sarah (simulated) received"),
+        "{out}"
+    );
+}
+
+#[test]
+fn errors_come_from_the_seed_catalogue() {
+    let dir = Bridge::new_dir(
+        &serde_json::json!({"name": "two", "members": [
+        {"name": "kailai", "kind": "human"}, {"name": "bob", "kind": "human"},
+        {"name": "max", "kind": "ai", "agentType": "claude-code"}]}),
+        "claude-stream.sh",
+    );
+    let (_, err, ok) = chat(
+        "hello [NEXT: max]\n[FROM: zed] hi\n/team deploy missing.json\n",
+        "claude-stream.sh",
+        None,
+        Some(&dir),
+    );
+    assert!(ok);
+    assert!(
+        err.contains(
+            "❌ Error: Multiple human members detected. Please specify sender with [FROM:xxx]"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("❌ Error: Member 'zed' not found."), "{err}");
+    assert!(
+        err.contains("missing.json: cannot read the team config"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_chat_resumes_from_the_database() {
+    let dir = Bridge::new_dir(&team(None), "claude-stream.sh");
+    let (out, err, ok) = chat(
+        "[NEXT: sarah] first\n",
+        "claude-stream.sh",
+        None,
+        Some(&dir),
+    );
+    assert!(ok && out.contains("(session 1)"), "{out}{err}");
+    let (out, err, ok) = chat("/team list\n", "claude-stream.sh", Some("1"), Some(&dir));
+    assert!(ok, "{err}");
+    assert!(out.contains("(session 1)"), "{out}");
+}
