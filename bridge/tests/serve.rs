@@ -285,3 +285,92 @@ async fn killed_mid_chain_twenty_times_the_bridge_resumes_with_every_fact() {
         .count();
     assert!(replies > 0, "some deliveries finished between kills");
 }
+
+#[tokio::test]
+async fn a_reply_above_the_message_limit_is_kept_whole_and_recorded_as_failed() {
+    let bridge = Bridge::start(Bridge::new_dir(&team(None), "huge-reply.sh"), None);
+    let (mut page, _) = bridge.hello().await;
+    page.send(human("[NEXT: max] write a lot")).await;
+    let failed = page
+        .until(|e| e["type"] == "fact" && e["fact"]["type"] == "failed")
+        .await;
+    assert_eq!(
+        failed["fact"]["reason"],
+        "reply of 1200000 bytes is above the 1048576 byte message limit; its full output is kept in the session database (table outputs)"
+    );
+    let db = rusqlite::Connection::open(bridge.dir.path().join("sessions.db")).unwrap();
+    let kept: i64 = db
+        .query_row(
+            "SELECT length(output) FROM outputs WHERE member = 'max'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(kept, 1_200_001);
+}
+
+#[tokio::test]
+async fn cancel_stops_the_running_agent_and_becomes_a_failed_fact() {
+    let bridge = Bridge::start(Bridge::new_dir(&team(None), "hang.sh"), None);
+    let (mut page, _) = bridge.hello().await;
+    page.send(human("[NEXT: max] take your time")).await;
+    page.until(|e| e["type"] == "delivering").await;
+    page.send(json!({"v": 1, "type": "cancel", "to": "max"}))
+        .await;
+    let failed = page
+        .until(|e| e["type"] == "fact" && e["fact"]["type"] == "failed")
+        .await;
+    assert_eq!(
+        failed["fact"]["reason"],
+        "cancelled by the user: the agent was stopped"
+    );
+}
+
+#[test]
+fn preview_prints_the_cores_exact_bytes() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let scenario_path = root.join("examples/demo-scenario.json");
+    let scenario =
+        agent_chatter::scenario::load_scenario(&std::fs::read_to_string(&scenario_path).unwrap())
+            .unwrap();
+    for member in ["max", "sarah", "carol"] {
+        let expected = agent_chatter::scenario::preview(&scenario, member).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_agent-chatter"))
+            .args([
+                "preview",
+                scenario_path.to_str().unwrap(),
+                "--member",
+                member,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.stdout, expected.prompt.as_bytes(), "{member}");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_agent-chatter"))
+            .args([
+                "preview",
+                scenario_path.to_str().unwrap(),
+                "--member",
+                member,
+                "--json",
+            ])
+            .output()
+            .unwrap();
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(json["prompt"], expected.prompt);
+        assert_eq!(
+            json["systemFlag"],
+            serde_json::to_value(&expected.system_flag).unwrap()
+        );
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agent-chatter"))
+        .args([
+            "preview",
+            scenario_path.to_str().unwrap(),
+            "--member",
+            "zed",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("\"zed\" is not a member"));
+}
