@@ -294,6 +294,10 @@ pub enum PreviewError {
     UnknownMember { name: String, members: String },
     #[error("at: message #{at} does not exist; the conversation has {len} messages (0-based)")]
     NoSuchMessage { at: usize, len: usize },
+    #[error(
+        "overrides.{field}: must be greater than 0 (leave it out to keep the setting in force)"
+    )]
+    ZeroBudget { field: &'static str },
     #[error(transparent)]
     Build(#[from] BuildError),
 }
@@ -309,19 +313,33 @@ pub struct PreviewOverrides {
 }
 
 impl PreviewOverrides {
-    fn apply(&self, settings: &mut BuildSettings) {
+    /// Puts the overrides in force; a zero budget is refused (naming the field), as the
+    /// team's settings refuse it, rather than quietly becoming 1.
+    fn apply(&self, settings: &mut BuildSettings) -> Result<(), PreviewError> {
+        if self.max_bytes == Some(0) {
+            return Err(PreviewError::ZeroBudget { field: "maxBytes" });
+        }
+        if self.max_tokens == Some(0) {
+            return Err(PreviewError::ZeroBudget { field: "maxTokens" });
+        }
         if let Some(w) = self.window_size {
             settings.window = w;
         }
         if let Some(b) = self.max_bytes {
-            settings.max_bytes = b.max(1);
+            settings.max_bytes = b;
         }
         if let Some(p) = self.pin_first {
             settings.pin_first = p;
         }
         if let Some(t) = self.max_tokens {
-            settings.max_tokens = Some(t.max(1));
+            settings.max_tokens = Some(t);
         }
+        Ok(())
+    }
+
+    /// True when no setting is overridden.
+    pub fn is_empty(&self) -> bool {
+        *self == PreviewOverrides::default()
     }
 }
 
@@ -482,6 +500,14 @@ impl Session {
             .and_then(|i| self.team_tasks[i].1.as_deref())
     }
 
+    /// Whether `member` (id) was delivered a prompt whose `[MESSAGE]` is message `at`: a
+    /// preview there is what the agent got, not only what it would get.
+    pub fn was_delivered(&self, member: &str, at: usize) -> bool {
+        self.deliveries
+            .get(&at)
+            .is_some_and(|ds| ds.iter().any(|d| d.to == member))
+    }
+
     /// The simulated agent's reply to `delivery` ([`crate::demo::reply`]), for hosts that
     /// answer in simulation: apply it as `Fact::replied(&delivery.to, text, at)`.
     pub fn simulate_reply(&self, delivery: &Delivery) -> String {
@@ -512,7 +538,7 @@ impl Session {
         let member = find_member(team, member)?;
         let recipient = Recipient::from_member(member);
         let mut settings = BuildSettings::for_member(team, member);
-        overrides.apply(&mut settings);
+        overrides.apply(&mut settings)?;
         let store = self.store();
         let len = store.len();
         let at = match at {

@@ -508,3 +508,56 @@ fn a_prompt_digest_covers_the_prompt_and_the_system_flag_apart() {
     p.system_flag = Some("bc".into());
     assert_ne!(p.sha256_hex(), split);
 }
+
+#[test]
+fn a_zero_budget_override_is_refused_naming_the_field() {
+    let session = Session::replay(&[Fact::set_team(agent_chatter::demo::team())]).unwrap();
+    for (overrides, field) in [
+        (
+            PreviewOverrides {
+                max_bytes: Some(0),
+                ..Default::default()
+            },
+            "overrides.maxBytes",
+        ),
+        (
+            PreviewOverrides {
+                max_tokens: Some(0),
+                ..Default::default()
+            },
+            "overrides.maxTokens",
+        ),
+    ] {
+        let err = session
+            .preview("max", None, &overrides)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with(&format!("{field}: must be greater than 0")),
+            "{err}"
+        );
+    }
+    let tiny = PreviewOverrides {
+        max_bytes: Some(1),
+        ..Default::default()
+    };
+    assert!(
+        session
+            .preview("max", None, &tiny)
+            .unwrap()
+            .explain
+            .total_bytes
+            <= 1
+    );
+}
+
+#[test]
+fn a_session_knows_which_prompts_were_delivered() {
+    let mut session = Session::replay(&[Fact::set_team(agent_chatter::demo::team())]).unwrap();
+    session
+        .apply(&Fact::human("[FROM: kailai] go [NEXT: max]", Millis(1)))
+        .unwrap();
+    assert!(session.was_delivered("max", 0));
+    assert!(!session.was_delivered("sarah", 0));
+    assert!(!session.was_delivered("max", 1));
+}

@@ -15,6 +15,7 @@ use crate::{bridge, host};
 pub fn App() -> impl IntoView {
     let state = AppState::new(Default::default());
     provide_context(state);
+    keyboard(state);
     if let Some(token) = bridge::token_in_url() {
         // The bridge sends its session once connected.
         bridge::connect(state, token);
@@ -30,6 +31,63 @@ pub fn App() -> impl IntoView {
         state.report(message);
     }
     layout().into_any()
+}
+
+/// ↑/↓ move through messages (time travel), ←/→ through recipients, unless typing.
+fn keyboard(state: AppState) {
+    use wasm_bindgen::JsCast;
+    let handle = window_event_listener(leptos::ev::keydown, move |e| {
+        let typing = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
+        if typing || e.ctrl_key() || e.meta_key() || e.alt_key() {
+            return;
+        }
+        let len = state.message_count.get_untracked();
+        let at = state.shown_at.get_untracked();
+        match e.key().as_str() {
+            "ArrowUp" => {
+                if let Some(at) = at {
+                    state.selected.set(Some(at.saturating_sub(1)));
+                }
+            }
+            "ArrowDown" => {
+                if let Some(at) = at.filter(|&a| a + 1 < len) {
+                    state.selected.set(Some(at + 1));
+                }
+            }
+            "ArrowLeft" | "ArrowRight" => {
+                let agents: Vec<String> = state.team.with_untracked(|t| {
+                    t.as_ref().map_or_else(Vec::new, |t| {
+                        t.members
+                            .iter()
+                            .filter(|m| m.is_ai())
+                            .map(|m| m.id.clone())
+                            .collect()
+                    })
+                });
+                if agents.is_empty() {
+                    return;
+                }
+                let current = state.shown_recipient.get_untracked();
+                let i = agents
+                    .iter()
+                    .position(|a| Some(a) == current.as_ref())
+                    .unwrap_or(0);
+                let next = if e.key() == "ArrowRight" {
+                    (i + 1) % agents.len()
+                } else {
+                    (i + agents.len() - 1) % agents.len()
+                };
+                state.recipient.set(Some(agents[next].clone()));
+            }
+            _ => return,
+        }
+        e.prevent_default();
+    });
+    // The page lives as long as the app: keep the listener.
+    std::mem::forget(handle);
 }
 
 fn layout() -> impl IntoView {

@@ -6,6 +6,8 @@ use agent_chatter::context::Prompt;
 use agent_chatter::conversation::Delivery;
 use agent_chatter::message::MemberId;
 use agent_chatter::session::{PreviewOverrides, Session};
+use std::collections::BTreeMap;
+
 use agent_chatter::team::Team;
 use leptos::prelude::*;
 
@@ -72,6 +74,15 @@ pub struct AppState {
     pub verification: RwSignal<Option<Verification>>,
     /// The running agent's streamed output so far (bridge mode; not stored).
     pub output: RwSignal<String>,
+    /// What-if settings per recipient (window, budgets, pin-first): previews use them, the
+    /// session does not change.
+    pub whatif: RwSignal<BTreeMap<MemberId, PreviewOverrides>>,
+    /// The shown recipient's what-if settings.
+    pub shown_whatif: Memo<PreviewOverrides>,
+    /// The inspector's prompt without what-if (for the diff "actual vs what-if").
+    pub actual: Memo<Option<Result<Prompt, String>>>,
+    /// Whether the shown prompt was delivered (not only previewed).
+    pub delivered: Memo<bool>,
     /// The bridge's session shown, and the sessions its database holds (bridge mode).
     pub bridge_session: RwSignal<Option<i64>>,
     pub bridge_sessions: RwSignal<Vec<SessionEntry>>,
@@ -118,7 +129,24 @@ impl AppState {
                 _ => len.checked_sub(1),
             }
         });
+        let whatif = RwSignal::new(BTreeMap::<MemberId, PreviewOverrides>::new());
+        let shown_whatif = Memo::new(move |_| {
+            let member = shown_recipient.get();
+            whatif.with(|w| member.and_then(|m| w.get(&m).copied()).unwrap_or_default())
+        });
         let preview = Memo::new(move |_| {
+            let member = shown_recipient.get()?;
+            let at = shown_at.get();
+            let overrides = shown_whatif.get();
+            Some(session.with(|s| {
+                s.preview(&member, at, &overrides)
+                    .map_err(|e| e.to_string())
+            }))
+        });
+        let actual = Memo::new(move |_| {
+            if shown_whatif.get().is_empty() {
+                return preview.get();
+            }
             let member = shown_recipient.get()?;
             let at = shown_at.get();
             Some(session.with(|s| {
@@ -126,8 +154,15 @@ impl AppState {
                     .map_err(|e| e.to_string())
             }))
         });
+        let delivered = Memo::new(move |_| {
+            let (Some(member), Some(at)) = (shown_recipient.get(), shown_at.get()) else {
+                return false;
+            };
+            session.with(|s| s.was_delivered(&member, at))
+        });
         let side_by_side = Memo::new(move |_| {
             let at = shown_at.get();
+            let whatifs = whatif.get();
             session.with(|s| {
                 let Some(team) = s.team() else {
                     return Vec::new();
@@ -140,7 +175,7 @@ impl AppState {
                         display_name: m.display_name.clone(),
                         agent_type: m.agent_type.clone().unwrap_or_default(),
                         prompt: s
-                            .preview(&m.id, at, &PreviewOverrides::default())
+                            .preview(&m.id, at, &whatifs.get(&m.id).copied().unwrap_or_default())
                             .map_err(|e| e.to_string()),
                     })
                     .collect()
@@ -156,6 +191,10 @@ impl AppState {
             mode: RwSignal::new(Mode::Simulation),
             verification: RwSignal::new(None),
             output: RwSignal::new(String::new()),
+            whatif,
+            shown_whatif,
+            actual,
+            delivered,
             bridge_session: RwSignal::new(None),
             bridge_sessions: RwSignal::new(Vec::new()),
             team,

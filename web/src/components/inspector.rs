@@ -4,9 +4,11 @@
 use leptos::prelude::*;
 
 use crate::browser;
+use crate::components::diff_view::DiffView;
 use crate::components::fate_list::FateList;
 use crate::components::prompt_view::PromptView;
 use crate::components::section_bars::SectionBars;
+use crate::components::whatif_panel::WhatIfPanel;
 use crate::state::use_state;
 
 #[component]
@@ -32,10 +34,21 @@ pub fn Inspector() -> impl IntoView {
             })
         })
     };
-    let at_label = move || match (state.shown_at.get(), state.selected.get()) {
-        (None, _) => "no message yet (skeleton)".to_string(),
-        (Some(at), Some(_)) => format!("at #{}", at + 1),
-        (Some(at), None) => format!("at #{} (latest)", at + 1),
+    let show_diff = RwSignal::new(false);
+    let at_label = move || {
+        let at = match (state.shown_at.get(), state.selected.get()) {
+            (None, _) => return "no message yet (skeleton)".to_string(),
+            (Some(at), Some(_)) => format!("at #{}", at + 1),
+            (Some(at), None) => format!("at #{} (latest)", at + 1),
+        };
+        let what = if !state.shown_whatif.get().is_empty() {
+            "what-if"
+        } else if state.delivered.get() {
+            "delivered"
+        } else {
+            "would receive"
+        };
+        format!("{at} · {what}")
     };
     let problem = move || {
         state.preview.with(|p| match p {
@@ -70,8 +83,15 @@ pub fn Inspector() -> impl IntoView {
                 </Show>
             </div>
             {move || problem().map(|e| view! { <p class="preview-error">{e}</p> })}
+            <WhatIfPanel/>
             <SectionBars/>
-            <PromptView/>
+            <div class="inspector-tabs">
+                <button class=move || if show_diff.get() { "tab" } else { "tab on" } on:click=move |_| show_diff.set(false)>"prompt"</button>
+                <button data-testid="diff-toggle" class=move || if show_diff.get() { "tab on" } else { "tab" } on:click=move |_| show_diff.set(true)>"diff"</button>
+            </div>
+            <Show when=move || show_diff.get() fallback=|| view! { <PromptView/> }>
+                <DiffView/>
+            </Show>
             <FateList/>
         </div>
     }

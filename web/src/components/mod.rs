@@ -1,6 +1,7 @@
 //! One component per file (DESIGN §13); each reads the shared [`crate::state::AppState`].
 
 pub mod composer;
+pub mod diff_view;
 pub mod due_agent;
 pub mod error_banner;
 pub mod fate_list;
@@ -18,3 +19,4 @@ pub mod side_by_side;
 pub mod team_editor;
 pub mod timeline;
 pub mod timeline_row;
+pub mod whatif_panel;

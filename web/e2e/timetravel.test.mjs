@@ -1,0 +1,93 @@
+// Time travel, what-if and diff (issue: the page's time travel / what-if / diff), in Chromium.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { serve } from './support/server.mjs';
+import { launch } from './support/browser.mjs';
+import { InspectorPage } from './support/inspector-page.mjs';
+
+const root = new URL('../../', import.meta.url);
+const dist = fileURLToPath(new URL('web/dist/', root));
+const core = await import(new URL('pkg/node/agent_chatter_wasm.js', root).href);
+
+let server;
+let browser;
+before(async () => {
+  server = await serve(dist);
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function visit() {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 1000 }, acceptDownloads: true });
+  const page = new InspectorPage(await context.newPage(), server.url);
+  await page.open();
+  return { context, page };
+}
+
+test('time travel: an early message shows the prompt the core previews for it', async () => {
+  const { context, page } = await visit();
+  await page.simulate();
+  const session = JSON.parse(await page.download('export-session'));
+  const conversation = core.Conversation.resume(session);
+  await page.selectRecipient('max');
+  await page.by('timeline-message').first().click();
+  assert.match(await page.by('inspector-at').textContent(), /^at #1 · delivered$/);
+  const expected = conversation.preview('max', 0);
+  assert.equal(await page.promptText(), expected.prompt);
+  // Sarah was never given message #1: what she would have received.
+  await page.selectRecipient('sarah');
+  assert.match(await page.by('inspector-at').textContent(), /^at #1 · would receive$/);
+  assert.equal(await page.promptText(), conversation.preview('sarah', 0).prompt);
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('keyboard: ↑/↓ move through messages and ←/→ through recipients', async () => {
+  const { context, page } = await visit();
+  await page.page.locator('body').click({ position: { x: 5, y: 5 } });
+  await page.page.keyboard.press('ArrowUp');
+  assert.match(await page.by('inspector-at').textContent(), /^at #2 /);
+  await page.page.keyboard.press('ArrowUp');
+  await page.page.keyboard.press('ArrowDown');
+  assert.match(await page.by('inspector-at').textContent(), /^at #2 /);
+  const before = await page.by('recipient-select').inputValue();
+  await page.page.keyboard.press('ArrowRight');
+  assert.notEqual(await page.by('recipient-select').inputValue(), before);
+  await page.page.keyboard.press('ArrowLeft');
+  assert.equal(await page.by('recipient-select').inputValue(), before);
+  await context.close();
+});
+
+test('what-if: a window change shows another prompt and leaves the session file unchanged', async () => {
+  const { context, page } = await visit();
+  await page.selectRecipient('sarah');
+  const sessionBefore = await page.download('export-session');
+  const actual = await page.promptText();
+  await page.by('whatif-window').fill('0');
+  await page.by('whatif-window').dispatchEvent('change');
+  await page.by('whatif-panel').filter({ hasText: 'what-if (on' }).waitFor();
+  const whatIf = await page.promptText();
+  assert.notEqual(whatIf, actual);
+  assert.doesNotMatch(whatIf, /\[CONTEXT\]/, 'window 0: no history');
+  assert.match(await page.by('inspector-at').textContent(), /what-if$/);
+  assert.equal(await page.download('export-session'), sessionBefore);
+
+  // The diff between the actual prompt and the what-if one shows the history lines removed.
+  await page.by('diff-toggle').click();
+  await page.by('diff-against').selectOption('actual');
+  const removed = await page.by('diff-view').locator('[data-sign="-"]').allTextContents();
+  assert.ok(removed.includes('- [CONTEXT]'), removed.join('\n'));
+  assert.ok(removed.some((l) => l.startsWith('- - kailai -> max: Max, please draft them from the changelog.')), removed.join('\n'));
+  assert.equal(await page.by('diff-view').locator('[data-sign="+"]').count(), 0);
+  await page.screenshot('whatif-diff.png');
+
+  await page.by('whatif-reset').click();
+  await page.by('diff-toggle').locator('xpath=..').locator('button').first().click();
+  assert.equal(await page.promptText(), actual);
+  page.assertNoErrors();
+  await context.close();
+});

@@ -1,0 +1,119 @@
+//! A line diff between two prompts (`diff-view`), by `similar`: the shown prompt against the
+//! same recipient's at the previous message, against the actual prompt (when a what-if is
+//! on), or against another recipient's for the same message.
+
+use agent_chatter::session::PreviewOverrides;
+use leptos::prelude::*;
+use similar::{ChangeTag, TextDiff};
+
+use crate::state::use_state;
+
+/// The lines of a diff from `old` to `new`: (`' '`/`'-'`/`'+'`, line).
+pub fn diff_lines(old: &str, new: &str) -> Vec<(char, String)> {
+    TextDiff::from_lines(old, new)
+        .iter_all_changes()
+        .map(|c| {
+            let sign = match c.tag() {
+                ChangeTag::Equal => ' ',
+                ChangeTag::Delete => '-',
+                ChangeTag::Insert => '+',
+            };
+            (sign, c.value().trim_end_matches('\n').to_string())
+        })
+        .collect()
+}
+
+#[component]
+pub fn DiffView() -> impl IntoView {
+    let state = use_state();
+    // "previous", "actual", or a member id.
+    let against = RwSignal::new(String::from("previous"));
+    let other = Memo::new(move |_| -> Option<Result<String, String>> {
+        let member = state.shown_recipient.get()?;
+        let at = state.shown_at.get();
+        let with = |member: &str, at: Option<usize>, o: &PreviewOverrides| {
+            state.session.with(|s| {
+                s.preview(member, at, o)
+                    .map(|p| p.prompt)
+                    .map_err(|e| e.to_string())
+            })
+        };
+        match against.get().as_str() {
+            "previous" => match at {
+                Some(0) | None => Some(Err("there is no earlier message".to_string())),
+                Some(at) => Some(with(&member, Some(at - 1), &state.shown_whatif.get())),
+            },
+            "actual" => state.actual.get().map(|p| p.map(|p| p.prompt)),
+            id => Some(with(id, at, &PreviewOverrides::default())),
+        }
+    });
+    let lines = Memo::new(move |_| {
+        let shown = state.preview.with(|p| match p {
+            Some(Ok(p)) => Some(p.prompt.clone()),
+            _ => None,
+        })?;
+        match other.get()? {
+            Ok(old) => Some(Ok(diff_lines(&old, &shown))),
+            Err(e) => Some(Err(e)),
+        }
+    });
+    let agents = move || {
+        state.team.with(|t| {
+            t.as_ref().map_or_else(Vec::new, |t| {
+                t.members
+                    .iter()
+                    .filter(|m| m.is_ai())
+                    .map(|m| (m.id.clone(), m.display_name.clone()))
+                    .collect::<Vec<_>>()
+            })
+        })
+    };
+    view! {
+        <div class="diff" data-testid="diff-view">
+            <label>"diff against "
+                <select data-testid="diff-against" on:change=move |ev| against.set(event_target_value(&ev))>
+                    <option value="previous">"the previous message (same recipient)"</option>
+                    <option value="actual">"the actual prompt (no what-if)"</option>
+                    {move || agents().into_iter().map(|(id, name)| view! {
+                        <option value=id>{format!("{name}'s prompt (same message)")}</option>
+                    }).collect_view()}
+                </select>
+            </label>
+            {move || match lines.get() {
+                None => view! { <p class="muted">"no prompt to compare"</p> }.into_any(),
+                Some(Err(e)) => view! { <p class="muted">{e}</p> }.into_any(),
+                Some(Ok(lines)) => {
+                    let (added, removed) = lines.iter().fold((0, 0), |(a, r), (s, _)| match s { '+' => (a + 1, r), '-' => (a, r + 1), _ => (a, r) });
+                    view! {
+                        <p class="diff-summary">{format!("{added} line(s) added, {removed} removed")}</p>
+                        <pre class="diff-lines">
+                            {lines.into_iter().map(|(sign, line)| {
+                                let class = match sign { '+' => "diff-ins", '-' => "diff-del", _ => "diff-eq" };
+                                view! { <div class=class data-sign=sign.to_string()>{format!("{sign} {line}")}</div> }
+                            }).collect_view()}
+                        </pre>
+                    }.into_any()
+                }
+            }}
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_diff_marks_added_and_removed_lines() {
+        let lines = diff_lines("[CONTEXT]\n- a\n- b\n", "[CONTEXT]\n- b\n- c\n");
+        assert_eq!(
+            lines,
+            [
+                (' ', "[CONTEXT]".into()),
+                ('-', "- a".into()),
+                (' ', "- b".into()),
+                ('+', "- c".into())
+            ]
+        );
+    }
+}
