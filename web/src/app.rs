@@ -16,17 +16,26 @@ pub fn App() -> impl IntoView {
     let state = AppState::new(Default::default());
     provide_context(state);
     keyboard(state);
+    host::save_on_leave(state);
     if let Some(token) = bridge::token_in_url() {
         // The bridge sends its session once connected.
         bridge::connect(state, token);
         return layout().into_any();
     }
-    let (session, problem) = match storage::load_session() {
-        Stored::Session(session) => (*session, None),
-        Stored::Nothing => (host::demo_session(), None),
-        Stored::Unreadable(message) => (host::demo_session(), Some(message)),
+    let problem = match storage::load_session() {
+        Stored::Session(session) => {
+            host::restore(&state, *session);
+            None
+        }
+        Stored::Nothing => {
+            host::adopt(&state, host::demo_session());
+            None
+        }
+        Stored::Unreadable(message) => {
+            host::adopt(&state, host::demo_session());
+            Some(message)
+        }
     };
-    host::adopt(&state, session);
     if let Some(message) = problem {
         state.report(message);
     }

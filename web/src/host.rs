@@ -52,14 +52,23 @@ pub fn apply_local(state: &AppState, fact: Fact) -> bool {
 
 /// Replaces the whole session (import, team edit, reset): its pending actions become the
 /// page's, and the selection starts over at the latest message.
-pub fn adopt(state: &AppState, mut session: Session) {
+pub fn adopt(state: &AppState, session: Session) {
+    show(state, session);
+    persist(state);
+}
+
+/// Shows the session just read from this browser's storage (nothing to save).
+pub fn restore(state: &AppState, session: Session) {
+    show(state, session);
+}
+
+fn show(state: &AppState, mut session: Session) {
     let actions = drain(&mut session);
     state.session.set(session);
     state.due.set(None);
     state.notices.set(Vec::new());
     state.selected.set(None);
     perform(state, actions);
-    persist(state);
 }
 
 /// Changes the team's members and names, keeping the conversation (in simulation; with a
@@ -199,13 +208,43 @@ fn perform(state: &AppState, actions: Vec<Action>) {
     }
 }
 
+/// Saves the session soon after a change, once for a burst of changes: serialising a long
+/// fact log costs milliseconds, which must not delay the inspector's update (one frame).
 fn persist(state: &AppState) {
     // A bridge keeps its sessions in its own database; this browser keeps only its own.
-    if state.is_bridge() {
+    if state.is_bridge() || SAVE_PENDING.replace(true) {
         return;
     }
-    let text = state.session.with_untracked(|s| s.export());
-    if let Err(e) = storage::save_session(&text) {
-        state.report(e);
-    }
+    let state = *state;
+    set_timeout(
+        move || {
+            SAVE_PENDING.set(false);
+            let text = state.session.with_untracked(|s| s.export());
+            if let Err(e) = storage::save_session(&text) {
+                state.report(e);
+            }
+        },
+        SAVE_DELAY,
+    );
+}
+
+/// Saves a pending change at once when the page goes away (reload, close), so the debounce
+/// never loses the last fact.
+pub fn save_on_leave(state: AppState) {
+    let handle = window_event_listener(leptos::ev::pagehide, move |_| {
+        if SAVE_PENDING.replace(false) && !state.is_bridge() {
+            let text = state.session.with_untracked(|s| s.export());
+            let _ = storage::save_session(&text);
+        }
+    });
+    // The listener lives as long as the page.
+    std::mem::forget(handle);
+}
+
+/// How long a burst of changes may last before the session is saved.
+const SAVE_DELAY: std::time::Duration = std::time::Duration::from_millis(150);
+
+thread_local! {
+    /// A save is scheduled.
+    static SAVE_PENDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
