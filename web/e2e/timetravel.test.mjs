@@ -91,3 +91,29 @@ test('what-if: a window change shows another prompt and leaves the session file 
   page.assertNoErrors();
   await context.close();
 });
+
+test('share: the link opens the same prompts elsewhere; a damaged link shows an error, not a blank page', async () => {
+  const { context, page } = await visit();
+  await page.selectRecipient('sarah');
+  await page.by('timeline-message').nth(1).click();
+  const prompt = await page.promptText();
+  await page.by('share-link').click();
+  const link = await page.by('share-url').inputValue();
+  assert.match(link, /#share=[A-Za-z0-9_-]+$/);
+
+  const other = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
+  const visitor = new InspectorPage(await other.newPage(), link);
+  await visitor.open();
+  assert.equal(await visitor.timelineCount(), 2, 'the case ends at the shown message');
+  assert.equal(await visitor.by('recipient-select').inputValue(), 'sarah');
+  assert.equal(await visitor.promptText(), prompt);
+  assert.doesNotMatch(visitor.page.url(), /#share=/, 'the fragment is cleared after opening');
+
+  const damaged = new InspectorPage(await other.newPage(), `${link.slice(0, link.length - 40)}`);
+  await damaged.open();
+  assert.match(await damaged.errorBanner(), /shared link is damaged/);
+  assert.ok((await damaged.timelineCount()) > 0, 'a page, not a blank one');
+  visitor.assertNoErrors();
+  await other.close();
+  await context.close();
+});

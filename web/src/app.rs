@@ -9,7 +9,7 @@ use crate::components::{
 };
 use crate::state::AppState;
 use crate::storage::{self, Stored};
-use crate::{bridge, host};
+use crate::{bridge, host, share};
 
 #[component]
 pub fn App() -> impl IntoView {
@@ -20,6 +20,10 @@ pub fn App() -> impl IntoView {
     if let Some(token) = bridge::token_in_url() {
         // The bridge sends its session once connected.
         bridge::connect(state, token);
+        return layout().into_any();
+    }
+    if let Some(fragment) = shared_fragment() {
+        open_shared(&state, &fragment);
         return layout().into_any();
     }
     let problem = match storage::load_session() {
@@ -40,6 +44,56 @@ pub fn App() -> impl IntoView {
         state.report(message);
     }
     layout().into_any()
+}
+
+/// The URL's `#share=…` fragment, removed from the address bar (a reload then shows the
+/// session, not the link again).
+fn shared_fragment() -> Option<String> {
+    let window = web_sys::window()?;
+    let hash = window.location().hash().ok()?;
+    if !hash.starts_with(share::PREFIX) {
+        return None;
+    }
+    let path = window.location().pathname().unwrap_or_else(|_| "/".into());
+    if let Ok(history) = window.history() {
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&path));
+    }
+    Some(hash)
+}
+
+/// Opens a shared link as a `loadScenario` fact; the session in use is kept aside first. A
+/// damaged link shows its error over the demo, never a blank page.
+fn open_shared(state: &AppState, fragment: &str) {
+    match share::decode(fragment) {
+        Ok(shared) => {
+            let kept = storage::set_aside_for_link();
+            let mut session = agent_chatter::session::Session::new();
+            match session.apply(&agent_chatter::session::Fact::LoadScenario {
+                scenario: Box::new(shared.scenario),
+            }) {
+                Ok(()) => {
+                    host::adopt(state, session);
+                    state.recipient.set(shared.member);
+                    if kept {
+                        state.notices.update(|n| {
+                            n.push(format!(
+                                "opened a shared case; your previous session is kept in localStorage under {:?}",
+                                storage::BEFORE_LINK_KEY
+                            ))
+                        });
+                    }
+                }
+                Err(e) => {
+                    host::adopt(state, host::demo_session());
+                    state.report(format!("the shared link's case does not open: {e}"));
+                }
+            }
+        }
+        Err(e) => {
+            host::restore_or_demo(state);
+            state.report(e);
+        }
+    }
 }
 
 /// ↑/↓ move through messages (time travel), ←/→ through recipients, unless typing.

@@ -57,6 +57,14 @@ pub fn adopt(state: &AppState, session: Session) {
     persist(state);
 }
 
+/// The stored session if it reads, else the demo (used when a shared link fails to open).
+pub fn restore_or_demo(state: &AppState) {
+    match crate::storage::load_session() {
+        crate::storage::Stored::Session(session) => restore(state, *session),
+        _ => adopt(state, demo_session()),
+    }
+}
+
 /// Shows the session just read from this browser's storage (nothing to save).
 pub fn restore(state: &AppState, session: Session) {
     show(state, session);

@@ -6,6 +6,7 @@ mod browser;
 mod components;
 mod files;
 mod host;
+mod share;
 mod state;
 mod storage;
 

@@ -47,6 +47,20 @@ pub fn load_session() -> Stored {
     }
 }
 
+/// Where the session in use is kept when a shared link replaces it.
+pub const BEFORE_LINK_KEY: &str = "agent-chatter/session.before-link";
+
+/// Keeps the stored session aside (a shared link is about to replace it); true if there was one.
+pub fn set_aside_for_link() -> bool {
+    let Some(storage) = storage() else {
+        return false;
+    };
+    match storage.get_item(SESSION_KEY) {
+        Ok(Some(text)) => storage.set_item(BEFORE_LINK_KEY, &text).is_ok(),
+        _ => false,
+    }
+}
+
 /// Stores the session file; the error names what failed.
 pub fn save_session(text: &str) -> Result<(), String> {
     let storage = storage().ok_or(

@@ -4,6 +4,7 @@ use leptos::prelude::*;
 
 use crate::components::files_menu::FilesMenu;
 use crate::components::sessions_menu::SessionsMenu;
+use crate::components::share_link::ShareLink;
 use crate::state::{use_state, Mode};
 
 #[component]
@@ -31,6 +32,7 @@ pub fn Header() -> impl IntoView {
                 }}
             </span>
             <SessionsMenu/>
+            <ShareLink/>
             <FilesMenu/>
         </header>
     }

@@ -1,0 +1,57 @@
+//! "share" (`share-link`): the scenario of the current view (the messages up to the shown
+//! one, the team and settings in force, the recipient) as a link; see [`crate::share`].
+
+use agent_chatter::scenario::Scenario;
+use leptos::prelude::*;
+
+use crate::browser;
+use crate::share;
+use crate::state::use_state;
+
+#[component]
+pub fn ShareLink() -> impl IntoView {
+    let state = use_state();
+    let url = RwSignal::new(None::<String>);
+    let make = move |_| {
+        let scenario = state.session.with_untracked(|s| {
+            let team = s.team()?.clone();
+            let len = state.shown_at.get_untracked().map_or(0, |at| at + 1);
+            let messages = &s.messages()[..len];
+            Some(Scenario::from_history(
+                team,
+                messages,
+                s.team_task_after(len),
+            ))
+        });
+        let Some(scenario) = scenario else {
+            return state.report("load a team first: there is nothing to share");
+        };
+        let member = state.shown_recipient.get_untracked();
+        match share::encode(&scenario, member.as_deref()) {
+            Ok(fragment) => {
+                let Some(location) = web_sys::window().map(|w| w.location()) else {
+                    return;
+                };
+                let base = location.href().unwrap_or_default();
+                let base = base.split('#').next().unwrap_or_default().to_string();
+                let link = format!("{base}{fragment}");
+                browser::copy(link.clone(), |_| {});
+                url.set(Some(link));
+            }
+            Err(e) => {
+                url.set(None);
+                state.report(e);
+            }
+        }
+    };
+    view! {
+        <button data-testid="share-link" on:click=make title="a link that opens this view's prompts anywhere (the case travels in the link, not to a server)">"share"</button>
+        <Show when=move || url.with(Option::is_some)>
+            <span class="share-box">
+                <input data-testid="share-url" readonly prop:value=move || url.get().unwrap_or_default()
+                    on:focus=move |ev| event_target::<web_sys::HtmlInputElement>(&ev).select()/>
+                <button on:click=move |_| url.set(None)>"×"</button>
+            </span>
+        </Show>
+    }
+}

@@ -1,0 +1,122 @@
+//! Shared links (DESIGN §13, "share"): the scenario of the current view, deflated
+//! (`miniz_oxide`) and base64url-encoded (`base64`) into the URL fragment, so a link opens the
+//! same prompts anywhere, with nothing sent to a server. A link longer than browsers keep is
+//! refused with the scenario file as the way out; a damaged one says what is wrong.
+
+use agent_chatter::scenario::{self, Scenario};
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use serde_json::{json, Value};
+
+/// The fragment's prefix.
+pub const PREFIX: &str = "#share=";
+/// Longer links are refused: browsers and chat tools cut URLs beyond this.
+pub const MAX_LINK_BYTES: usize = 64 * 1024;
+/// A shared scenario never inflates beyond this (a deflate bomb is refused).
+const MAX_INFLATED_BYTES: usize = 16 * 1024 * 1024;
+
+/// What a link holds: a scenario and the member shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shared {
+    pub scenario: Scenario,
+    pub member: Option<String>,
+}
+
+/// The fragment for `scenario` shown for `member`; `Err` when the link would be too long.
+pub fn encode(scenario: &Scenario, member: Option<&str>) -> Result<String, String> {
+    let json = json!({"v": 1, "scenario": scenario, "member": member}).to_string();
+    let deflated = miniz_oxide::deflate::compress_to_vec(json.as_bytes(), 9);
+    let fragment = format!("{PREFIX}{}", URL_SAFE_NO_PAD.encode(deflated));
+    if fragment.len() > MAX_LINK_BYTES {
+        return Err(format!(
+            "this case is too long for a link ({} KiB, browsers keep at most {} KiB): save the scenario file and share that instead",
+            fragment.len() / 1024,
+            MAX_LINK_BYTES / 1024
+        ));
+    }
+    Ok(fragment)
+}
+
+/// Reads a fragment made by [`encode`]; the error says what is damaged.
+pub fn decode(fragment: &str) -> Result<Shared, String> {
+    let data = fragment.strip_prefix(PREFIX).ok_or("not a shared link")?;
+    let deflated = URL_SAFE_NO_PAD
+        .decode(data.trim())
+        .map_err(|_| "the shared link is damaged (it is not base64url text): ask for it again, or for the scenario file".to_string())?;
+    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&deflated, MAX_INFLATED_BYTES)
+        .map_err(|_| "the shared link is damaged (its data does not decompress): ask for it again, or for the scenario file".to_string())?;
+    let value: Value = serde_json::from_slice(&json)
+        .map_err(|_| "the shared link is damaged (its data is not JSON)".to_string())?;
+    if value.get("v").and_then(Value::as_u64) != Some(1) {
+        return Err(
+            "the shared link was made by another version of agent-chatter (v is not 1)".to_string(),
+        );
+    }
+    let scenario = scenario::scenario_from_value(value.get("scenario").unwrap_or(&Value::Null))
+        .map_err(|e| format!("the shared link's scenario: {e}"))?;
+    let member = value
+        .get("member")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    Ok(Shared { scenario, member })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn demo() -> Scenario {
+        scenario::load_scenario(include_str!("../../examples/demo-scenario.json")).unwrap()
+    }
+
+    #[test]
+    fn a_link_round_trips_the_scenario_and_the_member() {
+        let fragment = encode(&demo(), Some("sarah")).unwrap();
+        assert!(fragment.starts_with(PREFIX));
+        let shared = decode(&fragment).unwrap();
+        assert_eq!(shared.scenario, demo());
+        assert_eq!(shared.member.as_deref(), Some("sarah"));
+    }
+
+    #[test]
+    fn a_case_too_long_for_a_link_says_so() {
+        let mut big = demo();
+        // Incompressible text: a pseudo-random walk over letters.
+        let mut x: u64 = 1;
+        let text: String = (0..120_000)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                char::from(b'a' + (x >> 59) as u8 % 26)
+            })
+            .collect();
+        big.messages[0].content = text;
+        let err = encode(&big, None).unwrap_err();
+        assert!(
+            err.contains("too long for a link") && err.contains("scenario file"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_damaged_link_says_what_is_wrong() {
+        let good = encode(&demo(), None).unwrap();
+        let cases = [
+            (format!("{PREFIX}not*base64"), "not base64url"),
+            (
+                format!("{PREFIX}{}", URL_SAFE_NO_PAD.encode(b"plain bytes")),
+                "does not decompress",
+            ),
+            (good[..good.len() / 2].to_string(), "damaged"),
+        ];
+        for (fragment, want) in cases {
+            let err = decode(&fragment).unwrap_err();
+            assert!(err.contains(want), "{fragment}: {err}");
+        }
+        let wrong =
+            miniz_oxide::deflate::compress_to_vec(br#"{"v": 1, "scenario": {"team": {}}}"#, 9);
+        let err = decode(&format!("{PREFIX}{}", URL_SAFE_NO_PAD.encode(wrong))).unwrap_err();
+        assert!(err.starts_with("the shared link's scenario: team"), "{err}");
+    }
+}
