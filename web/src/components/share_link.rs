@@ -8,6 +8,10 @@ use crate::browser;
 use crate::share;
 use crate::state::use_state;
 
+fn select_all(ev: leptos::ev::FocusEvent) {
+    event_target::<web_sys::HtmlInputElement>(&ev).select();
+}
+
 #[component]
 pub fn ShareLink() -> impl IntoView {
     let state = use_state();
@@ -49,7 +53,7 @@ pub fn ShareLink() -> impl IntoView {
         <Show when=move || url.with(Option::is_some)>
             <span class="share-box">
                 <input data-testid="share-url" readonly prop:value=move || url.get().unwrap_or_default()
-                    on:focus=move |ev| event_target::<web_sys::HtmlInputElement>(&ev).select()/>
+                    on:focus=select_all/>
                 <button on:click=move |_| url.set(None)>"×"</button>
             </span>
         </Show>
