@@ -116,6 +116,27 @@ impl Hub {
         }
     }
 
+    /// The `agents` event: how each AI member of the current team is answered here.
+    pub fn agents_event(&self) -> Event {
+        let list = match self.session.team() {
+            Some(team) => crate::agents::members(team, &self.agents)
+                .into_iter()
+                .map(|m| crate::protocol::AgentReport {
+                    runs: m.path.is_some(),
+                    command: m.command.map(|c| {
+                        std::iter::once(c.command)
+                            .chain(c.args)
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    }),
+                    member: m.member,
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        Event::Agents { list }
+    }
+
     pub fn list(&self) -> Result<Event, String> {
         Ok(Event::Sessions {
             list: self.store.list().map_err(|e| e.to_string())?,
@@ -135,7 +156,14 @@ pub async fn apply(hub: &SharedHub, fact: Fact) -> Result<(), String> {
         h.session.apply(&fact).map_err(|e| e.to_string())?;
         let id = h.session_id;
         match h.store.append(id, &fact) {
-            Ok(seq) => h.send(&Event::Fact { seq, fact }),
+            Ok(seq) => {
+                let new_team = matches!(fact, Fact::SetTeam { .. } | Fact::LoadScenario { .. });
+                h.send(&Event::Fact { seq, fact });
+                if new_team {
+                    let agents = h.agents_event();
+                    h.send(&agents);
+                }
+            }
             Err(e) => {
                 // Not stored, so not applied: go back to what the database holds.
                 if let Ok(facts) = h.store.facts(id) {
@@ -195,6 +223,8 @@ pub async fn open(hub: &SharedHub, id: Option<i64>) -> Result<(), String> {
         h.session = session;
         let event = h.session_event();
         h.send(&event);
+        let agents = h.agents_event();
+        h.send(&agents);
     }
     resume(hub).await;
     Ok(())

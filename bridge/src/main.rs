@@ -57,6 +57,12 @@ enum Commands {
         #[arg(long)]
         agents: Option<PathBuf>,
     },
+    /// List the sessions in the database (resume one with `serve --session ID` or `chat --resume ID`).
+    Sessions {
+        /// The session database (SQLite).
+        #[arg(long, default_value = "agent-chatter.db")]
+        db: PathBuf,
+    },
     /// Which agent CLIs are on this machine, and which team members run for real or are
     /// answered by the simulator.
     Agents {
@@ -112,6 +118,19 @@ fn run(cli: Cli) -> Result<(), String> {
                 let hub = hub::Hub::start(store, resume, team, agents)?;
                 agent_chatter_bridge::chat::run(hub).await
             })
+        }
+        Commands::Sessions { db } => {
+            if !db.is_file() {
+                return Err(format!(
+                    "{}: no session database here (serve and chat create it)",
+                    db.display()
+                ));
+            }
+            let store = store::Store::open(&db).map_err(|e| e.to_string())?;
+            for s in store.list().map_err(|e| e.to_string())? {
+                println!("{}  {}  {} facts", s.id, s.title, s.facts);
+            }
+            Ok(())
         }
         Commands::Agents { team, agents } => {
             let team = read_team(team)?;

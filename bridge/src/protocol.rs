@@ -63,6 +63,11 @@ pub enum Event {
     Sessions {
         list: Vec<SessionInfo>,
     },
+    /// How each AI member is answered on this machine (sent after `session`; an addition to
+    /// DESIGN §14b so the page shows what `agent-chatter agents` shows).
+    Agents {
+        list: Vec<AgentReport>,
+    },
     Error {
         message: String,
     },
@@ -77,6 +82,17 @@ impl Event {
         }
         value.to_string()
     }
+}
+
+/// One AI member's agent on this machine.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentReport {
+    pub member: String,
+    /// True when its command is installed and runs; false when the simulator answers.
+    pub runs: bool,
+    /// The command line (program and arguments), when one is configured.
+    pub command: Option<String>,
 }
 
 /// Reads one command frame; the error names what is wrong, in the page developer's terms.

@@ -117,11 +117,11 @@ async fn connection(mut socket: WebSocket, state: AppState) {
         let _ = socket.send(Message::Close(None)).await;
         return;
     }
-    let (mut events, first) = {
+    let (mut events, first, agents) = {
         let h = state.hub.lock().await;
-        (h.subscribe(), h.session_event())
+        (h.subscribe(), h.session_event(), h.agents_event())
     };
-    if !send(&mut socket, &first).await {
+    if !send(&mut socket, &first).await || !send(&mut socket, &agents).await {
         return;
     }
     loop {

@@ -125,4 +125,11 @@ fn a_chat_resumes_from_the_database() {
     let (out, err, ok) = chat("/team list\n", "claude-stream.sh", Some("1"), Some(&dir));
     assert!(ok, "{err}");
     assert!(out.contains("(session 1)"), "{out}");
+    let list = Command::new(env!("CARGO_BIN_EXE_agent-chatter"))
+        .args(["sessions", "--db"])
+        .arg(dir.path().join("chat.db"))
+        .output()
+        .unwrap();
+    let list = String::from_utf8_lossy(&list.stdout);
+    assert!(list.starts_with("1  relay  "), "{list}");
 }

@@ -50,6 +50,11 @@ test('the page mirrors the bridge: a fake Claude streams its reply and the deliv
   await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
   await page.by('team-editor').waitFor();
   assert.equal(await page.timelineCount(), 0, 'a new bridge session starts empty');
+  // Who runs for real here and who the simulator answers, per member.
+  const status = await page.by('agent-status').allTextContents();
+  assert.equal(status.length, 3);
+  assert.match(status[0], /^runs: .*claude-slow-stream\.sh/);
+  assert.match(status[1], /^simulated \(agent-chatter-e2e-no-such-codex is not installed\)/);
 
   await page.send('[FROM: kailai] Please draft the notes. [NEXT: max]');
   await page.by('verified-badge').filter({ hasText: 'verified' }).waitFor();

@@ -166,6 +166,20 @@ fn receive(state: &AppState, text: &str) {
             });
             state.bridge_sessions.set(list);
         }
+        "agents" => {
+            let list = event["list"]
+                .as_array()
+                .map_or_else(Default::default, |list| {
+                    list.iter()
+                        .map(|a| {
+                            let member = a["member"].as_str().unwrap_or_default().to_string();
+                            let command = a["command"].as_str().unwrap_or("no command").to_string();
+                            (member, (a["runs"].as_bool().unwrap_or(false), command))
+                        })
+                        .collect()
+                });
+            state.agent_status.set(list);
+        }
         "output" => state.output.update(|o| o.push_str(&str_of("delta"))),
         "error" => state.report(format!("bridge: {}", str_of("message"))),
         _ => {}

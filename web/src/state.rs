@@ -83,6 +83,8 @@ pub struct AppState {
     pub actual: Memo<Option<Result<Prompt, String>>>,
     /// Whether the shown prompt was delivered (not only previewed).
     pub delivered: Memo<bool>,
+    /// How the bridge answers each AI member: (runs for real, command) (bridge mode).
+    pub agent_status: RwSignal<BTreeMap<MemberId, (bool, String)>>,
     /// The bridge's session shown, and the sessions its database holds (bridge mode).
     pub bridge_session: RwSignal<Option<i64>>,
     pub bridge_sessions: RwSignal<Vec<SessionEntry>>,
@@ -195,6 +197,7 @@ impl AppState {
             shown_whatif,
             actual,
             delivered,
+            agent_status: RwSignal::new(BTreeMap::new()),
             bridge_session: RwSignal::new(None),
             bridge_sessions: RwSignal::new(Vec::new()),
             team,

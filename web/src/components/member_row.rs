@@ -54,6 +54,16 @@ pub fn MemberRow(index: usize) -> impl IntoView {
                 </select>
                 <button class="remove" title="remove this member" on:click=remove>"×"</button>
             </div>
+            {move || {
+                let id = member.with(|m| m.as_ref().map(|m| m.id.clone()))?;
+                let (runs, command) = state.agent_status.with(|s| s.get(&id).cloned())?;
+                let (class, text) = if runs {
+                    ("agent-status runs", format!("runs: {command}"))
+                } else {
+                    ("agent-status simulated", format!("simulated ({} is not installed)", command.split(' ').next().unwrap_or("")))
+                };
+                Some(view! { <div class=class data-testid="agent-status" title=command>{text}</div> })
+            }}
             <label>"display name"
                 <input class="member-display" prop:value=field(|m| m.display_name.clone())
                     on:change=set(|m, v| m.display_name = v)/>
