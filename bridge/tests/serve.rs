@@ -374,3 +374,62 @@ fn preview_prints_the_cores_exact_bytes() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("\"zed\" is not a member"));
 }
+
+#[tokio::test]
+async fn codex_and_gemini_streams_give_their_final_text() {
+    for (script, agent_type, streamed, reply) in [
+        (
+            "codex-stream.sh",
+            "openai-codex",
+            "WARNING: not JSON, kept as text\nLet me check.",
+            "Reviewed ✓ [NEXT: kailai]",
+        ),
+        (
+            "gemini-stream.sh",
+            "google-gemini",
+            "Let me check.Tightened the wording. [NEXT: kailai]",
+            "Tightened the wording. [NEXT: kailai]",
+        ),
+    ] {
+        let dir = Bridge::new_dir(
+            &json!({"name": "t", "members": [{"name": "kailai", "kind": "human"},
+                {"name": "ann", "kind": "ai", "agentType": agent_type}]}),
+            "claude-stream.sh",
+        );
+        let agents =
+            json!({"agents": {"ann": {"command": support::fixture(script).display().to_string()}}});
+        std::fs::write(dir.path().join("agents.json"), agents.to_string()).unwrap();
+        let bridge = Bridge::start(dir, None);
+        let (mut page, _) = bridge.hello().await;
+        page.send(human("[NEXT: ann] go")).await;
+        let events = page
+            .collect_until(|e| e["type"] == "fact" && e["fact"]["type"] == "replied")
+            .await;
+        let deltas: String = events
+            .iter()
+            .filter(|e| e["type"] == "output")
+            .map(|e| e["delta"].as_str().unwrap().to_string())
+            .collect();
+        assert!(deltas.contains(streamed), "{script}: {deltas:?}");
+        assert_eq!(events.last().unwrap()["fact"]["text"], reply, "{script}");
+    }
+}
+
+#[tokio::test]
+async fn the_page_learns_who_runs_for_real_and_who_is_simulated() {
+    let bridge = Bridge::start(Bridge::new_dir(&team(None), "claude-stream.sh"), None);
+    let mut page = bridge.connect(Some(&bridge.origin())).await.unwrap();
+    page.send(json!({"v": 1, "type": "hello", "token": bridge.token}))
+        .await;
+    let agents = page.until(|e| e["type"] == "agents").await;
+    let list = agents["list"].as_array().unwrap();
+    assert_eq!(list.len(), 2);
+    assert_eq!(
+        (list[0]["member"].as_str(), list[0]["runs"].as_bool()),
+        (Some("max"), Some(true))
+    );
+    assert_eq!(
+        (list[1]["member"].as_str(), list[1]["runs"].as_bool()),
+        (Some("sarah"), Some(false))
+    );
+}

@@ -136,13 +136,16 @@ impl Bridge {
         Ok(Client { ws })
     }
 
-    /// Connected and greeted: returns the client and the `session` event.
+    /// Connected and greeted: returns the client and the `session` event (the `agents` event
+    /// that follows it is read too).
     pub async fn hello(&self) -> (Client, Value) {
         let mut client = self.connect(Some(&self.origin())).await.unwrap();
         client
             .send(json!({"v": 1, "type": "hello", "token": self.token}))
             .await;
         let session = client.until(|e| e["type"] == "session").await;
+        // Then how each member is answered here.
+        client.until(|e| e["type"] == "agents").await;
         (client, session)
     }
 }
