@@ -114,6 +114,7 @@ async fn main() {
     let mut stored = 0usize;
     let mut latencies_us: Vec<f64> = Vec::new();
     let mut rss_peak = rss_start;
+    let mut rss_series = Vec::new();
     while stored < messages {
         let frame = tokio::time::timeout(Duration::from_secs(30), ws.next())
             .await
@@ -137,7 +138,9 @@ async fn main() {
             "fact" if matches!(event["fact"]["type"].as_str(), Some("human" | "replied")) => {
                 stored += 1;
                 if stored % 100 == 0 {
-                    rss_peak = rss_peak.max(rss_kib(pid));
+                    let rss = rss_kib(pid);
+                    rss_peak = rss_peak.max(rss);
+                    rss_series.push(rss);
                 }
             }
             "fact" if event["fact"]["type"] == "failed" => {
@@ -167,6 +170,14 @@ async fn main() {
     println!(
         "| RSS at start / peak / end | {} / {} / {} KiB |",
         rss_start, rss_peak, rss_end
+    );
+    println!(
+        "| RSS every 100 messages | {} KiB |",
+        rss_series
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(" · ")
     );
     println!(
         "| relay latency median / p95 / max ({} lines) | {:.2} / {:.2} / {:.2} ms |",

@@ -18,6 +18,8 @@ use crate::store::Store;
 
 /// Default agent timeout when the team sets none (`maxAgentResponseTime`): 30 minutes.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+/// Event frames kept for pages that are behind.
+const EVENT_BUFFER: usize = 256;
 /// Pause before a simulated reply, so a person can watch the chain unfold.
 const SIMULATED_DELAY: Duration = Duration::from_millis(300);
 
@@ -59,7 +61,9 @@ impl Hub {
         team: Team,
         agents: AgentsFile,
     ) -> Result<SharedHub, String> {
-        let (events, _) = broadcast::channel(4096);
+        // The channel keeps its last frames in memory: a small ring keeps the bridge's memory
+        // flat; a page that falls further behind gets the whole log again (server.rs).
+        let (events, _) = broadcast::channel(EVENT_BUFFER);
         let (outcomes, finished) = mpsc::unbounded_channel();
         let (session_id, session) = match session {
             Some(id) => {

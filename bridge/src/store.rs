@@ -118,9 +118,13 @@ impl Store {
             conn.execute_batch("PRAGMA journal_mode=WAL;")
                 .map_err(open_err)?;
         }
-        // Each append is durable before the bridge acts on it.
-        conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
-            .map_err(open_err)?;
+        // Each append is durable before the bridge acts on it. The page cache stays small:
+        // the bridge only appends and reads a log back at start, so a big cache buys nothing
+        // and would show as memory growing with the session.
+        conn.execute_batch(
+            "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-256;",
+        )
+        .map_err(open_err)?;
         Ok(Store { conn })
     }
 
