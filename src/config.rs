@@ -492,6 +492,18 @@ impl Team {
 /// budget, pin-first, delivery and compaction settings and the instruction file's text; a
 /// member's `windowSize` is kept (members allow extra fields). Reading the result back with
 /// [`load_team`] gives the same team apart from those.
+/// Why `team` cannot be written as the peer's cli-config, which needs at least
+/// [`PEER_MIN_MEMBERS`] members (ours allows a lone human); `None` when it can. Found by
+/// fuzzing: exporting such a team gave a file no reader accepts.
+pub fn peer_export_problem(team: &Team) -> Option<String> {
+    (team.members.len() < PEER_MIN_MEMBERS).then(|| {
+        format!(
+            "the peer's cli-config needs at least {PEER_MIN_MEMBERS} members and this team has {}: add a member, or save the team in our format",
+            team.members.len()
+        )
+    })
+}
+
 pub fn to_peer_config(team: &Team) -> Value {
     let members: Vec<Value> = team
         .members

@@ -475,3 +475,19 @@ fn validate_checks_teams_built_in_code() {
         Err("members[1] (max): agentType: missing for an AI member (e.g. \"claude-code\", \"openai-codex\", \"google-gemini\")".to_string())
     );
 }
+
+/// Regression (fuzz target team_config): a team with one member loads in our format, but the
+/// peer's cli-config needs two, so exporting it is refused with a reason instead of writing a
+/// file no reader accepts.
+#[test]
+fn a_lone_member_team_is_not_exported_to_the_peer_format() {
+    let text = include_str!("fixtures/fuzz/team_config-lone-human.json");
+    let team = agent_chatter::config::load_team(text).expect("ours allows a lone human");
+    let problem = agent_chatter::config::peer_export_problem(&team).expect("refused");
+    assert!(
+        problem.starts_with("the peer's cli-config needs at least 2 members and this team has 1"),
+        "{problem}"
+    );
+    let demo = agent_chatter::demo::team();
+    assert_eq!(agent_chatter::config::peer_export_problem(&demo), None);
+}

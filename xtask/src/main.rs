@@ -12,6 +12,7 @@
 
 mod bench;
 mod dist;
+mod fuzz;
 mod proc;
 mod run;
 mod setup;
@@ -37,6 +38,8 @@ commands:
                    with the demo team on 127.0.0.1:8080
   prompts [ARGS..] print each AI member's prompt for the demo scenario
                    (ARGS go to the preview example: [SCENARIO.json] [MEMBER])
+  fuzz [--seconds N] [TARGET]
+                   run the cargo-fuzz targets of fuzz/ (default 60 s each)
   help             this text
 ";
 
@@ -83,6 +86,11 @@ fn dispatch(args: &[String]) -> Result<(), String> {
             web::serve(&ctx, rest)
         }
         "prompts" => run::run(&ctx, rest),
+        "fuzz" => {
+            let (seconds, target) = fuzz::parse_args(rest)?;
+            setup::setup(&ctx)?;
+            fuzz::fuzz(&ctx, seconds, target.as_deref())
+        }
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(())

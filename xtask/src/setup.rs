@@ -27,6 +27,7 @@ const TOOLS: &[Tool] = &[
     ("node + npm", node_and_npm),
     ("npm dev tools", npm_dev_tools),
     ("trunk", trunk),
+    ("cargo-fuzz", cargo_fuzz),
     ("chromium", chromium),
 ];
 
@@ -107,6 +108,19 @@ fn wasm_bindgen_cli(ctx: &Ctx) -> Result<String, String> {
             // Its published lock can name a dependency version a registry mirror lacks (seen:
             // webpki-roots 1.0.11); the unlocked build is verified to work (toolchain.md).
             unlocked_fallback: true,
+        },
+    )
+}
+
+/// cargo-fuzz for `cargo xtask fuzz` (and the smoke in `test`), pinned.
+fn cargo_fuzz(ctx: &Ctx) -> Result<String, String> {
+    ensure_cargo_tool(
+        ctx,
+        &CargoTool {
+            krate: "cargo-fuzz",
+            version: "0.13.2",
+            bins: &["cargo-fuzz"],
+            unlocked_fallback: false,
         },
     )
 }

@@ -102,6 +102,9 @@ fn run_steps(ctx: &Ctx, steps: &mut Steps) -> Result<(), String> {
         Ok(())
     })?;
     steps.run("web e2e (chromium)", || web::e2e(ctx))?;
+    steps.run("fuzz smoke", || {
+        crate::fuzz::fuzz(ctx, crate::fuzz::SMOKE_SECONDS, None)
+    })?;
     Ok(())
 }
 
