@@ -267,6 +267,16 @@ impl Scenario {
     /// (from `to`, else from its `[NEXT]` markers), the team task from the markers and then the
     /// `teamTask` key. No routing state machine runs.
     pub fn to_store(&self) -> Result<Store, ScenarioError> {
+        self.to_store_with(|_, _| {})
+    }
+
+    /// [`Self::to_store`], telling `team_task_changed(messages stored, task)` each time the
+    /// team task in force changes, the `teamTask` key included (for time travel in a session
+    /// that opened this scenario).
+    pub fn to_store_with(
+        &self,
+        mut team_task_changed: impl FnMut(usize, Option<&str>),
+    ) -> Result<Store, ScenarioError> {
         let mut store = Store::new();
         for (i, m) in self.messages.iter().enumerate() {
             let speaker = self.check_message(i, m)?;
@@ -293,11 +303,18 @@ impl Scenario {
                     }
                 }
             }
+            let mut changed = false;
             if let Some(task) = &parsed.team_task {
+                let before = store.team_task().map(str::to_string);
                 store.set_team_task(Some(task));
+                changed = store.team_task() != before.as_deref();
             }
             store.push(speaker, m.content.clone(), routing, Millis(0));
+            if changed {
+                team_task_changed(store.len(), store.team_task());
+            }
         }
+        let before = store.team_task().map(str::to_string);
         match &self.team_task {
             TeamTaskOverride::FromMarkers => {}
             TeamTaskOverride::Clear => {
@@ -306,6 +323,9 @@ impl Scenario {
             TeamTaskOverride::Set(task) => {
                 store.set_team_task(Some(task));
             }
+        }
+        if store.team_task() != before.as_deref() {
+            team_task_changed(store.len(), store.team_task());
         }
         Ok(store)
     }

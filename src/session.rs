@@ -206,28 +206,28 @@ impl Fact {
     }
 }
 
+/// Notes that `task` is in force once `len` messages are stored (one entry per length; no
+/// entry when nothing changed).
+fn record(history: &mut TeamTaskHistory, len: usize, task: Option<&str>) {
+    let last = history.last().and_then(|(_, t)| t.as_deref());
+    if task == last {
+        return;
+    }
+    let task = task.map(str::to_string);
+    match history.last_mut() {
+        Some(entry) if entry.0 == len => entry.1 = task,
+        _ => history.push((len, task)),
+    }
+}
+
 /// The conversation a scenario opens as, and its team-task history (for time travel): the
 /// scenario's store (its `to`, markers and `teamTask` key, as `scenario::preview` sees them)
 /// resumed with nothing pending.
 fn load_scenario(scenario: &Scenario) -> Result<(Conversation, TeamTaskHistory), SessionError> {
-    let store = scenario.to_store().map_err(SessionError::Scenario)?;
     let mut team_tasks = TeamTaskHistory::new();
-    let mut task: Option<&str> = None;
-    for (i, m) in scenario.messages.iter().enumerate() {
-        if let Some(t) = crate::markers::parse(&m.content).team_task {
-            let t = (!t.is_empty()).then_some(t);
-            if t.as_deref() != task {
-                // The store's own rule (the 5 KiB cut) decides what is in force.
-                let mut scratch = Store::new();
-                scratch.set_team_task(t.as_deref());
-                team_tasks.push((i + 1, scratch.team_task().map(str::to_string)));
-                task = team_tasks.last().and_then(|(_, t)| t.as_deref());
-            }
-        }
-    }
-    if store.team_task() != task {
-        team_tasks.push((store.len(), store.team_task().map(str::to_string)));
-    }
+    let store = scenario
+        .to_store_with(|len, task| record(&mut team_tasks, len, task))
+        .map_err(SessionError::Scenario)?;
     // Nothing is pending after a recorded history: like a finished exchange, the next
     // human message opens the conversation again.
     let state = crate::conversation::RoutingState {
@@ -430,17 +430,8 @@ impl Session {
     }
 
     fn record_team_task(&mut self) {
-        // Recorded per fact; a loaded scenario's history records its own (see load_scenario).
-        let now = self.conversation.store().team_task();
-        let last = self.team_tasks.last().and_then(|(_, t)| t.as_deref());
-        if now != last {
-            let len = self.conversation.store().len();
-            let task = now.map(str::to_string);
-            match self.team_tasks.last_mut() {
-                Some(entry) if entry.0 == len => entry.1 = task,
-                _ => self.team_tasks.push((len, task)),
-            }
-        }
+        let store = self.conversation.store();
+        record(&mut self.team_tasks, store.len(), store.team_task());
     }
 
     fn collect_actions(&mut self) {

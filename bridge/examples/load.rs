@@ -5,15 +5,15 @@
 //!
 //! `cargo run --release -p agent-chatter-bridge --example load -- [MESSAGES]`
 
-use std::io::{BufRead, BufReader};
-use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use futures_util::{SinkExt, StreamExt};
-use serde_json::{json, Value};
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-use tokio_tungstenite::tungstenite::Message;
+use serde_json::json;
+
+// The same harness as the integration tests: a real `serve` process and a page client.
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use support::Bridge;
 
 fn rss_kib(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
@@ -39,76 +39,23 @@ async fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(1000);
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let bin = std::env::var("AGENT_CHATTER_BIN").unwrap_or_else(|_| {
-        root.join("../target/release/agent-chatter")
-            .display()
-            .to_string()
-    });
-    let agent = root
-        .join("tests/fixtures/agents/load-agent.mjs")
-        .display()
-        .to_string();
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    std::fs::create_dir(d.join("dist")).unwrap();
-    std::fs::write(d.join("dist/index.html"), "<!doctype html>").unwrap();
     let team = json!({"name": "load", "members": [
         {"name": "kailai", "kind": "human"},
         {"name": "a1", "kind": "ai", "agentType": "claude-code"},
         {"name": "a2", "kind": "ai", "agentType": "openai-codex"}],
         "settings": {"maxRounds": messages + 10}});
-    std::fs::write(d.join("team.json"), team.to_string()).unwrap();
+    let dir = Bridge::new_dir(&team, "load-agent.mjs");
+    let agent = support::fixture("load-agent.mjs").display().to_string();
     let agents = json!({"agents": {
         "a1": {"command": agent, "args": ["a2"], "output": "command"},
         "a2": {"command": agent, "args": ["a1"], "output": "command"}}});
-    std::fs::write(d.join("agents.json"), agents.to_string()).unwrap();
+    std::fs::write(dir.path().join("agents.json"), agents.to_string()).unwrap();
 
-    let mut child = Command::new(&bin)
-        .args(["serve", "--port", "0"])
-        .arg("--db")
-        .arg(d.join("s.db"))
-        .arg("--dist")
-        .arg(d.join("dist"))
-        .arg("--team")
-        .arg(d.join("team.json"))
-        .arg("--agents")
-        .arg(d.join("agents.json"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| {
-            panic!("{bin}: {e} (build it: cargo build --release -p agent-chatter-bridge)")
-        });
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let (port, token) = line
-        .trim()
-        .strip_prefix("http://127.0.0.1:")
-        .unwrap()
-        .split_once("/#token=")
-        .unwrap();
-    let pid = child.id();
+    let bridge = Bridge::start(dir, None);
+    let pid = bridge.child.id();
     let rss_start = rss_kib(pid);
-
-    let mut req = format!("ws://127.0.0.1:{port}/api/ws")
-        .into_client_request()
-        .unwrap();
-    req.headers_mut().insert(
-        "origin",
-        format!("http://127.0.0.1:{port}").parse().unwrap(),
-    );
-    let (mut ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
-    ws.send(Message::Text(
-        json!({"v": 1, "type": "hello", "token": token})
-            .to_string()
-            .into(),
-    ))
-    .await
-    .unwrap();
-    ws.send(Message::Text(json!({"v": 1, "type": "apply", "fact": {"type": "human", "text": "[FROM: kailai] go [NEXT: a1]", "sender": null, "at": 1}}).to_string().into())).await.unwrap();
+    let (mut page, _) = bridge.hello().await;
+    page.send(json!({"v": 1, "type": "apply", "fact": {"type": "human", "text": "[FROM: kailai] go [NEXT: a1]", "sender": null, "at": 1}})).await;
 
     let started = Instant::now();
     let mut stored = 0usize;
@@ -116,14 +63,11 @@ async fn main() {
     let mut rss_peak = rss_start;
     let mut rss_series = Vec::new();
     while stored < messages {
-        let frame = tokio::time::timeout(Duration::from_secs(30), ws.next())
+        let event = page
+            .next()
             .await
-            .expect("no event within 30 s");
-        let Some(Ok(Message::Text(text))) = frame else {
-            panic!("socket closed after {stored} messages")
-        };
+            .unwrap_or_else(|| panic!("socket closed after {stored} messages"));
         let received = now_ns();
-        let event: Value = serde_json::from_str(&text).unwrap();
         match event["type"].as_str().unwrap_or_default() {
             "output" => {
                 for l in event["delta"].as_str().unwrap_or_default().lines() {
@@ -151,8 +95,7 @@ async fn main() {
     }
     let elapsed = started.elapsed();
     let rss_end = rss_kib(pid);
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(bridge);
     latencies_us.sort_by(|a, b| a.total_cmp(b));
     let pct = |p: f64| {
         latencies_us

@@ -66,21 +66,8 @@ impl Hub {
         let (events, _) = broadcast::channel(EVENT_BUFFER);
         let (outcomes, finished) = mpsc::unbounded_channel();
         let (session_id, session) = match session {
-            Some(id) => {
-                let facts = store.facts(id).map_err(|e| e.to_string())?;
-                let session = Session::replay(&facts).map_err(|e| format!("session {id}: {e}"))?;
-                (id, session)
-            }
-            None => {
-                let id = store
-                    .create_session(&team.name, now().0 as i64)
-                    .map_err(|e| e.to_string())?;
-                let fact = Fact::set_team(team);
-                let mut session = Session::new();
-                session.apply(&fact).map_err(|e| e.to_string())?;
-                store.append(id, &fact).map_err(|e| e.to_string())?;
-                (id, session)
-            }
+            Some(id) => (id, reopen(&store, id)?),
+            None => create(&mut store, team)?,
         };
         let hub = Arc::new(Mutex::new(Hub {
             store,
@@ -199,28 +186,14 @@ pub async fn open(hub: &SharedHub, id: Option<i64>) -> Result<(), String> {
             let _ = cancel.send(());
         }
         let (id, session) = match id {
-            Some(id) => {
-                let facts = h.store.facts(id).map_err(|e| e.to_string())?;
-                (
-                    id,
-                    Session::replay(&facts).map_err(|e| format!("session {id}: {e}"))?,
-                )
-            }
+            Some(id) => (id, reopen(&h.store, id)?),
             None => {
                 let team = h
                     .session
                     .team()
                     .cloned()
                     .unwrap_or_else(agent_chatter::demo::team);
-                let id = h
-                    .store
-                    .create_session(&team.name, now().0 as i64)
-                    .map_err(|e| e.to_string())?;
-                let fact = Fact::set_team(team);
-                let mut session = Session::new();
-                session.apply(&fact).map_err(|e| e.to_string())?;
-                h.store.append(id, &fact).map_err(|e| e.to_string())?;
-                (id, session)
+                create(&mut h.store, team)?
             }
         };
         h.session_id = id;
@@ -249,6 +222,24 @@ pub async fn cancel(hub: &SharedHub, to: &str) -> Result<(), String> {
     }
 }
 
+/// A new session in `store` that starts with `team` (its `setTeam` fact committed).
+fn create(store: &mut Store, team: Team) -> Result<(i64, Session), String> {
+    let id = store
+        .create_session(&team.name, now().0 as i64)
+        .map_err(|e| e.to_string())?;
+    let fact = Fact::set_team(team);
+    let mut session = Session::new();
+    session.apply(&fact).map_err(|e| e.to_string())?;
+    store.append(id, &fact).map_err(|e| e.to_string())?;
+    Ok((id, session))
+}
+
+/// Session `id` of `store`, replayed from its facts.
+fn reopen(store: &Store, id: i64) -> Result<Session, String> {
+    let facts = store.facts(id).map_err(|e| e.to_string())?;
+    Session::replay(&facts).map_err(|e| format!("session {id}: {e}"))
+}
+
 fn drain(session: &mut Session) -> Vec<Action> {
     std::iter::from_fn(|| session.poll_action()).collect()
 }
@@ -270,13 +261,10 @@ async fn deliver(hub: &SharedHub, delivery: Delivery) {
         prompt_sha256: prompt.sha256_hex(),
         bytes: prompt.explain.total_bytes,
     });
-    let member = h
+    let agent_type = h
         .session
         .team()
         .and_then(|t| t.member(&delivery.to))
-        .cloned();
-    let agent_type = member
-        .as_ref()
         .and_then(|m| m.agent_type.clone())
         .unwrap_or_default();
     let command = h

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use axum::body::Body;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Request, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -50,8 +50,8 @@ fn reject(why: &Rejection, what: &str) -> Response {
         .into_response()
 }
 
-fn header_str(req: &Request<Body>, name: header::HeaderName) -> Option<&str> {
-    req.headers().get(name).and_then(|v| v.to_str().ok())
+fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
 }
 
 async fn host_and_origin(
@@ -60,29 +60,23 @@ async fn host_and_origin(
     next: Next,
 ) -> Response {
     let what = format!("{} {}", req.method(), req.uri().path());
-    if let Err(why) = guard::check_host(header_str(&req, header::HOST), state.port) {
+    if let Err(why) = guard::check_host(header_str(req.headers(), header::HOST), state.port) {
         return reject(&why, &what);
     }
-    if let Err(why) = guard::check_origin(header_str(&req, header::ORIGIN), state.port) {
+    if let Err(why) = guard::check_origin(header_str(req.headers(), header::ORIGIN), state.port) {
         return reject(&why, &what);
     }
     next.run(req).await
 }
 
-async fn ws_upgrade(State(state): State<AppState>, req: Request<Body>) -> Response {
-    if let Err(why) = guard::check_ws_origin(header_str(&req, header::ORIGIN), state.port) {
+async fn ws_upgrade(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ws: WebSocketUpgrade,
+) -> Response {
+    if let Err(why) = guard::check_ws_origin(header_str(&headers, header::ORIGIN), state.port) {
         return reject(&why, "WebSocket upgrade");
     }
-    let (mut parts, _) = req.into_parts();
-    let ws =
-        match <WebSocketUpgrade as axum::extract::FromRequestParts<AppState>>::from_request_parts(
-            &mut parts, &state,
-        )
-        .await
-        {
-            Ok(ws) => ws,
-            Err(e) => return e.into_response(),
-        };
     ws.max_message_size(MAX_FRAME_BYTES)
         .max_frame_size(MAX_FRAME_BYTES)
         .on_upgrade(move |socket| connection(socket, state))

@@ -24,7 +24,7 @@ fn chat(
         }
     };
     let d = dir.path();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent-chatter"));
+    let mut cmd = Command::new(support::bin());
     cmd.arg("chat")
         .arg("--team")
         .arg(d.join("team.json"))
@@ -125,7 +125,7 @@ fn a_chat_resumes_from_the_database() {
     let (out, err, ok) = chat("/team list\n", "claude-stream.sh", Some("1"), Some(&dir));
     assert!(ok, "{err}");
     assert!(out.contains("(session 1)"), "{out}");
-    let list = Command::new(env!("CARGO_BIN_EXE_agent-chatter"))
+    let list = Command::new(support::bin())
         .args(["sessions", "--db"])
         .arg(dir.path().join("chat.db"))
         .output()

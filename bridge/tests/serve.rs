@@ -134,9 +134,7 @@ async fn a_claude_agent_streams_its_reply_and_the_delivery_is_verifiable() {
     while mirror.poll_action().is_some() {}
     page.send(human("[FROM: kailai] Please draft it. [NEXT: max]"))
         .await;
-    let events = page
-        .collect_until(|e| e["type"] == "fact" && e["fact"]["type"] == "replied")
-        .await;
+    let events = page.collect_until_fact("replied").await;
     // What the page computes from the facts it receives…
     let mut previewed = Vec::new();
     let mut sent = Vec::new();
@@ -185,9 +183,7 @@ async fn a_crashing_agent_becomes_a_failed_fact_with_its_reason() {
     let bridge = Bridge::start(Bridge::new_dir(&team(None), "crash.sh"), None);
     let (mut page, _) = bridge.hello().await;
     page.send(human("[NEXT: max] go")).await;
-    let failed = page
-        .until(|e| e["type"] == "fact" && e["fact"]["type"] == "failed")
-        .await;
+    let failed = page.until_fact("failed").await;
     let reason = failed["fact"]["reason"].as_str().unwrap();
     assert!(
         reason.ends_with("exited with code 3: segfault in the model client"),
@@ -200,9 +196,7 @@ async fn a_hanging_agent_is_stopped_at_the_team_timeout() {
     let bridge = Bridge::start(Bridge::new_dir(&team(Some(400)), "hang.sh"), None);
     let (mut page, _) = bridge.hello().await;
     page.send(human("[NEXT: max] go")).await;
-    let failed = page
-        .until(|e| e["type"] == "fact" && e["fact"]["type"] == "failed")
-        .await;
+    let failed = page.until_fact("failed").await;
     assert_eq!(
         failed["fact"]["reason"],
         "no reply within 400 ms: the agent was stopped"
@@ -214,9 +208,7 @@ async fn a_missing_cli_is_answered_by_the_simulator() {
     let bridge = Bridge::start(Bridge::new_dir(&team(None), "claude-stream.sh"), None);
     let (mut page, _) = bridge.hello().await;
     page.send(human("[NEXT: sarah] review it")).await;
-    let replied = page
-        .until(|e| e["type"] == "fact" && e["fact"]["type"] == "replied")
-        .await;
+    let replied = page.until_fact("replied").await;
     assert_eq!(replied["fact"]["to"], "sarah");
     assert!(
         replied["fact"]["text"]
@@ -276,8 +268,7 @@ async fn killed_mid_chain_twenty_times_the_bridge_resumes_with_every_fact() {
         .is_some()
     {
         // The delivery pending at the last kill is run again and answered.
-        page.until(|e| e["type"] == "fact" && e["fact"]["type"] == "replied")
-            .await;
+        page.until_fact("replied").await;
     }
     let replies = facts
         .iter()
@@ -291,9 +282,7 @@ async fn a_reply_above_the_message_limit_is_kept_whole_and_recorded_as_failed() 
     let bridge = Bridge::start(Bridge::new_dir(&team(None), "huge-reply.sh"), None);
     let (mut page, _) = bridge.hello().await;
     page.send(human("[NEXT: max] write a lot")).await;
-    let failed = page
-        .until(|e| e["type"] == "fact" && e["fact"]["type"] == "failed")
-        .await;
+    let failed = page.until_fact("failed").await;
     assert_eq!(
         failed["fact"]["reason"],
         "reply of 1200000 bytes is above the 1048576 byte message limit; its full output is kept in the session database (table outputs)"
@@ -317,9 +306,7 @@ async fn cancel_stops_the_running_agent_and_becomes_a_failed_fact() {
     page.until(|e| e["type"] == "delivering").await;
     page.send(json!({"v": 1, "type": "cancel", "to": "max"}))
         .await;
-    let failed = page
-        .until(|e| e["type"] == "fact" && e["fact"]["type"] == "failed")
-        .await;
+    let failed = page.until_fact("failed").await;
     assert_eq!(
         failed["fact"]["reason"],
         "cancelled by the user: the agent was stopped"
@@ -402,9 +389,7 @@ async fn codex_and_gemini_streams_give_their_final_text() {
         let bridge = Bridge::start(dir, None);
         let (mut page, _) = bridge.hello().await;
         page.send(human("[NEXT: ann] go")).await;
-        let events = page
-            .collect_until(|e| e["type"] == "fact" && e["fact"]["type"] == "replied")
-            .await;
+        let events = page.collect_until_fact("replied").await;
         let deltas: String = events
             .iter()
             .filter(|e| e["type"] == "output")

@@ -1,39 +1,14 @@
 // The prompt inspector in a real browser (Debian Chromium, playwright-core), walking a new
 // user's path (issue: web page). Run by `cargo xtask test` after the page (trunk) and the npm
 // package (dist) are built; screenshots go to target/e2e/.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
-import { serve } from './support/server.mjs';
-import { launch } from './support/browser.mjs';
-import { InspectorPage, screenshots } from './support/inspector-page.mjs';
+import { screenshots } from './support/inspector-page.mjs';
 import { bigSession } from './support/sessions.mjs';
+import { core, root, servedPage } from './support/served.mjs';
 
-const root = new URL('../../', import.meta.url);
-const dist = fileURLToPath(new URL('web/dist/', root));
-const core = await import(new URL('pkg/node/agent_chatter_wasm.js', root).href);
-
-let server;
-let browser;
-
-before(async () => {
-  server = await serve(dist);
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-/** A fresh visitor: new context, so nothing is stored yet. */
-async function visit(viewport = { width: 1440, height: 1000 }) {
-  const context = await browser.newContext({ viewport, acceptDownloads: true });
-  const page = new InspectorPage(await context.newPage(), server.url);
-  await page.open();
-  return { context, page };
-}
+const { visit } = servedPage();
 
 test('a new user sees the demo: three messages, a due agent and its exact prompt', async () => {
   const { context, page } = await visit();

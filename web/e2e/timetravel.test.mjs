@@ -1,32 +1,9 @@
 // Time travel, what-if and diff (issue: the page's time travel / what-if / diff), in Chromium.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
-import { serve } from './support/server.mjs';
-import { launch } from './support/browser.mjs';
-import { InspectorPage } from './support/inspector-page.mjs';
+import { core, servedPage } from './support/served.mjs';
 
-const root = new URL('../../', import.meta.url);
-const dist = fileURLToPath(new URL('web/dist/', root));
-const core = await import(new URL('pkg/node/agent_chatter_wasm.js', root).href);
-
-let server;
-let browser;
-before(async () => {
-  server = await serve(dist);
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-async function visit() {
-  const context = await browser.newContext({ viewport: { width: 1440, height: 1000 }, acceptDownloads: true });
-  const page = new InspectorPage(await context.newPage(), server.url);
-  await page.open();
-  return { context, page };
-}
+const { visit } = servedPage();
 
 test('time travel: an early message shows the prompt the core previews for it', async () => {
   const { context, page } = await visit();
@@ -101,19 +78,17 @@ test('share: the link opens the same prompts elsewhere; a damaged link shows an 
   const link = await page.by('share-url').inputValue();
   assert.match(link, /#share=[A-Za-z0-9_-]+$/);
 
-  const other = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
-  const visitor = new InspectorPage(await other.newPage(), link);
-  await visitor.open();
+  const { context: other, page: visitor } = await visit(link);
   assert.equal(await visitor.timelineCount(), 2, 'the case ends at the shown message');
   assert.equal(await visitor.by('recipient-select').inputValue(), 'sarah');
   assert.equal(await visitor.promptText(), prompt);
   assert.doesNotMatch(visitor.page.url(), /#share=/, 'the fragment is cleared after opening');
 
-  const damaged = new InspectorPage(await other.newPage(), `${link.slice(0, link.length - 40)}`);
-  await damaged.open();
+  const { context: third, page: damaged } = await visit(link.slice(0, link.length - 40));
   assert.match(await damaged.errorBanner(), /shared link is damaged/);
   assert.ok((await damaged.timelineCount()) > 0, 'a page, not a blank one');
   visitor.assertNoErrors();
+  await third.close();
   await other.close();
   await context.close();
 });

@@ -6,7 +6,7 @@
 
 use agent_chatter::config;
 use agent_chatter::scenario::{self, Scenario};
-use agent_chatter::session::{Session, SESSION_FORMAT};
+use agent_chatter::session::Session;
 use agent_chatter::snapshot::Snapshot;
 use agent_chatter::team::Team;
 use serde_json::Value;
@@ -119,9 +119,6 @@ pub fn file_name(team: Option<&Team>, what: &str) -> String {
         .collect();
     format!("{}-{what}.json", stem.trim_matches('-'))
 }
-
-/// The session format this page writes (for the files menu's help text).
-pub const SESSION_FILE_FORMAT: &str = SESSION_FORMAT;
 
 #[cfg(test)]
 mod tests {

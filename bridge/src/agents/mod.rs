@@ -12,6 +12,7 @@ pub mod run;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use agent_chatter::team::{CLAUDE_CODE, GOOGLE_GEMINI, OPENAI_CODEX};
 use serde::Deserialize;
 
 /// How a CLI's output is read.
@@ -29,9 +30,9 @@ impl AgentType {
     /// The decoder for a member's normalised agent type.
     pub fn of(agent_type: &str) -> AgentType {
         match agent_type {
-            "claude-code" => AgentType::Claude,
-            "openai-codex" => AgentType::Codex,
-            "google-gemini" => AgentType::Gemini,
+            CLAUDE_CODE => AgentType::Claude,
+            OPENAI_CODEX => AgentType::Codex,
+            GOOGLE_GEMINI => AgentType::Gemini,
             _ => AgentType::Command,
         }
     }
@@ -52,7 +53,7 @@ pub struct AgentCommand {
 /// The defaults, checked against each CLI's `--help` (docs/agents.md).
 pub fn default_command(agent_type: &str) -> Option<AgentCommand> {
     let (command, args): (&str, &[&str]) = match agent_type {
-        "claude-code" => (
+        CLAUDE_CODE => (
             "claude",
             &[
                 "-p",
@@ -62,8 +63,8 @@ pub fn default_command(agent_type: &str) -> Option<AgentCommand> {
                 "--include-partial-messages",
             ],
         ),
-        "openai-codex" => ("codex", &["exec", "--json", "--skip-git-repo-check", "-"]),
-        "google-gemini" => (
+        OPENAI_CODEX => ("codex", &["exec", "--json", "--skip-git-repo-check", "-"]),
+        GOOGLE_GEMINI => (
             "gemini",
             &["-p", "", "--output-format", "stream-json", "--skip-trust"],
         ),

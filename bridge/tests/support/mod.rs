@@ -13,6 +13,18 @@ use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message;
 
+/// The `agent-chatter` binary: cargo's build of it for tests; for the load example (where
+/// cargo names none), `$AGENT_CHATTER_BIN` or the release build.
+pub fn bin() -> PathBuf {
+    match option_env!("CARGO_BIN_EXE_agent-chatter") {
+        Some(bin) => PathBuf::from(bin),
+        None => std::env::var_os("AGENT_CHATTER_BIN").map_or_else(
+            || Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/agent-chatter"),
+            PathBuf::from,
+        ),
+    }
+}
+
 pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/agents")
@@ -61,7 +73,7 @@ impl Bridge {
 
     pub fn start(dir: tempfile::TempDir, session: Option<i64>) -> Bridge {
         let d = dir.path();
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_agent-chatter"));
+        let mut cmd = Command::new(bin());
         cmd.args(["serve", "--port", "0"])
             .arg("--db")
             .arg(d.join("sessions.db"))
@@ -76,7 +88,9 @@ impl Bridge {
         if let Some(id) = session {
             cmd.args(["--session", &id.to_string()]);
         }
-        let mut child = cmd.spawn().unwrap();
+        let mut child = cmd
+            .spawn()
+            .unwrap_or_else(|e| panic!("{}: {e}", bin().display()));
         let mut line = String::new();
         BufReader::new(child.stdout.take().unwrap())
             .read_line(&mut line)
@@ -203,5 +217,16 @@ impl Client {
 
     pub async fn until(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
         self.collect_until(pred).await.pop().unwrap()
+    }
+
+    /// Events up to and including the first `fact` event whose fact is of type `kind`.
+    pub async fn collect_until_fact(&mut self, kind: &str) -> Vec<Value> {
+        self.collect_until(|e| e["type"] == "fact" && e["fact"]["type"] == kind)
+            .await
+    }
+
+    /// The first `fact` event whose fact is of type `kind` (`replied`, `failed`, …).
+    pub async fn until_fact(&mut self, kind: &str) -> Value {
+        self.collect_until_fact(kind).await.pop().unwrap()
     }
 }

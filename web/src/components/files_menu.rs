@@ -43,7 +43,7 @@ pub fn FilesMenu() -> impl IntoView {
                     node_ref=input on:change=on_open/>
             </label>
             <button data-testid="export-session" on:click=save("session")
-                title=format!("the fact log ({})", files::SESSION_FILE_FORMAT)>"save session"</button>
+                title=format!("the fact log ({})", agent_chatter::session::SESSION_FORMAT)>"save session"</button>
             <button data-testid="export-scenario" on:click=save("scenario")>"scenario"</button>
             <button data-testid="export-snapshot" on:click=save("snapshot")>"snapshot"</button>
             <button data-testid="export-team" on:click=save("team")>"team"</button>

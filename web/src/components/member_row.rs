@@ -1,13 +1,13 @@
 //! One member of the team in use (`member-row`): every field of DESIGN §13.
 
-use agent_chatter::team::{Member, MemberKind};
+use agent_chatter::team::{Member, MemberKind, CLAUDE_CODE, GOOGLE_GEMINI, OPENAI_CODEX};
 use leptos::prelude::*;
 
 use crate::components::team_editor::edit;
 use crate::state::use_state;
 
 /// Agent types the core knows (DESIGN §8); a config may name others (plain format).
-const AGENT_TYPES: [&str; 3] = ["claude-code", "openai-codex", "google-gemini"];
+const AGENT_TYPES: [&str; 3] = [CLAUDE_CODE, OPENAI_CODEX, GOOGLE_GEMINI];
 
 #[component]
 pub fn MemberRow(index: usize) -> impl IntoView {
@@ -46,7 +46,7 @@ pub fn MemberRow(index: usize) -> impl IntoView {
                 <select class="member-kind" aria-label="kind" on:change=set(|m, v| {
                     m.kind = if v == "human" { MemberKind::Human } else { MemberKind::Ai };
                     if m.kind == MemberKind::Ai && m.agent_type.is_none() {
-                        m.agent_type = Some("claude-code".to_string());
+                        m.agent_type = Some(CLAUDE_CODE.to_string());
                     }
                 })>
                     <option value="human" selected=move || !is_ai()>"human"</option>

@@ -23,17 +23,21 @@ pub fn PromptView() -> impl IntoView {
             state.shown_at.get().map_or(0, |a| a + 1)
         )
     };
+    // The exact bytes of the prompt, or of the system flag.
+    let exact_bytes = move |flag: bool| {
+        prompt.with_untracked(|p| {
+            p.as_ref().map(|(prompt, f, _)| {
+                if flag {
+                    f.clone().unwrap_or_default()
+                } else {
+                    prompt.clone()
+                }
+            })
+        })
+    };
     let copy = move |flag: bool| {
         move |_| {
-            let text = prompt.with_untracked(|p| {
-                p.as_ref().map(|(prompt, f, _)| {
-                    if flag {
-                        f.clone().unwrap_or_default()
-                    } else {
-                        prompt.clone()
-                    }
-                })
-            });
+            let text = exact_bytes(flag);
             if let Some(text) = text {
                 browser::copy(text, move |e| state.report(e));
             }
@@ -41,15 +45,7 @@ pub fn PromptView() -> impl IntoView {
     };
     let save = move |flag: bool| {
         move |_| {
-            let text = prompt.with_untracked(|p| {
-                p.as_ref().map(|(prompt, f, _)| {
-                    if flag {
-                        f.clone().unwrap_or_default()
-                    } else {
-                        prompt.clone()
-                    }
-                })
-            });
+            let text = exact_bytes(flag);
             let name = format!("{}{}.txt", file_stem(), if flag { "-system" } else { "" });
             if let Some(text) = text {
                 if let Err(e) = browser::download(&name, "text/plain;charset=utf-8", &text) {

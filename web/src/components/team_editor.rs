@@ -30,7 +30,7 @@ pub fn TeamEditor() -> impl IntoView {
                 name: name.clone(),
                 display_name: name,
                 kind: MemberKind::Ai,
-                agent_type: Some("claude-code".to_string()),
+                agent_type: Some(agent_chatter::team::CLAUDE_CODE.to_string()),
                 system_instruction: None,
                 instruction_file: None,
                 instruction_file_text: None,
