@@ -1,9 +1,13 @@
 //! Marker parsing and stripping throughput (DESIGN §15): `parse` must reach 1 GiB/s on plain
 //! text and stay fast with a marker every ~200 bytes; the strips are linear.
+//!
+//! The `*_reference` groups run the same inputs through `markers::reference`, the plain
+//! regex, line-by-line reading of the grammar: the trial of `regex` for this job (issue 7),
+//! figures in `docs/markers.md`.
 
 use std::hint::black_box;
 
-use agent_chatter::markers::{parse, strip_all, strip_routing};
+use agent_chatter::markers::{parse, reference, strip_all, strip_routing};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 const MIB: usize = 1024 * 1024;
@@ -92,8 +96,16 @@ fn near_miss_text() -> String {
     text
 }
 
+/// One typical chat message: ~2 KB of prose with two markers.
+fn message_text() -> String {
+    let plain = plain_text();
+    let body = plain.get(..2000).unwrap_or_default();
+    format!("[FROM: kailai] {body}\n[NEXT: max !P1]")
+}
+
 fn bench(c: &mut Criterion) {
     let inputs = [
+        ("message_2KB", message_text()),
         ("plain_1MiB", plain_text()),
         ("markers_every_200B_1MiB", marker_text()),
         ("near_misses_1MiB", near_miss_text()),
@@ -102,6 +114,15 @@ fn bench(c: &mut Criterion) {
         ("parse", (|t: &str| drop(black_box(parse(t)))) as fn(&str)),
         ("strip_all", |t: &str| drop(black_box(strip_all(t)))),
         ("strip_routing", |t: &str| drop(black_box(strip_routing(t)))),
+        ("parse_reference", |t: &str| {
+            drop(black_box(reference::parse(t)))
+        }),
+        ("strip_all_reference", |t: &str| {
+            drop(black_box(reference::strip_all_counted(t)))
+        }),
+        ("strip_routing_reference", |t: &str| {
+            drop(black_box(reference::strip_routing_counted(t)))
+        }),
     ] {
         let mut group = c.benchmark_group(op);
         for (name, text) in &inputs {

@@ -286,3 +286,59 @@ proptest! {
         prop_assert_eq!(strip_routing(&text), reference_normalise(&text));
     }
 }
+
+mod reference_engine {
+    //! The fast engine against the plain line-by-line reference (`markers::reference`): the
+    //! same spans, lines, meaning and stripped text on every input.
+    use super::{any_text, marker_text};
+    use agent_chatter::markers::{self, reference, MarkerKind};
+    use proptest::prelude::*;
+
+    fn same_as_reference(text: &str) -> Result<(), TestCaseError> {
+        prop_assert_eq!(
+            markers::spans(text).collect::<Vec<_>>(),
+            reference::spans(text)
+        );
+        prop_assert_eq!(
+            markers::line_spans(text).collect::<Vec<_>>(),
+            reference::line_spans(text)
+        );
+        prop_assert_eq!(markers::parse(text), reference::parse(text));
+        prop_assert_eq!(
+            markers::strip_all_counted(text),
+            reference::strip_all_counted(text)
+        );
+        prop_assert_eq!(
+            markers::strip_routing_counted(text),
+            reference::strip_routing_counted(text)
+        );
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        #[test]
+        fn fast_engine_equals_the_reference_on_marker_text(text in marker_text()) {
+            same_as_reference(&text)?;
+        }
+
+        #[test]
+        fn fast_engine_equals_the_reference_on_any_text(text in any_text()) {
+            same_as_reference(&text)?;
+        }
+    }
+
+    #[test]
+    fn names_are_ascii_case_insensitive_only() {
+        // U+017F (long s) and U+212A (Kelvin) fold to `s` and `k` under Unicode case rules.
+        for text in ["[TEAM_TA\u{17F}K: x]", "[TEAM_TAS\u{212A}: x]", "[NEXT: a]"] {
+            same_as_reference(text).unwrap();
+        }
+        assert!(reference::spans("[TEAM_TA\u{17F}K: x]").is_empty());
+        assert_eq!(
+            reference::spans("[team_task: x]")[0].kind,
+            MarkerKind::TeamTask
+        );
+    }
+}

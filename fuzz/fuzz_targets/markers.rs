@@ -1,19 +1,30 @@
-//! Marker parse and strip on any text: no panic; every span lies on character boundaries, in
-//! order, without overlap; stripping twice changes nothing more than stripping once would
-//! allow (the result is valid UTF-8 by construction and never longer than the input).
+//! Marker parse and strip on any text, differential: the fast scanning engine must give
+//! exactly what the plain line-by-line reference (`markers::reference`) gives — the same
+//! spans, line roles, parsed meaning and stripped text with its count. Besides: no panic,
+//! spans in order on character boundaries, strips never longer than the input.
 #![no_main]
+use agent_chatter::markers::{self, reference};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|text: &str| {
-    let _ = agent_chatter::markers::parse(text);
+    let spans: Vec<_> = markers::spans(text).collect();
     let mut end = 0;
-    for span in agent_chatter::markers::spans(text) {
+    for span in &spans {
         assert!(span.range.start >= end, "spans overlap or go back");
         assert!(text.is_char_boundary(span.range.start) && text.is_char_boundary(span.range.end));
         assert!(span.value.start >= span.range.start && span.value.end <= span.range.end);
         end = span.range.end;
     }
-    let all = agent_chatter::markers::strip_all(text);
-    let routing = agent_chatter::markers::strip_routing(text);
-    assert!(all.len() <= text.len() + 1 && routing.len() <= text.len() + 1);
+    assert_eq!(spans, reference::spans(text), "spans differ");
+    assert_eq!(
+        markers::line_spans(text).collect::<Vec<_>>(),
+        reference::line_spans(text),
+        "line roles differ"
+    );
+    assert_eq!(markers::parse(text), reference::parse(text), "parse differs");
+    let all = markers::strip_all_counted(text);
+    let routing = markers::strip_routing_counted(text);
+    assert!(all.0.len() <= text.len() && routing.0.len() <= text.len());
+    assert_eq!(all, reference::strip_all_counted(text), "strip_all differs");
+    assert_eq!(routing, reference::strip_routing_counted(text), "strip_routing differs");
 });
