@@ -71,13 +71,15 @@ pub const SESSION_FORMAT: &str = "agent-chatter-session/1";
 )]
 pub enum Fact {
     /// A team was loaded: everything resets. `settings`, when given, replace the team's own.
+    /// (Team and settings are boxed, as the scenario is, so every fact stays small: a session
+    /// holds one per message.)
     SetTeam {
-        team: Team,
+        team: Box<Team>,
         #[serde(skip_serializing_if = "Option::is_none")]
-        settings: Option<TeamSettings>,
+        settings: Option<Box<TeamSettings>>,
     },
     /// New settings (window, budgets, policy); the conversation goes on.
-    SetSettings { settings: TeamSettings },
+    SetSettings { settings: Box<TeamSettings> },
     /// A human typed `text` (raw, markers included); `sender` is a member id when known.
     Human {
         text: String,
@@ -108,8 +110,14 @@ pub enum Fact {
 impl Fact {
     pub fn set_team(team: Team) -> Self {
         Fact::SetTeam {
-            team,
+            team: Box::new(team),
             settings: None,
+        }
+    }
+
+    pub fn set_settings(settings: TeamSettings) -> Self {
+        Fact::SetSettings {
+            settings: Box::new(settings),
         }
     }
 
@@ -160,15 +168,16 @@ impl Fact {
         let text = |key: &str| obj.str(key).map(str::to_string);
         Ok(match kind {
             "setTeam" => Fact::SetTeam {
-                team: config::team_at(obj.required("team")?, &path.key("team"))?,
+                team: Box::new(config::team_at(obj.required("team")?, &path.key("team"))?),
                 settings: match obj.get("settings") {
                     None | Some(Value::Null) => None,
-                    Some(v) => Some(config::settings_at(v, &path.key("settings"))?),
+                    Some(v) => Some(Box::new(config::settings_at(v, &path.key("settings"))?)),
                 },
             },
-            "setSettings" => Fact::SetSettings {
-                settings: config::settings_at(obj.required("settings")?, &path.key("settings"))?,
-            },
+            "setSettings" => Fact::set_settings(config::settings_at(
+                obj.required("settings")?,
+                &path.key("settings"),
+            )?),
             "human" => Fact::Human {
                 text: text("text")?,
                 sender: obj.opt_str("sender")?.map(str::to_string),
@@ -377,9 +386,9 @@ impl Session {
     pub fn apply(&mut self, fact: &Fact) -> Result<(), SessionError> {
         match fact {
             Fact::SetTeam { team, settings } => {
-                let mut team = team.clone();
+                let mut team = Team::clone(team);
                 if let Some(settings) = settings {
-                    team.settings = settings.clone();
+                    team.settings = TeamSettings::clone(settings);
                 }
                 team.validate().map_err(SessionError::Team)?;
                 self.conversation.set_team(team);
@@ -392,7 +401,8 @@ impl Session {
                     return Err(SessionError::NoTeam);
                 }
                 config::validate_settings(settings, &Path::Root).map_err(SessionError::Settings)?;
-                self.conversation.set_settings(settings.clone());
+                self.conversation
+                    .set_settings(TeamSettings::clone(settings));
             }
             Fact::Human { text, sender, at } => {
                 let input = HumanInput {

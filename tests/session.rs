@@ -94,7 +94,7 @@ fn every_fact_reads_back_as_itself() {
     };
     let facts = [
         Fact::set_team(team()),
-        Fact::SetSettings { settings },
+        Fact::set_settings(settings),
         Fact::Human {
             text: "hi".into(),
             sender: Some("kailai".into()),
@@ -136,14 +136,14 @@ fn settings_change_without_resetting_the_conversation() {
     let messages = s.messages().len();
     let mut settings = s.settings().unwrap().clone();
     settings.window_size = 1;
-    s.apply(&Fact::SetSettings { settings }).unwrap();
+    s.apply(&Fact::set_settings(settings)).unwrap();
     assert_eq!(s.messages().len(), messages);
     assert_eq!(s.settings().unwrap().window_size, 1);
     let bad = TeamSettings {
         max_bytes: 0,
         ..TeamSettings::default()
     };
-    let err = s.apply(&Fact::SetSettings { settings: bad }).unwrap_err();
+    let err = s.apply(&Fact::set_settings(bad)).unwrap_err();
     assert_eq!(
         err.to_string(),
         "settings: maxBytes: must be greater than 0"

@@ -89,7 +89,7 @@ fn fact_for(session: &Session, step: &Step, at: u64) -> Fact {
                 .cloned()
                 .unwrap_or_else(TeamSettings::default);
             settings.window_size = *w;
-            Fact::SetSettings { settings }
+            Fact::set_settings(settings)
         }
         (Step::Human(text, _), _) | (Step::Reply(text), None) => Fact::Human {
             text: text.clone(),

@@ -1,7 +1,9 @@
 //! Load bench of the bridge (`cargo xtask bench` runs it): 1 000 messages through fake agents
 //! (tests/fixtures/agents/load-agent.mjs, two agents handing over to each other), reporting
 //! the bridge's RSS at start and end and the relay latency (an agent writes a line → a page
-//! connected to the WebSocket receives it). Prints one markdown table.
+//! connected to the WebSocket receives it). Then a second session of the same length, after
+//! the first is closed: its RSS shows whether anything but the open conversation stays in
+//! memory. Prints one markdown table.
 //!
 //! `cargo run --release -p agent-chatter-bridge --example load -- [MESSAGES]`
 
@@ -55,12 +57,69 @@ async fn main() {
     let pid = bridge.child.id();
     let rss_start = rss_kib(pid);
     let (mut page, _) = bridge.hello().await;
-    page.send(json!({"v": 1, "type": "apply", "fact": {"type": "human", "text": "[FROM: kailai] go [NEXT: a1]", "sender": null, "at": 1}})).await;
-
     let started = Instant::now();
+    let first = run_session(&mut page, messages, pid).await;
+    let elapsed = started.elapsed();
+    // A second session of the same length, after the first is closed: if nothing but the
+    // open conversation holds memory, its messages reuse what the first one freed and the
+    // RSS stays where it was.
+    page.send(json!({"v": 1, "type": "newSession"})).await;
+    let second = run_session(&mut page, messages, pid).await;
+    drop(bridge);
+    let mut latencies_us = first.latencies_us;
+    latencies_us.extend(second.latencies_us);
+    latencies_us.sort_by(|a, b| a.total_cmp(b));
+    let pct = |p: f64| {
+        latencies_us
+            .get(((latencies_us.len() as f64 - 1.0) * p) as usize)
+            .copied()
+            .unwrap_or(f64::NAN)
+    };
+    let series = |s: &[u64]| s.iter().map(u64::to_string).collect::<Vec<_>>().join(" · ");
+    println!("| bridge load | value |\n|---|---:|");
+    println!(
+        "| messages through fake agents | {} per session, two sessions |",
+        first.stored
+    );
+    println!(
+        "| wall time, first session | {:.1} s ({:.1} ms per message, agent process start included) |",
+        elapsed.as_secs_f64(),
+        elapsed.as_secs_f64() * 1000.0 / first.stored as f64
+    );
+    println!(
+        "| RSS at start / end of session 1 / end of session 2 | {} / {} / {} KiB |",
+        rss_start, first.rss_end, second.rss_end
+    );
+    println!(
+        "| RSS every 100 messages, session 1 | {} KiB |",
+        series(&first.rss_series)
+    );
+    println!(
+        "| RSS every 100 messages, session 2 | {} KiB |",
+        series(&second.rss_series)
+    );
+    println!(
+        "| relay latency median / p95 / max ({} lines) | {:.2} / {:.2} / {:.2} ms |",
+        latencies_us.len(),
+        pct(0.5) / 1000.0,
+        pct(0.95) / 1000.0,
+        pct(1.0) / 1000.0
+    );
+}
+
+/// What one session of the load run measured.
+struct SessionRun {
+    stored: usize,
+    latencies_us: Vec<f64>,
+    rss_series: Vec<u64>,
+    rss_end: u64,
+}
+
+/// Starts the chain in the page's current session and waits for `messages` stored messages.
+async fn run_session(page: &mut support::Client, messages: usize, pid: u32) -> SessionRun {
+    page.send(json!({"v": 1, "type": "apply", "fact": {"type": "human", "text": "[FROM: kailai] go [NEXT: a1]", "sender": null, "at": 1}})).await;
     let mut stored = 0usize;
     let mut latencies_us: Vec<f64> = Vec::new();
-    let mut rss_peak = rss_start;
     let mut rss_series = Vec::new();
     while stored < messages {
         let event = page
@@ -82,9 +141,7 @@ async fn main() {
             "fact" if matches!(event["fact"]["type"].as_str(), Some("human" | "replied")) => {
                 stored += 1;
                 if stored % 100 == 0 {
-                    let rss = rss_kib(pid);
-                    rss_peak = rss_peak.max(rss);
-                    rss_series.push(rss);
+                    rss_series.push(rss_kib(pid));
                 }
             }
             "fact" if event["fact"]["type"] == "failed" => {
@@ -93,40 +150,10 @@ async fn main() {
             _ => {}
         }
     }
-    let elapsed = started.elapsed();
-    let rss_end = rss_kib(pid);
-    drop(bridge);
-    latencies_us.sort_by(|a, b| a.total_cmp(b));
-    let pct = |p: f64| {
-        latencies_us
-            .get(((latencies_us.len() as f64 - 1.0) * p) as usize)
-            .copied()
-            .unwrap_or(f64::NAN)
-    };
-    println!("| bridge load | value |\n|---|---:|");
-    println!("| messages through fake agents | {stored} |");
-    println!(
-        "| wall time | {:.1} s ({:.1} ms per message, agent process start included) |",
-        elapsed.as_secs_f64(),
-        elapsed.as_secs_f64() * 1000.0 / stored as f64
-    );
-    println!(
-        "| RSS at start / peak / end | {} / {} / {} KiB |",
-        rss_start, rss_peak, rss_end
-    );
-    println!(
-        "| RSS every 100 messages | {} KiB |",
-        rss_series
-            .iter()
-            .map(u64::to_string)
-            .collect::<Vec<_>>()
-            .join(" · ")
-    );
-    println!(
-        "| relay latency median / p95 / max ({} lines) | {:.2} / {:.2} / {:.2} ms |",
-        latencies_us.len(),
-        pct(0.5) / 1000.0,
-        pct(0.95) / 1000.0,
-        pct(1.0) / 1000.0
-    );
+    SessionRun {
+        stored,
+        latencies_us,
+        rss_series,
+        rss_end: rss_kib(pid),
+    }
 }

@@ -115,7 +115,7 @@ pub fn edit_team(state: &AppState, team: Team) {
 
 /// New settings for the conversation from now on (a `setSettings` fact).
 pub fn set_settings(state: &AppState, settings: TeamSettings) {
-    apply(state, Fact::SetSettings { settings });
+    apply(state, Fact::set_settings(settings));
 }
 
 /// The human composer: `text` as typed, markers included.

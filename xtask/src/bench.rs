@@ -87,6 +87,22 @@ pub fn bench(ctx: &Ctx, quick: bool) -> Result<(), String> {
     ));
     section.push_str(load.trim_end());
     section.push('\n');
+    // What the open conversation itself holds per message (a counting allocator): the part of
+    // the load run's RSS growth that is the session, not a leak.
+    let heap = proc::capture(&mut ctx.cargo(&[
+        "run",
+        "--quiet",
+        "--release",
+        "--example",
+        "session_heap",
+        "--",
+        messages,
+    ]))?;
+    section.push_str(&format!(
+        "\n### session heap (examples/session_heap.rs), {date}\n\n"
+    ));
+    section.push_str(heap.trim_end());
+    section.push('\n');
 
     // The page, as the e2e suite last measured it (cargo xtask test writes it).
     let timings = ctx.target_dir().join("e2e").join("timings.json");
