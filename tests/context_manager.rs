@@ -361,3 +361,105 @@ fn empty_input_assembles_to_an_empty_prompt() {
     assert_eq!(p.prompt, "");
     assert_eq!(p.system_flag, None);
 }
+
+mod mirrored_suffix {
+    //! A host that keeps the messages itself mirrors only the suffix its prompts read
+    //! (`restart_at`): every input and prompt must be the one the whole store gives.
+    use super::*;
+    use agent_chatter::context::manager::Asked;
+    use proptest::prelude::*;
+
+    fn speaker(i: u8) -> Speaker {
+        match i % 3 {
+            0 => human("kailai"),
+            1 => ai("max"),
+            _ => ai("sarah"),
+        }
+    }
+
+    fn manager(window: usize, max_bytes: usize) -> ContextManager {
+        ContextManager::new(ManagerOptions {
+            context_window_size: window,
+            max_bytes,
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        #[test]
+        fn a_suffix_from_the_window_start_gives_the_same_inputs_and_prompts(
+            messages in prop::collection::vec((0u8..3, "[a-c ]{0,12}( \\[NEXT: max\\])?"), 1..30),
+            window in 0usize..8,
+            window_override in prop::option::of(0usize..12),
+            max_bytes in prop::sample::select(vec![40usize, 120, 786_432]),
+            extra in 0usize..6,
+            task in prop::option::of("[a-z]{1,8}"),
+        ) {
+            let mut whole = manager(window, max_bytes);
+            for (i, (s, content)) in messages.iter().enumerate() {
+                whole.add_message(speaker(*s), content.clone(), Routing::default(), Millis(i as u64)).unwrap();
+            }
+            whole.set_team_task(task.as_deref().unwrap_or(""));
+            let end = messages.len();
+            let needed = ContextManager::needed(end, whole.window(window_override));
+            let first = needed.start.saturating_sub(extra);
+            let mut suffix = manager(window, max_bytes);
+            suffix.set_team_task(task.as_deref().unwrap_or(""));
+            suffix.restart_at(first);
+            for (i, (s, content)) in messages.iter().enumerate().skip(first) {
+                suffix.add_message(speaker(*s), content.clone(), Routing::default(), Millis(i as u64)).unwrap();
+            }
+            let options = AgentContextOptions {
+                window_size_override: window_override,
+                system_instruction: Some("be brief".into()),
+                ..Default::default()
+            };
+            let asked = Asked { end, team_task: whole.team_task(), agent_id: "sarah", options: &options };
+            let expected_input = whole.context_for_agent("sarah", "claude", &options);
+            prop_assert_eq!(&suffix.context_as_of(&asked).unwrap(), &expected_input);
+            for format in ["claude", "codex", "gemini"] {
+                let expected = whole.assemble_prompt(format, &expected_input);
+                prop_assert_eq!(&suffix.prompt_as_of(format, &asked).unwrap(), &expected);
+                prop_assert_eq!(&whole.prompt_as_of(format, &asked).unwrap(), &expected);
+            }
+            // As of an earlier length, the later messages do not exist.
+            if end > 1 {
+                let earlier = Asked { end: end - 1, ..asked };
+                let mut prefix = manager(window, max_bytes);
+                prefix.set_team_task(task.as_deref().unwrap_or(""));
+                for (i, (s, content)) in messages.iter().enumerate().take(end - 1) {
+                    prefix.add_message(speaker(*s), content.clone(), Routing::default(), Millis(i as u64)).unwrap();
+                }
+                prop_assert_eq!(
+                    whole.context_as_of(&earlier).unwrap(),
+                    prefix.context_for_agent("sarah", "claude", &options)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_window_reaching_before_the_held_suffix_is_refused_not_cut() {
+        let mut cm = manager(5, 786_432);
+        cm.restart_at(10);
+        for i in 0..3 {
+            cm.add_message(
+                human("kailai"),
+                format!("m{i}"),
+                Routing::default(),
+                Millis(i),
+            )
+            .unwrap();
+        }
+        let options = AgentContextOptions::default();
+        let asked = Asked {
+            end: 13,
+            team_task: None,
+            agent_id: "max",
+            options: &options,
+        };
+        let err = cm.context_as_of(&asked).unwrap_err();
+        assert_eq!((err.needed, err.held), (7..13, 10..13));
+    }
+}

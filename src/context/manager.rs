@@ -7,10 +7,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    gather_owned, BuildSettings, Prompt, Recipient, Store, Target, TeamTaskTruncated,
-    TokenEstimator,
+    assemble_input_ref, gather_as_of, AsOf, BuildSettings, Prompt, Recipient, Store, Target,
+    TeamTaskTruncated, TokenEstimator,
 };
-use crate::assemble::AssemblerInput;
+use crate::assemble::{AssemblerInput, LineRef};
 use crate::budget::Budget;
 use crate::message::{Message, Millis, Routing, Speaker, MAX_MESSAGE_BYTES};
 use crate::team::{
@@ -53,11 +53,27 @@ pub enum AddMessageError {
     TooLarge { bytes: usize, limit: usize },
 }
 
+/// A prompt was asked for messages this manager does not hold (see
+/// [`ContextManager::restart_at`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("messages {needed:?} are needed for this prompt; the manager holds {held:?}")]
+pub struct NotHeld {
+    pub needed: std::ops::Range<usize>,
+    pub held: std::ops::Range<usize>,
+}
+
 /// Message store + team task + prompt building, the peer's way.
+///
+/// A host that keeps the messages itself (the npm package keeps them in JS, as the peer does)
+/// may mirror only the suffix its prompts read: [`Self::restart_at`] drops the held messages
+/// and holds from a given position on. Positions in inputs and explains stay those of the
+/// whole conversation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ContextManager {
     store: Store,
     options: ManagerOptions,
+    /// Position in the whole conversation of the first held message.
+    first_index: usize,
 }
 
 impl Default for ContextManager {
@@ -71,9 +87,39 @@ impl ContextManager {
         ContextManager {
             store: Store::new(),
             options,
+            first_index: 0,
         }
     }
 
+    /// Position of the first held message (0 unless [`Self::restart_at`] moved it).
+    pub fn first_index(&self) -> usize {
+        self.first_index
+    }
+
+    /// One past the position of the last held message.
+    pub fn end_index(&self) -> usize {
+        self.first_index + self.store.len()
+    }
+
+    /// Drops the held messages and holds from position `first_index` on (the next message
+    /// added is that one); the team task stays.
+    pub fn restart_at(&mut self, first_index: usize) {
+        let task = self.store.team_task().map(str::to_string);
+        self.store.clear();
+        self.store.set_team_task(task.as_deref());
+        self.first_index = first_index;
+    }
+
+    /// The window in force: `window_override`, else the manager's.
+    pub fn window(&self, window_override: Option<usize>) -> usize {
+        window_override.unwrap_or(self.options.context_window_size)
+    }
+
+    /// The positions a prompt for the first `end` messages reads with `window`: the current
+    /// message `end - 1` and the `window` before it.
+    pub fn needed(end: usize, window: usize) -> std::ops::Range<usize> {
+        end.saturating_sub(1).saturating_sub(window)..end
+    }
     pub fn options(&self) -> ManagerOptions {
         self.options
     }
@@ -130,41 +176,114 @@ impl ContextManager {
 
     /// The assembler input for `agent_id`: the latest message as current, the window before
     /// it (stripped, AI→AI deduplicated), the team task and the agent's instructions.
+    ///
+    /// `agent_type` is not used (as in the peer: the format is chosen by `assemble_prompt`).
     pub fn context_for_agent(
         &self,
         agent_id: &str,
-        agent_type: &str,
+        _agent_type: &str,
         options: &AgentContextOptions,
     ) -> AssemblerInput {
-        let recipient = Recipient {
-            id: agent_id.to_string(),
-            agent_type: agent_type.to_string(),
-            system_instruction: options.system_instruction.clone(),
-            instruction_file_text: options.instruction_file_text.clone(),
+        let asked = Asked {
+            end: self.end_index(),
+            team_task: self.store.team_task(),
+            agent_id,
+            options,
+        };
+        // Only a restarted manager can miss the start of the window (its host asks with
+        // `context_as_of`, which says so); the peer's signature is infallible.
+        self.context_as_of(&asked)
+            .unwrap_or_else(|_| self.held_skeleton(&asked))
+    }
+
+    /// [`Self::context_for_agent`] as it was when the conversation had `asked.end` messages
+    /// and the team task was `asked.team_task` (later messages do not exist for it).
+    pub fn context_as_of(&self, asked: &Asked<'_>) -> Result<AssemblerInput, NotHeld> {
+        let recipient = asked.recipient();
+        let Some(gathered) = self.gather(asked, &recipient)? else {
+            return Ok(self.held_skeleton(asked));
+        };
+        let i = &gathered.input;
+        let shift = |l: &LineRef<'_>| {
+            let mut line = l.to_owned_line();
+            line.index = line.index.map(|p| p + self.first_index);
+            line
+        };
+        Ok(AssemblerInput {
+            context_messages: i.context.iter().map(shift).collect(),
+            current_message: i.current.to_string(),
+            current_index: i.current_index.map(|p| p + self.first_index),
+            team_task: i.team_task.map(str::to_string),
+            system_instruction: recipient.system_instruction.clone(),
+            instruction_file_text: recipient.instruction_file_text.clone(),
+            max_bytes: self.options.max_bytes,
+            pinned: i.pinned.as_ref().map(shift),
+            omitted: i.omitted,
+            parent: i.parent.as_ref().map(shift),
+            related: i.related.iter().map(shift).collect(),
             extra_sections: Vec::new(),
+            agent_id: Some(recipient.id.clone()),
+        })
+    }
+
+    /// Exactly `self.assemble_prompt(agent_type, &self.context_as_of(asked)?)`, without copying
+    /// the history into an input first.
+    pub fn prompt_as_of(&self, agent_type: &str, asked: &Asked<'_>) -> Result<Prompt, NotHeld> {
+        let recipient = asked.recipient();
+        let Some(gathered) = self.gather(asked, &recipient)? else {
+            return Ok(self.assemble_prompt(agent_type, &self.held_skeleton(asked)));
         };
-        let Some(latest) = self.store.latest() else {
-            return AssemblerInput {
-                team_task: self.store.team_task().map(str::to_string),
-                system_instruction: recipient.system_instruction,
-                instruction_file_text: recipient.instruction_file_text,
-                max_bytes: self.options.max_bytes,
-                agent_id: Some(recipient.id),
-                ..AssemblerInput::default()
-            };
-        };
-        let settings = self.settings(options.window_size_override);
+        let mut prompt = assemble_input_ref(
+            prompt_format(agent_type),
+            &gathered.input,
+            asked.agent_id,
+            self.budget(self.options.max_bytes),
+        );
+        let explain = &mut prompt.explain;
+        explain.current = explain.current.map(|p| p + self.first_index);
+        for fate in &mut explain.messages {
+            fate.index += self.first_index;
+        }
+        Ok(prompt)
+    }
+
+    /// The gathered input of `asked`, or `None` when it has no message.
+    fn gather<'s>(
+        &'s self,
+        asked: &Asked<'s>,
+        recipient: &'s Recipient,
+    ) -> Result<Option<super::Gathered<'s>>, NotHeld> {
+        if asked.end == 0 {
+            return Ok(None);
+        }
+        let settings = self.settings(asked.options.window_size_override);
+        let needed = Self::needed(asked.end, settings.window);
+        let held = self.first_index..self.end_index();
+        if needed.start < held.start || needed.end > held.end {
+            return Err(NotHeld { needed, held });
+        }
+        let local_end = asked.end - self.first_index;
         let target = Target {
-            current: latest.id.clone(),
+            current: self.store.messages()[local_end - 1].id.clone(),
             parent: None,
         };
-        match gather_owned(&self.store, &recipient, &target, &settings) {
-            Ok(input) => input,
-            // The latest message is always in the store; keep the signature infallible.
-            Err(_) => AssemblerInput {
-                max_bytes: self.options.max_bytes,
-                ..AssemblerInput::default()
-            },
+        let as_of = AsOf {
+            len: local_end,
+            team_task: asked.team_task,
+        };
+        // The current message is held (checked above), so gathering cannot fail.
+        Ok(gather_as_of(&self.store, recipient, &target, &settings, as_of).ok())
+    }
+
+    /// The input of a conversation with no message: team task and instructions only.
+    fn held_skeleton(&self, asked: &Asked<'_>) -> AssemblerInput {
+        AssemblerInput {
+            team_task: asked.team_task.map(str::to_string),
+            system_instruction: asked.options.system_instruction.clone(),
+            instruction_file_text: asked.options.instruction_file_text.clone(),
+            max_bytes: self.options.max_bytes,
+            agent_id: Some(asked.agent_id.to_string()),
+            ..AssemblerInput::default()
         }
     }
 
@@ -176,13 +295,16 @@ impl ContextManager {
         } else {
             input.max_bytes
         };
-        let budget = Budget {
+        super::assemble_prompt(prompt_format(agent_type), input, self.budget(max_bytes))
+    }
+
+    fn budget(&self, max_bytes: usize) -> Budget {
+        Budget {
             max_bytes,
             strategy: CompactionStrategy::Lazy,
             tokens: TokenEstimator::None,
             max_tokens: None,
-        };
-        super::assemble_prompt(prompt_format(agent_type), input, budget)
+        }
     }
 
     fn settings(&self, window_override: Option<usize>) -> BuildSettings {
@@ -194,6 +316,28 @@ impl ContextManager {
             compaction: CompactionStrategy::Lazy,
             tokens: TokenEstimator::None,
             max_tokens: None,
+        }
+    }
+}
+
+/// What a prompt is asked for: the conversation's first `end` messages with `team_task` in
+/// force, for `agent_id` with `options`.
+#[derive(Debug, Clone, Copy)]
+pub struct Asked<'a> {
+    pub end: usize,
+    pub team_task: Option<&'a str>,
+    pub agent_id: &'a str,
+    pub options: &'a AgentContextOptions,
+}
+
+impl Asked<'_> {
+    fn recipient(&self) -> Recipient {
+        Recipient {
+            id: self.agent_id.to_string(),
+            agent_type: String::new(),
+            system_instruction: self.options.system_instruction.clone(),
+            instruction_file_text: self.options.instruction_file_text.clone(),
+            extra_sections: Vec::new(),
         }
     }
 }

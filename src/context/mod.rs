@@ -389,8 +389,19 @@ fn apply_trims(fates: &mut [MessageFate], fitted: &budget::Fitted, parent: Optio
 /// Steps 5–6: assemble `input` in `format` and fit it into `budget`. The explain lists the
 /// fates the input itself shows (its history lines with positions, the current message).
 pub fn assemble_prompt(format: PromptFormat, input: &AssemblerInput, budget: Budget) -> Prompt {
-    let input_ref = input.as_ref();
-    let layout = assemble::assemble(format, &input_ref);
+    let recipient = input.agent_id.as_deref().unwrap_or_default();
+    assemble_input_ref(format, &input.as_ref(), recipient, budget)
+}
+
+/// [`assemble_prompt`] over a borrowed input (what [`gather`] gives), so a host that builds
+/// and assembles in one go copies no history text.
+pub fn assemble_input_ref(
+    format: PromptFormat,
+    input_ref: &InputRef<'_>,
+    recipient: &str,
+    budget: Budget,
+) -> Prompt {
+    let layout = assemble::assemble(format, input_ref);
     let fitted = budget::fit(layout, budget);
     let mut fates: Vec<MessageFate> = input_ref
         .pinned
@@ -398,7 +409,7 @@ pub fn assemble_prompt(format: PromptFormat, input: &AssemblerInput, budget: Bud
         .map(|l| (l, Fate::Pinned))
         .chain(input_ref.context.iter().map(|l| (l, Fate::Included)))
         .filter_map(|(l, fate)| l.index.map(|index| MessageFate { index, fate }))
-        .chain(input.current_index.map(|index| MessageFate {
+        .chain(input_ref.current_index.map(|index| MessageFate {
             index,
             fate: Fate::Current,
         }))
@@ -406,10 +417,10 @@ pub fn assemble_prompt(format: PromptFormat, input: &AssemblerInput, budget: Bud
     fates.sort_unstable_by_key(|f| f.index);
     apply_trims(&mut fates, &fitted, None);
     let explain = Explain {
-        recipient: input.agent_id.clone().unwrap_or_default(),
+        recipient: recipient.to_string(),
         format,
         sections: fitted.sections,
-        current: input.current_index,
+        current: input_ref.current_index,
         messages: fates,
         outside_window: 0,
         markers_stripped: 0,
@@ -420,7 +431,7 @@ pub fn assemble_prompt(format: PromptFormat, input: &AssemblerInput, budget: Bud
         max_tokens: budget.max_tokens,
         status: fitted.status,
         strategy: budget.strategy,
-        window: input.context_messages.len(),
+        window: input_ref.context.len(),
     };
     Prompt {
         prompt: fitted.prompt,

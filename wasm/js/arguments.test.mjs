@@ -46,10 +46,13 @@ for (const [build, m] of builds) {
     assert.equal(s.preview('max').prompt, '[MESSAGE]\nhi');
   });
 
-  test(`${build}: lone UTF-16 surrogates become U+FFFD on every path, as in string arguments`, () => {
+  test(`${build}: lone UTF-16 surrogates become U+FFFD in everything the core gives back`, () => {
     assert.equal(m.stripAll('a\uD800b'), 'a\uFFFDb');
     const cm = new m.ContextManager();
-    assert.equal(cm.addMessage({ speaker: kailai, content: 'a\uD800b\uDC00' }).content, 'a\uFFFDb\uFFFD');
+    // Stored as given, as the peer stores it; the prompt is built from the core's reading.
+    assert.equal(cm.addMessage({ speaker: kailai, content: 'a\uD800b\uDC00' }).content, 'a\uD800b\uDC00');
+    assert.equal(cm.assemblePrompt('codex', cm.getContextForAgent('max', 'codex')).prompt, '[MESSAGE]\na\uFFFDb\uFFFD');
     assert.equal(cm.addMessage({ speaker: kailai, content: 'paired 👋 stays' }).content, 'paired 👋 stays');
+    assert.equal(cm.assemblePrompt('codex', cm.getContextForAgent('max', 'codex')).prompt, '[CONTEXT]\n- kailai -> all: a\uFFFDb\uFFFD\n\n[MESSAGE]\npaired 👋 stays');
   });
 }

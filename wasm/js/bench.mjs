@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { pkgDir } from './helpers.mjs';
 
-const m = await import(new URL('node/agent_chatter_wasm.js', pkgDir).href);
+const m = await import(new URL('node/index.js', pkgDir).href);
 
 const HISTORY = 10_000;
 const members = [

@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 // The browser build's extra entry points: `init` (default export) and `initSync`.
-import init, { initSync, parseMessage } from '../../pkg/web/agent_chatter_wasm.js';
+import init, { initSync, parseMessage } from '../../pkg/web/index.js';
 
 export async function start(wasmUrl: URL): Promise<boolean> {
   await init({ module_or_path: wasmUrl });

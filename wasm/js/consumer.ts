@@ -7,7 +7,7 @@ import {
   version,
   type Intent,
   type ParseResult,
-} from '../../pkg/node/agent_chatter_wasm.js';
+} from '../../pkg/node/index.js';
 
 const v: string = version();
 const parsed: ParseResult = parseMessage(`[NEXT: max !P1] ${v}`);
@@ -33,7 +33,7 @@ import {
   type ContextSnapshot,
   type ConversationMessage,
   type Fate,
-} from '../../pkg/node/agent_chatter_wasm.js';
+} from '../../pkg/node/index.js';
 
 const cm = new ContextManager({
   contextWindowSize: 5,
@@ -77,7 +77,7 @@ import {
   type Preview,
   type ScenarioInput,
   type Status,
-} from '../../pkg/node/agent_chatter_wasm.js';
+} from '../../pkg/node/index.js';
 
 const conversation = new Conversation({
   members: [
@@ -128,7 +128,7 @@ const badStatus: Status = 'paused';
 void badStatus;
 
 // Sessions.
-import { type ConversationSession } from '../../pkg/node/agent_chatter_wasm.js';
+import { type ConversationSession } from '../../pkg/node/index.js';
 const session: ConversationSession = conversation.exportSession();
 const resumed: Conversation = Conversation.resume(JSON.stringify(session), new Date());
 void resumed.pollActions();

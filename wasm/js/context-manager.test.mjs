@@ -161,11 +161,19 @@ for (const [build, { ContextManager }] of builds) {
     assert.equal(typeof snap.timestamp, 'number');
     assert.ok(snap.messages[0].timestamp instanceof Date);
 
+    // From JSON text, timestamps become Dates again.
     const copy = new ContextManager();
-    copy.importSnapshot(JSON.parse(JSON.stringify(snap)));
+    copy.importSnapshot(JSON.stringify(snap));
     assert.deepEqual(copy.getMessages(), cm.getMessages());
     assert.equal(copy.getTeamTask(), 'task');
     assert.equal(copy.addMessage({ speaker: kailai, content: 'three' }).id, 'msg-3');
+
+    // An object is stored as the peer stores it: its timestamps as given.
+    const parsed = JSON.parse(JSON.stringify(snap));
+    const asGiven = new ContextManager();
+    asGiven.importSnapshot(parsed);
+    assert.equal(asGiven.getMessages()[0], parsed.messages[0]);
+    assert.equal(asGiven.getMessages()[0].timestamp, '1970-01-01T00:00:00.005Z');
 
     const again = new ContextManager();
     again.importSnapshot(snap); // the object itself, with Date objects
@@ -189,8 +197,8 @@ for (const [build, { ContextManager }] of builds) {
       assert.deepEqual(copy.getMessages(), cm.getMessages());
       assert.equal(copy.getTeamTask(), 'tâche');
     }
-    assert.equal(cm.getLatestMessage().content, 'lone \uFFFD surrogate');
-    assert.deepEqual(cm.getMessages()[0].routing, { ...to('sarah', 'max'), parsedAddressees: [{ name: 'sarah', intent: 'P2' }, { name: 'max', intent: 'P2' }], parentMessageId: 'msg-1', intent: 'P3_EXTEND', isDone: true });
+    assert.equal(cm.getLatestMessage().content, 'lone \ud800 surrogate', 'stored as given');
+    assert.deepEqual(cm.getMessages()[0].routing, { ...to('sarah', 'max'), parentMessageId: 'msg-1', intent: 'P3_EXTEND', isDone: true });
   });
 
   test(`${build}: clear empties everything and restarts ids`, () => {

@@ -6,8 +6,8 @@ import { readFile } from 'node:fs/promises';
 export const root = new URL('../../', import.meta.url);
 export const pkgDir = new URL('pkg/', root);
 
-const node = await import(new URL('node/agent_chatter_wasm.js', pkgDir).href);
-const web = await import(new URL('web/agent_chatter_wasm.js', pkgDir).href);
+const node = await import(new URL('node/index.js', pkgDir).href);
+const web = await import(new URL('web/index.js', pkgDir).href);
 web.initSync({ module: await readFile(new URL('web/agent_chatter_wasm_bg.wasm', pkgDir)) });
 
 /** `[name, module]` for each build of the package. */

@@ -21,10 +21,10 @@ test('package is an ES module named agent-chatter-wasm for Node 20 and later', (
 test('exports map sends node to the node build and everything else to the web build', () => {
   const dot = manifest.exports['.'];
   assert.deepEqual(Object.keys(dot), ['node', 'types', 'browser', 'import', 'default']);
-  assert.equal(dot.node.default, './node/agent_chatter_wasm.js');
-  assert.equal(dot.node.types, './node/agent_chatter_wasm.d.ts');
+  assert.equal(dot.node.default, './node/index.js');
+  assert.equal(dot.node.types, './node/index.d.ts');
   for (const condition of ['browser', 'import', 'default']) {
-    assert.equal(dot[condition], './web/agent_chatter_wasm.js');
+    assert.equal(dot[condition], './web/index.js');
   }
 });
 
@@ -38,11 +38,25 @@ test('every file the exports map names exists in the package', async () => {
 });
 
 test('type declarations never use any', async () => {
-  const files = ['node', 'web'].flatMap((b) => [`${b}/agent_chatter_wasm.d.ts`, `${b}/agent_chatter_wasm_bg.wasm.d.ts`]);
+  const files = ['node', 'web'].flatMap((b) => [`${b}/index.d.ts`, `${b}/agent_chatter_wasm.d.ts`, `${b}/agent_chatter_wasm_bg.wasm.d.ts`]);
   for (const build of files) {
     const dts = await readFile(new URL(build, pkgDir), 'utf8');
     const hits = dts.split('\n').filter((line) => /\bany\b/.test(line.replace(/\/\*\*.*?\*\/|\/\/.*$|^\s*\*.*$/g, '')));
     assert.deepEqual(hits, [], `${build} uses any`);
+  }
+});
+
+test('the node build exports init (default) and initSync too, as no-ops, for isomorphic code', async () => {
+  const node = builds.find(([name]) => name === 'node')[1];
+  assert.equal(typeof node.default, 'function');
+  assert.equal(await node.default(), undefined);
+  assert.equal(node.initSync(), undefined);
+});
+
+test('the engine behind ContextManager is not part of the API', () => {
+  for (const [, m] of builds) {
+    assert.equal(m.PromptEngine, undefined);
+    assert.equal(m.HeldContext, undefined);
   }
 });
 

@@ -80,7 +80,7 @@ pub fn from_json_text<T: DeserializeOwned>(text: &str, argument: &str) -> Result
     let de = &mut serde_json::Deserializer::from_str(text);
     serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
-        let mut inner = e.into_inner().to_string();
+        let mut inner = in_user_terms(e.into_inner());
         if inner.len() > MAX_ERROR {
             inner.truncate(agent_chatter::text::floor_char_boundary(&inner, MAX_ERROR));
             inner.push('…');
@@ -91,6 +91,37 @@ pub fn from_json_text<T: DeserializeOwned>(text: &str, argument: &str) -> Result
             JsError::new(&format!("{argument}: {path}: {inner}"))
         }
     })
+}
+
+/// serde_json's message without what only makes sense to Rust: the position in the JSON text
+/// the binding made (` at line 1 column 5261`), Rust type names (`usize`, `struct
+/// NumericOptions`).
+fn in_user_terms(e: serde_json::Error) -> String {
+    let position = format!(" at line {} column {}", e.line(), e.column());
+    let text = e.to_string();
+    let text = text.strip_suffix(&position).unwrap_or(&text);
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("struct ") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "struct ".len()..];
+        let name_len = after
+            .find(|c: char| !c.is_alphanumeric() && c != '_')
+            .unwrap_or(after.len());
+        out.push_str("an object");
+        rest = &after[name_len..];
+    }
+    out.push_str(rest);
+    for (rust, user) in [
+        ("usize", "a whole number ≥ 0"),
+        ("u64", "a whole number ≥ 0"),
+        ("u32", "a whole number ≥ 0"),
+        ("a sequence", "an array"),
+        ("a map", "an object"),
+    ] {
+        out = out.replace(rust, user);
+    }
+    out
 }
 
 /// The one error conversion: JS receives an `Error` whose message is the error's `Display`.
@@ -104,7 +135,13 @@ pub fn into_error(e: impl std::fmt::Display) -> JsError {
 /// the validation.
 pub fn json_text(value: &JsValue, argument: &str) -> Result<String, JsError> {
     if let Some(text) = value.dyn_ref::<js_sys::JsString>() {
-        return Ok(rust_string(text));
+        // JSON text from `JSON.stringify` writes a lone surrogate as a `\ud800` escape, which
+        // serde_json refuses: it becomes U+FFFD, as in every other string argument.
+        let text = rust_string(text);
+        return Ok(match replace_lone_surrogates(&text) {
+            std::borrow::Cow::Borrowed(_) => text,
+            std::borrow::Cow::Owned(replaced) => replaced,
+        });
     }
     if value.is_undefined() || value.is_null() {
         return Err(JsError::new(&format!(

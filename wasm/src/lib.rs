@@ -2,7 +2,9 @@
 //!
 //! Exports: `version`, `parseMessage`/`stripAll`/`stripRouting` ([`markers`]), `preview` and
 //! the `Scenario` class ([`preview`]), the `Conversation` state machine ([`conversation`]),
-//! and `ContextManager`, a drop-in for the TypeScript peer's class ([`context_manager`]).
+//! and `PromptEngine`, the wasm half of `ContextManager`, the drop-in for the TypeScript
+//! peer's class whose JS half (`wasm/npm/context-manager.js`) keeps the messages
+//! ([`prompt_engine`]).
 //!
 //! Thin by rule: every export converts its JS input ([`js::from_js`], [`js::json_text`],
 //! [`js::string_arg`]), calls the core, and converts the result back with [`js::to_js`];
@@ -11,13 +13,13 @@
 //! and output are in `types.d.ts`, appended to the generated `.d.ts` (no `any` anywhere;
 //! `wasm/js/types.test.mjs` checks real outputs against them).
 
-pub mod context_manager;
 pub mod conversation;
 pub mod js;
 pub mod json_writer;
 pub mod markers;
 pub mod peer_shapes;
 pub mod preview;
+pub mod prompt_engine;
 
 use wasm_bindgen::prelude::*;
 

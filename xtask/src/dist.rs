@@ -1,8 +1,10 @@
 //! `cargo xtask dist`: builds the npm package into `pkg/` (DESIGN §12).
 //!
 //! Layout: `pkg/node/` (wasm-bindgen `experimental-nodejs-module`: pure ESM for Node ≥ 20),
-//! `pkg/web/` (`web`: ESM for browsers, `initSync`/`init` to load the wasm), and the package's
-//! own `package.json` and `README.md` copied from `wasm/npm/`. Each `_bg.wasm` goes through
+//! `pkg/web/` (`web`: ESM for browsers, `initSync`/`init` to load the wasm), each with an
+//! `index.js`/`index.d.ts` entry (`wasm/npm/entry/`: the build's exports plus `ContextManager`,
+//! whose JS half `wasm/npm/context-manager.js` is shared at `pkg/context-manager.js`), and the
+//! package's own `package.json`, `README.md` and `LICENSE`. Each `_bg.wasm` goes through
 //! npm binaryen's `wasm-opt -Oz` (never Debian's: toolchain.md P4). Self-contained: the wasm
 //! binding's author may reshape it freely as long as `dist()` keeps its signature.
 
@@ -18,7 +20,7 @@ const PROFILE: &str = "wasm-release";
 const TARGETS: &[(&str, &str)] = &[("experimental-nodejs-module", "node"), ("web", "web")];
 
 /// Files copied verbatim from `wasm/npm/` into `pkg/` when present.
-const NPM_FILES: &[&str] = &["package.json", "README.md"];
+const NPM_FILES: &[&str] = &["package.json", "README.md", "context-manager.js"];
 
 /// Size of one shipped wasm file.
 pub struct WasmSize {
@@ -84,6 +86,7 @@ pub fn dist(ctx: &Ctx) -> Result<Vec<WasmSize>, String> {
         )?;
         shipped.push(wasm);
         type_raw_exports(&out_dir)?;
+        write_entry(ctx, &out_dir, dir)?;
     }
 
     for file in NPM_FILES {
@@ -93,6 +96,10 @@ pub fn dist(ctx: &Ctx) -> Result<Vec<WasmSize>, String> {
                 .map_err(|e| format!("cannot copy {} into pkg/: {e}", ctx.rel(&from)))?;
         }
     }
+
+    let license = ctx.root.join("LICENSE");
+    std::fs::copy(&license, pkg.join("LICENSE"))
+        .map_err(|e| format!("cannot copy {} into pkg/: {e}", ctx.rel(&license)))?;
 
     let sizes = measure(ctx, &shipped)?;
     eprintln!("dist: built pkg/ from {package}");
@@ -105,6 +112,23 @@ pub fn dist(ctx: &Ctx) -> Result<Vec<WasmSize>, String> {
         );
     }
     Ok(sizes)
+}
+
+/// `index.js` and `index.d.ts` of one build: its entry from `wasm/npm/entry/`, the
+/// declarations followed by the shared `ContextManager` class declaration.
+fn write_entry(ctx: &Ctx, out_dir: &Path, build: &str) -> Result<(), String> {
+    let npm = ctx.root.join("wasm").join("npm");
+    let read = |path: PathBuf| {
+        std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", ctx.rel(&path)))
+    };
+    let js = read(npm.join("entry").join(format!("{build}.js")))?;
+    let dts = read(npm.join("entry").join(format!("{build}.d.ts")))?
+        + &read(npm.join("context-manager.d.ts"))?;
+    for (name, text) in [("index.js", js), ("index.d.ts", dts)] {
+        let path = out_dir.join(name);
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// wasm-bindgen declares the raw wasm exports (the `InitOutput` interface and the

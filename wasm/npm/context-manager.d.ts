@@ -1,0 +1,29 @@
+
+/**
+ * A drop-in for `@testany/agent-chatter-core`'s `ContextManager`: the messages live in JS, in
+ * the peer's shapes; prompts are built by the Rust core in wasm.
+ */
+export declare class ContextManager {
+    /** Defaults: window 5 (0 gives no history), budget 768 KiB. */
+    constructor(options?: ContextManagerOptions | null);
+    /** Stores a message under the next `msg-N` id and returns it (then calls `onMessageAdded`). */
+    addMessage(message: NewConversationMessage): ConversationMessage;
+    /** Every stored message, oldest first (a new array each call; the same objects). */
+    getMessages(): ConversationMessage[];
+    /** The newest message, or `null`. */
+    getLatestMessage(): ConversationMessage | null;
+    /** Sets the team task, cut at 5 KiB on a character boundary (`""` clears it). */
+    setTeamTask(task: string): void;
+    /** The team task, or `null`. */
+    getTeamTask(): string | null;
+    /** The assembler input for `agentId`: the latest message as current and the window before it. */
+    getContextForAgent(agentId: string, agentType: string, options?: AgentContextOptions | null): AssemblerInput;
+    /** Assembles `input` in `agentType`'s format within `input.maxBytes`. */
+    assemblePrompt(agentType: string, input: AssemblerInput): AssemblerOutput;
+    /** Empties the store and the team task, restarts ids at `msg-1`. */
+    clear(): void;
+    /** `{messages, teamTask, timestamp, version: 1}` in the peer's shapes, taken now. */
+    exportSnapshot(): ContextSnapshot;
+    /** Replaces the state with a snapshot (the peer's or ours, object or JSON text); on error nothing changes. */
+    importSnapshot(snapshot: ContextSnapshot | string): void;
+}

@@ -1,0 +1,462 @@
+// ContextManager: a drop-in for @testany/agent-chatter-core's class (DESIGN §12, seed 001).
+//
+// The messages live here, in JS, in the peer's shapes, as the peer keeps them: addMessage,
+// getMessages, getLatestMessage and snapshots cost what the peer's do, and the objects a caller
+// gets back are the ones it stored. Prompts are built by the core in wasm (PromptEngine), which
+// is handed only the messages a prompt reads, once each (it keeps their stripped text). No
+// prompt rule is written here: this file stores, checks shapes, and calls.
+//
+// Shape checks: a clean input is accepted here; anything else is asked of the core's reader,
+// which accepts it or names the field that is wrong, so every error comes from one reader
+// (wasm/js/shapes.test.mjs holds the two together over one corpus of bad inputs).
+//
+// Messages are read by the engine when a prompt first needs them; a message object changed
+// after that keeps its first reading (the peer would read it again).
+
+/** The wasm-side context of a `getContextForAgent` result (not enumerable: a copy is plain). */
+const HELD = Symbol('agent-chatter.held');
+
+/**
+ * The `ContextManager` class over a build's `PromptEngine` (node or web).
+ * @param {typeof import('./node/agent_chatter_wasm.js').PromptEngine} PromptEngine
+ */
+export function defineContextManager(PromptEngine) {
+  const limit = () => PromptEngine.messageLimit();
+
+  return class ContextManager {
+    #messages = [];
+    #nextSeq = 1;
+    #teamTask = null;
+    #engine;
+    #window;
+    #maxBytes;
+    #onMessageAdded;
+    #onTeamTaskChanged;
+
+    /**
+     * `new ContextManager({contextWindowSize?, maxBytes?, onMessageAdded?, onTeamTaskChanged?})`.
+     * Defaults: window 5 (0 gives no history), budget 768 KiB.
+     */
+    constructor(options) {
+      const argument = 'new ContextManager(options)';
+      if (options !== undefined && options !== null && typeof options !== 'object') {
+        throw new Error(`${argument}: expected an object, found ${describe(options)}`);
+      }
+      const o = options ?? {};
+      this.#window = wholeNumber(o.contextWindowSize, `${argument}: contextWindowSize`) ?? 5;
+      this.#maxBytes = wholeNumber(o.maxBytes, `${argument}: maxBytes`) ?? 786432;
+      if (this.#maxBytes === 0) {
+        throw new Error(`${argument}: maxBytes: must be at least 1 (a 0-byte budget holds no prompt)`);
+      }
+      this.#onMessageAdded = hook(o.onMessageAdded, 'onMessageAdded');
+      this.#onTeamTaskChanged = hook(o.onTeamTaskChanged, 'onTeamTaskChanged');
+      this.#engine = newEngine(PromptEngine, this.#window, this.#maxBytes);
+    }
+
+    /**
+     * Stores a message under the next `msg-N` id and returns it (then calls `onMessageAdded`).
+     * `timestamp` may be a `Date`, milliseconds or a date string; absent means now.
+     */
+    addMessage(message) {
+      const argument = 'addMessage(message)';
+      if (message === null || typeof message !== 'object') {
+        throw new Error(`${argument}: expected a message object, found ${describe(message)}`);
+      }
+      const timestamp = toDate(message.timestamp, `${argument}: timestamp`);
+      if (!isCleanNewMessage(message, limit())) PromptEngine.checkMessage(message);
+      const stored = { id: `msg-${this.#nextSeq}`, ...message, timestamp };
+      this.#nextSeq += 1;
+      this.#messages.push(stored);
+      this.#onMessageAdded?.(stored);
+      return stored;
+    }
+
+    /** Every stored message, oldest first (a new array each call; the same objects). */
+    getMessages() {
+      return this.#messages.slice();
+    }
+
+    /** The newest message, or `null`. */
+    getLatestMessage() {
+      const n = this.#messages.length;
+      return n === 0 ? null : this.#messages[n - 1];
+    }
+
+    /**
+     * Sets the team task, cut at 5 KiB on a character boundary (`""` clears it), then calls
+     * `onTeamTaskChanged` with the stored value.
+     */
+    setTeamTask(task) {
+      this.#teamTask = this.#engine.setTeamTask(task) ?? null;
+      this.#onTeamTaskChanged?.(this.#teamTask);
+    }
+
+    /** The team task, or `null`. */
+    getTeamTask() {
+      return this.#teamTask;
+    }
+
+    /**
+     * The assembler input for `agentId`: the latest message as current, the window before it
+     * (markers stripped, AI→AI deduplicated), the team task, the agent's instructions and the
+     * budget. Its fields are read from wasm when first read; `assemblePrompt` builds from the
+     * held messages directly unless the object was changed.
+     */
+    getContextForAgent(agentId, agentType, options) {
+      const argument = 'getContextForAgent(agentId, agentType, options)';
+      text(agentId, 'getContextForAgent(agentId)');
+      text(agentType, 'getContextForAgent(agentId, agentType)');
+      if (options !== undefined && options !== null && typeof options !== 'object') {
+        throw new Error(`${argument}: expected an object, found ${describe(options)}`);
+      }
+      const o = options ?? {};
+      const windowOverride = wholeNumber(o.windowSizeOverride, `${argument}: windowSizeOverride`);
+      const end = this.#messages.length;
+      this.#mirror(end, windowOverride);
+      const held = this.#engine.context(end, agentId, windowOverride, o.systemInstruction, o.instructionFileText);
+      return heldInput(held);
+    }
+
+    /**
+     * Assembles `input` in `agentType`'s format within `input.maxBytes`: `{prompt, systemFlag?,
+     * explain}`. Claude's system part is in `systemFlag` only (DESIGN §8).
+     */
+    assemblePrompt(agentType, input) {
+      text(agentType, 'assemblePrompt(agentType)');
+      const held = unchangedHeld(input);
+      const [prompt, systemFlag, explainJson] = held
+        ? held.assemble(agentType)
+        : this.#engine.assembleInput(agentType, input);
+      return assembled(prompt, systemFlag, explainJson);
+    }
+
+    /** Empties the store and the team task, restarts ids at `msg-1`, and calls `onTeamTaskChanged(null)`. */
+    clear() {
+      this.#messages = [];
+      this.#nextSeq = 1;
+      this.#teamTask = null;
+      this.#engine = newEngine(PromptEngine, this.#window, this.#maxBytes);
+      this.#onTeamTaskChanged?.(null);
+    }
+
+    /** `{messages, teamTask, timestamp, version: 1}` in the peer's shapes, taken now. */
+    exportSnapshot() {
+      return { messages: this.#messages.slice(), teamTask: this.#teamTask, timestamp: Date.now(), version: 1 };
+    }
+
+    /**
+     * Replaces the state with a snapshot (the peer's or ours, as an object or JSON text), after
+     * checking all of it: on error nothing changes and the message names the field
+     * (`messages[3].speaker.id: missing`). Then calls `onTeamTaskChanged`.
+     *
+     * A snapshot object is stored as the peer stores it (its message objects, timestamps as
+     * given); from JSON text, timestamps become `Date`s. Snapshots in our format (and unusual
+     * ones) are read by the core's reader, which gives the peer's shapes with `Date`s.
+     */
+    importSnapshot(snapshot) {
+      let messages;
+      let teamTask;
+      const text = typeof snapshot === 'string';
+      const value = text ? parsedOrUndefined(snapshot) : snapshot;
+      if (typeof value === 'object' && value !== null && isCleanSnapshot(value, limit())) {
+        messages = value.messages.slice();
+        teamTask = value.teamTask ?? null;
+        // Objects parsed here are ours to finish: their timestamps become `Date`s.
+        if (text) for (const m of messages) if (m.timestamp !== undefined) m.timestamp = new Date(m.timestamp);
+      } else {
+        ({ messages, teamTask } = PromptEngine.readSnapshot(snapshot));
+      }
+      const engine = newEngine(PromptEngine, this.#window, this.#maxBytes);
+      const stored = teamTask === null ? null : engine.setTeamTask(teamTask) ?? null;
+      this.#messages = messages;
+      this.#nextSeq = nextSeq(messages);
+      this.#engine = engine;
+      this.#teamTask = stored;
+      this.#onTeamTaskChanged?.(stored);
+    }
+
+    /** Hands the engine the messages a prompt for the first `end` messages reads. */
+    #mirror(end, windowOverride) {
+      const engine = this.#engine;
+      const from = engine.neededFrom(end, windowOverride);
+      let have = engine.end();
+      if (from < engine.first() || from > have) {
+        engine.restartAt(from);
+        have = from;
+      }
+      for (let i = have; i < end; i++) {
+        try {
+          engine.push(this.#messages[i]);
+        } catch (e) {
+          throw new Error(`getContextForAgent: stored message ${i} (${this.#messages[i]?.id}): ${e.message}`);
+        }
+      }
+    }
+  };
+}
+
+function newEngine(PromptEngine, window, maxBytes) {
+  try {
+    return new PromptEngine(window, maxBytes);
+  } catch (e) {
+    if (e instanceof TypeError) {
+      throw new Error(
+        'agent-chatter-wasm: the WebAssembly module is not initialised: call `await init()` (or `initSync(bytes)`) from the web build before using it',
+      );
+    }
+    throw e;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The lazy input and output objects
+
+/** The input object of `getContextForAgent`: fields read from wasm on first access. */
+function heldInput(held) {
+  let full;
+  let lines;
+  const read = () => {
+    if (full === undefined) {
+      full = held.input();
+      lines = full.contextMessages.map((l) => [l, l.from, l.to, l.content]);
+    }
+    return full;
+  };
+  const input = {};
+  const keys = ['contextMessages', 'currentMessage', 'teamTask', 'systemInstruction', 'instructionFileText', 'maxBytes'];
+  for (const key of keys) {
+    Object.defineProperty(input, key, {
+      enumerable: true,
+      configurable: true,
+      get: () => read()[key],
+      set: (value) => {
+        read()[key] = value;
+        state.changed = true;
+      },
+    });
+  }
+  const state = {
+    held,
+    changed: false,
+    keys: keys.length,
+    /** True when the lines the caller may have read are still the ones the engine gave. */
+    linesIntact: () => {
+      if (full === undefined) return true;
+      const now = full.contextMessages;
+      if (!Array.isArray(now) || now.length !== lines.length) return false;
+      for (let i = 0; i < lines.length; i++) {
+        const [line, from, to, content] = lines[i];
+        if (now[i] !== line || line.from !== from || line.to !== to || line.content !== content) return false;
+      }
+      return true;
+    },
+  };
+  Object.defineProperty(input, HELD, { value: state, enumerable: false });
+  return input;
+}
+
+/** The held context of `input` when it is one of ours and unchanged. */
+function unchangedHeld(input) {
+  const state = input !== null && typeof input === 'object' ? input[HELD] : undefined;
+  if (state === undefined || state.changed) return undefined;
+  if (Object.keys(input).length !== state.keys || !state.linesIntact()) return undefined;
+  return state.held;
+}
+
+/** `{prompt, systemFlag?, explain}`, the explain parsed when first read. */
+function assembled(prompt, systemFlag, explainJson) {
+  const out = { prompt };
+  if (systemFlag !== undefined) out.systemFlag = systemFlag;
+  let explain;
+  Object.defineProperty(out, 'explain', {
+    enumerable: true,
+    configurable: true,
+    get: () => (explain ??= JSON.parse(explainJson)),
+    set: (value) => {
+      explain = value;
+    },
+  });
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arguments
+
+/** What a wrong argument is, in the words the core's own checks use (`number`, `null`, …). */
+function describe(value) {
+  return value === null ? 'null' : typeof value;
+}
+
+/** A whole number ≥ 0, or `undefined` when absent; NaN, negative and fractional are refused. */
+function wholeNumber(value, argument) {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+    const found = typeof value === 'number' ? String(value) : describe(value);
+    throw new Error(`${argument}: expected a whole number ≥ 0, found ${found}`);
+  }
+  return value;
+}
+
+function text(value, argument) {
+  if (typeof value !== 'string') throw new Error(`${argument}: expected a string, found ${describe(value)}`);
+}
+
+function hook(value, name) {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'function') {
+    throw new Error(`new ContextManager(options): ${name}: expected a function, found ${describe(value)}`);
+  }
+  return value;
+}
+
+/** The stored timestamp: the `Date` given, or one made from milliseconds or a date string. */
+function toDate(value, argument) {
+  if (value === undefined || value === null) return new Date();
+  if (value instanceof Date && Number.isFinite(value.getTime()) && value.getTime() >= 0) return value;
+  const ms = typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : NaN;
+  if (!Number.isFinite(ms) || ms < 0) {
+    throw new Error(`${argument}: expected a Date, milliseconds since 1970 or a date string, found ${describe(value)}`);
+  }
+  return new Date(ms);
+}
+
+function parsedOrUndefined(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined; // the core's reader says where the text is wrong
+  }
+}
+
+/** The id counter after `messages`: one past the highest `msg-N` (N: digits, an optional `+`). */
+function nextSeq(messages) {
+  let max = 0;
+  for (const m of messages) {
+    const id = m.id;
+    if (typeof id !== 'string' || !id.startsWith('msg-')) continue;
+    let i = id.charCodeAt(4) === 43 ? 5 : 4; // '+'
+    if (i === id.length) continue;
+    let n = 0;
+    for (; i < id.length; i++) {
+      const d = id.charCodeAt(i) - 48;
+      if (d < 0 || d > 9) break;
+      n = n * 10 + d;
+    }
+    if (i === id.length && n > max) max = n;
+  }
+  return max + 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Clean shapes: what is accepted without asking the core's reader. Conservative: anything
+// unusual goes to the reader, which accepts it or names what is wrong.
+
+const SPEAKER_TYPES = new Set(['human', 'ai', 'system']);
+const INTENTS = new Set(['P1_INTERRUPT', 'P2_REPLY', 'P3_EXTEND', 'P1', 'P2', 'P3']);
+const SHORT_INTENTS = new Set(['P1', 'P2', 'P3']);
+
+const absent = (v) => v === undefined || v === null;
+const optionalString = (v) => absent(v) || typeof v === 'string';
+const nonBlank = (v) => typeof v === 'string' && v.trim() !== '';
+
+/** Content within the core's limit in UTF-8 bytes, counted only when it may be over. */
+function withinLimit(content, max) {
+  if (content.length * 3 <= max) return true;
+  if (content.length > max) return false;
+  let bytes = 0;
+  for (let i = 0; i < content.length; i++) {
+    const c = content.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < content.length) {
+      const d = content.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        bytes += 4;
+        i += 1;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes <= max;
+}
+
+function isCleanSpeaker(s) {
+  return (
+    s !== null &&
+    typeof s === 'object' &&
+    !Array.isArray(s) &&
+    nonBlank(s.id) &&
+    typeof s.name === 'string' &&
+    optionalString(s.displayName) &&
+    SPEAKER_TYPES.has(s.type) &&
+    s.kind === undefined
+  );
+}
+
+function isStringArray(v) {
+  if (!Array.isArray(v)) return false;
+  for (const s of v) if (typeof s !== 'string') return false;
+  return true;
+}
+
+function isCleanRouting(r) {
+  if (r === null || typeof r !== 'object' || Array.isArray(r)) return false;
+  if (r.rawNextMarkers === undefined && r.resolvedAddressees === undefined) return false;
+  if (r.rawNextMarkers !== undefined && !isStringArray(r.rawNextMarkers)) return false;
+  if (r.resolvedAddressees !== undefined) {
+    if (!Array.isArray(r.resolvedAddressees)) return false;
+    for (const a of r.resolvedAddressees) {
+      if (a === null || typeof a !== 'object' || typeof a.identifier !== 'string') return false;
+      if (!optionalString(a.memberId) || !optionalString(a.memberName)) return false;
+    }
+  }
+  if (r.parsedAddressees !== undefined && r.parsedAddressees !== null) {
+    if (!Array.isArray(r.parsedAddressees)) return false;
+    for (const a of r.parsedAddressees) {
+      if (a === null || typeof a !== 'object' || typeof a.name !== 'string') return false;
+      if (!SHORT_INTENTS.has(a.intent)) return false;
+    }
+  }
+  if (!optionalString(r.parentMessageId)) return false;
+  if (!absent(r.intent) && !INTENTS.has(r.intent)) return false;
+  if (r.isDone !== undefined && typeof r.isDone !== 'boolean') return false;
+  return true;
+}
+
+/** An `addMessage` argument the core's reader accepts as is. */
+function isCleanNewMessage(m, max) {
+  return (
+    isCleanSpeaker(m.speaker) &&
+    typeof m.content === 'string' &&
+    withinLimit(m.content, max) &&
+    (absent(m.routing) || isCleanRouting(m.routing))
+  );
+}
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+function isCleanTimestamp(t) {
+  if (t === undefined) return true;
+  if (t instanceof Date) {
+    const ms = t.getTime();
+    return Number.isFinite(ms) && ms >= 0;
+  }
+  if (typeof t === 'number') return Number.isSafeInteger(t) && t >= 0;
+  return typeof t === 'string' && ISO_DATE.test(t) && t >= '1970';
+}
+
+/** A snapshot object in the peer's shape that the core's reader accepts as is. */
+function isCleanSnapshot(s, max) {
+  if (s.version !== 1 || !Array.isArray(s.messages) || !optionalString(s.teamTask)) return false;
+  if (!absent(s.timestamp) && !(Number.isSafeInteger(s.timestamp) && s.timestamp >= 0)) return false;
+  const ids = new Set();
+  for (const m of s.messages) {
+    if (m === null || typeof m !== 'object' || Array.isArray(m)) return false;
+    if (!nonBlank(m.id) || ids.has(m.id) || m.at !== undefined) return false;
+    ids.add(m.id);
+    if (!isCleanNewMessage(m, max) || !isCleanTimestamp(m.timestamp)) return false;
+  }
+  return true;
+}
+
+/** For the shape tests: the clean checks, without a wasm build. */
+export const cleanShapes = { isCleanNewMessage, isCleanSnapshot, isCleanTimestamp };

@@ -1,0 +1,13 @@
+// The package's Node entry: the wasm build for Node (ready on import) and ContextManager.
+import { PromptEngine } from './agent_chatter_wasm.js';
+import { defineContextManager } from '../context-manager.js';
+
+export { version, parseMessage, stripAll, stripRouting, preview, Scenario, Conversation } from './agent_chatter_wasm.js';
+
+export const ContextManager = defineContextManager(PromptEngine);
+
+/** The Node build is ready on import; `init()` resolves at once, so isomorphic code runs unchanged. */
+export default async function init() {}
+
+/** The Node build is ready on import; `initSync()` does nothing, so isomorphic code runs unchanged. */
+export function initSync() {}
