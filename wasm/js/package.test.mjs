@@ -1,7 +1,10 @@
 // The package as npm users get it: metadata, exports map, and type declarations.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { builds, pkgDir, readJson } from './helpers.mjs';
 
 const manifest = await readJson('pkg/package.json');
@@ -58,6 +61,17 @@ test('the engine behind ContextManager is not part of the API', () => {
     assert.equal(m.PromptEngine, undefined);
     assert.equal(m.HeldContext, undefined);
   }
+});
+
+test('the web build used before init() says so, naming init and initSync', async () => {
+  // A copy of the package gives a module graph of its own, never initialised.
+  const dir = await mkdtemp(join(tmpdir(), 'agent-chatter-web-'));
+  await cp(new URL('web/', pkgDir), join(dir, 'web'), { recursive: true });
+  await cp(new URL('context-manager.js', pkgDir), join(dir, 'context-manager.js'));
+  const fresh = await import(pathToFileURL(join(dir, 'web', 'index.js')).href);
+  const cm = new fresh.ContextManager();
+  const speaker = { id: 'k', name: 'k', type: 'human' };
+  assert.throws(() => cm.addMessage({ speaker, content: 'x' }), /not initialised: call `await init\(\)` \(or `initSync\(bytes\)`\)/);
 });
 
 test('the web build exports init (default) and initSync for browsers', () => {

@@ -13,7 +13,7 @@
 // Messages are read by the engine when a prompt first needs them; a message object changed
 // after that keeps its first reading (the peer would read it again).
 
-/** The wasm-side context of a `getContextForAgent` result (not enumerable: a copy is plain). */
+/** The wasm-side context of a `getContextForAgent` result (symbol-keyed: not in its keys or JSON). */
 const HELD = Symbol('agent-chatter.held');
 
 /**
@@ -21,7 +21,8 @@ const HELD = Symbol('agent-chatter.held');
  * @param {typeof import('./node/agent_chatter_wasm.js').PromptEngine} PromptEngine
  */
 export function defineContextManager(PromptEngine) {
-  const limit = () => PromptEngine.messageLimit();
+  let cachedLimit;
+  const limit = () => (cachedLimit ??= initialised(() => PromptEngine.messageLimit()));
 
   return class ContextManager {
     #messages = [];
@@ -50,7 +51,11 @@ export function defineContextManager(PromptEngine) {
       }
       this.#onMessageAdded = hook(o.onMessageAdded, 'onMessageAdded');
       this.#onTeamTaskChanged = hook(o.onTeamTaskChanged, 'onTeamTaskChanged');
-      this.#engine = newEngine(PromptEngine, this.#window, this.#maxBytes);
+    }
+
+    /** The engine, made when first needed (a manager that only stores costs no wasm). */
+    #wasm() {
+      return (this.#engine ??= newEngine(PromptEngine, this.#window, this.#maxBytes));
     }
 
     /**
@@ -62,9 +67,11 @@ export function defineContextManager(PromptEngine) {
       if (message === null || typeof message !== 'object') {
         throw new Error(`${argument}: expected a message object, found ${describe(message)}`);
       }
-      const timestamp = toDate(message.timestamp, `${argument}: timestamp`);
+      const given = message.timestamp;
+      const timestamp = toDate(given, `${argument}: timestamp`);
       if (!isCleanNewMessage(message, limit())) PromptEngine.checkMessage(message);
-      const stored = { id: `msg-${this.#nextSeq}`, ...message, timestamp };
+      const stored = { id: `msg-${this.#nextSeq}`, ...message };
+      if (timestamp !== given) stored.timestamp = timestamp;
       this.#nextSeq += 1;
       this.#messages.push(stored);
       this.#onMessageAdded?.(stored);
@@ -87,7 +94,7 @@ export function defineContextManager(PromptEngine) {
      * `onTeamTaskChanged` with the stored value.
      */
     setTeamTask(task) {
-      this.#teamTask = this.#engine.setTeamTask(task) ?? null;
+      this.#teamTask = this.#wasm().setTeamTask(task) ?? null;
       this.#onTeamTaskChanged?.(this.#teamTask);
     }
 
@@ -113,7 +120,7 @@ export function defineContextManager(PromptEngine) {
       const windowOverride = wholeNumber(o.windowSizeOverride, `${argument}: windowSizeOverride`);
       const end = this.#messages.length;
       this.#mirror(end, windowOverride);
-      const held = this.#engine.context(end, agentId, windowOverride, o.systemInstruction, o.instructionFileText);
+      const held = this.#wasm().context(end, agentId, windowOverride, o.systemInstruction, o.instructionFileText);
       return heldInput(held);
     }
 
@@ -124,10 +131,12 @@ export function defineContextManager(PromptEngine) {
     assemblePrompt(agentType, input) {
       text(agentType, 'assemblePrompt(agentType)');
       const held = unchangedHeld(input);
-      const [prompt, systemFlag, explainJson] = held
-        ? held.assemble(agentType)
-        : this.#engine.assembleInput(agentType, input);
-      return assembled(prompt, systemFlag, explainJson);
+      if (held) {
+        const [prompt, systemFlag] = held.assemble(agentType);
+        return assembled(prompt, systemFlag, () => held.explain(agentType));
+      }
+      const [prompt, systemFlag, explain] = this.#wasm().assembleInput(agentType, input);
+      return assembled(prompt, systemFlag, () => explain);
     }
 
     /** Empties the store and the team task, restarts ids at `msg-1`, and calls `onTeamTaskChanged(null)`. */
@@ -135,7 +144,7 @@ export function defineContextManager(PromptEngine) {
       this.#messages = [];
       this.#nextSeq = 1;
       this.#teamTask = null;
-      this.#engine = newEngine(PromptEngine, this.#window, this.#maxBytes);
+      this.#engine = undefined;
       this.#onTeamTaskChanged?.(null);
     }
 
@@ -166,7 +175,7 @@ export function defineContextManager(PromptEngine) {
       } else {
         ({ messages, teamTask } = PromptEngine.readSnapshot(snapshot));
       }
-      const engine = newEngine(PromptEngine, this.#window, this.#maxBytes);
+      const engine = teamTask === null ? undefined : newEngine(PromptEngine, this.#window, this.#maxBytes);
       const stored = teamTask === null ? null : engine.setTeamTask(teamTask) ?? null;
       this.#messages = messages;
       this.#nextSeq = nextSeq(messages);
@@ -177,7 +186,7 @@ export function defineContextManager(PromptEngine) {
 
     /** Hands the engine the messages a prompt for the first `end` messages reads. */
     #mirror(end, windowOverride) {
-      const engine = this.#engine;
+      const engine = this.#wasm();
       const from = engine.neededFrom(end, windowOverride);
       let have = engine.end();
       if (from < engine.first() || from > have) {
@@ -196,10 +205,18 @@ export function defineContextManager(PromptEngine) {
 }
 
 function newEngine(PromptEngine, window, maxBytes) {
+  return initialised(() => new PromptEngine(window, maxBytes));
+}
+
+/**
+ * `call()`, with the web build's "used before init" failure (a TypeError on the missing wasm
+ * exports) told as what it is.
+ */
+function initialised(call) {
   try {
-    return new PromptEngine(window, maxBytes);
+    return call();
   } catch (e) {
-    if (e instanceof TypeError) {
+    if (e instanceof TypeError && /undefined/.test(e.message)) {
       throw new Error(
         'agent-chatter-wasm: the WebAssembly module is not initialised: call `await init()` (or `initSync(bytes)`) from the web build before using it',
       );
@@ -213,70 +230,86 @@ function newEngine(PromptEngine, window, maxBytes) {
 
 /** The input object of `getContextForAgent`: fields read from wasm on first access. */
 function heldInput(held) {
-  let full;
-  let lines;
-  const read = () => {
-    if (full === undefined) {
-      full = held.input();
-      lines = full.contextMessages.map((l) => [l, l.from, l.to, l.content]);
-    }
-    return full;
+  const state = new HeldState(held);
+  const input = {
+    get contextMessages() { return state.read().contextMessages; },
+    set contextMessages(v) { state.write('contextMessages', v); },
+    get currentMessage() { return state.read().currentMessage; },
+    set currentMessage(v) { state.write('currentMessage', v); },
+    get teamTask() { return state.read().teamTask; },
+    set teamTask(v) { state.write('teamTask', v); },
+    get systemInstruction() { return state.read().systemInstruction; },
+    set systemInstruction(v) { state.write('systemInstruction', v); },
+    get instructionFileText() { return state.read().instructionFileText; },
+    set instructionFileText(v) { state.write('instructionFileText', v); },
+    get maxBytes() { return state.read().maxBytes; },
+    set maxBytes(v) { state.write('maxBytes', v); },
+    [HELD]: state,
   };
-  const input = {};
-  const keys = ['contextMessages', 'currentMessage', 'teamTask', 'systemInstruction', 'instructionFileText', 'maxBytes'];
-  for (const key of keys) {
-    Object.defineProperty(input, key, {
-      enumerable: true,
-      configurable: true,
-      get: () => read()[key],
-      set: (value) => {
-        read()[key] = value;
-        state.changed = true;
-      },
-    });
-  }
-  const state = {
-    held,
-    changed: false,
-    keys: keys.length,
-    /** True when the lines the caller may have read are still the ones the engine gave. */
-    linesIntact: () => {
-      if (full === undefined) return true;
-      const now = full.contextMessages;
-      if (!Array.isArray(now) || now.length !== lines.length) return false;
-      for (let i = 0; i < lines.length; i++) {
-        const [line, from, to, content] = lines[i];
-        if (now[i] !== line || line.from !== from || line.to !== to || line.content !== content) return false;
-      }
-      return true;
-    },
-  };
-  Object.defineProperty(input, HELD, { value: state, enumerable: false });
+  state.owner = input;
   return input;
 }
 
-/** The held context of `input` when it is one of ours and unchanged. */
+const INPUT_KEYS = 6;
+
+/** What `assemblePrompt` needs to know of one input object. */
+class HeldState {
+  constructor(held) {
+    this.held = held;
+    this.owner = null;
+    this.changed = false;
+    this.full = undefined;
+    this.lines = undefined;
+  }
+
+  read() {
+    if (this.full === undefined) {
+      this.full = this.held.input();
+      this.lines = this.full.contextMessages.map((l) => [l, l.from, l.to, l.content]);
+    }
+    return this.full;
+  }
+
+  write(key, value) {
+    this.read()[key] = value;
+    this.changed = true;
+  }
+
+  /** True when the lines a caller may have read are still the ones the engine gave. */
+  linesIntact() {
+    if (this.full === undefined) return true;
+    const now = this.full.contextMessages;
+    const lines = this.lines;
+    if (!Array.isArray(now) || now.length !== lines.length) return false;
+    for (let i = 0; i < lines.length; i++) {
+      const [line, from, to, content] = lines[i];
+      if (now[i] !== line || line.from !== from || line.to !== to || line.content !== content) return false;
+    }
+    return true;
+  }
+}
+
+/**
+ * The held context of `input` when it is the very object `getContextForAgent` returned and
+ * is unchanged (a copy, even a spread one, is assembled from what it holds).
+ */
 function unchangedHeld(input) {
   const state = input !== null && typeof input === 'object' ? input[HELD] : undefined;
-  if (state === undefined || state.changed) return undefined;
-  if (Object.keys(input).length !== state.keys || !state.linesIntact()) return undefined;
+  if (state === undefined || state.owner !== input || state.changed) return undefined;
+  if (Object.keys(input).length !== INPUT_KEYS || !state.linesIntact()) return undefined;
   return state.held;
 }
 
-/** `{prompt, systemFlag?, explain}`, the explain parsed when first read. */
-function assembled(prompt, systemFlag, explainJson) {
-  const out = { prompt };
-  if (systemFlag !== undefined) out.systemFlag = systemFlag;
-  let explain;
-  Object.defineProperty(out, 'explain', {
-    enumerable: true,
-    configurable: true,
-    get: () => (explain ??= JSON.parse(explainJson)),
-    set: (value) => {
-      explain = value;
-    },
-  });
-  return out;
+/**
+ * `{prompt, systemFlag?, explain}`; the explain is made when first read (`explain()` gives its
+ * JSON text).
+ */
+function assembled(prompt, systemFlag, explain) {
+  let value;
+  const read = () => (value ??= JSON.parse(explain()));
+  return systemFlag === undefined
+    ? { prompt, get explain() { return read(); }, set explain(v) { value = v; } }
+    : { prompt, systemFlag, get explain() { return read(); }, set explain(v) { value = v; } };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -312,7 +345,10 @@ function hook(value, name) {
 /** The stored timestamp: the `Date` given, or one made from milliseconds or a date string. */
 function toDate(value, argument) {
   if (value === undefined || value === null) return new Date();
-  if (value instanceof Date && Number.isFinite(value.getTime()) && value.getTime() >= 0) return value;
+  if (value instanceof Date) {
+    const ms = value.getTime();
+    if (ms >= 0) return value; // NaN fails too
+  }
   const ms = typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : NaN;
   if (!Number.isFinite(ms) || ms < 0) {
     throw new Error(`${argument}: expected a Date, milliseconds since 1970 or a date string, found ${describe(value)}`);
@@ -357,7 +393,10 @@ const SHORT_INTENTS = new Set(['P1', 'P2', 'P3']);
 
 const absent = (v) => v === undefined || v === null;
 const optionalString = (v) => absent(v) || typeof v === 'string';
-const nonBlank = (v) => typeof v === 'string' && v.trim() !== '';
+/** A string with something besides whitespace (no copy when its ends are not whitespace). */
+const nonBlank = (v) =>
+  typeof v === 'string' && v.length > 0 && ((!isSpace(v.charCodeAt(0)) && !isSpace(v.charCodeAt(v.length - 1))) || v.trim() !== '');
+const isSpace = (c) => c <= 32 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff || c === 0x85;
 
 /** Content within the core's limit in UTF-8 bytes, counted only when it may be over. */
 function withinLimit(content, max) {

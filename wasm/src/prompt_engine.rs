@@ -225,23 +225,39 @@ impl HeldContext {
         to_js(&input)
     }
 
-    /// `assemblePrompt(agentType, this input)`, built from the held messages.
-    #[wasm_bindgen(unchecked_return_type = "[string, string | undefined, string]")]
+    /// `assemblePrompt(agentType, this input)`, built from the held messages: `[prompt,
+    /// systemFlag | undefined]` (the explain is made only when read, by [`Self::explain`]).
+    #[wasm_bindgen(unchecked_return_type = "[string, string | undefined]")]
     pub fn assemble(
         &self,
         #[wasm_bindgen(js_name = agentType)] agent_type: &JsString,
     ) -> Result<JsValue, JsError> {
-        let agent_type = string_arg(agent_type, "assemblePrompt(agentType)")?;
-        let prompt = self
-            .mirror
-            .borrow()
-            .prompt_as_of(&agent_type, &self.asked())
-            .map_err(into_error)?;
-        assembled(&prompt)
+        let prompt = self.prompt(agent_type)?;
+        let flag = prompt
+            .system_flag
+            .as_deref()
+            .map_or(JsValue::UNDEFINED, JsValue::from_str);
+        Ok(js_sys::Array::of2(&JsValue::from_str(&prompt.prompt), &flag).into())
+    }
+
+    /// The explain of [`Self::assemble`], as JSON text (the same recipe gives the same prompt).
+    pub fn explain(
+        &self,
+        #[wasm_bindgen(js_name = agentType)] agent_type: &JsString,
+    ) -> Result<String, JsError> {
+        serde_json::to_string(&self.prompt(agent_type)?.explain).map_err(into_error)
     }
 }
 
 impl HeldContext {
+    fn prompt(&self, agent_type: &JsString) -> Result<agent_chatter::context::Prompt, JsError> {
+        let agent_type = string_arg(agent_type, "assemblePrompt(agentType)")?;
+        self.mirror
+            .borrow()
+            .prompt_as_of(&agent_type, &self.asked())
+            .map_err(into_error)
+    }
+
     fn asked(&self) -> Asked<'_> {
         Asked {
             end: self.end,

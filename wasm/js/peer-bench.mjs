@@ -1,0 +1,106 @@
+// The drop-in against the TypeScript peer, side by side in one Node process on the same
+// inputs (issue 11's rows). Run by `cargo xtask bench` after `cargo xtask dist`; prints one
+// markdown table. The peer's columns appear when PEER_OUT names a build of its compiled
+// modules (github.com/TestAny-io/agent_chatter, `npm ci && npx tsc -p tsconfig.json`, outside
+// this repository: nothing of the peer is committed):
+//
+//   PEER_OUT=/path/to/agent_chatter/out cargo xtask bench
+import { pkgDir } from './helpers.mjs';
+
+const ours = await import(new URL('node/index.js', pkgDir).href);
+const peerOut = process.env.PEER_OUT;
+const peer = peerOut
+  ? {
+      ContextManager: (await import(`${peerOut}/context/ContextManager.js`)).ContextManager,
+      MessageRouter: (await import(`${peerOut}/services/MessageRouter.js`)).MessageRouter,
+    }
+  : null;
+
+/** Median µs per call of `fn` over `iterations` calls after a warm-up. */
+function median(fn, iterations) {
+  for (let i = 0; i < Math.min(20, iterations); i++) fn();
+  const samples = new Float64Array(iterations);
+  for (let i = 0; i < iterations; i++) {
+    const t0 = process.hrtime.bigint();
+    fn();
+    samples[i] = Number(process.hrtime.bigint() - t0) / 1000;
+  }
+  samples.sort();
+  return samples[iterations >> 1];
+}
+
+const speakers = [
+  { id: 'kailai', name: 'kailai', displayName: 'Kailai', type: 'human' },
+  { id: 'max', name: 'max', displayName: 'Max', type: 'ai' },
+  { id: 'sarah', name: 'sarah', displayName: 'Sarah', type: 'ai' },
+];
+const body = (i, size) => {
+  const line = `Message ${i}: here is my part of the work, step ${i % 17}, what changed and why. `;
+  return line.repeat(Math.max(1, Math.ceil(size / line.length))).slice(0, size);
+};
+const message = (i, size = 160) => {
+  const next = speakers[(i + 1) % 3].id;
+  return {
+    speaker: speakers[i % 3],
+    content: `${body(i, size)} [NEXT: ${next}]`,
+    routing: { rawNextMarkers: [next], resolvedAddressees: [{ identifier: next, memberId: next, memberName: next }] },
+    timestamp: new Date(1_700_000_000_000 + i),
+  };
+};
+/** A manager of `ContextManager` class `CM` holding `n` messages of `size` bytes. */
+const filled = (CM, n, options = {}, size = 160) => {
+  const cm = new CM(options);
+  for (let i = 0; i < n; i++) cm.addMessage(message(i, size));
+  return cm;
+};
+
+const rows = [];
+/** Runs `make(CM)`'s returned call for ours and the peer; `perCall` divides each time. */
+function row(label, make, iterations, perCall = 1) {
+  const time = (CM, router) => median(make(CM, router), iterations) / perCall;
+  const o = time(ours.ContextManager, ours);
+  const p = peer ? time(peer.ContextManager, new peer.MessageRouter()) : undefined;
+  rows.push([label, p, o]);
+}
+
+for (const n of [100, 1000, 10_000, 100_000]) {
+  const inputs = Array.from({ length: n }, (_, i) => message(i));
+  row(`addMessage, per message (N = ${n})`, (CM) => () => {
+    const cm = new CM();
+    for (const m of inputs) cm.addMessage(m);
+  }, n >= 100_000 ? 5 : 20, n);
+}
+row('getMessages(), 10⁴ messages', (CM) => { const cm = filled(CM, 10_000); return () => cm.getMessages(); }, 200);
+row('getLatestMessage(), 10⁴ messages', (CM) => { const cm = filled(CM, 10_000); return () => cm.getLatestMessage(); }, 10_000);
+row('exportSnapshot(), 10⁴ messages', (CM) => { const cm = filled(CM, 10_000); return () => cm.exportSnapshot(); }, 200);
+row('importSnapshot(object), 10⁴ messages', (CM) => {
+  const snapshot = filled(CM, 10_000).exportSnapshot();
+  const cm = new CM();
+  return () => cm.importSnapshot(snapshot);
+}, 50);
+const prompt = (agentType, options) => (cm) => () => cm.assemblePrompt(agentType, cm.getContextForAgent('sarah', agentType, options));
+row('getContextForAgent + assemblePrompt, window 5, N = 10²', (CM) => prompt('claude')(filled(CM, 100)), 2000);
+row('same, window 1000, N = 10², 768 KiB', (CM) => prompt('claude')(filled(CM, 100, { contextWindowSize: 1000 }, 7800)), 100);
+row('same, window 1000, N = 10⁴ (trimming)', (CM) => prompt('claude')(filled(CM, 10_000, { contextWindowSize: 1000 }, 1000)), peer ? 5 : 50);
+{
+  const two = `[FROM: kailai] ${body(1, 1000)} [NEXT: max, sarah !P1] ${body(2, 1000)}`;
+  const plain = body(3, 1 << 20);
+  for (const [label, text, iterations] of [['2 KB with 2 markers', two, 5000], ['1 MiB plain text', plain, 30]]) {
+    const parse = (r) => (r.parseMessage ? () => r.parseMessage(text) : null);
+    const o = median(() => ours.parseMessage(text), iterations);
+    const p = peer ? median(parse(new peer.MessageRouter()), iterations) : undefined;
+    rows.push([`parseMessage, ${label}`, p, o]);
+    const os = median(() => ours.stripAll(text), iterations);
+    const router = peer ? new peer.MessageRouter() : null;
+    const ps = peer ? median(() => router.stripAllMarkersForContext(text), iterations) : undefined;
+    rows.push([`stripAll, ${label}`, ps, os]);
+  }
+}
+
+const fmt = (us) => (us === undefined ? '—' : us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : us >= 1 ? `${us.toFixed(2)} µs` : `${(us * 1000).toFixed(0)} ns`);
+console.log(`| call (median) | peer 1.1.8 ${peer ? '' : '(PEER_OUT not set)'} | ours | peer ÷ ours |`);
+console.log('|---|---:|---:|---:|');
+for (const [label, p, o] of rows) {
+  const ratio = p === undefined ? '—' : `${(p / o).toFixed(2)}×${p / o < 1 ? ' SLOWER' : ''}`;
+  console.log(`| ${label} | ${fmt(p)} | ${fmt(o)} | ${ratio} |`);
+}
