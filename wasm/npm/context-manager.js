@@ -68,8 +68,8 @@ export function defineContextManager(PromptEngine) {
         throw new Error(`${argument}: expected a message object, found ${describe(message)}`);
       }
       const given = message.timestamp;
-      const timestamp = toDate(given, `${argument}: timestamp`);
-      if (!isCleanNewMessage(message, limit())) PromptEngine.checkMessage(message);
+      const timestamp = toDate(given, argument);
+      if (!isCleanAddition(message, limit())) PromptEngine.checkMessage(message);
       const stored = { id: `msg-${this.#nextSeq}`, ...message };
       if (timestamp !== given) stored.timestamp = timestamp;
       this.#nextSeq += 1;
@@ -342,7 +342,10 @@ function hook(value, name) {
   return value;
 }
 
-/** The stored timestamp: the `Date` given, or one made from milliseconds or a date string. */
+/**
+ * The stored timestamp: the `Date` given, or one made from milliseconds or a date string.
+ * `argument` names the call (the error message is made only when needed).
+ */
 function toDate(value, argument) {
   if (value === undefined || value === null) return new Date();
   if (value instanceof Date) {
@@ -351,7 +354,7 @@ function toDate(value, argument) {
   }
   const ms = typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : NaN;
   if (!Number.isFinite(ms) || ms < 0) {
-    throw new Error(`${argument}: expected a Date, milliseconds since 1970 or a date string, found ${describe(value)}`);
+    throw new Error(`${argument}: timestamp: expected a Date, milliseconds since 1970 or a date string, found ${describe(value)}`);
   }
   return new Date(ms);
 }
@@ -364,32 +367,36 @@ function parsedOrUndefined(text) {
   }
 }
 
-/** The id counter after `messages`: one past the highest `msg-N` (N: digits, an optional `+`). */
+/** The id counter after `messages`: one past the highest `msg-N`. */
 function nextSeq(messages) {
   let max = 0;
   for (const m of messages) {
-    const id = m.id;
-    if (typeof id !== 'string' || !id.startsWith('msg-')) continue;
-    let i = id.charCodeAt(4) === 43 ? 5 : 4; // '+'
-    if (i === id.length) continue;
-    let n = 0;
-    for (; i < id.length; i++) {
-      const d = id.charCodeAt(i) - 48;
-      if (d < 0 || d > 9) break;
-      n = n * 10 + d;
-    }
-    if (i === id.length && n > max) max = n;
+    const n = typeof m.id === 'string' ? idNumber(m.id) : -1;
+    if (n > max) max = n;
   }
   return max + 1;
+}
+
+/** N of an id `msg-N` (N: digits, an optional `+`, as the core reads it), else -1. */
+function idNumber(id) {
+  if (!id.startsWith('msg-')) return -1;
+  let i = id.charCodeAt(4) === 43 ? 5 : 4; // '+'
+  if (i === id.length) return -1;
+  let n = 0;
+  for (; i < id.length; i++) {
+    const d = id.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
+  }
+  return n;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Clean shapes: what is accepted without asking the core's reader. Conservative: anything
 // unusual goes to the reader, which accepts it or names what is wrong.
 
-const SPEAKER_TYPES = new Set(['human', 'ai', 'system']);
+const isSpeakerType = (t) => t === 'ai' || t === 'human' || t === 'system';
 const INTENTS = new Set(['P1_INTERRUPT', 'P2_REPLY', 'P3_EXTEND', 'P1', 'P2', 'P3']);
-const SHORT_INTENTS = new Set(['P1', 'P2', 'P3']);
 
 const absent = (v) => v === undefined || v === null;
 const optionalString = (v) => absent(v) || typeof v === 'string';
@@ -426,7 +433,7 @@ function isCleanSpeaker(s) {
     nonBlank(s.id) &&
     typeof s.name === 'string' &&
     optionalString(s.displayName) &&
-    SPEAKER_TYPES.has(s.type) &&
+    isSpeakerType(s.type) &&
     s.kind === undefined
   );
 }
@@ -452,7 +459,7 @@ function isCleanRouting(r) {
     if (!Array.isArray(r.parsedAddressees)) return false;
     for (const a of r.parsedAddressees) {
       if (a === null || typeof a !== 'object' || typeof a.name !== 'string') return false;
-      if (!SHORT_INTENTS.has(a.intent)) return false;
+      if (a.intent !== 'P2' && a.intent !== 'P1' && a.intent !== 'P3') return false;
     }
   }
   if (!optionalString(r.parentMessageId)) return false;
@@ -461,14 +468,35 @@ function isCleanRouting(r) {
   return true;
 }
 
+/** The last speaker object found clean: a conversation passes the same few again and again. */
+let lastCleanSpeaker;
+let lastCleanSpeakerState;
+
+/** `isCleanSpeaker`, remembering the last clean object and what it held. */
+function isCleanSpeakerCached(s) {
+  if (s === lastCleanSpeaker && s.id === lastCleanSpeakerState.id && s.type === lastCleanSpeakerState.type
+    && s.name === lastCleanSpeakerState.name && s.displayName === lastCleanSpeakerState.displayName) {
+    return true;
+  }
+  if (!isCleanSpeaker(s)) return false;
+  lastCleanSpeaker = s;
+  lastCleanSpeakerState = { id: s.id, type: s.type, name: s.name, displayName: s.displayName };
+  return true;
+}
+
 /** An `addMessage` argument the core's reader accepts as is. */
 function isCleanNewMessage(m, max) {
-  return (
-    isCleanSpeaker(m.speaker) &&
-    typeof m.content === 'string' &&
-    withinLimit(m.content, max) &&
-    (absent(m.routing) || isCleanRouting(m.routing))
-  );
+  return isCleanAddition(m, max) && (absent(m.routing) || isCleanRouting(m.routing));
+}
+
+/**
+ * What `addMessage` checks before storing: speaker and content. The routing, which the peer's
+ * router writes and the peer never checks, is checked by the core's reader when a prompt first
+ * reads the message (an error then names the stored message and the field): checking it on
+ * every addition would make `addMessage` slower than the peer's.
+ */
+function isCleanAddition(m, max) {
+  return isCleanSpeakerCached(m.speaker) && typeof m.content === 'string' && withinLimit(m.content, max);
 }
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -487,11 +515,19 @@ function isCleanTimestamp(t) {
 function isCleanSnapshot(s, max) {
   if (s.version !== 1 || !Array.isArray(s.messages) || !optionalString(s.teamTask)) return false;
   if (!absent(s.timestamp) && !(Number.isSafeInteger(s.timestamp) && s.timestamp >= 0)) return false;
-  const ids = new Set();
+  // Ids `msg-N` with N rising cannot repeat; any other id goes through a set.
+  let ids;
+  let last = 0;
   for (const m of s.messages) {
     if (m === null || typeof m !== 'object' || Array.isArray(m)) return false;
-    if (!nonBlank(m.id) || ids.has(m.id) || m.at !== undefined) return false;
-    ids.add(m.id);
+    const id = m.id;
+    if (!nonBlank(id) || m.at !== undefined) return false;
+    const n = typeof id === 'string' ? idNumber(id) : -1;
+    if (n > last) last = n;
+    else {
+      ids ??= new Set(s.messages.map((x) => x?.id));
+      if (ids.size !== s.messages.length) return false;
+    }
     if (!isCleanNewMessage(m, max) || !isCleanTimestamp(m.timestamp)) return false;
   }
   return true;

@@ -10,6 +10,8 @@ use crate::proc::{self, Ctx};
 use crate::{dist, setup};
 
 /// The Node bench of the npm package; prints markdown on stdout.
+/// The side-by-side bench of the npm `ContextManager` and the TypeScript peer (`PEER_OUT`).
+const PEER_BENCH: &str = "wasm/js/peer-bench.mjs";
 const NODE_BENCH: &str = "wasm/js/bench.mjs";
 
 /// Criterion options for `--quick`: short warm-up and measurement, same benches.
@@ -63,6 +65,13 @@ pub fn bench(ctx: &Ctx, quick: bool) -> Result<(), String> {
             "\n### npm package in Node ({NODE_BENCH}), {date}\n\n"
         ));
         section.push_str(out.trim_end());
+        section.push('\n');
+        // The drop-in against the TypeScript peer, when PEER_OUT names its compiled modules.
+        let peer = proc::capture(ctx.cmd("node").arg(PEER_BENCH))?;
+        section.push_str(&format!(
+            "\n### ContextManager against the peer ({PEER_BENCH}), {date}\n\n"
+        ));
+        section.push_str(peer.trim_end());
         section.push('\n');
     } else {
         section.push_str(&format!("\n(no {NODE_BENCH}: Node bench not run)\n"));
