@@ -16,17 +16,27 @@ const peer = peerOut
     }
   : null;
 
-/** Median µs per call of `fn` over `iterations` calls after a warm-up. */
-function median(fn, iterations) {
-  for (let i = 0; i < Math.min(20, iterations); i++) fn();
-  const samples = new Float64Array(iterations);
-  for (let i = 0; i < iterations; i++) {
-    const t0 = process.hrtime.bigint();
-    fn();
-    samples[i] = Number(process.hrtime.bigint() - t0) / 1000;
+const ROUNDS = 7;
+
+/** µs per call of `fn`: `iterations` calls timed together (no clock call per call). */
+function batch(fn, iterations) {
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < iterations; i++) fn();
+  return Number(process.hrtime.bigint() - t0) / 1000 / iterations;
+}
+
+/**
+ * Median over rounds of µs per call, for each of `fns` — the rounds alternate between them,
+ * so neither side always runs first (after the other's garbage, or on a colder JIT).
+ */
+function compare(fns, iterations) {
+  for (const fn of fns) batch(fn, Math.min(20, iterations));
+  const samples = fns.map(() => []);
+  for (let r = 0; r < ROUNDS; r++) {
+    const order = r % 2 ? [...fns.keys()].reverse() : [...fns.keys()];
+    for (const k of order) samples[k].push(batch(fns[k], iterations));
   }
-  samples.sort();
-  return samples[iterations >> 1];
+  return samples.map((s) => s.sort((a, b) => a - b)[s.length >> 1]);
 }
 
 const speakers = [
@@ -57,9 +67,9 @@ const filled = (CM, n, options = {}, size = 160) => {
 const rows = [];
 /** Runs `make(CM)`'s returned call for ours and the peer; `perCall` divides each time. */
 function row(label, make, iterations, perCall = 1) {
-  const time = (CM, router) => median(make(CM, router), iterations) / perCall;
-  const o = time(ours.ContextManager, ours);
-  const p = peer ? time(peer.ContextManager, new peer.MessageRouter()) : undefined;
+  const fns = [make(ours.ContextManager)];
+  if (peer) fns.push(make(peer.ContextManager));
+  const [o, p] = compare(fns, iterations).map((us) => us / perCall);
   rows.push([label, p, o]);
 }
 
@@ -68,31 +78,28 @@ for (const n of [100, 1000, 10_000, 100_000]) {
   row(`addMessage, per message (N = ${n})`, (CM) => () => {
     const cm = new CM();
     for (const m of inputs) cm.addMessage(m);
-  }, n >= 100_000 ? 5 : 20, n);
+  }, Math.max(1, 100_000 / n), n);
 }
-row('getMessages(), 10⁴ messages', (CM) => { const cm = filled(CM, 10_000); return () => cm.getMessages(); }, 200);
-row('getLatestMessage(), 10⁴ messages', (CM) => { const cm = filled(CM, 10_000); return () => cm.getLatestMessage(); }, 10_000);
-row('exportSnapshot(), 10⁴ messages', (CM) => { const cm = filled(CM, 10_000); return () => cm.exportSnapshot(); }, 200);
+row('getMessages(), 10⁴ messages', (CM) => { const cm = filled(CM, 10_000); return () => cm.getMessages(); }, 500);
+row('getLatestMessage(), 10⁴ messages', (CM) => { const cm = filled(CM, 10_000); return () => cm.getLatestMessage(); }, 1_000_000);
+row('exportSnapshot(), 10⁴ messages', (CM) => { const cm = filled(CM, 10_000); return () => cm.exportSnapshot(); }, 500);
 row('importSnapshot(object), 10⁴ messages', (CM) => {
   const snapshot = filled(CM, 10_000).exportSnapshot();
   const cm = new CM();
   return () => cm.importSnapshot(snapshot);
-}, 50);
+}, 20);
 const prompt = (agentType, options) => (cm) => () => cm.assemblePrompt(agentType, cm.getContextForAgent('sarah', agentType, options));
 row('getContextForAgent + assemblePrompt, window 5, N = 10²', (CM) => prompt('claude')(filled(CM, 100)), 2000);
 row('same, window 1000, N = 10², 768 KiB', (CM) => prompt('claude')(filled(CM, 100, { contextWindowSize: 1000 }, 7800)), 100);
-row('same, window 1000, N = 10⁴ (trimming)', (CM) => prompt('claude')(filled(CM, 10_000, { contextWindowSize: 1000 }, 1000)), peer ? 5 : 50);
+row('same, window 1000, N = 10⁴ (trimming)', (CM) => prompt('claude')(filled(CM, 10_000, { contextWindowSize: 1000 }, 1000)), peer ? 1 : 20);
 {
   const two = `[FROM: kailai] ${body(1, 1000)} [NEXT: max, sarah !P1] ${body(2, 1000)}`;
   const plain = body(3, 1 << 20);
-  for (const [label, text, iterations] of [['2 KB with 2 markers', two, 5000], ['1 MiB plain text', plain, 30]]) {
-    const parse = (r) => (r.parseMessage ? () => r.parseMessage(text) : null);
-    const o = median(() => ours.parseMessage(text), iterations);
-    const p = peer ? median(parse(new peer.MessageRouter()), iterations) : undefined;
-    rows.push([`parseMessage, ${label}`, p, o]);
-    const os = median(() => ours.stripAll(text), iterations);
+  for (const [label, text, iterations] of [['2 KB with 2 markers', two, 2000], ['1 MiB plain text', plain, 10]]) {
     const router = peer ? new peer.MessageRouter() : null;
-    const ps = peer ? median(() => router.stripAllMarkersForContext(text), iterations) : undefined;
+    const [o, p] = compare([() => ours.parseMessage(text), ...(peer ? [() => router.parseMessage(text)] : [])], iterations);
+    rows.push([`parseMessage, ${label}`, p, o]);
+    const [os, ps] = compare([() => ours.stripAll(text), ...(peer ? [() => router.stripAllMarkersForContext(text)] : [])], iterations);
     rows.push([`stripAll, ${label}`, ps, os]);
   }
 }

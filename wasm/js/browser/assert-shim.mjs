@@ -1,0 +1,80 @@
+// The part of `node:assert/strict` the suites use, for the browser: strict equality, strict
+// deep equality (prototypes, own enumerable keys, Dates by time), ok, throws, doesNotThrow.
+class AssertionError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'AssertionError';
+  }
+}
+
+const show = (v) => {
+  try {
+    return typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? String(v);
+  } catch {
+    return String(v);
+  }
+};
+
+function fail(message, fallback) {
+  throw message instanceof Error ? message : new AssertionError(message ?? fallback);
+}
+
+export function isDeepStrictEqual(a, b) {
+  if (Object.is(a, b)) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
+  if (a instanceof Date) return Object.is(a.getTime(), b.getTime());
+  if (a instanceof RegExp) return String(a) === String(b);
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (const k of ka) {
+    if (!Object.prototype.hasOwnProperty.call(b, k) || !isDeepStrictEqual(a[k], b[k])) return false;
+  }
+  return true;
+}
+
+function equal(actual, expected, message) {
+  if (!Object.is(actual, expected)) fail(message, `expected ${show(expected)}, got ${show(actual)}`);
+}
+
+function deepEqual(actual, expected, message) {
+  if (!isDeepStrictEqual(actual, expected)) fail(message, `expected ${show(expected)}, got ${show(actual)}`);
+}
+
+function ok(value, message) {
+  if (!value) fail(message, `expected a truthy value, got ${show(value)}`);
+}
+
+function matches(error, expected) {
+  if (expected === undefined) return true;
+  if (expected instanceof RegExp) return expected.test(String(error));
+  if (typeof expected === 'function') {
+    if (expected.prototype !== undefined && error instanceof expected) return true;
+    return expected(error) === true;
+  }
+  return Object.entries(expected).every(([k, v]) => isDeepStrictEqual(error?.[k], v));
+}
+
+function throws(fn, expected, message) {
+  if (typeof expected === 'string') [expected, message] = [undefined, expected];
+  try {
+    fn();
+  } catch (error) {
+    if (!matches(error, expected)) fail(message, `unexpected error: ${String(error)}`);
+    return;
+  }
+  fail(message, 'Missing expected exception');
+}
+
+function doesNotThrow(fn, message) {
+  try {
+    fn();
+  } catch (error) {
+    fail(message, `unexpected error: ${String(error)}`);
+  }
+}
+
+const assert = Object.assign((value, message) => ok(value, message), { equal, deepEqual, ok, throws, doesNotThrow, AssertionError });
+export default assert;
+export { equal, deepEqual, ok, throws, doesNotThrow, AssertionError };
