@@ -14,7 +14,7 @@
 
 use std::borrow::Cow;
 
-use crate::assemble::{Body, Layout, LineText, Role, Section};
+use crate::assemble::{Body, Layout, LineText, Role, Section, MESSAGE_SECTION};
 use crate::explain::{BudgetStatus, SectionExplain, Truncation};
 use crate::team::CompactionStrategy;
 use crate::tokens::{estimate_chars_div4, TokenEstimator};
@@ -57,6 +57,8 @@ pub struct Fitted {
     pub dropped_related: Vec<usize>,
     /// The parent line was dropped for the budget.
     pub parent_dropped: bool,
+    /// The message itself was cut to nothing: the prompt answers no message.
+    pub message_dropped: bool,
     pub total_bytes: usize,
     pub total_tokens: Option<usize>,
     pub status: BudgetStatus,
@@ -201,6 +203,17 @@ fn fit_bytes(
         (Some(used), Some(max)) => BudgetStatus::of(used, max),
         _ => BudgetStatus::Ok,
     };
+    // A cut message is never "ok", however little of the budget the rest uses: the agent
+    // does not get what it was asked.
+    let message_cuts = truncations.iter().filter(|t| t.section == MESSAGE_SECTION);
+    let (message_cut, message_dropped) = message_cuts.fold((false, false), |(_, dropped), t| {
+        (true, dropped || t.to_bytes == 0)
+    });
+    let cut_status = if message_cut {
+        BudgetStatus::Critical
+    } else {
+        BudgetStatus::Ok
+    };
     Fitted {
         prompt,
         system_flag,
@@ -209,9 +222,12 @@ fn fit_bytes(
         trimmed,
         dropped_related,
         parent_dropped,
+        message_dropped,
         total_bytes,
         total_tokens,
-        status: BudgetStatus::of(total_bytes, budget.max_bytes).max(token_status),
+        status: BudgetStatus::of(total_bytes, budget.max_bytes)
+            .max(token_status)
+            .max(cut_status),
     }
 }
 

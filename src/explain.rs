@@ -28,7 +28,8 @@ pub enum Fate {
     OutsideWindow,
     /// Removed by dedup.
     Deduplicated { reason: DedupReason },
-    /// Was in the window but dropped to fit the budget.
+    /// Dropped to fit the budget: a history line of the window, or the `[MESSAGE]` itself when
+    /// not even part of it fits (the status is then `critical`).
     TrimmedForBudget,
     /// The `[MESSAGE]` of this prompt.
     Current,

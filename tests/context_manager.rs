@@ -463,3 +463,36 @@ mod mirrored_suffix {
         assert_eq!((err.needed, err.held), (7..13, 10..13));
     }
 }
+
+#[test]
+fn a_message_cut_by_the_budget_is_critical_and_a_dropped_one_is_listed() {
+    let options = AgentContextOptions::default();
+    for (max_bytes, dropped) in [(5usize, true), (70, false)] {
+        let mut cm = ContextManager::new(ManagerOptions {
+            context_window_size: 5,
+            max_bytes,
+        });
+        let question =
+            "the question that is rather long for the budget it is given here, ".repeat(2);
+        cm.add_message(human("kailai"), question, Routing::default(), Millis(1))
+            .unwrap();
+        let out = cm.assemble_prompt("codex", &cm.context_for_agent("max", "codex", &options));
+        assert!(out.prompt.len() <= max_bytes);
+        assert_eq!(
+            out.explain.status,
+            agent_chatter::explain::BudgetStatus::Critical
+        );
+        assert!(out
+            .explain
+            .truncations
+            .iter()
+            .any(|t| t.section == "message"));
+        let fate = out.explain.messages[0].fate;
+        let expected = if dropped {
+            Fate::TrimmedForBudget
+        } else {
+            Fate::Current
+        };
+        assert_eq!(fate, expected, "max_bytes {max_bytes}: {:?}", out.prompt);
+    }
+}

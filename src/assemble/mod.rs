@@ -21,6 +21,9 @@ use serde::{Deserialize, Serialize};
 use crate::message::MemberId;
 use crate::team::PromptFormat;
 
+/// The name of the `[MESSAGE]` section in the explain (every format).
+pub const MESSAGE_SECTION: &str = "message";
+
 /// One history line as the agent sees it: `from`, `to` and stripped content.
 ///
 /// Shaped like the peer's `PromptContextMessage` (`{from, to, content}`), plus the position of
@@ -600,7 +603,7 @@ pub fn assemble<'a>(format: PromptFormat, input: &InputRef<'a>) -> Layout<'a> {
     }
 
     sections.push(Section::text(
-        "message",
+        MESSAGE_SECTION,
         sp.message,
         Cow::Borrowed(input.current.trim()),
         Role::Message,

@@ -375,6 +375,7 @@ fn apply_trims(fates: &mut [MessageFate], fitted: &budget::Fitted, parent: Optio
     for mf in fates {
         while trimmed.next_if(|&&t| t < mf.index).is_some() {}
         let cut = match mf.fate {
+            Fate::Current => fitted.message_dropped,
             Fate::Included | Fate::Pinned => trimmed.peek() == Some(&&mf.index),
             Fate::Related => fitted.dropped_related.contains(&mf.index),
             Fate::ParentContext => fitted.parent_dropped && parent == Some(mf.index),

@@ -67,11 +67,14 @@ test('the web build used before init() says so, naming init and initSync', async
   // A copy of the package gives a module graph of its own, never initialised.
   const dir = await mkdtemp(join(tmpdir(), 'agent-chatter-web-'));
   await cp(new URL('web/', pkgDir), join(dir, 'web'), { recursive: true });
-  await cp(new URL('context-manager.js', pkgDir), join(dir, 'context-manager.js'));
+  for (const file of ['context-manager.js', 'markers.js', 'guard.js']) await cp(new URL(file, pkgDir), join(dir, file));
   const fresh = await import(pathToFileURL(join(dir, 'web', 'index.js')).href);
   const cm = new fresh.ContextManager();
   const speaker = { id: 'k', name: 'k', type: 'human' };
-  assert.throws(() => cm.addMessage({ speaker, content: 'x' }), /not initialised: call `await init\(\)` \(or `initSync\(bytes\)`\)/);
+  const advice = /not initialised: call `await init\(\)` \(or `initSync\(bytes\)`\)/;
+  assert.throws(() => cm.addMessage({ speaker, content: 'x' }), advice);
+  assert.throws(() => fresh.stripAll('x'), advice);
+  assert.throws(() => fresh.parseMessage('x'), advice);
 });
 
 test('the web build exports init (default) and initSync for browsers', () => {

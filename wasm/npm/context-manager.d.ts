@@ -1,4 +1,11 @@
 
+/** Parses every marker of `text`: the peer's `MessageRouter.parseMessage` result plus `isDone`. */
+export declare function parseMessage(text: string): ParseResult;
+/** The agent view of a message: removes FROM, TEAM_TASK, NEXT, DONE and DROP markers. */
+export declare function stripAll(text: string): string;
+/** The stored-content view: removes NEXT, DONE and DROP; keeps FROM and TEAM_TASK. */
+export declare function stripRouting(text: string): string;
+
 /**
  * A drop-in for `@testany/agent-chatter-core`'s `ContextManager`: the messages live in JS, in
  * the peer's shapes; prompts are built by the Rust core in wasm.

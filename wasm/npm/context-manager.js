@@ -13,6 +13,8 @@
 // Messages are read by the engine when a prompt first needs them; a message object changed
 // after that keeps its first reading (the peer would read it again).
 
+import { initialised } from './guard.js';
+
 /** The wasm-side context of a `getContextForAgent` result (symbol-keyed: not in its keys or JSON). */
 const HELD = Symbol('agent-chatter.held');
 
@@ -167,7 +169,8 @@ export function defineContextManager(PromptEngine) {
       let teamTask;
       const text = typeof snapshot === 'string';
       const value = text ? parsedOrUndefined(snapshot) : snapshot;
-      if (typeof value === 'object' && value !== null && isCleanSnapshot(value, limit())) {
+      const clean = typeof value === 'object' && value !== null ? cleanSnapshotIds(value, limit()) : 0;
+      if (clean > 0) {
         messages = value.messages.slice();
         teamTask = value.teamTask ?? null;
         // Objects parsed here are ours to finish: their timestamps become `Date`s.
@@ -178,7 +181,7 @@ export function defineContextManager(PromptEngine) {
       const engine = teamTask === null ? undefined : newEngine(PromptEngine, this.#window, this.#maxBytes);
       const stored = teamTask === null ? null : engine.setTeamTask(teamTask) ?? null;
       this.#messages = messages;
-      this.#nextSeq = nextSeq(messages);
+      this.#nextSeq = clean > 0 ? clean : nextSeq(messages);
       this.#engine = engine;
       this.#teamTask = stored;
       this.#onTeamTaskChanged?.(stored);
@@ -206,23 +209,6 @@ export function defineContextManager(PromptEngine) {
 
 function newEngine(PromptEngine, window, maxBytes) {
   return initialised(() => new PromptEngine(window, maxBytes));
-}
-
-/**
- * `call()`, with the web build's "used before init" failure (a TypeError on the missing wasm
- * exports) told as what it is.
- */
-function initialised(call) {
-  try {
-    return call();
-  } catch (e) {
-    if (e instanceof TypeError && /undefined/.test(e.message)) {
-      throw new Error(
-        'agent-chatter-wasm: the WebAssembly module is not initialised: call `await init()` (or `initSync(bytes)`) from the web build before using it',
-      );
-    }
-    throw e;
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -511,27 +497,35 @@ function isCleanTimestamp(t) {
   return typeof t === 'string' && ISO_DATE.test(t) && t >= '1970';
 }
 
-/** A snapshot object in the peer's shape that the core's reader accepts as is. */
-function isCleanSnapshot(s, max) {
-  if (s.version !== 1 || !Array.isArray(s.messages) || !optionalString(s.teamTask)) return false;
-  if (!absent(s.timestamp) && !(Number.isSafeInteger(s.timestamp) && s.timestamp >= 0)) return false;
-  // Ids `msg-N` with N rising cannot repeat; any other id goes through a set.
+/**
+ * For a snapshot object in the peer's shape that the core's reader accepts as is, the id
+ * counter after it (one past the highest `msg-N`); 0 for any other snapshot.
+ */
+function cleanSnapshotIds(s, max) {
+  if (s.version !== 1 || !Array.isArray(s.messages) || !optionalString(s.teamTask)) return 0;
+  if (!absent(s.timestamp) && !(Number.isSafeInteger(s.timestamp) && s.timestamp >= 0)) return 0;
+  // Ids `msg-N` with N rising cannot repeat; any other order goes through a set.
   let ids;
   let last = 0;
+  let highest = 0;
   for (const m of s.messages) {
-    if (m === null || typeof m !== 'object' || Array.isArray(m)) return false;
+    if (m === null || typeof m !== 'object' || Array.isArray(m)) return 0;
     const id = m.id;
-    if (!nonBlank(id) || m.at !== undefined) return false;
-    const n = typeof id === 'string' ? idNumber(id) : -1;
+    if (!nonBlank(id) || m.at !== undefined) return 0;
+    const n = idNumber(id);
+    if (n > highest) highest = n;
     if (n > last) last = n;
     else {
       ids ??= new Set(s.messages.map((x) => x?.id));
-      if (ids.size !== s.messages.length) return false;
+      if (ids.size !== s.messages.length) return 0;
     }
-    if (!isCleanNewMessage(m, max) || !isCleanTimestamp(m.timestamp)) return false;
+    if (!isCleanNewMessage(m, max) || !isCleanTimestamp(m.timestamp)) return 0;
   }
-  return true;
+  return highest + 1;
 }
+
+/** True for a snapshot object the core's reader accepts as is. */
+const isCleanSnapshot = (s, max) => cleanSnapshotIds(s, max) > 0;
 
 /** For the shape tests: the clean checks, without a wasm build. */
 export const cleanShapes = { isCleanNewMessage, isCleanSnapshot, isCleanTimestamp };

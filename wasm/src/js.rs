@@ -179,9 +179,9 @@ extern "C" {
 }
 
 /// A JS string as UTF-8, lone surrogates replaced by U+FFFD (as wasm-bindgen's own conversion
-/// does). A long text (a snapshot, a session) goes through the host's native `TextEncoder`
-/// and one copy into wasm memory: wasm-bindgen's conversion copies ASCII one character at a
-/// time in JS, which took ~20 ms for a 4 MB snapshot.
+/// does). A long text (a snapshot, a session) goes through the host's native
+/// `TextEncoder` and one copy into wasm memory: wasm-bindgen's conversion copies ASCII one
+/// character at a time in JS, which took ~20 ms for a 4 MB snapshot.
 fn rust_string(text: &js_sys::JsString) -> String {
     const NATIVE_FROM: u32 = 16 * 1024;
     if text.length() >= NATIVE_FROM {
@@ -284,6 +284,9 @@ pub fn set_date_at(object: &JsValue, key: &JsValue, ms: u64) -> Result<(), JsErr
 /// `&str` conversion does not check the type: a number passed from JS would make it read
 /// outside its memory (a trap, after which the instance is not safe to use).
 pub fn string_arg(value: &js_sys::JsString, argument: &str) -> Result<String, JsError> {
+    if value.is_string() {
+        return Ok(rust_string(value));
+    }
     value.as_string().ok_or_else(|| {
         let found = if value.is_undefined() {
             "undefined".to_string()

@@ -14,53 +14,11 @@
 //! - `timestamp` is milliseconds here; the binding turns it into a JS `Date` on output.
 
 use agent_chatter::assemble::AssemblerInput;
-use agent_chatter::markers::{self, DropTargets, Intent};
+use agent_chatter::markers::{self, Intent};
 use agent_chatter::message::{Addressee, Message, MessageId, Routing, Speaker, SpeakerKind};
 use serde::{Deserialize, Serialize};
 
 use crate::json_writer::JsonWriter;
-
-/// `MessageRouter.parseMessage(text)` of the peer, plus `isDone` (DESIGN §12).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ParseResult {
-    /// `[NEXT]` names, in order.
-    pub addressees: Vec<String>,
-    /// The same names with their intent (`P1`, `P2`, `P3`).
-    pub parsed_addressees: Vec<Addressee>,
-    /// The stored-content view ([`markers::strip_routing`]). Not serialized: `parseMessage`
-    /// hands it to JS as a plain string (no JSON escaping of a possibly huge text).
-    #[serde(skip)]
-    pub clean_content: String,
-    /// `[FROM: x]`, or `null`.
-    pub from_member: Option<String>,
-    /// `[TEAM_TASK: x]` (last wins); `""` asks to clear the task; `null` when absent.
-    pub team_task: Option<String>,
-    /// `[DROP: …]` names, `["ALL"]` for `[DROP: ALL]`, empty when absent.
-    pub drop_targets: Vec<String>,
-    /// `[DONE]` present.
-    pub is_done: bool,
-}
-
-impl ParseResult {
-    /// Parses `text` with the core's marker parser.
-    pub fn of(text: &str) -> Self {
-        let parsed = markers::parse(text);
-        ParseResult {
-            addressees: parsed.next.iter().map(|a| a.name.clone()).collect(),
-            parsed_addressees: parsed.next,
-            clean_content: markers::strip_routing(text),
-            from_member: parsed.from,
-            team_task: parsed.team_task,
-            drop_targets: match parsed.drop {
-                None => Vec::new(),
-                Some(DropTargets::All) => vec!["ALL".to_string()],
-                Some(DropTargets::Members(names)) => names,
-            },
-            is_done: parsed.done,
-        }
-    }
-}
 
 /// The peer's `SpeakerInfo`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -399,23 +357,6 @@ mod tests {
 
     fn new_message(value: serde_json::Value) -> NewPeerMessage {
         serde_json::from_value(value).expect("valid peer message")
-    }
-
-    #[test]
-    fn parse_result_reports_drop_all_as_all() {
-        assert_eq!(
-            ParseResult::of("stop [DROP: ALL]").drop_targets,
-            vec!["ALL"]
-        );
-    }
-
-    #[test]
-    fn parse_result_absent_values_are_none_and_empty() {
-        let r = ParseResult::of("plain text");
-        assert_eq!(r.from_member, None);
-        assert_eq!(r.team_task, None);
-        assert!(r.drop_targets.is_empty() && r.addressees.is_empty() && !r.is_done);
-        assert_eq!(r.clean_content, "plain text");
     }
 
     #[test]

@@ -38,17 +38,13 @@ fn js_error_message(value: JsValue) -> String {
 }
 
 #[wasm_bindgen_test]
-fn parse_message_crosses_as_a_plain_object_with_nulls() {
-    let value: JsValue =
-        agent_chatter_wasm::markers::parse_message(&js_sys::JsString::from("[DONE] [DROP: ALL]"))
-            .expect("serializes")
-            .into();
+fn parse_message_parts_cross_as_plain_arrays_with_nulls() {
+    let value = agent_chatter_wasm::markers::parse_message_parts("[DONE] [DROP: ALL]".as_bytes())
+        .expect("parts");
     let json = js_sys::JSON::stringify(&value)
-        .expect("plain object")
+        .expect("plain array")
         .as_string()
         .expect("string");
-    assert_eq!(
-        json,
-        r#"{"addressees":[],"parsedAddressees":[],"fromMember":null,"teamTask":null,"dropTargets":["ALL"],"isDone":true,"cleanContent":""}"#
-    );
+    // The clean content `""` is the input trimmed to nothing: a view `[start, end]`.
+    assert_eq!(json, r#"[[0,0],[],[],null,null,["ALL"],true]"#);
 }

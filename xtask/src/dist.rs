@@ -20,7 +20,13 @@ const PROFILE: &str = "wasm-release";
 const TARGETS: &[(&str, &str)] = &[("experimental-nodejs-module", "node"), ("web", "web")];
 
 /// Files copied verbatim from `wasm/npm/` into `pkg/` when present.
-const NPM_FILES: &[&str] = &["package.json", "README.md", "context-manager.js"];
+const NPM_FILES: &[&str] = &[
+    "package.json",
+    "README.md",
+    "context-manager.js",
+    "markers.js",
+    "guard.js",
+];
 
 /// Size of one shipped wasm file.
 pub struct WasmSize {

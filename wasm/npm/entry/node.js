@@ -1,10 +1,12 @@
 // The package's Node entry: the wasm build for Node (ready on import) and ContextManager.
-import { PromptEngine } from './agent_chatter_wasm.js';
+import * as wasm from './agent_chatter_wasm.js';
 import { defineContextManager } from '../context-manager.js';
+import { defineMarkers } from '../markers.js';
 
-export { version, parseMessage, stripAll, stripRouting, preview, Scenario, Conversation } from './agent_chatter_wasm.js';
+export { version, preview, Scenario, Conversation } from './agent_chatter_wasm.js';
 
-export const ContextManager = defineContextManager(PromptEngine);
+export const ContextManager = defineContextManager(wasm.PromptEngine);
+export const { parseMessage, stripAll, stripRouting } = defineMarkers(wasm);
 
 /** The Node build is ready on import; `init()` resolves at once, so isomorphic code runs unchanged. */
 export default async function init() {}

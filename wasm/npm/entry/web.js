@@ -1,8 +1,10 @@
 // The package's browser entry: the web build (call `await init()` or `initSync(bytes)` first)
 // and ContextManager.
-import { PromptEngine } from './agent_chatter_wasm.js';
+import * as wasm from './agent_chatter_wasm.js';
 import { defineContextManager } from '../context-manager.js';
+import { defineMarkers } from '../markers.js';
 
-export { default, initSync, version, parseMessage, stripAll, stripRouting, preview, Scenario, Conversation } from './agent_chatter_wasm.js';
+export { default, initSync, version, preview, Scenario, Conversation } from './agent_chatter_wasm.js';
 
-export const ContextManager = defineContextManager(PromptEngine);
+export const ContextManager = defineContextManager(wasm.PromptEngine);
+export const { parseMessage, stripAll, stripRouting } = defineMarkers(wasm);
