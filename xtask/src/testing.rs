@@ -57,6 +57,7 @@ fn run_steps(ctx: &Ctx, steps: &mut Steps) -> Result<(), String> {
             "dist",
             "node --test",
             "tsc",
+            "npm package lint",
             "tarball install",
         ] {
             steps.skip(name, &reason);
@@ -87,6 +88,18 @@ fn run_steps(ctx: &Ctx, steps: &mut Steps) -> Result<(), String> {
     } else {
         steps.skip("tsc", &format!("no {TS_CONFIG}"));
     }
+
+    // The package as npm users get it: publint, and arethetypeswrong for the ESM-only profile
+    // the README states (both pinned in package.json, run on pkg/).
+    steps.run("npm package lint", || {
+        proc::run(ctx.cmd(ctx.npm_bin("publint")).arg("--strict").arg("pkg"))?;
+        proc::run(
+            ctx.cmd(ctx.npm_bin("attw"))
+                .args(["--pack", ".", "--profile", "esm-only"])
+                .current_dir(ctx.root.join("pkg")),
+        )?;
+        remove_packed_tarballs(&ctx.root.join("pkg"))
+    })?;
 
     let smoke = ctx.root.join(TARBALL_SMOKE);
     if smoke.is_file() {
@@ -168,4 +181,18 @@ fn tarball_install(ctx: &Ctx, smoke: &Path) -> Result<(), String> {
 
 fn write(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// `attw --pack` leaves the tarball it packed in the package directory; it must not ship.
+fn remove_packed_tarballs(pkg: &Path) -> Result<(), String> {
+    let entries =
+        std::fs::read_dir(pkg).map_err(|e| format!("cannot list {}: {e}", pkg.display()))?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "tgz") {
+            std::fs::remove_file(&path)
+                .map_err(|e| format!("cannot remove {}: {e}", path.display()))?;
+        }
+    }
+    Ok(())
 }
