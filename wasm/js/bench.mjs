@@ -132,7 +132,7 @@ for (const [label, line] of [
   rows.push([`Conversation.resume, ${n} messages from the fact log (${(session.length / 1e6).toFixed(1)} MB)`, fmt(r.mean), fmt(r.median), '—', '—']);
 }
 
-const wasm = await readFile(new URL('node/agent_chatter_wasm_bg.wasm', pkgDir));
+const wasm = await readFile(new URL('agent_chatter_wasm_bg.wasm', pkgDir));
 const gz = gzipSync(wasm, { level: 9 }).length;
 
 console.log('| bench | mean | median | target / throughput | |');

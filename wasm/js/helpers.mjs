@@ -8,7 +8,7 @@ export const pkgDir = new URL('pkg/', root);
 
 const node = await import(new URL('node/index.js', pkgDir).href);
 const web = await import(new URL('web/index.js', pkgDir).href);
-web.initSync({ module: await readFile(new URL('web/agent_chatter_wasm_bg.wasm', pkgDir)) });
+web.initSync({ module: await readFile(new URL('agent_chatter_wasm_bg.wasm', pkgDir)) });
 
 /** `[name, module]` for each build of the package. */
 export const builds = [

@@ -1,7 +1,7 @@
 // The package as npm users get it: metadata, exports map, and type declarations.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cp, mkdtemp, readFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -54,6 +54,12 @@ test('the node build exports init (default) and initSync too, as no-ops, for iso
   assert.equal(typeof node.default, 'function');
   assert.equal(await node.default(), undefined);
   assert.equal(node.initSync(), undefined);
+});
+
+test('both builds load one shared copy of the wasm binary', async () => {
+  const files = await readdir(pkgDir, { recursive: true });
+  assert.deepEqual(files.filter((f) => f.endsWith('.wasm')), ['agent_chatter_wasm_bg.wasm']);
+  assert.ok(manifest.files.includes('agent_chatter_wasm_bg.wasm'));
 });
 
 test('the engine behind ContextManager is not part of the API', () => {

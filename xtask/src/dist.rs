@@ -4,7 +4,8 @@
 //! `pkg/web/` (`web`: ESM for browsers, `initSync`/`init` to load the wasm), each with an
 //! `index.js`/`index.d.ts` entry (`wasm/npm/entry/`: the build's exports plus `ContextManager`,
 //! whose JS half `wasm/npm/context-manager.js` is shared at `pkg/context-manager.js`), and the
-//! package's own `package.json`, `README.md` and `LICENSE`. Each `_bg.wasm` goes through
+//! package's own `package.json`, `README.md` and `LICENSE`. The two builds share one
+//! `pkg/agent_chatter_wasm_bg.wasm` (the binaries are identical). Each `_bg.wasm` goes through
 //! npm binaryen's `wasm-opt -Oz` (never Debian's: toolchain.md P4). Self-contained: the wasm
 //! binding's author may reshape it freely as long as `dist()` keeps its signature.
 
@@ -95,6 +96,8 @@ pub fn dist(ctx: &Ctx) -> Result<Vec<WasmSize>, String> {
         write_entry(ctx, &out_dir, dir)?;
     }
 
+    let shipped = share_wasm(&pkg, &stem, shipped)?;
+
     for file in NPM_FILES {
         let from = ctx.root.join("wasm").join("npm").join(file);
         if from.is_file() {
@@ -118,6 +121,41 @@ pub fn dist(ctx: &Ctx) -> Result<Vec<WasmSize>, String> {
         );
     }
     Ok(sizes)
+}
+
+/// Both builds carry the same wasm binary (the bindings differ only in their JS glue): ship
+/// one copy at `pkg/`, with each glue file pointed at it. If the binaries ever differ, each
+/// build keeps its own. Fails when a glue file no longer loads the wasm the way it is patched.
+fn share_wasm(pkg: &Path, stem: &str, shipped: Vec<PathBuf>) -> Result<Vec<PathBuf>, String> {
+    let read = |p: &Path| std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()));
+    let first = read(&shipped[0])?;
+    for other in &shipped[1..] {
+        if read(other)? != first {
+            return Ok(shipped);
+        }
+    }
+    let file = format!("{stem}_bg.wasm");
+    let shared = pkg.join(&file);
+    std::fs::write(&shared, &first)
+        .map_err(|e| format!("cannot write {}: {e}", shared.display()))?;
+    let local = format!("new URL('{file}', import.meta.url)");
+    let up = format!("new URL('../{file}', import.meta.url)");
+    for (_, dir) in TARGETS {
+        let glue = pkg.join(dir).join(format!("{stem}.js"));
+        let text = String::from_utf8(read(&glue)?)
+            .map_err(|e| format!("{}: not UTF-8: {e}", glue.display()))?;
+        if !text.contains(&local) {
+            return Err(format!(
+                "{}: no `{local}` to point at the shared wasm (did wasm-bindgen change how it loads the binary?)",
+                glue.display()
+            ));
+        }
+        std::fs::write(&glue, text.replace(&local, &up))
+            .map_err(|e| format!("cannot write {}: {e}", glue.display()))?;
+        let own = pkg.join(dir).join(&file);
+        std::fs::remove_file(&own).map_err(|e| format!("cannot remove {}: {e}", own.display()))?;
+    }
+    Ok(vec![shared])
 }
 
 /// `index.js` and `index.d.ts` of one build: its entry from `wasm/npm/entry/`, the
