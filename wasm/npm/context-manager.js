@@ -70,7 +70,8 @@ export function defineContextManager(PromptEngine) {
         throw new Error(`${argument}: expected a message object, found ${describe(message)}`);
       }
       const given = message.timestamp;
-      const timestamp = toDate(given, argument);
+      // The common case inline: a valid `Date`, stored as given.
+      const timestamp = given instanceof Date && given.getTime() >= 0 ? given : toDate(given, argument);
       if (!isCleanAddition(message, limit())) PromptEngine.checkMessage(message);
       const stored = { id: `msg-${this.#nextSeq}`, ...message };
       if (timestamp !== given) stored.timestamp = timestamp;
@@ -82,7 +83,7 @@ export function defineContextManager(PromptEngine) {
 
     /** Every stored message, oldest first (a new array each call; the same objects). */
     getMessages() {
-      return this.#messages.slice();
+      return [...this.#messages];
     }
 
     /** The newest message, or `null`. */
@@ -152,7 +153,7 @@ export function defineContextManager(PromptEngine) {
 
     /** `{messages, teamTask, timestamp, version: 1}` in the peer's shapes, taken now. */
     exportSnapshot() {
-      return { messages: this.#messages.slice(), teamTask: this.#teamTask, timestamp: Date.now(), version: 1 };
+      return { messages: [...this.#messages], teamTask: this.#teamTask, timestamp: Date.now(), version: 1 };
     }
 
     /**
@@ -386,10 +387,12 @@ const INTENTS = new Set(['P1_INTERRUPT', 'P2_REPLY', 'P3_EXTEND', 'P1', 'P2', 'P
 
 const absent = (v) => v === undefined || v === null;
 const optionalString = (v) => absent(v) || typeof v === 'string';
-/** A string with something besides whitespace (no copy when its ends are not whitespace). */
-const nonBlank = (v) =>
-  typeof v === 'string' && v.length > 0 && ((!isSpace(v.charCodeAt(0)) && !isSpace(v.charCodeAt(v.length - 1))) || v.trim() !== '');
-const isSpace = (c) => c <= 32 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff || c === 0x85;
+/** A string with something besides whitespace: settled by its first character, unless that is whitespace. */
+function nonBlank(v) {
+  if (typeof v !== 'string' || v.length === 0) return false;
+  const c = v.charCodeAt(0);
+  return (c > 32 && c < 127) || v.trim() !== '';
+}
 
 /** Content within the core's limit in UTF-8 bytes, counted only when it may be over. */
 function withinLimit(content, max) {
@@ -413,14 +416,14 @@ function withinLimit(content, max) {
 
 function isCleanSpeaker(s) {
   return (
-    s !== null &&
     typeof s === 'object' &&
-    !Array.isArray(s) &&
+    s !== null &&
+    isSpeakerType(s.type) &&
     nonBlank(s.id) &&
     typeof s.name === 'string' &&
     optionalString(s.displayName) &&
-    isSpeakerType(s.type) &&
-    s.kind === undefined
+    s.kind === undefined &&
+    !Array.isArray(s)
   );
 }
 
@@ -454,22 +457,6 @@ function isCleanRouting(r) {
   return true;
 }
 
-/** The last speaker object found clean: a conversation passes the same few again and again. */
-let lastCleanSpeaker;
-let lastCleanSpeakerState;
-
-/** `isCleanSpeaker`, remembering the last clean object and what it held. */
-function isCleanSpeakerCached(s) {
-  if (s === lastCleanSpeaker && s.id === lastCleanSpeakerState.id && s.type === lastCleanSpeakerState.type
-    && s.name === lastCleanSpeakerState.name && s.displayName === lastCleanSpeakerState.displayName) {
-    return true;
-  }
-  if (!isCleanSpeaker(s)) return false;
-  lastCleanSpeaker = s;
-  lastCleanSpeakerState = { id: s.id, type: s.type, name: s.name, displayName: s.displayName };
-  return true;
-}
-
 /** An `addMessage` argument the core's reader accepts as is. */
 function isCleanNewMessage(m, max) {
   return isCleanAddition(m, max) && (absent(m.routing) || isCleanRouting(m.routing));
@@ -482,7 +469,7 @@ function isCleanNewMessage(m, max) {
  * every addition would make `addMessage` slower than the peer's.
  */
 function isCleanAddition(m, max) {
-  return isCleanSpeakerCached(m.speaker) && typeof m.content === 'string' && withinLimit(m.content, max);
+  return isCleanSpeaker(m.speaker) && typeof m.content === 'string' && withinLimit(m.content, max);
 }
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
