@@ -35,7 +35,7 @@ use crate::json::{self, Path};
 use crate::json::{FieldError, JsonSyntaxError};
 use crate::markers;
 use crate::message::{Millis, Routing, Speaker, MAX_MESSAGE_BYTES};
-use crate::team::{Member, Team};
+use crate::team::{Member, NotAMember, Team};
 
 /// The speaker name that makes a scenario message a system notice.
 pub const SYSTEM_SPEAKER: &str = "system";
@@ -50,12 +50,8 @@ pub enum ScenarioError {
     /// The team config is invalid; its paths start with `team`.
     #[error(transparent)]
     Team(#[from] ConfigError),
-    #[error("{path}: {name:?} is not a member (members: {members})")]
-    UnknownMember {
-        path: String,
-        name: String,
-        members: String,
-    },
+    #[error("{path}: {error}")]
+    UnknownMember { path: String, error: NotAMember },
     #[error("{path}: {bytes} bytes, the limit is {limit}")]
     TooLarge {
         path: String,
@@ -350,17 +346,10 @@ impl Scenario {
 
     fn member(&self, name: &str, path: &Path<'_>) -> Result<&Member, ScenarioError> {
         self.team
-            .find(name)
-            .ok_or_else(|| ScenarioError::UnknownMember {
+            .find_or_explain(name)
+            .map_err(|error| ScenarioError::UnknownMember {
                 path: path.to_string(),
-                name: name.to_string(),
-                members: self
-                    .team
-                    .members
-                    .iter()
-                    .map(|m| m.id.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                error,
             })
     }
 }

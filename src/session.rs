@@ -56,7 +56,7 @@ use crate::json::{FieldError, JsonSyntaxError};
 use crate::message::{MemberId, Message, Millis};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::snapshot::{self, Snapshot};
-use crate::team::{Member, Team, TeamSettings};
+use crate::team::{Member, NotAMember, Team, TeamSettings};
 
 /// The `format` of a session file this version reads and writes.
 pub const SESSION_FORMAT: &str = "agent-chatter-session/1";
@@ -299,8 +299,8 @@ pub enum SessionFileError {
 pub enum PreviewError {
     #[error("no team yet: load a team first")]
     NoTeam,
-    #[error("member: {name:?} is not a member (members: {members})")]
-    UnknownMember { name: String, members: String },
+    #[error("member: {0}")]
+    UnknownMember(NotAMember),
     #[error("at: message #{at} does not exist; the conversation has {len} messages (0-based)")]
     NoSuchMessage { at: usize, len: usize },
     #[error(
@@ -671,15 +671,8 @@ impl Session {
 }
 
 fn find_member<'t>(team: &'t Team, name: &str) -> Result<&'t Member, PreviewError> {
-    team.find(name).ok_or_else(|| PreviewError::UnknownMember {
-        name: name.to_string(),
-        members: team
-            .members
-            .iter()
-            .map(|m| m.id.as_str())
-            .collect::<Vec<_>>()
-            .join(", "),
-    })
+    team.find_or_explain(name)
+        .map_err(PreviewError::UnknownMember)
 }
 
 /// Facts read through the one reader ([`Session::import`]'s), so `serde_json::from_str::<Fact>`

@@ -220,6 +220,20 @@ impl Team {
             .or_else(|| self.members.iter().find(|m| m.matches(identifier)))
     }
 
+    /// [`Self::find`], or the error every host shows for a name that is no member: the name
+    /// and the members there are, so the user can correct it.
+    pub fn find_or_explain(&self, identifier: &str) -> Result<&Member, NotAMember> {
+        self.find(identifier).ok_or_else(|| NotAMember {
+            name: identifier.to_string(),
+            members: self
+                .members
+                .iter()
+                .map(|m| m.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+    }
+
     pub fn humans(&self) -> impl Iterator<Item = &Member> {
         self.members.iter().filter(|m| m.is_human())
     }
@@ -228,4 +242,13 @@ impl Team {
     pub fn window_for(&self, member: &Member) -> usize {
         member.window_size.unwrap_or(self.settings.window_size)
     }
+}
+
+/// A name that names no member of the team (scenario messages, previews).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{name:?} is not a member (members: {members})")]
+pub struct NotAMember {
+    pub name: String,
+    /// The team's member ids, joined by `, `.
+    pub members: String,
 }
