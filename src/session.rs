@@ -623,6 +623,9 @@ impl Session {
         // so it is the in-flight one if any is).
         let mut last_delivery = None;
         for (index, fact) in facts.iter().enumerate() {
+            // Deliveries that are over need no prompt: only the newest one's is built, below.
+            // (Set before every fact: a `loadScenario` brings a new conversation.)
+            session.conversation.defer_prompts(true);
             session
                 .apply(fact)
                 .map_err(|error| SessionFileError::Replay {
@@ -638,9 +641,16 @@ impl Session {
         }
         // What the host must do now: the in-flight delivery again, exactly as first emitted,
         // or the wait for a human.
+        let built = session.conversation.build_deferred();
+        session.conversation.defer_prompts(false);
         let conversation = &session.conversation;
         if conversation.in_flight().is_some() {
-            if let Some(d) = last_delivery {
+            if let Some(mut d) = last_delivery {
+                match built {
+                    Some(Ok(prompt)) => d.prompt = prompt,
+                    // Checked when it was due (its messages exist): cannot fail.
+                    Some(Err(_)) | None => {}
+                }
                 session.actions.push_back(Action::Deliver(d));
             }
         } else if let Some(member) = conversation.waiting_for() {

@@ -115,6 +115,32 @@ pub struct Prompt {
 }
 
 impl Prompt {
+    /// The prompt of a delivery emitted while a session replays (never read: only the
+    /// newest delivery's prompt is built, see `Conversation::build_deferred`).
+    pub(crate) fn not_built() -> Self {
+        Prompt {
+            prompt: String::new(),
+            system_flag: None,
+            explain: Explain {
+                recipient: MemberId::new(),
+                format: PromptFormat::Plain,
+                sections: Vec::new(),
+                current: None,
+                messages: Vec::new(),
+                outside_window: 0,
+                markers_stripped: 0,
+                truncations: Vec::new(),
+                total_bytes: 0,
+                max_bytes: 0,
+                total_tokens: None,
+                max_tokens: None,
+                status: crate::explain::BudgetStatus::Ok,
+                strategy: CompactionStrategy::Lazy,
+                window: 0,
+            },
+        }
+    }
+
     /// The SHA-256 (lowercase hex) of exactly what an agent is given: the prompt's bytes, and
     /// when there is a system flag, a NUL byte and the flag's bytes. A bridge sends it with
     /// each delivery and a page recomputes it from its own session (DESIGN §6b), so both can

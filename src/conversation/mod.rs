@@ -68,7 +68,7 @@ pub use queue::{
 };
 pub use state::{ResumeError, RoutingState};
 
-use crate::context::{self, BuildError, BuildSettings, Prompt, Recipient, Store, Target};
+use crate::context::{self, AsOf, BuildError, BuildSettings, Prompt, Recipient, Store, Target};
 use crate::markers::{self, DropTargets, Markers};
 use crate::message::{
     Intent, MemberId, MessageId, Millis, Routing, Speaker, SpeakerKind, MAX_MESSAGE_BYTES,
@@ -122,6 +122,21 @@ pub struct Conversation {
     /// AI deliveries since the last human message (bounded by `max_rounds`).
     rounds: usize,
     actions: VecDeque<Action>,
+    /// While a session replays its facts, the prompts of deliveries that are over are never
+    /// read: they are built only for the newest one, on request ([`Self::build_deferred`]).
+    defer_prompts: bool,
+    /// What the newest deferred delivery's prompt is built from.
+    deferred: Option<DeferredPrompt>,
+}
+
+/// A delivery prompt not built yet: everything `context::build` read when it was due.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct DeferredPrompt {
+    recipient: Recipient,
+    target: Target,
+    settings: BuildSettings,
+    len: usize,
+    team_task: Option<String>,
 }
 
 impl Default for Conversation {
@@ -144,7 +159,35 @@ impl Conversation {
             last_completed: None,
             rounds: 0,
             actions: VecDeque::new(),
+            defer_prompts: false,
+            deferred: None,
         }
+    }
+
+    /// Replay mode (for [`crate::session::Session::replay`]): deliveries are emitted with an
+    /// empty prompt, the newest one remembered; [`Self::build_deferred`] builds it exactly as it
+    /// would have been built when due. Off again, prompts are built as usual.
+    pub(crate) fn defer_prompts(&mut self, on: bool) {
+        self.defer_prompts = on;
+        if !on {
+            self.deferred = None;
+        }
+    }
+
+    /// The prompt of the newest delivery emitted in replay mode, as it was due then.
+    pub(crate) fn build_deferred(&self) -> Option<Result<Prompt, BuildError>> {
+        let d = self.deferred.as_ref()?;
+        let as_of = AsOf {
+            len: d.len,
+            team_task: d.team_task.as_deref(),
+        };
+        Some(context::build_as_of(
+            &self.store,
+            &d.recipient,
+            &d.target,
+            &d.settings,
+            as_of,
+        ))
     }
 
     /// A conversation with `team` set.
@@ -639,7 +682,15 @@ impl Conversation {
                     .find(|m| m.speaker.kind != SpeakerKind::System)
                     .map_or_else(|| item.parent.clone(), |m| m.id.clone()),
             };
-            match build_prompt(&self.store, team, member, &current, &item.parent) {
+            let built = if self.defer_prompts {
+                defer_prompt(&self.store, team, member, &current, &item.parent).map(|d| {
+                    self.deferred = Some(d);
+                    Prompt::not_built()
+                })
+            } else {
+                build_prompt(&self.store, team, member, &current, &item.parent)
+            };
+            match built {
                 Ok(prompt) => {
                     self.rounds += 1;
                     self.status = Status::Running;
@@ -688,6 +739,33 @@ fn build_prompt(
         &target,
         &BuildSettings::for_member(team, member),
     )
+}
+
+/// What [`build_prompt`] would read, checked the way it checks (the messages exist), kept
+/// to build later.
+fn defer_prompt(
+    store: &Store,
+    team: &Team,
+    member: &Member,
+    current: &MessageId,
+    parent: &MessageId,
+) -> Result<DeferredPrompt, BuildError> {
+    if store.position(current).is_none() {
+        return Err(BuildError::UnknownMessage(current.clone()));
+    }
+    if store.position(parent).is_none() {
+        return Err(BuildError::UnknownParent(parent.clone()));
+    }
+    Ok(DeferredPrompt {
+        recipient: Recipient::from_member(member),
+        target: Target {
+            current: current.clone(),
+            parent: Some(parent.clone()),
+        },
+        settings: BuildSettings::for_member(team, member),
+        len: store.len(),
+        team_task: store.team_task().map(str::to_string),
+    })
 }
 
 /// `[NEXT]` addressees resolved against the team.
