@@ -646,10 +646,9 @@ impl Session {
         let conversation = &session.conversation;
         if conversation.in_flight().is_some() {
             if let Some(mut d) = last_delivery {
-                match built {
-                    Some(Ok(prompt)) => d.prompt = prompt,
-                    // Checked when it was due (its messages exist): cannot fail.
-                    Some(Err(_)) | None => {}
+                // Checked when it was due (its messages exist): building it cannot fail.
+                if let Some(Ok(prompt)) = built {
+                    d.prompt = prompt;
                 }
                 session.actions.push_back(Action::Deliver(d));
             }
