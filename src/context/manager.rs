@@ -10,7 +10,7 @@ use super::{
     assemble_input_ref, gather_as_of, AsOf, BuildSettings, Prompt, Recipient, Store, Target,
     TeamTaskTruncated, TokenEstimator,
 };
-use crate::assemble::{AssemblerInput, LineRef};
+use crate::assemble::AssemblerInput;
 use crate::budget::Budget;
 use crate::message::{Message, Millis, Routing, Speaker, MAX_MESSAGE_BYTES};
 use crate::team::{
@@ -203,27 +203,7 @@ impl ContextManager {
         let Some(gathered) = self.gather(asked, &recipient)? else {
             return Ok(self.held_skeleton(asked));
         };
-        let i = &gathered.input;
-        let shift = |l: &LineRef<'_>| {
-            let mut line = l.to_owned_line();
-            line.index = line.index.map(|p| p + self.first_index);
-            line
-        };
-        Ok(AssemblerInput {
-            context_messages: i.context.iter().map(shift).collect(),
-            current_message: i.current.to_string(),
-            current_index: i.current_index.map(|p| p + self.first_index),
-            team_task: i.team_task.map(str::to_string),
-            system_instruction: recipient.system_instruction.clone(),
-            instruction_file_text: recipient.instruction_file_text.clone(),
-            max_bytes: self.options.max_bytes,
-            pinned: i.pinned.as_ref().map(shift),
-            omitted: i.omitted,
-            parent: i.parent.as_ref().map(shift),
-            related: i.related.iter().map(shift).collect(),
-            extra_sections: Vec::new(),
-            agent_id: Some(recipient.id.clone()),
-        })
+        Ok(gathered.to_input(&recipient, self.options.max_bytes, self.first_index))
     }
 
     /// Exactly `self.assemble_prompt(agent_type, &self.context_as_of(asked)?)`, without copying

@@ -376,22 +376,40 @@ pub fn gather_owned(
     settings: &BuildSettings,
 ) -> Result<AssemblerInput, BuildError> {
     let g = gather(store, recipient, target, settings)?;
-    let i = &g.input;
-    Ok(AssemblerInput {
-        context_messages: i.context.iter().map(LineRef::to_owned_line).collect(),
-        current_message: i.current.to_string(),
-        current_index: i.current_index,
-        team_task: i.team_task.map(str::to_string),
-        system_instruction: recipient.system_instruction.clone(),
-        instruction_file_text: recipient.instruction_file_text.clone(),
-        max_bytes: settings.max_bytes,
-        pinned: i.pinned.as_ref().map(LineRef::to_owned_line),
-        omitted: i.omitted,
-        parent: i.parent.as_ref().map(LineRef::to_owned_line),
-        related: i.related.iter().map(LineRef::to_owned_line).collect(),
-        extra_sections: recipient.extra_sections.clone(),
-        agent_id: Some(recipient.id.clone()),
-    })
+    Ok(g.to_input(recipient, settings.max_bytes, 0))
+}
+
+impl Gathered<'_> {
+    /// The owned assembler input for `recipient` within `max_bytes`, every position moved by
+    /// `offset` (a host whose store holds the conversation from position `offset` on).
+    pub fn to_input(
+        &self,
+        recipient: &Recipient,
+        max_bytes: usize,
+        offset: usize,
+    ) -> AssemblerInput {
+        let i = &self.input;
+        let line = |l: &LineRef<'_>| {
+            let mut line = l.to_owned_line();
+            line.index = line.index.map(|p| p + offset);
+            line
+        };
+        AssemblerInput {
+            context_messages: i.context.iter().map(line).collect(),
+            current_message: i.current.to_string(),
+            current_index: i.current_index.map(|p| p + offset),
+            team_task: i.team_task.map(str::to_string),
+            system_instruction: recipient.system_instruction.clone(),
+            instruction_file_text: recipient.instruction_file_text.clone(),
+            max_bytes,
+            pinned: i.pinned.as_ref().map(line),
+            omitted: i.omitted,
+            parent: i.parent.as_ref().map(line),
+            related: i.related.iter().map(line).collect(),
+            extra_sections: recipient.extra_sections.clone(),
+            agent_id: Some(recipient.id.clone()),
+        }
+    }
 }
 
 /// Marks the fates the budget changed: dropped lines become `TrimmedForBudget`. Both lists

@@ -126,12 +126,13 @@ pub struct Conversation {
     /// read: they are built only for the newest one, on request ([`Self::build_deferred`]).
     defer_prompts: bool,
     /// What the newest deferred delivery's prompt is built from.
-    deferred: Option<DeferredPrompt>,
+    deferred: Option<DuePrompt>,
 }
 
-/// A delivery prompt not built yet: everything `context::build` read when it was due.
+/// A delivery's prompt as a recipe: everything `context::build` reads when it is due. Built
+/// at once, or (replay) only for the newest delivery.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct DeferredPrompt {
+struct DuePrompt {
     recipient: Recipient,
     target: Target,
     settings: BuildSettings,
@@ -176,18 +177,7 @@ impl Conversation {
 
     /// The prompt of the newest delivery emitted in replay mode, as it was due then.
     pub(crate) fn build_deferred(&self) -> Option<Result<Prompt, BuildError>> {
-        let d = self.deferred.as_ref()?;
-        let as_of = AsOf {
-            len: d.len,
-            team_task: d.team_task.as_deref(),
-        };
-        Some(context::build_as_of(
-            &self.store,
-            &d.recipient,
-            &d.target,
-            &d.settings,
-            as_of,
-        ))
+        Some(self.deferred.as_ref()?.build(&self.store))
     }
 
     /// A conversation with `team` set.
@@ -298,9 +288,10 @@ impl Conversation {
         conv.rounds = state.rounds;
         conv.store = store;
         if let Some(mut flight) = state.in_flight {
-            let built = team
-                .member(&flight.to)
-                .map(|m| build_prompt(&conv.store, &team, m, &flight.message, &flight.parent));
+            let built = team.member(&flight.to).map(|m| {
+                DuePrompt::due(&conv.store, &team, m, &flight.message, &flight.parent)
+                    .and_then(|d| d.build(&conv.store))
+            });
             match built {
                 Some(Ok(prompt)) => {
                     flight.since = at;
@@ -682,13 +673,14 @@ impl Conversation {
                     .find(|m| m.speaker.kind != SpeakerKind::System)
                     .map_or_else(|| item.parent.clone(), |m| m.id.clone()),
             };
+            let due = DuePrompt::due(&self.store, team, member, &current, &item.parent);
             let built = if self.defer_prompts {
-                defer_prompt(&self.store, team, member, &current, &item.parent).map(|d| {
+                due.map(|d| {
                     self.deferred = Some(d);
                     Prompt::not_built()
                 })
             } else {
-                build_prompt(&self.store, team, member, &current, &item.parent)
+                due.and_then(|d| d.build(&self.store))
             };
             match built {
                 Ok(prompt) => {
@@ -721,51 +713,42 @@ impl Conversation {
     }
 }
 
-/// The prompt `member` receives for `current`, addressed by `parent`, from the store as it is now.
-fn build_prompt(
-    store: &Store,
-    team: &Team,
-    member: &Member,
-    current: &MessageId,
-    parent: &MessageId,
-) -> Result<Prompt, BuildError> {
-    let target = Target {
-        current: current.clone(),
-        parent: Some(parent.clone()),
-    };
-    context::build(
-        store,
-        &Recipient::from_member(member),
-        &target,
-        &BuildSettings::for_member(team, member),
-    )
-}
+impl DuePrompt {
+    /// What the prompt `member` receives for `current`, addressed by `parent`, reads from the
+    /// store as it is now (its messages must exist, as `context::build` requires).
+    fn due(
+        store: &Store,
+        team: &Team,
+        member: &Member,
+        current: &MessageId,
+        parent: &MessageId,
+    ) -> Result<Self, BuildError> {
+        if store.position(current).is_none() {
+            return Err(BuildError::UnknownMessage(current.clone()));
+        }
+        if store.position(parent).is_none() {
+            return Err(BuildError::UnknownParent(parent.clone()));
+        }
+        Ok(DuePrompt {
+            recipient: Recipient::from_member(member),
+            target: Target {
+                current: current.clone(),
+                parent: Some(parent.clone()),
+            },
+            settings: BuildSettings::for_member(team, member),
+            len: store.len(),
+            team_task: store.team_task().map(str::to_string),
+        })
+    }
 
-/// What [`build_prompt`] would read, checked the way it checks (the messages exist), kept
-/// to build later.
-fn defer_prompt(
-    store: &Store,
-    team: &Team,
-    member: &Member,
-    current: &MessageId,
-    parent: &MessageId,
-) -> Result<DeferredPrompt, BuildError> {
-    if store.position(current).is_none() {
-        return Err(BuildError::UnknownMessage(current.clone()));
+    /// The prompt, from `store` as it was when it was due (later messages do not exist for it).
+    fn build(&self, store: &Store) -> Result<Prompt, BuildError> {
+        let as_of = AsOf {
+            len: self.len,
+            team_task: self.team_task.as_deref(),
+        };
+        context::build_as_of(store, &self.recipient, &self.target, &self.settings, as_of)
     }
-    if store.position(parent).is_none() {
-        return Err(BuildError::UnknownParent(parent.clone()));
-    }
-    Ok(DeferredPrompt {
-        recipient: Recipient::from_member(member),
-        target: Target {
-            current: current.clone(),
-            parent: Some(parent.clone()),
-        },
-        settings: BuildSettings::for_member(team, member),
-        len: store.len(),
-        team_task: store.team_task().map(str::to_string),
-    })
 }
 
 /// `[NEXT]` addressees resolved against the team.

@@ -13,7 +13,7 @@
 // Messages are read by the engine when a prompt first needs them; a message object changed
 // after that keeps its first reading (the peer would read it again).
 
-import { initialised } from './guard.js';
+import { describe, initialised, stringArgument } from './guard.js';
 
 /** The wasm-side context of a `getContextForAgent` result (symbol-keyed: not in its keys or JSON). */
 const HELD = Symbol('agent-chatter.held');
@@ -114,8 +114,8 @@ export function defineContextManager(PromptEngine) {
      */
     getContextForAgent(agentId, agentType, options) {
       const argument = 'getContextForAgent(agentId, agentType, options)';
-      text(agentId, 'getContextForAgent(agentId)');
-      text(agentType, 'getContextForAgent(agentId, agentType)');
+      stringArgument(agentId, 'getContextForAgent(agentId)');
+      stringArgument(agentType, 'getContextForAgent(agentId, agentType)');
       if (options !== undefined && options !== null && typeof options !== 'object') {
         throw new Error(`${argument}: expected an object, found ${describe(options)}`);
       }
@@ -132,7 +132,7 @@ export function defineContextManager(PromptEngine) {
      * explain}`. Claude's system part is in `systemFlag` only (DESIGN §8).
      */
     assemblePrompt(agentType, input) {
-      text(agentType, 'assemblePrompt(agentType)');
+      stringArgument(agentType, 'assemblePrompt(agentType)');
       const held = unchangedHeld(input);
       if (held) {
         const [prompt, systemFlag] = held.assemble(agentType);
@@ -215,7 +215,12 @@ function newEngine(PromptEngine, window, maxBytes) {
 // ---------------------------------------------------------------------------------------------
 // The lazy input and output objects
 
-/** The input object of `getContextForAgent`: fields read from wasm on first access. */
+/**
+ * The input object of `getContextForAgent`: fields read from wasm on first access. Written as
+ * one object literal, not a loop of `defineProperty`: the fields stay own, enumerable
+ * properties (spreads, `JSON.stringify` and deep-equal see them), and a literal is cheaper to
+ * make on every `getContextForAgent` call.
+ */
 function heldInput(held) {
   const state = new HeldState(held);
   const input = {
@@ -302,11 +307,6 @@ function assembled(prompt, systemFlag, explain) {
 // ---------------------------------------------------------------------------------------------
 // Arguments
 
-/** What a wrong argument is, in the words the core's own checks use (`number`, `null`, …). */
-function describe(value) {
-  return value === null ? 'null' : typeof value;
-}
-
 /** A whole number ≥ 0, or `undefined` when absent; NaN, negative and fractional are refused. */
 function wholeNumber(value, argument) {
   if (value === undefined || value === null) return undefined;
@@ -315,10 +315,6 @@ function wholeNumber(value, argument) {
     throw new Error(`${argument}: expected a whole number ≥ 0, found ${found}`);
   }
   return value;
-}
-
-function text(value, argument) {
-  if (typeof value !== 'string') throw new Error(`${argument}: expected a string, found ${describe(value)}`);
 }
 
 function hook(value, name) {
@@ -515,4 +511,4 @@ function cleanSnapshotIds(s, max) {
 const isCleanSnapshot = (s, max) => cleanSnapshotIds(s, max) > 0;
 
 /** For the shape tests: the clean checks, without a wasm build. */
-export const cleanShapes = { isCleanNewMessage, isCleanSnapshot, isCleanTimestamp };
+export const cleanShapes = { isCleanNewMessage, isCleanSnapshot };

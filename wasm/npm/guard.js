@@ -1,5 +1,5 @@
-// The web build's "used before init" failure (a TypeError on the missing wasm exports), told
-// as what it is. Shared by the JS halves of the package.
+// What the JS halves of the package share: the web build's "used before init" failure told as
+// what it is, and the argument checks that name the argument the way the core's do.
 
 /** `call()`, with a TypeError from an uninitialised web build turned into advice. */
 export function initialised(call) {
@@ -13,4 +13,14 @@ export function initialised(call) {
     }
     throw e;
   }
+}
+
+/** What a wrong argument is, in the words the core's own checks use (`number`, `null`, …). */
+export function describe(value) {
+  return value === null ? 'null' : typeof value;
+}
+
+/** Throws unless `value` is a string: `${argument}: expected a string, found number`. */
+export function stringArgument(value, argument) {
+  if (typeof value !== 'string') throw new Error(`${argument}: expected a string, found ${describe(value)}`);
 }

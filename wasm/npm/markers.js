@@ -3,7 +3,7 @@
 // sliced here from the string the caller passed (no long text decoded twice). Lone surrogates
 // in a slice read as U+FFFD, as the core reads them on every other path.
 
-import { initialised } from './guard.js';
+import { initialised, stringArgument } from './guard.js';
 
 /**
  * The marker functions over a build's wasm exports (node or web).
@@ -13,9 +13,7 @@ export function defineMarkers(wasm) {
   const encoder = new TextEncoder();
   /** The text as UTF-8 for the core: the host's native encoder, one copy into wasm. */
   const utf8 = (text, argument) => {
-    if (typeof text !== 'string') {
-      throw new Error(`${argument}: expected a string, found ${text === null ? 'null' : typeof text}`);
-    }
+    stringArgument(text, argument);
     return encoder.encode(text);
   };
 

@@ -14,7 +14,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::js::{
     from_json_text, into_error, json_text, millis, now, optional_string_arg, parse_json,
-    prompt_to_js, string_arg, to_js, AbsentFlag,
+    prompt_to_js, string_arg, to_js,
 };
 
 #[wasm_bindgen]
@@ -222,7 +222,7 @@ impl JsConversation {
             .session
             .preview(&member_id, at, &overrides)
             .map_err(|e| into_error(format!("Conversation.preview: {e}")))?;
-        Ok(prompt_to_js(&prompt, AbsentFlag::Null)?.unchecked_into())
+        Ok(prompt_to_js(&prompt)?.unchecked_into())
     }
 
     /// The team (validated, in our format), or `null` before `setTeam`.

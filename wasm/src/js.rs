@@ -30,23 +30,12 @@ pub fn parse_json(text: &str) -> Result<JsValue, JsError> {
     })
 }
 
-/// How a prompt result shows an absent system flag.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AbsentFlag {
-    /// `systemFlag: null` (`preview`, DESIGN §11b).
-    Null,
-    /// No `systemFlag` key (the peer's `AssemblerOutput`, `systemFlag?: string`).
-    Omitted,
-}
-
-/// `{prompt, systemFlag, explain}` for a built prompt. The prompt text crosses as a plain
+/// `{prompt, systemFlag, explain}` for a built prompt (`systemFlag: null` when there is none,
+/// DESIGN §11b). The prompt text crosses as a plain
 /// string (UTF-8 decoded once), not inside JSON: no escaping in Rust and no `JSON.parse` of
 /// 100 KB+ in JS, which makes a window-1000 preview about 25% faster; the explain goes through
 /// [`to_js`] like every other value.
-pub fn prompt_to_js(
-    prompt: &agent_chatter::context::Prompt,
-    absent_flag: AbsentFlag,
-) -> Result<JsValue, JsError> {
+pub fn prompt_to_js(prompt: &agent_chatter::context::Prompt) -> Result<JsValue, JsError> {
     let object = js_sys::Object::new();
     let set = |key: &str, value: &JsValue| {
         js_sys::Reflect::set(&object, &JsValue::from_str(key), value)
@@ -54,11 +43,11 @@ pub fn prompt_to_js(
             .map_err(|_| JsError::new(&format!("cannot set {key} on the result")))
     };
     set("prompt", &JsValue::from_str(&prompt.prompt))?;
-    match (&prompt.system_flag, absent_flag) {
-        (Some(flag), _) => set("systemFlag", &JsValue::from_str(flag))?,
-        (None, AbsentFlag::Null) => set("systemFlag", &JsValue::NULL)?,
-        (None, AbsentFlag::Omitted) => {}
-    }
+    let flag = prompt
+        .system_flag
+        .as_deref()
+        .map_or(JsValue::NULL, JsValue::from_str);
+    set("systemFlag", &flag)?;
     set("explain", &to_js(&prompt.explain)?)?;
     Ok(object.into())
 }
@@ -266,13 +255,8 @@ pub fn now() -> u64 {
     js_sys::Date::now() as u64
 }
 
-/// Replaces the numeric `timestamp` field of `object` with a `Date` (the peer's messages carry
-/// `Date`s).
-pub fn set_date(object: &JsValue, ms: u64) -> Result<(), JsError> {
-    set_date_at(object, &JsValue::from_str("timestamp"), ms)
-}
-
-/// [`set_date`] with the key already a JS string (one conversion for a whole list).
+/// Replaces the `timestamp` field of `object` with a `Date` of `ms` (the peer's messages
+/// carry `Date`s); `key` is the JS string `"timestamp"`, converted once for a whole list.
 pub fn set_date_at(object: &JsValue, key: &JsValue, ms: u64) -> Result<(), JsError> {
     let date = js_sys::Date::new(&JsValue::from_f64(ms as f64));
     js_sys::Reflect::set(object, key, &date)

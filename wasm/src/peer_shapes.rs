@@ -13,7 +13,6 @@
 //!   `rawNextMarkers` lists one name per entry.
 //! - `timestamp` is milliseconds here; the binding turns it into a JS `Date` on output.
 
-use agent_chatter::assemble::AssemblerInput;
 use agent_chatter::markers::{self, Intent};
 use agent_chatter::message::{Addressee, Message, MessageId, Routing, Speaker, SpeakerKind};
 use serde::{Deserialize, Serialize};
@@ -308,33 +307,6 @@ impl PeerMessages<'_> {
     }
 }
 
-/// The peer's `ContextSnapshot` of a store: `{messages, teamTask, timestamp, version: 1}`,
-/// written from borrowed parts like [`PeerMessage`].
-#[derive(Debug, Clone, Copy)]
-pub struct PeerSnapshot<'a> {
-    pub messages: &'a [Message],
-    pub team_task: Option<&'a str>,
-    pub timestamp: u64,
-    pub version: u32,
-}
-
-impl PeerSnapshot<'_> {
-    /// The snapshot's JSON text.
-    pub fn to_json(&self) -> String {
-        let mut w = JsonWriter::with_capacity(json_capacity(self.messages));
-        w.raw("{\"messages\":");
-        PeerMessages(self.messages).write_json(&mut w);
-        w.raw(",\"teamTask\":");
-        w.opt_string(self.team_task);
-        w.raw(",\"timestamp\":");
-        w.number(self.timestamp);
-        w.raw(",\"version\":");
-        w.number(u64::from(self.version));
-        w.raw("}");
-        w.finish()
-    }
-}
-
 /// About the JSON size of `messages` in the peer's shape: the contents plus ~300 bytes of ids,
 /// speaker and routing each (a close guess spares the copies of a growing buffer).
 fn json_capacity(messages: &[Message]) -> usize {
@@ -344,11 +316,6 @@ fn json_capacity(messages: &[Message]) -> usize {
         .sum::<usize>()
         + 256
 }
-
-/// `getContextForAgent`'s result is the core's [`AssemblerInput`] as is: its JSON is the
-/// peer's shape (`contextMessages: [{from, to, content}]`, `currentMessage`, `teamTask`,
-/// `systemInstruction?`, `instructionFileText?`, `maxBytes`) plus ids the explain uses.
-pub type PeerAssemblerInput = AssemblerInput;
 
 #[cfg(test)]
 mod tests {

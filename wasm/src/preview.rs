@@ -5,7 +5,7 @@ use agent_chatter::scenario::{self, PreparedScenario};
 use js_sys::JsString;
 use wasm_bindgen::prelude::*;
 
-use crate::js::{into_error, json_text, prompt_to_js, string_arg, AbsentFlag};
+use crate::js::{into_error, json_text, prompt_to_js, string_arg};
 
 #[wasm_bindgen]
 extern "C" {
@@ -29,7 +29,7 @@ pub fn preview(
         .map_err(|e| into_error(format!("preview(scenario): {e}")))?;
     let prompt = scenario::preview(&scenario, &member_id)
         .map_err(|e| into_error(format!("preview: {e}")))?;
-    Ok(prompt_to_js(&prompt, AbsentFlag::Null)?.unchecked_into())
+    Ok(prompt_to_js(&prompt)?.unchecked_into())
 }
 
 /// A scenario loaded and stored once, for previewing many members or many times: each
@@ -62,7 +62,7 @@ impl JsScenario {
             .prepared
             .preview(&member_id)
             .map_err(|e| into_error(format!("preview: {e}")))?;
-        Ok(prompt_to_js(&prompt, AbsentFlag::Null)?.unchecked_into())
+        Ok(prompt_to_js(&prompt)?.unchecked_into())
     }
 
     /// Number of history messages.

@@ -86,13 +86,7 @@ impl PromptEngine {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "ConversationMessage")] message: JsValue,
     ) -> Result<(), JsError> {
-        let (speaker, content, routing) =
-            from_js::<NewPeerMessage>(message, "addMessage(message)")?.into_core();
-        self.mirror
-            .borrow_mut()
-            .add_message(speaker, content, routing, Millis(0))
-            .map(|_| ())
-            .map_err(|e| into_error(format!("addMessage(message): {e}")))
+        add_to(&mut self.mirror.borrow_mut(), message)
     }
 
     /// Sets the team task (capped at 5 KiB on a character boundary, `""` clears) and returns
@@ -149,12 +143,7 @@ impl PromptEngine {
     pub fn check_message(
         #[wasm_bindgen(unchecked_param_type = "unknown")] message: JsValue,
     ) -> Result<(), JsError> {
-        let (speaker, content, routing) =
-            from_js::<NewPeerMessage>(message, "addMessage(message)")?.into_core();
-        ContextManager::default()
-            .add_message(speaker, content, routing, Millis(0))
-            .map(|_| ())
-            .map_err(|e| into_error(format!("addMessage(message): {e}")))
+        add_to(&mut ContextManager::default(), message)
     }
 
     /// Reads a snapshot the JS half did not accept by itself (ours, the peer's with unusual
@@ -232,12 +221,8 @@ impl HeldContext {
         &self,
         #[wasm_bindgen(js_name = agentType)] agent_type: &JsString,
     ) -> Result<JsValue, JsError> {
-        let prompt = self.prompt(agent_type)?;
-        let flag = prompt
-            .system_flag
-            .as_deref()
-            .map_or(JsValue::UNDEFINED, JsValue::from_str);
-        Ok(js_sys::Array::of2(&JsValue::from_str(&prompt.prompt), &flag).into())
+        let (text, flag) = prompt_and_flag(&self.prompt(agent_type)?);
+        Ok(js_sys::Array::of2(&text, &flag).into())
     }
 
     /// The explain of [`Self::assemble`], as JSON text (the same recipe gives the same prompt).
@@ -272,16 +257,28 @@ impl HeldContext {
 /// `explain` parsed only when read.
 fn assembled(prompt: &agent_chatter::context::Prompt) -> Result<JsValue, JsError> {
     let explain = serde_json::to_string(&prompt.explain).map_err(into_error)?;
+    let (text, flag) = prompt_and_flag(prompt);
+    Ok(js_sys::Array::of3(&text, &flag, &JsValue::from_str(&explain)).into())
+}
+
+/// The prompt text and the system flag (`undefined` when none: the peer's `systemFlag?`).
+fn prompt_and_flag(prompt: &agent_chatter::context::Prompt) -> (JsValue, JsValue) {
     let flag = prompt
         .system_flag
         .as_deref()
         .map_or(JsValue::UNDEFINED, JsValue::from_str);
-    Ok(js_sys::Array::of3(
-        &JsValue::from_str(&prompt.prompt),
-        &flag,
-        &JsValue::from_str(&explain),
-    )
-    .into())
+    (JsValue::from_str(&prompt.prompt), flag)
+}
+
+/// Reads an `addMessage` argument (or a stored message) with the core's reader and adds it to
+/// `manager`: one place for the shape and the core's checks (speaker id, size).
+fn add_to(manager: &mut ContextManager, message: JsValue) -> Result<(), JsError> {
+    let (speaker, content, routing) =
+        from_js::<NewPeerMessage>(message, "addMessage(message)")?.into_core();
+    manager
+        .add_message(speaker, content, routing, Millis(0))
+        .map(|_| ())
+        .map_err(|e| into_error(format!("addMessage(message): {e}")))
 }
 
 /// Turns the `timestamp` of each message object in the JS array `array` into a `Date`.

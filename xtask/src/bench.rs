@@ -61,18 +61,16 @@ pub fn bench(ctx: &Ctx, quick: bool) -> Result<(), String> {
         setup::setup(ctx)?;
         dist::dist(ctx)?;
         let out = proc::capture(ctx.cmd("node").arg(NODE_BENCH))?;
-        section.push_str(&format!(
-            "\n### npm package in Node ({NODE_BENCH}), {date}\n\n"
-        ));
-        section.push_str(out.trim_end());
-        section.push('\n');
+        add_section(
+            &mut section,
+            &format!("npm package in Node ({NODE_BENCH})"),
+            &date,
+            &out,
+        );
         // The drop-in against the TypeScript peer, when PEER_OUT names its compiled modules.
         let peer = proc::capture(ctx.cmd("node").arg(PEER_BENCH))?;
-        section.push_str(&format!(
-            "\n### ContextManager against the peer ({PEER_BENCH}), {date}\n\n"
-        ));
-        section.push_str(peer.trim_end());
-        section.push('\n');
+        let title = format!("ContextManager against the peer ({PEER_BENCH})");
+        add_section(&mut section, &title, &date, &peer);
     } else {
         section.push_str(&format!("\n(no {NODE_BENCH}: Node bench not run)\n"));
     }
@@ -80,38 +78,35 @@ pub fn bench(ctx: &Ctx, quick: bool) -> Result<(), String> {
     // The bridge under load: 1 000 messages through fake agents (RSS, relay latency).
     proc::run(&mut ctx.cargo(&["build", "--release", "-p", "agent-chatter-bridge"]))?;
     let messages = if quick { "200" } else { "1000" };
-    let load = proc::capture(&mut ctx.cargo(&[
-        "run",
-        "--quiet",
-        "--release",
-        "-p",
-        "agent-chatter-bridge",
-        "--example",
-        "load",
-        "--",
-        messages,
-    ]))?;
-    section.push_str(&format!(
-        "\n### bridge load (bridge/examples/load.rs), {date}\n\n"
-    ));
-    section.push_str(load.trim_end());
-    section.push('\n');
+    let example = |package: &str, name: &str| {
+        proc::capture(&mut ctx.cargo(&[
+            "run",
+            "--quiet",
+            "--release",
+            "-p",
+            package,
+            "--example",
+            name,
+            "--",
+            messages,
+        ]))
+    };
+    let load = example("agent-chatter-bridge", "load")?;
+    add_section(
+        &mut section,
+        "bridge load (bridge/examples/load.rs)",
+        &date,
+        &load,
+    );
     // What the open conversation itself holds per message (a counting allocator): the part of
     // the load run's RSS growth that is the session, not a leak.
-    let heap = proc::capture(&mut ctx.cargo(&[
-        "run",
-        "--quiet",
-        "--release",
-        "--example",
-        "session_heap",
-        "--",
-        messages,
-    ]))?;
-    section.push_str(&format!(
-        "\n### session heap (examples/session_heap.rs), {date}\n\n"
-    ));
-    section.push_str(heap.trim_end());
-    section.push('\n');
+    let heap = example("agent-chatter", "session_heap")?;
+    add_section(
+        &mut section,
+        "session heap (examples/session_heap.rs)",
+        &date,
+        &heap,
+    );
 
     // The page, as the e2e suite last measured it (cargo xtask test writes it).
     let timings = ctx.target_dir().join("e2e").join("timings.json");
@@ -319,6 +314,13 @@ fn utc_date(now: SystemTime) -> String {
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
     format!("{year:04}-{month:02}-{day:02}")
+}
+
+/// Appends `### title, date` and the output of one bench to the report section.
+fn add_section(section: &mut String, title: &str, date: &str, output: &str) {
+    section.push_str(&format!("\n### {title}, {date}\n\n"));
+    section.push_str(output.trim_end());
+    section.push('\n');
 }
 
 #[cfg(test)]
