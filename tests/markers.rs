@@ -1,8 +1,11 @@
 //! The marker rules of DESIGN §5 (seed 004, final round), example by example.
 
+use std::borrow::Cow;
+
 use agent_chatter::markers::{
-    line_spans, normalize_identifier, parse, spans, strip_all, strip_all_counted, strip_routing,
-    strip_routing_counted, DropTargets, Intent, LineKind, MarkerKind, Markers,
+    line_spans, normalize_identifier, parse, parse_and_strip_routing, spans, strip_all,
+    strip_all_counted, strip_routing, strip_routing_counted, DropTargets, Intent, LineKind,
+    MarkerKind, Markers,
 };
 use agent_chatter::message::Addressee;
 
@@ -524,4 +527,37 @@ fn identifiers_normalise_case_whitespace_hyphens_and_underscores() {
     for (input, want) in cases {
         assert_eq!(normalize_identifier(input), want, "input {input:?}");
     }
+}
+
+#[test]
+fn a_strip_that_changes_nothing_inside_the_text_borrows_it() {
+    // Prose, trimmed ends, a dropped marker-only line or a trailing marker: the view is a
+    // piece of the input, so hosts pass its position instead of a copy.
+    for text in [
+        "plain prose",
+        "  padded prose \n",
+        "two\nlines",
+        "trailing marker [DONE]",
+        "[NEXT: max]\nnext line",
+    ] {
+        assert!(
+            matches!(strip_all(text), Cow::Borrowed(_)),
+            "{text:?} was copied"
+        );
+    }
+    for (text, view) in [
+        ("a  b", "a b"),
+        ("see[NEXT: max]you", "see you"),
+        ("x [DONE] y", "x y"),
+    ] {
+        assert_eq!(strip_all(text), Cow::<str>::Owned(view.to_string()));
+    }
+}
+
+#[test]
+fn parse_and_strip_routing_reads_both_in_one_pass() {
+    let text = "[FROM: kailai] hi [NEXT: max !P1]\n```\n[NEXT: sarah]\n```\n[DONE]";
+    let (markers, view) = parse_and_strip_routing(text);
+    assert_eq!(markers, parse(text));
+    assert_eq!(view, strip_routing(text));
 }

@@ -304,14 +304,16 @@ mod reference_engine {
             reference::line_spans(text)
         );
         prop_assert_eq!(markers::parse(text), reference::parse(text));
+        let owned = |(view, n): (std::borrow::Cow<'_, str>, usize)| (view.into_owned(), n);
         prop_assert_eq!(
-            markers::strip_all_counted(text),
+            owned(markers::strip_all_counted(text)),
             reference::strip_all_counted(text)
         );
-        prop_assert_eq!(
-            markers::strip_routing_counted(text),
-            reference::strip_routing_counted(text)
-        );
+        let routing = reference::strip_routing_counted(text);
+        prop_assert_eq!(owned(markers::strip_routing_counted(text)), routing.clone());
+        let (parsed, view) = markers::parse_and_strip_routing(text);
+        prop_assert_eq!(parsed, reference::parse(text));
+        prop_assert_eq!(view, routing.0);
         Ok(())
     }
 

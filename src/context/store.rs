@@ -31,7 +31,7 @@ impl View {
     fn of(message: &Message) -> Self {
         let (stripped, markers) = crate::markers::strip_all_counted(&message.content);
         View {
-            stripped,
+            stripped: stripped.into_owned(),
             markers,
             to: message.to_label(),
         }

@@ -67,6 +67,7 @@ pub mod reference;
 mod scan;
 mod strip;
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
@@ -190,23 +191,32 @@ pub fn parse(text: &str) -> Markers {
     found.into_markers()
 }
 
+/// [`parse`] and [`strip_routing`] of `text` in one pass (what a router reads of a message).
+pub fn parse_and_strip_routing(text: &str) -> (Markers, Cow<'_, str>) {
+    strip::parse_and_strip_routing(text)
+}
+
 /// The stored-content view: removes NEXT, DONE, DROP; keeps FROM and TEAM_TASK.
-pub fn strip_routing(text: &str) -> String {
+///
+/// Borrowed when the view is a piece of `text` (prose without markers inside it): no copy.
+pub fn strip_routing(text: &str) -> Cow<'_, str> {
     strip::strip_with(text, MarkerKind::is_routing).0
 }
 
 /// The agent view: removes FROM, TEAM_TASK, NEXT, DONE, DROP.
-pub fn strip_all(text: &str) -> String {
+///
+/// Borrowed when the view is a piece of `text` (prose without markers inside it): no copy.
+pub fn strip_all(text: &str) -> Cow<'_, str> {
     strip_all_counted(text).0
 }
 
 /// [`strip_all`] plus the number of markers it removed (for the prompt explain).
-pub fn strip_all_counted(text: &str) -> (String, usize) {
+pub fn strip_all_counted(text: &str) -> (Cow<'_, str>, usize) {
     strip::strip_with(text, |_| true)
 }
 
 /// [`strip_routing`] plus the number of markers it removed.
-pub fn strip_routing_counted(text: &str) -> (String, usize) {
+pub fn strip_routing_counted(text: &str) -> (Cow<'_, str>, usize) {
     strip::strip_with(text, MarkerKind::is_routing)
 }
 

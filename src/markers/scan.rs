@@ -286,31 +286,94 @@ const fn zero_bytes(x: u64) -> u64 {
 /// for the byte before the word, in the lowest byte) and possible starts of multi-byte
 /// whitespace (0xC2 and, a superset of 0xE1–0xE3, 0xE0–0xE3). Returns (events, mask of
 /// bytes at or below `' '`).
-pub(super) const fn word_events(x: u64, prev: u64) -> (u64, u64) {
+#[cfg_attr(
+    all(target_arch = "wasm32", target_feature = "simd128"),
+    allow(dead_code)
+)]
+const fn word_events(x: u64, prev: u64) -> (u64, u64) {
     let low = bytes_below(x, 0x21);
     let pairs = low & ((low << 8) | prev);
     let maybe = zero_bytes(x ^ splat(0xC2)) | zero_bytes((x ^ splat(0xE0)) & splat(0xFC));
     (pairs | maybe, low)
 }
 
+/// Bytes the fast scans read at a time: a `u64` word, or a 128-bit vector on wasm with SIMD.
+pub(super) const BLOCK: usize = if cfg!(all(target_arch = "wasm32", target_feature = "simd128")) {
+    16
+} else {
+    8
+};
+
+/// The events of one block (see [`word_events`]; with `brackets`, `[` and backticks too):
+/// the index of the first, if any, and whether the block's last byte is at or below `' '`
+/// (the `prev_low` of the next block).
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+pub(super) fn block_events(
+    block: &[u8; BLOCK],
+    prev_low: bool,
+    brackets: bool,
+) -> (Option<usize>, bool) {
+    let x = u64::from_le_bytes(*block);
+    let (mut events, low) = word_events(x, if prev_low { 0x80 } else { 0 });
+    if brackets {
+        events |= zero_bytes(x ^ splat(b'[')) | zero_bytes(x ^ splat(b'`'));
+    }
+    let first = (events != 0).then_some((events.trailing_zeros() / 8) as usize);
+    (first, low >> 63 != 0)
+}
+
+/// [`block_events`] on 16 bytes in a wasm SIMD vector: the same tests, one lane per byte.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+pub(super) fn block_events(
+    block: &[u8; BLOCK],
+    prev_low: bool,
+    brackets: bool,
+) -> (Option<usize>, bool) {
+    use core::arch::wasm32::{
+        u64x2, u8x16_bitmask, u8x16_eq, u8x16_le, u8x16_splat, v128_and, v128_or,
+    };
+    let [a, b, c, d, e, f, g, h, rest @ ..] = *block;
+    let [i, j, k, l, m, n, o, p] = rest;
+    let x = u64x2(
+        u64::from_le_bytes([a, b, c, d, e, f, g, h]),
+        u64::from_le_bytes([i, j, k, l, m, n, o, p]),
+    );
+    let low = u32::from(u8x16_bitmask(u8x16_le(x, u8x16_splat(b' '))));
+    let pairs = low & ((low << 1) | u32::from(prev_low));
+    let mut special = v128_or(
+        u8x16_eq(x, u8x16_splat(0xC2)),
+        u8x16_eq(v128_and(x, u8x16_splat(0xFC)), u8x16_splat(0xE0)),
+    );
+    if brackets {
+        special = v128_or(
+            special,
+            v128_or(
+                u8x16_eq(x, u8x16_splat(b'[')),
+                u8x16_eq(x, u8x16_splat(b'`')),
+            ),
+        );
+    }
+    let events = pairs | u32::from(u8x16_bitmask(special));
+    let first = (events != 0).then_some(events.trailing_zeros() as usize);
+    (first, low & 0x8000 != 0)
+}
+
 /// The first byte at or after `start` that may change the line it is on (see
 /// [`Lines::skip_unchanged`]): a `[`, a backtick, a possible start of multi-byte whitespace,
 /// or the second of two adjacent bytes at or below `' '` (so a `\n` next to whitespace or to
-/// another `\n`). Returns `bytes.len()` or the start of the last partial word when there is
+/// another `\n`). Returns `bytes.len()` or the start of the last partial block when there is
 /// none (the tail counts as an event; it may be inside a char). Conservative: the caller
 /// trusts only what comes before it.
 fn first_line_event(bytes: &[u8], start: usize) -> usize {
     let mut i = start;
-    let mut prev = 0;
-    while let Some(word) = bytes.get(i..i + 8).and_then(|w| w.try_into().ok()) {
-        let x = u64::from_le_bytes(word);
-        let (events, low) = word_events(x, prev);
-        let events = events | zero_bytes(x ^ splat(b'[')) | zero_bytes(x ^ splat(b'`'));
-        if events != 0 {
-            return i + (events.trailing_zeros() / 8) as usize;
+    let mut prev_low = false;
+    while let Some(block) = bytes.get(i..i + BLOCK).and_then(|b| b.try_into().ok()) {
+        let (first, last_low) = block_events(block, prev_low, true);
+        if let Some(at) = first {
+            return i + at;
         }
-        prev = low >> 56;
-        i += 8;
+        prev_low = last_low;
+        i += BLOCK;
     }
     i
 }

@@ -1,37 +1,41 @@
 //! Stripping: markers replaced by one space, whitespace runs collapsed per line, prose the
-//! rules leave unchanged copied a block at a time.
+//! rules leave unchanged copied a block at a time. The output stays a range of the input
+//! (no copy) for as long as every piece written continues it.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
+use super::grammar::Found;
 use super::scan::{
-    is_ascii_whitespace, maybe_multibyte_whitespace, multibyte_whitespace_len, word_events, Lines,
-    RegionMarkers,
+    block_events, is_ascii_whitespace, maybe_multibyte_whitespace, multibyte_whitespace_len, Lines,
+    RegionMarkers, BLOCK,
 };
 use super::{LineKind, MarkerKind};
 
 /// The end of the run starting at `i` (a non-whitespace character) that the whitespace rules
 /// leave unchanged: it stops before whitespace that is not a single one between ordinary
-/// characters. Words of 8 bytes without any event are skipped at once; from a word with an
-/// event on, the bytes are read one by one (exact rules) for a word before trying again.
+/// characters. Blocks ([`BLOCK`] bytes) without any event are skipped at once; from a block
+/// with an event on, the bytes are read one by one (exact rules) for a block before trying
+/// again.
 fn unchanged_run(s: &str, mut i: usize) -> usize {
     let bytes = s.as_bytes();
     loop {
         // The byte before `i` is not whitespace here.
-        let mut prev = 0;
-        while let Some(word) = bytes.get(i..i + 8).and_then(|w| w.try_into().ok()) {
-            let (events, low) = word_events(u64::from_le_bytes(word), prev);
-            if events != 0 {
+        let mut prev_low = false;
+        while let Some(block) = bytes.get(i..i + BLOCK).and_then(|b| b.try_into().ok()) {
+            let (first, last_low) = block_events(block, prev_low, false);
+            if first.is_some() {
                 break;
             }
-            prev = low >> 56;
-            i += 8;
+            prev_low = last_low;
+            i += BLOCK;
         }
-        if prev != 0 {
+        if prev_low {
             // The last byte skipped may be a single whitespace: re-read it exactly, so a run
             // it starts with the next byte is seen.
             i -= 1;
         }
-        let stop = i + 8;
+        let stop = i + BLOCK;
         while i < stop {
             let Some(&b) = bytes.get(i) else {
                 return i;
@@ -67,6 +71,120 @@ fn whitespace_at(s: &str, i: usize) -> Option<char> {
         s.get(i..)?.chars().next()
     } else {
         None
+    }
+}
+
+/// The stripped text as it is written: a range of the input while every piece written
+/// continues it (prose the rules leave alone, the common case), a string of its own from the
+/// first piece that does not. So a strip that changes nothing inside the text copies nothing.
+/// The `\n` before a line is written with the line's first piece, so a line that turns out
+/// empty (and is removed) leaves nothing behind.
+struct Out<'t> {
+    text: &'t str,
+    written: Written,
+    /// A `\n` is due before the next piece.
+    line_break: bool,
+}
+
+enum Written {
+    View(Range<usize>),
+    Owned(String),
+}
+
+impl<'t> Out<'t> {
+    fn new(text: &'t str) -> Self {
+        Out {
+            text,
+            written: Written::View(0..0),
+            line_break: false,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        match &self.written {
+            Written::View(range) => range.start == range.end,
+            Written::Owned(s) => s.is_empty(),
+        }
+    }
+
+    /// Starts a line: a `\n` goes before its first piece unless nothing was written yet.
+    fn start_line(&mut self) {
+        self.line_break = !self.is_empty();
+    }
+
+    /// Ends a line: an empty one keeps its `\n` only if `keep_empty`.
+    fn end_line(&mut self, keep_empty: bool) {
+        if keep_empty {
+            self.break_if_due();
+        }
+        self.line_break = false;
+    }
+
+    /// Writes the `\n` due before this line's first piece.
+    fn break_if_due(&mut self) {
+        if self.line_break {
+            self.line_break = false;
+            self.write_char('\n');
+        }
+    }
+
+    /// The output as a string of its own, from here on.
+    fn owned(&mut self) -> &mut String {
+        if let Written::View(range) = &self.written {
+            let mut s = String::with_capacity(self.text.len());
+            s.push_str(self.text.get(range.clone()).unwrap_or_default());
+            self.written = Written::Owned(s);
+        }
+        match &mut self.written {
+            Written::Owned(s) => s,
+            Written::View(_) => unreachable!("made owned just above"),
+        }
+    }
+
+    /// Writes the input's bytes `piece`.
+    fn push_range(&mut self, piece: Range<usize>) {
+        if piece.is_empty() {
+            return;
+        }
+        self.break_if_due();
+        match &mut self.written {
+            Written::View(range) if range.start == range.end => *range = piece,
+            Written::View(range) if range.end == piece.start => range.end = piece.end,
+            _ => {
+                let text = self.text;
+                self.owned().push_str(text.get(piece).unwrap_or_default());
+            }
+        }
+    }
+
+    /// Writes `c`: still a view when the input goes on with that very character.
+    fn push(&mut self, c: char) {
+        self.break_if_due();
+        self.write_char(c);
+    }
+
+    fn write_char(&mut self, c: char) {
+        if let Written::View(range) = &mut self.written {
+            let rest = self.text.get(range.end..).unwrap_or_default();
+            if range.start != range.end && rest.starts_with(c) {
+                range.end += c.len_utf8();
+                return;
+            }
+        }
+        self.owned().push(c);
+    }
+
+    /// The result with whitespace trimmed off both ends.
+    fn trimmed(self) -> Cow<'t, str> {
+        match self.written {
+            Written::View(range) => Cow::Borrowed(self.text.get(range).unwrap_or_default().trim()),
+            Written::Owned(mut s) => {
+                s.truncate(s.trim_end().len());
+                let lead = s.len() - s.trim_start().len();
+                s.drain(..lead);
+                Cow::Owned(s)
+            }
+        }
     }
 }
 
@@ -106,7 +224,7 @@ impl Collapser {
         self.run += 1;
     }
 
-    fn flush(&mut self, out: &mut String) {
+    fn flush(&mut self, out: &mut Out) {
         if self.run > 0 && (self.wrote || !self.trim_start) {
             out.push(if self.run >= 2 { ' ' } else { self.run_char });
         }
@@ -114,10 +232,12 @@ impl Collapser {
         self.wrote = true;
     }
 
-    fn feed(&mut self, out: &mut String, s: &str) {
-        let bytes = s.as_bytes();
-        let mut i = 0;
-        while i < bytes.len() {
+    /// Feeds the input's bytes `region`.
+    fn feed(&mut self, out: &mut Out, region: Range<usize>) {
+        // The text up to the region's end (the same offsets): no rule looks past the region.
+        let s = out.text.get(..region.end).unwrap_or_default();
+        let mut i = region.start;
+        while i < region.end {
             if let Some(c) = whitespace_at(s, i) {
                 self.whitespace(c);
                 i += c.len_utf8();
@@ -128,12 +248,12 @@ impl Collapser {
             let begin = i;
             i = unchanged_run(s, i);
             self.flush(out);
-            out.push_str(s.get(begin..i).unwrap_or_default());
+            out.push_range(begin..i);
         }
     }
 
     /// Ends the region keeping a pending whitespace run (more text follows on the line).
-    fn finish_open(mut self, out: &mut String) {
+    fn finish_open(mut self, out: &mut Out) {
         if self.run > 0 {
             self.flush(out);
         }
@@ -141,52 +261,68 @@ impl Collapser {
 }
 
 /// Writes the region of `text` with the markers `remove` selects replaced by one space each;
-/// returns how many were removed.
-fn write_region(
-    out: &mut String,
-    text: &str,
+/// returns how many were removed. Every marker of the region is also added to `found`.
+fn write_region<'t>(
+    out: &mut Out<'t>,
     region: Range<usize>,
     collapser: &mut Collapser,
     remove: &impl Fn(MarkerKind) -> bool,
+    found: &mut Option<Found<'t>>,
 ) -> usize {
     let mut removed = 0;
     let mut pos = region.start;
+    let text = out.text;
     for span in RegionMarkers::new(text, region.clone()) {
+        if let Some(found) = found {
+            found.add(
+                span.kind,
+                text.get(span.value.clone()).unwrap_or_default().trim(),
+            );
+        }
         if remove(span.kind) {
-            collapser.feed(out, text.get(pos..span.range.start).unwrap_or_default());
+            collapser.feed(out, pos..span.range.start);
             collapser.whitespace(' ');
             pos = span.range.end;
             removed += 1;
         }
     }
-    collapser.feed(out, text.get(pos..region.end).unwrap_or_default());
+    collapser.feed(out, pos..region.end);
     removed
 }
 
-pub(super) fn strip_with(text: &str, remove: impl Fn(MarkerKind) -> bool) -> (String, usize) {
-    strip_lines(text, remove, true)
+/// [`super::parse`] and the stored-content view in one pass.
+pub(super) fn parse_and_strip_routing(text: &str) -> (super::Markers, Cow<'_, str>) {
+    let mut found = Some(Found::default());
+    let (view, _) = strip_lines(text, MarkerKind::is_routing, true, &mut found);
+    (found.unwrap_or_default().into_markers(), view)
+}
+
+pub(super) fn strip_with(text: &str, remove: impl Fn(MarkerKind) -> bool) -> (Cow<'_, str>, usize) {
+    strip_lines(text, remove, true, &mut None)
 }
 
 /// The strip, line by line; with `copy_blocks`, unchanged prose is first copied a block at a
 /// time ([`Lines::skip_unchanged`]), which must not change the result (a unit test checks).
-fn strip_lines(
-    text: &str,
+/// Every marker met is added to `found` (when given): the markers of [`super::spans`], since
+/// the lines not written region by region hold none.
+fn strip_lines<'t>(
+    text: &'t str,
     remove: impl Fn(MarkerKind) -> bool,
     copy_blocks: bool,
-) -> (String, usize) {
-    let mut out = String::with_capacity(text.len());
+    found: &mut Option<Found<'t>>,
+) -> (Cow<'t, str>, usize) {
+    let mut out = Out::new(text);
     let mut removed = 0;
     let mut lines = Lines::new(text);
     loop {
         let mut resume = None;
         if let Some(block) = copy_blocks.then(|| lines.skip_unchanged()).flatten() {
-            if !out.is_empty() {
-                out.push('\n');
-            }
+            out.start_line();
             if block.end > lines.pos {
                 resume = Some(block.end);
             }
-            out.push_str(text.get(block).unwrap_or_default());
+            out.push_range(block);
+            out.end_line(false);
         }
         let Some(line) = lines.next() else {
             break;
@@ -194,57 +330,43 @@ fn strip_lines(
         if let Some(at) = resume {
             // The start of this text line is written already (and is not whitespace).
             let mut collapser = Collapser::resumed();
-            removed += write_region(&mut out, text, at..line.end, &mut collapser, &remove);
+            removed += write_region(&mut out, at..line.end, &mut collapser, &remove, found);
             continue;
         }
-        let mark = out.len();
-        if mark > 0 {
-            out.push('\n');
-        }
-        let body = out.len();
-        let verbatim = |out: &mut String, range: Range<usize>| {
-            out.push_str(text.get(range).unwrap_or_default());
-        };
+        out.start_line();
         match line.kind {
             LineKind::Text => {
                 let mut collapser = Collapser::new(true);
                 removed += write_region(
                     &mut out,
-                    text,
                     line.start..line.end,
                     &mut collapser,
                     &remove,
+                    found,
                 );
             }
-            LineKind::Code => verbatim(&mut out, line.start..line.end),
+            LineKind::Code => out.push_range(line.start..line.end),
             LineKind::FenceOpen { code_at } => {
                 let prefix = line.start..code_at;
                 if RegionMarkers::new(text, prefix.clone()).next().is_some() {
                     let mut collapser = Collapser::new(true);
-                    removed += write_region(&mut out, text, prefix, &mut collapser, &remove);
+                    removed += write_region(&mut out, prefix, &mut collapser, &remove, found);
                     collapser.finish_open(&mut out);
-                    verbatim(&mut out, code_at..line.end);
+                    out.push_range(code_at..line.end);
                 } else {
-                    verbatim(&mut out, line.start..line.end);
+                    out.push_range(line.start..line.end);
                 }
             }
             LineKind::FenceClose { rest_at } => {
-                verbatim(&mut out, line.start..rest_at);
+                out.push_range(line.start..rest_at);
                 let mut collapser = Collapser::new(false);
-                removed += write_region(&mut out, text, rest_at..line.end, &mut collapser, &remove);
+                removed +=
+                    write_region(&mut out, rest_at..line.end, &mut collapser, &remove, found);
             }
         }
-        if out.len() == body && line.kind == LineKind::Text {
-            out.truncate(mark);
-        }
+        out.end_line(line.kind != LineKind::Text);
     }
-    let end = out.trim_end().len();
-    out.truncate(end);
-    let lead = out.len() - out.trim_start().len();
-    if lead > 0 {
-        out.drain(..lead);
-    }
-    (out, removed)
+    (out.trimmed(), removed)
 }
 
 #[cfg(test)]
@@ -309,7 +431,10 @@ mod tests {
         #[test]
         fn block_copy_fast_path_changes_no_output(text in text()) {
             for remove in [(|_| true) as fn(MarkerKind) -> bool, MarkerKind::is_routing] {
-                prop_assert_eq!(strip_lines(&text, remove, true), strip_lines(&text, remove, false));
+                prop_assert_eq!(
+                    strip_lines(&text, remove, true, &mut None),
+                    strip_lines(&text, remove, false, &mut None)
+                );
             }
         }
 

@@ -29,6 +29,34 @@ for (const [build, { ContextManager }] of builds) {
     assert.equal(cm.getLatestMessage().id, 'msg-2');
   });
 
+  test(`${build}: a stored message is {id, ...message} with its keys in the given order, whatever the shape`, () => {
+    const ts = new Date(5);
+    const tag = Symbol('tag');
+    const shapes = [
+      { speaker: kailai, content: 'a' },
+      { speaker: kailai, content: 'a', routing: to('max') },
+      { speaker: kailai, content: 'a', routing: undefined },
+      { speaker: kailai, content: 'a', timestamp: ts },
+      { speaker: kailai, content: 'a', routing: to('max'), timestamp: ts },
+      { timestamp: ts, speaker: kailai, content: 'a', routing: to('max') },
+      { content: 'a', speaker: kailai },
+      { speaker: kailai, content: 'a', routing: to('max'), timestamp: ts, extra: 1 },
+      { id: 'mine', speaker: kailai, content: 'a' },
+      { speaker: kailai, content: 'a', [tag]: 1 },
+      Object.assign(Object.create({ inherited: 1 }), { speaker: kailai, content: 'a' }),
+    ];
+    for (const shape of shapes) {
+      const stored = new ContextManager().addMessage(shape);
+      const expected = { id: 'msg-1', ...shape };
+      delete expected[tag];
+      if (!('timestamp' in expected)) expected.timestamp = stored.timestamp;
+      assert.deepEqual(Object.keys(stored), Object.keys(expected), JSON.stringify(shape));
+      assert.deepEqual(stored, expected, JSON.stringify(shape));
+      assert.equal(Object.getOwnPropertySymbols(stored).length, 0, 'symbol-keyed properties are not stored');
+      assert.ok(stored.timestamp instanceof Date);
+    }
+  });
+
   test(`${build}: getMessages returns a new array each call and getLatestMessage is null when empty`, () => {
     const cm = new ContextManager();
     assert.deepEqual(cm.getMessages(), []);

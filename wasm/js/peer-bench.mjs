@@ -5,6 +5,8 @@
 // this repository: nothing of the peer is committed):
 //
 //   PEER_OUT=/path/to/agent_chatter/out cargo xtask bench
+//
+// ONLY=<text> runs only the rows whose label contains it (`ONLY=stripAll node wasm/js/peer-bench.mjs`).
 import { pkgDir } from './helpers.mjs';
 
 const ours = await import(new URL('node/index.js', pkgDir).href);
@@ -65,8 +67,10 @@ const filled = (CM, n, options = {}, size = 160) => {
 };
 
 const rows = [];
+const wanted = (label) => !process.env.ONLY || label.includes(process.env.ONLY);
 /** Runs `make(CM)`'s returned call for ours and the peer; `perCall` divides each time. */
 function row(label, make, iterations, perCall = 1) {
+  if (!wanted(label)) return;
   const fns = [make(ours.ContextManager)];
   if (peer) fns.push(make(peer.ContextManager));
   const [o, p] = compare(fns, iterations).map((us) => us / perCall);
@@ -97,10 +101,14 @@ row('same, window 1000, N = 10⁴ (trimming)', (CM) => prompt('claude')(filled(C
   const plain = body(3, 1 << 20);
   for (const [label, text, iterations] of [['2 KB with 2 markers', two, 2000], ['1 MiB plain text', plain, 10]]) {
     const router = peer ? new peer.MessageRouter() : null;
-    const [o, p] = compare([() => ours.parseMessage(text), ...(peer ? [() => router.parseMessage(text)] : [])], iterations);
-    rows.push([`parseMessage, ${label}`, p, o]);
-    const [os, ps] = compare([() => ours.stripAll(text), ...(peer ? [() => router.stripAllMarkersForContext(text)] : [])], iterations);
-    rows.push([`stripAll, ${label}`, ps, os]);
+    if (wanted(`parseMessage, ${label}`)) {
+      const [o, p] = compare([() => ours.parseMessage(text), ...(peer ? [() => router.parseMessage(text)] : [])], iterations);
+      rows.push([`parseMessage, ${label}`, p, o]);
+    }
+    if (wanted(`stripAll, ${label}`)) {
+      const [os, ps] = compare([() => ours.stripAll(text), ...(peer ? [() => router.stripAllMarkersForContext(text)] : [])], iterations);
+      rows.push([`stripAll, ${label}`, ps, os]);
+    }
   }
 }
 

@@ -73,8 +73,7 @@ export function defineContextManager(PromptEngine) {
       // The common case inline: a valid `Date`, stored as given.
       const timestamp = given instanceof Date && given.getTime() >= 0 ? given : toDate(given, argument);
       if (!isCleanAddition(message, limit())) PromptEngine.checkMessage(message);
-      const stored = { id: `msg-${this.#nextSeq}`, ...message };
-      if (timestamp !== given) stored.timestamp = timestamp;
+      const stored = storedMessage(`msg-${this.#nextSeq}`, message, timestamp);
       this.#nextSeq += 1;
       this.#messages.push(stored);
       this.#onMessageAdded?.(stored);
@@ -83,7 +82,7 @@ export function defineContextManager(PromptEngine) {
 
     /** Every stored message, oldest first (a new array each call; the same objects). */
     getMessages() {
-      return [...this.#messages];
+      return this.#messages.slice();
     }
 
     /** The newest message, or `null`. */
@@ -153,7 +152,7 @@ export function defineContextManager(PromptEngine) {
 
     /** `{messages, teamTask, timestamp, version: 1}` in the peer's shapes, taken now. */
     exportSnapshot() {
-      return { messages: [...this.#messages], teamTask: this.#teamTask, timestamp: Date.now(), version: 1 };
+      return { messages: this.#messages.slice(), teamTask: this.#teamTask, timestamp: Date.now(), version: 1 };
     }
 
     /**
@@ -329,6 +328,47 @@ function hook(value, name) {
  * The stored timestamp: the `Date` given, or one made from milliseconds or a date string.
  * `argument` names the call (the error message is made only when needed).
  */
+/**
+ * The message as stored: `{id, ...message}` with `timestamp` in place (or last, when absent),
+ * as the peer stores it, except that symbol-keyed properties are not copied. The usual shapes
+ * (the keys below, in these orders: what callers and the peer's coordinator pass) are built as
+ * object literals, about twice as fast as the spread.
+ */
+function storedMessage(id, m, timestamp) {
+  let n = 0;
+  let k0;
+  let k1;
+  let k2;
+  let k3;
+  for (const k in m) {
+    if (n === 0) k0 = k;
+    else if (n === 1) k1 = k;
+    else if (n === 2) k2 = k;
+    else if (n === 3) k3 = k;
+    else return spreadMessage(id, m, timestamp);
+    n += 1;
+  }
+  if (k0 === 'speaker' && k1 === 'content') {
+    if (n === 2) return { id, speaker: m.speaker, content: m.content, timestamp };
+    if (n === 3 && k2 === 'routing') return { id, speaker: m.speaker, content: m.content, routing: m.routing, timestamp };
+    if (n === 3 && k2 === 'timestamp') return { id, speaker: m.speaker, content: m.content, timestamp };
+    if (n === 4 && k2 === 'routing' && k3 === 'timestamp') {
+      return { id, speaker: m.speaker, content: m.content, routing: m.routing, timestamp };
+    }
+  } else if (n === 4 && k0 === 'timestamp' && k1 === 'speaker' && k2 === 'content' && k3 === 'routing') {
+    return { id, timestamp, speaker: m.speaker, content: m.content, routing: m.routing };
+  }
+  return spreadMessage(id, m, timestamp);
+}
+
+/** `storedMessage` for any other shape. */
+function spreadMessage(id, m, timestamp) {
+  const stored = { id, ...m };
+  for (const symbol of Object.getOwnPropertySymbols(stored)) delete stored[symbol];
+  stored.timestamp = timestamp;
+  return stored;
+}
+
 function toDate(value, argument) {
   if (value === undefined || value === null) return new Date();
   if (value instanceof Date) {

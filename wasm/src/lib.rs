@@ -14,6 +14,7 @@
 //! `wasm/js/types.test.mjs` checks real outputs against them).
 
 pub mod conversation;
+pub mod inbox;
 pub mod js;
 pub mod json_writer;
 pub mod markers;

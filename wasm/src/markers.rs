@@ -1,35 +1,39 @@
 //! The wasm half of `parseMessage`, `stripAll`, `stripRouting` (DESIGN §5, §12); their JS half
-//! (`wasm/npm/markers.js`) hands the text in and makes the result.
+//! (`wasm/npm/markers.js`) hands the text in through the [`inbox`](crate::inbox) and makes the
+//! result.
 //!
-//! A stripped text is very often the input itself, trimmed (prose without markers): then only
-//! its position crosses back, in UTF-16 units, and JS slices the
-//! string it already has — no second copy of a long text is decoded. Otherwise the text
-//! crosses as a string. Every rule stays in the core's `markers` module.
+//! A stripped text is very often a piece of the input (prose without markers inside it): the
+//! core then returns it borrowed, and only its position crosses back — its start and how much
+//! follows it, in UTF-16 units, read with `viewStart()`/`viewTail()` — for JS to slice the string
+//! it already has. Both are counted over the (short) trimmed ends, never over the whole text.
+//! Otherwise the text crosses as a string. Every rule stays in the core's `markers` module.
+
+use std::borrow::Cow;
+use std::cell::Cell;
 
 use agent_chatter::markers::{self, DropTargets};
-use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
-/// The text the JS half encoded with the host's `TextEncoder` (always valid UTF-8: lone
-/// surrogates become U+FFFD), copied once into wasm memory.
-fn text_of<'a>(utf8: &'a [u8], argument: &str) -> Result<&'a str, JsError> {
-    std::str::from_utf8(utf8).map_err(|e| JsError::new(&format!("{argument}: not UTF-8: {e}")))
+use crate::inbox::with_text;
+
+thread_local! {
+    /// The last view's position in its input, in UTF-16 units: (start, units after its end).
+    static VIEW: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
 }
 
-/// `[start, end]` (UTF-16 units) when `out` is the input with only whitespace trimmed off its
-/// ends (the common case of prose: one comparison, no search), else `out`.
-fn view_of(input: &str, out: String) -> JsValue {
-    let at = input.len() - input.trim_start().len();
-    if input.as_bytes().get(at..at + out.len()) == Some(out.as_bytes()) {
-        let start = utf16_len(&input[..at]);
-        let end = start + utf16_len(&out);
-        return Array::of2(
-            &JsValue::from_f64(start as f64),
-            &JsValue::from_f64(end as f64),
-        )
-        .into();
+/// `None` when `out` is a piece of `input` (its position is then in [`VIEW`]), else the text.
+fn view_of(input: &str, out: Cow<'_, str>) -> Option<String> {
+    if let Cow::Borrowed(piece) = &out {
+        // A borrowed strip is a slice of its input, so its address lies within the input's.
+        let start = (piece.as_ptr() as usize).checked_sub(input.as_ptr() as usize);
+        if let Some((before, after)) =
+            start.and_then(|start| Some((input.get(..start)?, input.get(start + piece.len()..)?)))
+        {
+            VIEW.set((utf16_len(before), utf16_len(after)));
+            return None;
+        }
     }
-    JsValue::from_str(&out)
+    Some(out.into_owned())
 }
 
 /// UTF-16 length of `s`: one unit per character, two for those above U+FFFF.
@@ -40,61 +44,88 @@ fn utf16_len(s: &str) -> usize {
         .sum()
 }
 
-/// The agent view of the UTF-8 text (FROM, TEAM_TASK, NEXT, DONE, DROP removed): `[start,
-/// end]` of the input or the text.
-#[wasm_bindgen(js_name = stripAllView, unchecked_return_type = "[number, number] | string")]
-pub fn strip_all_view(utf8: &[u8]) -> Result<JsValue, JsError> {
-    let text = text_of(utf8, "stripAll(text)")?;
-    Ok(view_of(text, markers::strip_all(text)))
+/// Where the last view returned as `undefined` starts in its input (UTF-16 units).
+#[wasm_bindgen(js_name = viewStart)]
+pub fn view_start() -> usize {
+    VIEW.get().0
 }
 
-/// The stored-content view of `text` (NEXT, DONE, DROP removed): as [`strip_all_view`].
-#[wasm_bindgen(js_name = stripRoutingView, unchecked_return_type = "[number, number] | string")]
-pub fn strip_routing_view(utf8: &[u8]) -> Result<JsValue, JsError> {
-    let text = text_of(utf8, "stripRouting(text)")?;
-    Ok(view_of(text, markers::strip_routing(text)))
+/// How many UTF-16 units of its input follow the last view returned as `undefined`.
+#[wasm_bindgen(js_name = viewTail)]
+pub fn view_tail() -> usize {
+    VIEW.get().1
 }
 
-/// The markers of `text` as `[cleanContent view, addressees, intents, fromMember,
-/// teamTask, dropTargets, isDone]` (arrays of strings; `null` for absent values): the JS half
-/// makes the peer's `parseMessage` result from it, with no JSON in between.
-#[wasm_bindgen(js_name = parseMessageParts, unchecked_return_type = "unknown[]")]
-pub fn parse_message_parts(utf8: &[u8]) -> Result<JsValue, JsError> {
-    let text = text_of(utf8, "parseMessage(text)")?;
-    let parsed = markers::parse(text);
-    let clean = view_of(text, markers::strip_routing(text));
-    let names = Array::new();
-    let intents = Array::new();
-    for a in &parsed.next {
-        names.push(&JsValue::from_str(&a.name));
-        intents.push(&JsValue::from_str(a.intent.as_str()));
-    }
-    let optional = |s: Option<&str>| s.map_or(JsValue::NULL, JsValue::from_str);
-    let drops = Array::new();
-    match &parsed.drop {
-        None => {}
-        Some(DropTargets::All) => {
-            drops.push(&JsValue::from_str("ALL"));
-        }
-        Some(DropTargets::Members(names)) => {
-            for name in names {
-                drops.push(&JsValue::from_str(name));
-            }
-        }
-    }
-    let parts = Array::new();
-    for part in [
-        clean,
-        names.into(),
-        intents.into(),
-        optional(parsed.from.as_deref()),
-        optional(parsed.team_task.as_deref()),
-        drops.into(),
-        JsValue::from_bool(parsed.done),
+/// The agent view (FROM, TEAM_TASK, NEXT, DONE, DROP removed) of the `len` bytes in the inbox:
+/// `undefined` when it is a piece of the input (see [`view_start`]), else the text.
+#[wasm_bindgen(js_name = stripAllView)]
+pub fn strip_all_view(len: usize) -> Result<Option<String>, JsError> {
+    with_text(len, "stripAll(text)", |text| {
+        view_of(text, markers::strip_all(text))
+    })
+}
+
+/// The stored-content view (NEXT, DONE, DROP removed): as [`strip_all_view`].
+#[wasm_bindgen(js_name = stripRoutingView)]
+pub fn strip_routing_view(len: usize) -> Result<Option<String>, JsError> {
+    with_text(len, "stripRouting(text)", |text| {
+        view_of(text, markers::strip_routing(text))
+    })
+}
+
+/// The markers of the `len` bytes in the inbox, packed in one string so the result crosses
+/// once (each small string or array crossing on its own cost more than the parse): lines of
+/// flags (`v`: cleanContent is a view, see [`view_start`]; `f`, `t`: fromMember, teamTask
+/// present; `d`: isDone), addressees (comma-separated: names never hold a comma), their
+/// intents (one digit each), fromMember, teamTask, dropTargets (comma-separated), then
+/// cleanContent unless it is a view. Values never hold a line break (markers end at one).
+#[wasm_bindgen(js_name = parseMessagePacked)]
+pub fn parse_message_packed(len: usize) -> Result<String, JsError> {
+    with_text(len, "parseMessage(text)", packed)
+}
+
+fn packed(text: &str) -> String {
+    let (parsed, clean) = markers::parse_and_strip_routing(text);
+    let clean = view_of(text, clean);
+    let mut out = String::new();
+    for (flag, on) in [
+        ('v', clean.is_none()),
+        ('f', parsed.from.is_some()),
+        ('t', parsed.team_task.is_some()),
+        ('d', parsed.done),
     ] {
-        parts.push(&part);
+        if on {
+            out.push(flag);
+        }
     }
-    Ok(parts.into())
+    out.push('\n');
+    push_list(&mut out, parsed.next.iter().map(|a| a.name.as_str()));
+    for a in &parsed.next {
+        out.push_str(&a.intent.as_str()[1..]);
+    }
+    out.push('\n');
+    for value in [&parsed.from, &parsed.team_task] {
+        out.push_str(value.as_deref().unwrap_or_default());
+        out.push('\n');
+    }
+    match &parsed.drop {
+        None => push_list(&mut out, std::iter::empty()),
+        Some(DropTargets::All) => push_list(&mut out, std::iter::once("ALL")),
+        Some(DropTargets::Members(names)) => push_list(&mut out, names.iter().map(String::as_str)),
+    }
+    out.push_str(clean.as_deref().unwrap_or_default());
+    out
+}
+
+/// `names` comma-separated, then a line break.
+fn push_list<'a>(out: &mut String, names: impl Iterator<Item = &'a str>) {
+    for (i, name) in names.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(name);
+    }
+    out.push('\n');
 }
 
 #[cfg(test)]

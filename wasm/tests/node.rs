@@ -38,13 +38,20 @@ fn js_error_message(value: JsValue) -> String {
 }
 
 #[wasm_bindgen_test]
-fn parse_message_parts_cross_as_plain_arrays_with_nulls() {
-    let value = agent_chatter_wasm::markers::parse_message_parts("[DONE] [DROP: ALL]".as_bytes())
-        .expect("parts");
-    let json = js_sys::JSON::stringify(&value)
-        .expect("plain array")
-        .as_string()
-        .expect("string");
-    // The clean content `""` is the input trimmed to nothing: a view `[start, end]`.
-    assert_eq!(json, r#"[[0,0],[],[],null,null,["ALL"],true]"#);
+fn parse_message_crosses_packed_in_one_string() {
+    use agent_chatter_wasm::inbox::hand_in;
+    use agent_chatter_wasm::markers::{parse_message_packed, view_start, view_tail};
+    let packed = |text: &str| parse_message_packed(hand_in(text)).expect("packed");
+    // Flags, names, intents, from, task, drops; the clean content "" is a view of the input.
+    assert_eq!(packed("[DONE] [DROP: ALL]"), "vd\n\n\n\n\nALL\n");
+    assert_eq!(
+        packed("[FROM: k] hi [NEXT: max !P1, sarah]"),
+        "vf\nmax,sarah\n12\nk\n\n\n"
+    );
+    // `[FROM: k] hi` is the start of the input: its position, in UTF-16 units.
+    assert_eq!((view_start(), view_tail()), (0, 23));
+    // `[TEAM_TASK:]` clears the task: present, empty.
+    assert_eq!(packed("[TEAM_TASK:] x [DONE]"), "vtd\n\n\n\n\n\n");
+    // Not a piece of the input: the clean content follows the last line.
+    assert_eq!(packed("a [NEXT: b] c"), "\nb\n2\n\n\n\na c");
 }
