@@ -17,11 +17,22 @@ fn run(kind: AgentType, chunks: &[&[u8]]) -> (String, String) {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&cuts, bytes)) = data.split_first() else { return };
+    let Some((&cuts, bytes)) = data.split_first() else {
+        return;
+    };
     // Split points derived from the input: every `cuts`-th byte, at least 1.
     let step = usize::from(cuts % 17) + 1;
     let chunks: Vec<&[u8]> = bytes.chunks(step).collect();
-    for kind in [AgentType::Claude, AgentType::Codex, AgentType::Gemini, AgentType::Command] {
-        assert_eq!(run(kind, &[bytes]), run(kind, &chunks), "{kind:?}: split changed the result");
+    for kind in [
+        AgentType::Claude,
+        AgentType::Codex,
+        AgentType::Gemini,
+        AgentType::Command,
+    ] {
+        assert_eq!(
+            run(kind, &[bytes]),
+            run(kind, &chunks),
+            "{kind:?}: split changed the result"
+        );
     }
 });

@@ -1,6 +1,7 @@
 //! Marker parse and strip on any text, differential: the fast scanning engine must give
 //! exactly what the plain line-by-line reference (`markers::reference`) gives — the same
-//! spans, line roles, parsed meaning and stripped text with its count. Besides: no panic,
+//! spans, line roles, parsed meaning and stripped text with its count (also read together by
+//! `parse_and_strip_routing`). Besides: no panic,
 //! spans in order on character boundaries, strips never longer than the input.
 #![no_main]
 use agent_chatter::markers::{self, reference};
@@ -21,10 +22,33 @@ fuzz_target!(|text: &str| {
         reference::line_spans(text),
         "line roles differ"
     );
-    assert_eq!(markers::parse(text), reference::parse(text), "parse differs");
+    assert_eq!(
+        markers::parse(text),
+        reference::parse(text),
+        "parse differs"
+    );
     let all = markers::strip_all_counted(text);
     let routing = markers::strip_routing_counted(text);
     assert!(all.0.len() <= text.len() && routing.0.len() <= text.len());
-    assert_eq!(all, reference::strip_all_counted(text), "strip_all differs");
-    assert_eq!(routing, reference::strip_routing_counted(text), "strip_routing differs");
+    let reference_routing = reference::strip_routing_counted(text);
+    assert_eq!(
+        (all.0.into_owned(), all.1),
+        reference::strip_all_counted(text),
+        "strip_all differs"
+    );
+    assert_eq!(
+        (routing.0.into_owned(), routing.1),
+        reference_routing,
+        "strip_routing differs"
+    );
+    let (parsed, view) = markers::parse_and_strip_routing(text);
+    assert_eq!(
+        parsed,
+        reference::parse(text),
+        "parse_and_strip_routing: parse differs"
+    );
+    assert_eq!(
+        view, reference_routing.0,
+        "parse_and_strip_routing: view differs"
+    );
 });

@@ -10,7 +10,10 @@ fuzz_target!(|text: &str| {
     for member in &scenario.team.members {
         if let Ok(p) = agent_chatter::scenario::preview(&scenario, &member.id) {
             let total = p.prompt.len() + p.system_flag.as_ref().map_or(0, String::len);
-            assert!(total <= scenario.team.settings.max_bytes, "{total} > max bytes");
+            assert!(
+                total <= scenario.team.settings.max_bytes,
+                "{total} > max bytes"
+            );
             assert_eq!(p.explain.total_bytes, total);
         }
     }

@@ -6,7 +6,7 @@
 //! stable only; `RUSTC_BOOTSTRAP=1` is the documented way to use them on a stable compiler,
 //! and it is set for the fuzz build alone, never for the project's own builds.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::proc::{self, Ctx};
 
@@ -82,6 +82,8 @@ pub fn fuzz(ctx: &Ctx, seconds: u64, target: Option<&str>) -> Result<(), String>
             .filter(|p| p.is_dir())
             .collect();
         eprintln!("fuzz: {name} for {seconds} s");
+        let artifacts = fuzz_dir.join("artifacts").join(name);
+        let before = files_in(&artifacts);
         proc::run(
             ctx.cargo(&["fuzz", "run", name])
                 .current_dir(&fuzz_dir)
@@ -98,8 +100,23 @@ pub fn fuzz(ctx: &Ctx, seconds: u64, target: Option<&str>) -> Result<(), String>
                 ]),
         )
         .map_err(|e| {
-            format!("fuzz target {name}: {e} (the crashing input is under fuzz/artifacts/{name}/)")
+            let new: Vec<String> = files_in(&artifacts)
+                .difference(&before)
+                .map(|p| ctx.rel(p))
+                .collect();
+            if new.is_empty() {
+                format!("fuzz target {name}: {e} (no crashing input was written: see the output above, e.g. a build error)")
+            } else {
+                format!("fuzz target {name}: {e} (crashing input: {})", new.join(", "))
+            }
         })?;
     }
     Ok(())
+}
+
+/// The files in `dir` (none when it does not exist).
+fn files_in(dir: &Path) -> std::collections::BTreeSet<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|entries| entries.filter_map(|e| Some(e.ok()?.path())).collect())
+        .unwrap_or_default()
 }
