@@ -124,6 +124,8 @@
 //!   shared by the CLI, the npm package and the page.
 //! - [`config`]: team configs, ours and the peer's `cli-config` 1.1/1.2; [`snapshot`]:
 //!   snapshot v1 export/import, validated before anything changes.
+//! - [`peer`]: the TypeScript peer's shapes (messages, routing, intents) and their conversion,
+//!   and where its configs and snapshots are read.
 
 pub mod assemble;
 pub mod budget;
@@ -137,6 +139,7 @@ mod hash;
 mod json;
 pub mod markers;
 pub mod message;
+pub mod peer;
 pub mod scenario;
 pub mod session;
 pub mod snapshot;

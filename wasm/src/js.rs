@@ -22,7 +22,7 @@ pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
 }
 
 /// `JSON.parse(text)`: the second half of [`to_js`], for JSON text written another way
-/// ([`crate::json_writer`]).
+/// (`agent_chatter::peer`'s JSON writer).
 pub fn parse_json(text: &str) -> Result<JsValue, JsError> {
     js_sys::JSON::parse(text).map_err(|e| {
         let reason = js_sys::Error::from(e).message();

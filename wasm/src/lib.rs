@@ -9,16 +9,14 @@
 //! Thin by rule: every export converts its JS input ([`js::from_js`], [`js::json_text`],
 //! [`js::string_arg`]), calls the core, and converts the result back with [`js::to_js`];
 //! errors become JS `Error`s with the core's message ([`js::into_error`]). The peer's shapes
-//! and their conversion live in [`peer_shapes`]. The TypeScript declarations of every input
+//! and their conversion live in the core's `peer` module. The TypeScript declarations of every input
 //! and output are in `types.d.ts`, appended to the generated `.d.ts` (no `any` anywhere;
 //! `wasm/js/types.test.mjs` checks real outputs against them).
 
 pub mod conversation;
 pub mod inbox;
 pub mod js;
-pub mod json_writer;
 pub mod markers;
-pub mod peer_shapes;
 pub mod preview;
 pub mod prompt_engine;
 

@@ -26,7 +26,7 @@ use agent_chatter::snapshot;
 use crate::js::{
     from_js, into_error, json_text, optional_string_arg, parse_json, set_date_at, string_arg, to_js,
 };
-use crate::peer_shapes::{NewPeerMessage, PeerMessages};
+use agent_chatter::peer::message::{NewPeerMessage, PeerMessages};
 
 type Mirror = Rc<RefCell<ContextManager>>;
 

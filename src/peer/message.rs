@@ -1,6 +1,7 @@
-//! The TypeScript peer's (`@testany/agent-chatter-core` 1.1.8) JS shapes, as serde types, and
-//! their conversion to and from the core's types. Keeping every peer shape here keeps the
-//! exported functions thin (DESIGN §12: the binding only converts).
+//! The peer's message shapes (`ConversationMessage`, `SpeakerInfo`, `MessageRouting`,
+//! `ResolvedAddressee`, the long intent names), as serde types, and their conversion to and
+//! from the core's [`Message`]. The npm binding reads `addMessage`'s argument and writes
+//! stored messages with them, so it only converts (DESIGN §12).
 //!
 //! Conversion rules (documented for npm users in the README):
 //! - speaker `{id, name, displayName, type}` ↔ the core's `Speaker` (`type` ↔ `kind`);
@@ -13,11 +14,11 @@
 //!   `rawNextMarkers` lists one name per entry.
 //! - `timestamp` is milliseconds here; the binding turns it into a JS `Date` on output.
 
-use agent_chatter::markers::{self, Intent};
-use agent_chatter::message::{Addressee, Message, MessageId, Routing, Speaker, SpeakerKind};
+use crate::markers::{self, Intent};
+use crate::message::{Addressee, Message, MessageId, Routing, Speaker, SpeakerKind};
 use serde::{Deserialize, Serialize};
 
-use crate::json_writer::JsonWriter;
+use super::json_writer::JsonWriter;
 
 /// The peer's `SpeakerInfo`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -185,9 +186,9 @@ fn next_marker_addressees(raw: &str) -> Vec<Addressee> {
 }
 
 /// A stored message in the peer's `ConversationMessage` shape (`timestamp` in ms; the binding
-/// makes it a `Date`), written straight from the core's message as JSON text: `getMessages`
-/// of 10⁴ messages copies no string and builds no intermediate value (see
-/// [`crate::json_writer`]). Keys in the peer's order: `id, timestamp, speaker, content,
+/// makes it a `Date`), written straight from the core's message as JSON text: a snapshot of
+/// 10⁴ messages read for the npm `importSnapshot` copies no string and builds no intermediate
+/// value (the peer module's JSON writer). Keys in the peer's order: `id, timestamp, speaker, content,
 /// routing?`; `routing` is left out when the message carries none (as in the peer).
 #[derive(Debug, Clone, Copy)]
 pub struct PeerMessage<'a>(pub &'a Message);
@@ -440,7 +441,7 @@ mod tests {
             speaker: Speaker::system(),
             content: "x".into(),
             routing: routing.clone(),
-            at: agent_chatter::message::Millis(7),
+            at: crate::message::Millis(7),
         };
         let v = serde_json::from_str::<serde_json::Value>(&PeerMessage(&m).to_json())
             .expect("valid JSON");
@@ -460,7 +461,7 @@ mod tests {
             speaker: Speaker::system(),
             content: "x".into(),
             routing: Routing::default(),
-            at: agent_chatter::message::Millis(5),
+            at: crate::message::Millis(5),
         };
         let v = serde_json::from_str::<serde_json::Value>(&PeerMessage(&m).to_json())
             .expect("valid JSON");

@@ -1,6 +1,5 @@
-//! A small JSON text writer for the large outputs of `ContextManager` (message lists,
-//! snapshots). They cross to JS as one JSON text and one `JSON.parse`, like every output
-//! ([`crate::js::to_js`]); writing that text directly (whole unescaped runs copied at once,
+//! A small JSON text writer for long lists of messages in the peer's shape (the npm
+//! binding's `readSnapshot`): writing the text directly (whole unescaped runs copied at once,
 //! one buffer sized up front) takes a fraction of the time serde_json's generic writer needs in
 //! the size-optimized wasm, where its per-token calls are not inlined.
 

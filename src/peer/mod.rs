@@ -1,0 +1,14 @@
+//! The TypeScript peer's (`@testany/agent-chatter-core` 1.1.8) shapes, and their conversion to
+//! and from ours, so the pipeline takes only the core's own types and a host only converts.
+//!
+//! - [`message`]: its messages, speakers, routing (`rawNextMarkers`, `resolvedAddressees`,
+//!   `parsedAddressees`) and long intent names (`P1_INTERRUPT`, …), read from and written to
+//!   JSON for the npm `ContextManager`.
+//! - Its `cli-config` 1.1/1.2 team files are read (and written) by [`crate::config`], beside
+//!   ours: the two formats share the reading of members and settings, and one entry point,
+//!   [`crate::config::load_team`], tells them apart.
+//! - Its snapshots are read by [`crate::snapshot::import`], the one snapshot reader, which takes
+//!   the peer's message shape as well as ours.
+
+mod json_writer;
+pub mod message;
