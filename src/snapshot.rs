@@ -35,6 +35,7 @@ use crate::message::Intent;
 use crate::message::{
     Addressee, Message, MessageId, Millis, Routing, Speaker, SpeakerKind, MAX_MESSAGE_BYTES,
 };
+use crate::peer::message::{intent_named, raw_next_marker_addressees};
 
 /// The snapshot format version this code writes and reads.
 pub const SNAPSHOT_VERSION: u32 = 1;
@@ -306,7 +307,7 @@ fn routing(obj: Obj<'_, '_>) -> Result<Routing, FieldError> {
             let a = json::object(item, at)?;
             let intent = match a.opt_str("intent")? {
                 None => Intent::default(),
-                Some(s) => intent(s).ok_or_else(|| {
+                Some(s) => intent_named(s).ok_or_else(|| {
                     a.path
                         .key("intent")
                         .invalid(format!("expected \"P1\", \"P2\" or \"P3\", found {s:?}"))
@@ -334,7 +335,7 @@ fn routing(obj: Obj<'_, '_>) -> Result<Routing, FieldError> {
     routing.parent = obj.opt_str("parent")?.map(|p| MessageId(p.to_string()));
     routing.intent = match obj.opt_str("intent")? {
         None => None,
-        Some(s) => Some(intent(s).ok_or_else(|| {
+        Some(s) => Some(intent_named(s).ok_or_else(|| {
             obj.path
                 .key("intent")
                 .invalid(format!("expected \"P1\", \"P2\" or \"P3\", found {s:?}"))
@@ -351,7 +352,10 @@ fn peer_routing(obj: Obj<'_, '_>) -> Result<Routing, FieldError> {
         let path = obj.path.key("parsedAddressees");
         for (i, item) in json::array(v, &path)?.iter().enumerate() {
             let a = json::object(item, path.index(i))?;
-            let intent = a.opt_str("intent")?.and_then(intent).unwrap_or_default();
+            let intent = a
+                .opt_str("intent")?
+                .and_then(intent_named)
+                .unwrap_or_default();
             routing.raw_next.push(Addressee {
                 name: a.str("name")?.to_string(),
                 intent,
@@ -359,7 +363,7 @@ fn peer_routing(obj: Obj<'_, '_>) -> Result<Routing, FieldError> {
         }
     } else {
         for raw in strings(&obj, "rawNextMarkers")? {
-            push_raw_next_marker(&mut routing.raw_next, &raw);
+            routing.raw_next.extend(raw_next_marker_addressees(&raw));
         }
     }
     if let Some(v) = obj.get("resolvedAddressees") {
@@ -377,43 +381,8 @@ fn peer_routing(obj: Obj<'_, '_>) -> Result<Routing, FieldError> {
     routing.parent = obj
         .opt_str("parentMessageId")?
         .map(|p| MessageId(p.to_string()));
-    routing.intent = obj.opt_str("intent")?.and_then(intent);
+    routing.intent = obj.opt_str("intent")?.and_then(intent_named);
     Ok(routing)
-}
-
-/// `P1`…`P3`, also in the peer's long forms (`P1_INTERRUPT`, `P2_REPLY`, `P3_EXTEND`).
-fn intent(s: &str) -> Option<Intent> {
-    match s.get(..2)?.to_ascii_uppercase().as_str() {
-        "P1" if s.len() == 2 || s.eq_ignore_ascii_case("P1_INTERRUPT") => Some(Intent::P1),
-        "P2" if s.len() == 2 || s.eq_ignore_ascii_case("P2_REPLY") => Some(Intent::P2),
-        "P3" if s.len() == 2 || s.eq_ignore_ascii_case("P3_EXTEND") => Some(Intent::P3),
-        _ => None,
-    }
-}
-
-/// Adds the addressees of one peer `rawNextMarkers` entry, which may hold one name or a whole
-/// marker value (`a, b !P1`); empty names are skipped.
-fn push_raw_next_marker(raw_next: &mut Vec<Addressee>, raw: &str) {
-    for part in raw.split(',') {
-        let (name, intent) = split_intent(part);
-        if !name.is_empty() {
-            raw_next.push(Addressee {
-                name: name.to_string(),
-                intent,
-            });
-        }
-    }
-}
-
-/// `"max !P1"` → (`max`, P1); without a suffix the intent is P2.
-fn split_intent(part: &str) -> (&str, Intent) {
-    let part = part.trim();
-    if let Some(bang) = part.rfind('!') {
-        if let Some(i) = intent(&part[bang + 1..]).filter(|_| part.len() - bang == 3) {
-            return (part[..bang].trim(), i);
-        }
-    }
-    (part, Intent::default())
 }
 
 fn strings(obj: &Obj<'_, '_>, key: &str) -> Result<Vec<String>, FieldError> {
@@ -530,26 +499,5 @@ mod tests {
         for (text, expected) in cases {
             assert_eq!(iso_8601_millis(text), expected, "{text}");
         }
-    }
-
-    #[test]
-    fn intents_short_and_long() {
-        let cases = [
-            ("P1", Some(Intent::P1)),
-            ("p3", Some(Intent::P3)),
-            ("P1_INTERRUPT", Some(Intent::P1)),
-            ("P2_REPLY", Some(Intent::P2)),
-            ("P3_EXTEND", Some(Intent::P3)),
-            ("P4", None),
-            ("P1X", None),
-            ("", None),
-            ("é", None),
-        ];
-        for (text, expected) in cases {
-            assert_eq!(intent(text), expected, "{text}");
-        }
-        assert_eq!(split_intent(" max !P1 "), ("max", Intent::P1));
-        assert_eq!(split_intent("max"), ("max", Intent::P2));
-        assert_eq!(split_intent("wow!"), ("wow!", Intent::P2));
     }
 }

@@ -32,15 +32,39 @@ pub struct PeerSpeaker {
     pub kind: SpeakerKind,
 }
 
-/// The peer's routing intent, in its long form; the short form is accepted on input.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// The peer's routing intent, in its long form (`P1_INTERRUPT`, …); read with
+/// [`intent_named`], so the short form and any case are accepted, as in snapshots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum PeerIntent {
-    #[serde(rename = "P1_INTERRUPT", alias = "P1")]
+    #[serde(rename = "P1_INTERRUPT")]
     Interrupt,
-    #[serde(rename = "P2_REPLY", alias = "P2")]
+    #[serde(rename = "P2_REPLY")]
     Reply,
-    #[serde(rename = "P3_EXTEND", alias = "P3")]
+    #[serde(rename = "P3_EXTEND")]
     Extend,
+}
+
+impl<'de> Deserialize<'de> for PeerIntent {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = std::borrow::Cow::<'de, str>::deserialize(d)?;
+        intent_named(&name).map(PeerIntent::from).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "expected P1_INTERRUPT, P2_REPLY, P3_EXTEND (or P1, P2, P3), found {name:?}"
+            ))
+        })
+    }
+}
+
+/// An intent by name: `P1`…`P3`, or the peer's long forms (`P1_INTERRUPT`, `P2_REPLY`,
+/// `P3_EXTEND`), ASCII case-insensitive. The one reading of the peer's intent names, for
+/// messages and snapshots alike.
+pub fn intent_named(s: &str) -> Option<Intent> {
+    match s.get(..2)?.to_ascii_uppercase().as_str() {
+        "P1" if s.len() == 2 || s.eq_ignore_ascii_case("P1_INTERRUPT") => Some(Intent::P1),
+        "P2" if s.len() == 2 || s.eq_ignore_ascii_case("P2_REPLY") => Some(Intent::P2),
+        "P3" if s.len() == 2 || s.eq_ignore_ascii_case("P3_EXTEND") => Some(Intent::P3),
+        _ => None,
+    }
 }
 
 impl From<PeerIntent> for Intent {
@@ -126,7 +150,7 @@ impl PeerRouting {
             None => self
                 .raw_next_markers
                 .iter()
-                .flat_map(|raw| next_marker_addressees(raw))
+                .flat_map(|raw| raw_next_marker_addressees(raw))
                 .collect(),
         };
         let (resolved, resolved_names) = self
@@ -173,16 +197,16 @@ impl PeerRouting {
     }
 }
 
-/// The addressees of one `rawNextMarkers` entry: a marker value (`a, b !P1`) or a whole
-/// marker (`[NEXT: a]`), read with the core's marker parser so the rules are the same.
-fn next_marker_addressees(raw: &str) -> Vec<Addressee> {
+/// The addressees of one `rawNextMarkers` entry: a marker value (`a, b !P1`, read by the
+/// core's marker grammar, [`markers::parse_addressees`]) or a whole marker (`[NEXT: a]`, read
+/// with [`markers::parse`]). The one reading of that field, for messages and snapshots alike.
+pub fn raw_next_marker_addressees(raw: &str) -> Vec<Addressee> {
     let trimmed = raw.trim();
-    let text = if trimmed.starts_with('[') {
-        trimmed.to_string()
+    if trimmed.starts_with('[') {
+        markers::parse(trimmed).next
     } else {
-        format!("[NEXT: {trimmed}]")
-    };
-    markers::parse(&text).next
+        markers::parse_addressees(trimmed).collect()
+    }
 }
 
 /// A stored message in the peer's `ConversationMessage` shape (`timestamp` in ms; the binding
@@ -323,6 +347,41 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    #[test]
+    fn intents_are_read_short_or_long_in_any_case() {
+        let cases = [
+            ("P1", Some(Intent::P1)),
+            ("p3", Some(Intent::P3)),
+            ("P1_INTERRUPT", Some(Intent::P1)),
+            ("p2_reply", Some(Intent::P2)),
+            ("P3_EXTEND", Some(Intent::P3)),
+            ("P4", None),
+            ("P1X", None),
+            ("", None),
+            ("é", None),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(intent_named(text), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn raw_next_markers_read_values_and_whole_markers() {
+        let names = |raw: &str| {
+            raw_next_marker_addressees(raw)
+                .into_iter()
+                .map(|a| (a.name, a.intent))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names(" max !P1 "), [("max".to_string(), Intent::P1)]);
+        assert_eq!(names("wow!"), [("wow!".to_string(), Intent::P2)]);
+        assert_eq!(
+            names("a, , b !p3"),
+            [("a".to_string(), Intent::P2), ("b".to_string(), Intent::P3)]
+        );
+        assert_eq!(names("[NEXT: c !P1]"), [("c".to_string(), Intent::P1)]);
+    }
+
     fn new_message(value: serde_json::Value) -> NewPeerMessage {
         serde_json::from_value(value).expect("valid peer message")
     }
@@ -397,7 +456,7 @@ mod tests {
     #[test]
     fn a_whole_next_marker_in_raw_next_markers_is_read_too() {
         assert_eq!(
-            next_marker_addressees("[NEXT: a !P1]"),
+            raw_next_marker_addressees("[NEXT: a !P1]"),
             vec![Addressee {
                 name: "a".into(),
                 intent: Intent::P1

@@ -3,7 +3,9 @@
 //!
 //! - [`message`]: its messages, speakers, routing (`rawNextMarkers`, `resolvedAddressees`,
 //!   `parsedAddressees`) and long intent names (`P1_INTERRUPT`, …), read from and written to
-//!   JSON for the npm `ContextManager`.
+//!   JSON for the npm `ContextManager`; [`message::intent_named`] and
+//!   [`message::raw_next_marker_addressees`] are the one reading of those two fields, which
+//!   the snapshot reader uses too.
 //! - Its `cli-config` 1.1/1.2 team files are read (and written) by [`crate::config`], beside
 //!   ours: the two formats share the reading of members and settings, and one entry point,
 //!   [`crate::config::load_team`], tells them apart.

@@ -15,12 +15,11 @@ use std::borrow::Cow;
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 
-use super::{
-    check_message, intent, iso_8601_millis, push_raw_next_marker, Snapshot, SNAPSHOT_VERSION,
-};
+use super::{check_message, iso_8601_millis, Snapshot, SNAPSHOT_VERSION};
 use crate::json::Path;
 use crate::message::Intent;
 use crate::message::{Addressee, Message, MessageId, Millis, Routing, Speaker, SpeakerKind};
+use crate::peer::message::{intent_named, raw_next_marker_addressees};
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -187,7 +186,7 @@ fn routing(r: RoutingIn<'_>) -> Option<Routing> {
     for a in r.raw_next.unwrap_or_default() {
         let intent = match a.intent {
             None => Intent::default(),
-            Some(s) => intent(&s)?,
+            Some(s) => intent_named(&s)?,
         };
         routing.raw_next.push(Addressee {
             name: a.name?,
@@ -206,7 +205,7 @@ fn routing(r: RoutingIn<'_>) -> Option<Routing> {
     routing.parent = r.parent.map(MessageId);
     routing.intent = match r.intent {
         None => None,
-        Some(s) => Some(intent(&s)?),
+        Some(s) => Some(intent_named(&s)?),
     };
     Some(routing)
 }
@@ -216,12 +215,16 @@ fn peer_routing(r: RoutingIn<'_>) -> Option<Routing> {
     if let Some(parsed) = r.parsed_addressees {
         for a in parsed {
             let name = a.name?;
-            let intent = a.intent.as_deref().and_then(intent).unwrap_or_default();
+            let intent = a
+                .intent
+                .as_deref()
+                .and_then(intent_named)
+                .unwrap_or_default();
             routing.raw_next.push(Addressee { name, intent });
         }
     } else {
         for raw in r.raw_next_markers.unwrap_or_default() {
-            push_raw_next_marker(&mut routing.raw_next, &raw);
+            routing.raw_next.extend(raw_next_marker_addressees(&raw));
         }
     }
     for a in r.resolved_addressees.unwrap_or_default() {
@@ -234,7 +237,7 @@ fn peer_routing(r: RoutingIn<'_>) -> Option<Routing> {
     }
     routing.is_done = r.is_done.unwrap_or(false);
     routing.parent = r.parent_message_id.map(MessageId);
-    routing.intent = r.intent.as_deref().and_then(intent);
+    routing.intent = r.intent.as_deref().and_then(intent_named);
     Some(routing)
 }
 
