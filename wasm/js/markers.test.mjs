@@ -65,4 +65,22 @@ for (const [build, m] of builds) {
   test(`${build}: strip functions keep non-ASCII text intact`, () => {
     assert.equal(m.stripAll('héllo 👋 [NEXT: max]'), 'héllo 👋');
   });
+
+  test(`${build}: long and mixed texts cross whole, as views or as new text`, () => {
+    // ASCII first, then text that needs more room than one byte per unit.
+    const cjk = '日本語'.repeat(2000);
+    assert.equal(m.stripAll(`ascii start ${cjk} [NEXT: max]`), `ascii start ${cjk}`);
+    assert.equal(m.stripAll(`${cjk} [NEXT: a] ${cjk}`), `${cjk} ${cjk}`);
+    // A view that starts after whitespace and holds a surrogate pair.
+    assert.equal(m.stripAll('  👋 x  '), '👋 x');
+    // Lone surrogates read as U+FFFD on every path.
+    assert.equal(m.stripAll('a\ud800b [DONE]'), 'a\ufffdb');
+    assert.equal(m.stripAll('a\udc00 [NEXT: b] c'), 'a\ufffd c');
+    const long = 'é'.repeat(5000);
+    const parsed = m.parseMessage(`${long} [NEXT: bob !P1, ann]`);
+    assert.deepEqual(parsed.parsedAddressees, [{ name: 'bob', intent: 'P1' }, { name: 'ann', intent: 'P2' }]);
+    assert.equal(parsed.cleanContent, long);
+    assert.equal(m.parseMessage(`x ${long} [DROP: a, b] y`).cleanContent, `x ${long} y`);
+    assert.deepEqual(m.parseMessage('[DROP: a, b!P1]').dropTargets, ['a', 'b']);
+  });
 }

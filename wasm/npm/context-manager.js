@@ -325,10 +325,6 @@ function hook(value, name) {
 }
 
 /**
- * The stored timestamp: the `Date` given, or one made from milliseconds or a date string.
- * `argument` names the call (the error message is made only when needed).
- */
-/**
  * The message as stored: `{id, ...message}` with `timestamp` in place (or last, when absent),
  * as the peer stores it, except that symbol-keyed properties are not copied. The usual shapes
  * (the keys below, in these orders: what callers and the peer's coordinator pass) are built as
@@ -369,6 +365,10 @@ function spreadMessage(id, m, timestamp) {
   return stored;
 }
 
+/**
+ * The stored timestamp: the `Date` given, or one made from milliseconds or a date string.
+ * `argument` names the call (the error message is made only when needed).
+ */
 function toDate(value, argument) {
   if (value === undefined || value === null) return new Date();
   if (value instanceof Date) {
