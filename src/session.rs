@@ -515,8 +515,8 @@ impl Session {
         let store = self.store();
         let current = store
             .position(&delivery.message)
-            .and_then(|pos| store.view(pos))
-            .map_or("", |v| v.stripped.as_str());
+            .and_then(|pos| store.stripped(pos))
+            .unwrap_or_default();
         match self.team() {
             Some(team) => crate::demo::reply(team, delivery, current, self.conversation.rounds()),
             None => String::new(),

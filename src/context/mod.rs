@@ -195,7 +195,7 @@ fn line_at(store: &Store, pos: usize) -> Option<LineRef<'_>> {
     Some(LineRef {
         from: &message.speaker.name,
         to: &view.to,
-        content: Cow::Borrowed(&view.stripped),
+        content: Cow::Borrowed(store.stripped(pos)?),
         index: Some(pos),
     })
 }
@@ -349,7 +349,7 @@ pub fn gather_as_of<'a>(
 
     let input = InputRef {
         context,
-        current: store.view(cur_pos).map_or("", |v| v.stripped.as_str()),
+        current: store.stripped(cur_pos).unwrap_or_default(),
         current_index: Some(cur_pos),
         team_task: as_of.team_task,
         system_instruction: recipient.system_instruction.as_deref(),

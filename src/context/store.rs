@@ -19,21 +19,57 @@ pub struct TeamTaskTruncated {
 /// never change, so no prompt re-strips history (DESIGN §9 cost rule).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct View {
-    /// `strip_all` of the content.
-    pub stripped: String,
+    /// `strip_all` of the content ([`Store::stripped`]).
+    stripped: Stripped,
     /// Markers `strip_all` removed.
     pub markers: usize,
     /// The `to` of its history line: addressees' names joined by `, `, or `all`.
     pub to: String,
 }
 
+/// `strip_all` of a stored message: most often a piece of its content (prose without markers
+/// inside it), kept as that range with no copy; otherwise a text of its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Stripped {
+    Piece(std::ops::Range<usize>),
+    Own(String),
+}
+
+impl Default for Stripped {
+    fn default() -> Self {
+        Stripped::Piece(0..0)
+    }
+}
+
 impl View {
     fn of(message: &Message) -> Self {
-        let (stripped, markers) = crate::markers::strip_all_counted(&message.content);
+        let content = message.content.as_str();
+        let (stripped, markers) = crate::markers::strip_all_counted(content);
+        let stripped = match stripped {
+            // A borrowed strip is a slice of the content: its offset is the distance between
+            // the two addresses.
+            std::borrow::Cow::Borrowed(piece) => {
+                match (piece.as_ptr() as usize).checked_sub(content.as_ptr() as usize) {
+                    Some(start) if content.get(start..start + piece.len()).is_some() => {
+                        Stripped::Piece(start..start + piece.len())
+                    }
+                    _ => Stripped::Own(piece.to_string()),
+                }
+            }
+            std::borrow::Cow::Owned(own) => Stripped::Own(own),
+        };
         View {
-            stripped: stripped.into_owned(),
+            stripped,
             markers,
             to: message.to_label(),
+        }
+    }
+
+    /// The stripped text, given the stored message's content.
+    fn stripped<'a>(&'a self, content: &'a str) -> &'a str {
+        match &self.stripped {
+            Stripped::Piece(range) => content.get(range.clone()).unwrap_or_default(),
+            Stripped::Own(own) => own,
         }
     }
 }
@@ -89,6 +125,15 @@ impl Store {
     /// The prompt view of the message at `pos` (same order as [`Store::messages`]).
     pub fn view(&self, pos: usize) -> Option<&View> {
         self.views.get(pos)
+    }
+
+    /// `strip_all` of the message at `pos`: what prompts show of it.
+    pub fn stripped(&self, pos: usize) -> Option<&str> {
+        Some(
+            self.views
+                .get(pos)?
+                .stripped(&self.messages.get(pos)?.content),
+        )
     }
 
     pub fn messages(&self) -> &[Message] {
