@@ -549,10 +549,10 @@ pub fn to_peer_config(team: &Team) -> Value {
             "members": members,
         }),
     );
-    let rounds = if team.settings.max_rounds >= UNLIMITED_ROUNDS {
-        0
-    } else {
-        team.settings.max_rounds
+    // `UNLIMITED_ROUNDS` (or more, natively) is the peer's `0`.
+    let rounds = match u32::try_from(team.settings.max_rounds) {
+        Ok(r) if r < u32::MAX => team.settings.max_rounds,
+        _ => 0,
     };
     root.insert("maxRounds".into(), json!(rounds));
     if let Some(ms) = team.settings.max_agent_response_ms {

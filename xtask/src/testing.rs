@@ -46,7 +46,18 @@ fn run_steps(ctx: &Ctx, steps: &mut Steps) -> Result<(), String> {
         proc::run(&mut ctx.cargo(&["test", "--workspace"]))
     })?;
     steps.run("core on wasm32", || {
-        proc::run(&mut ctx.cargo(&["build", "-p", "agent-chatter", "--target", WASM_TARGET]))
+        // Clippy checks the wasm32 build too (what is compiled there differs: SIMD scans,
+        // a 32-bit `usize`).
+        proc::run(&mut ctx.cargo(&[
+            "clippy",
+            "-p",
+            "agent-chatter",
+            "--target",
+            WASM_TARGET,
+            "--",
+            "-D",
+            "warnings",
+        ]))
     })?;
 
     let wasm_manifest = ctx.root.join(WASM_MANIFEST);
