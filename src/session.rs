@@ -44,14 +44,15 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+mod file;
+
 use serde::{Serialize, Serializer};
-use serde_json::Value;
 use thiserror::Error;
 
 use crate::config::{self, ConfigError};
 use crate::context::{self, AsOf, BuildError, BuildSettings, Prompt, Recipient, Store, Target};
 use crate::conversation::{Action, Conversation, Delivery, HumanInput, InputError};
-use crate::json::{self, Path};
+use crate::json::Path;
 use crate::json::{FieldError, JsonSyntaxError};
 use crate::message::{MemberId, Message, Millis};
 use crate::scenario::{Scenario, ScenarioError};
@@ -155,63 +156,6 @@ impl Fact {
             Fact::Failed { .. } => "failed",
             Fact::LoadScenario { .. } => "loadScenario",
         }
-    }
-
-    /// Reads one fact (the only reader of the format); errors name the field under `path`.
-    fn from_value(value: &Value, path: &Path<'_>) -> Result<Fact, SessionFileError> {
-        let obj = json::object(value, *path)?;
-        let kind = obj.str("type")?;
-        let at = || -> Result<Millis, FieldError> {
-            let path = path.key("at");
-            json::unsigned(obj.required("at")?, &path).map(Millis)
-        };
-        let text = |key: &str| obj.str(key).map(str::to_string);
-        Ok(match kind {
-            "setTeam" => Fact::SetTeam {
-                team: Box::new(config::team_at(obj.required("team")?, &path.key("team"))?),
-                settings: match obj.get("settings") {
-                    None | Some(Value::Null) => None,
-                    Some(v) => Some(Box::new(config::settings_at(v, &path.key("settings"))?)),
-                },
-            },
-            "setSettings" => Fact::set_settings(config::settings_at(
-                obj.required("settings")?,
-                &path.key("settings"),
-            )?),
-            "human" => Fact::Human {
-                text: text("text")?,
-                sender: obj.opt_str("sender")?.map(str::to_string),
-                at: at()?,
-            },
-            "replied" => Fact::Replied {
-                to: text("to")?,
-                text: text("text")?,
-                at: at()?,
-            },
-            "failed" => Fact::Failed {
-                to: text("to")?,
-                reason: text("reason")?,
-                at: at()?,
-            },
-            "loadScenario" => Fact::LoadScenario {
-                scenario: Box::new(
-                    crate::scenario::scenario_from_value(obj.required("scenario")?).map_err(
-                        |error| SessionFileError::Scenario {
-                            path: path.key("scenario").to_string(),
-                            error,
-                        },
-                    )?,
-                ),
-            },
-            other => {
-                return Err(path
-                    .key("type")
-                    .invalid(format!(
-                        "unknown fact type {other:?} (expected setTeam, setSettings, human, replied, failed or loadScenario)"
-                    ))
-                    .into())
-            }
-        })
     }
 }
 
@@ -588,30 +532,7 @@ impl Session {
     /// naming the fact index and field; the caller's session stays as it was. The new
     /// session's pending actions are what the host must do now (module doc).
     pub fn import(json_text: &str) -> Result<Session, SessionFileError> {
-        let value = json::parse(json_text)?;
-        let root = Path::Root;
-        let obj = json::object(&value, root)?;
-        match obj.required("format")? {
-            Value::String(f) if f == SESSION_FORMAT => {}
-            Value::String(f) => {
-                return Err(SessionFileError::Format {
-                    found: format!("{f:?}"),
-                })
-            }
-            other => {
-                return Err(SessionFileError::Format {
-                    found: json::describe(other),
-                })
-            }
-        }
-        let facts_path = root.key("facts");
-        let items = json::array(obj.required("facts")?, &facts_path)?;
-        let facts = items
-            .iter()
-            .enumerate()
-            .map(|(i, v)| Fact::from_value(v, &facts_path.index(i)))
-            .collect::<Result<Vec<_>, _>>()?;
-        Self::replay(&facts)
+        Self::replay(&file::facts(json_text)?)
     }
 
     /// A new session with `facts` applied in order; its pending actions are only what the
@@ -684,12 +605,11 @@ fn find_member<'t>(team: &'t Team, name: &str) -> Result<&'t Member, PreviewErro
         .map_err(PreviewError::UnknownMember)
 }
 
-/// Facts read through the one reader ([`Session::import`]'s), so `serde_json::from_str::<Fact>`
+/// Facts read through the one reader ([`Session::import`]'s, module `file`), so `serde_json::from_str::<Fact>`
 /// gives the same errors with field paths.
 impl<'de> serde::Deserialize<'de> for Fact {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let value = Value::deserialize(d)?;
-        Fact::from_value(&value, &Path::Root).map_err(serde::de::Error::custom)
+        file::fact(d)
     }
 }
 

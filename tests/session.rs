@@ -256,6 +256,34 @@ fn bad_session_files_name_what_and_where() {
             json!({"format": SESSION_FORMAT, "facts": [{"type": "setTeam", "team": team}, {"type": "replied", "to": "max", "text": "hi", "at": 1}]}).to_string(),
             "facts[1] (replied): does not replay:",
         ),
+        (
+            json!({"format": 1, "facts": []}).to_string(),
+            "format: 1 is not a session file this version reads",
+        ),
+        (
+            json!({"format": SESSION_FORMAT, "facts": {"0": {}}}).to_string(),
+            "facts: expected an array, found an object",
+        ),
+        (
+            json!({"format": SESSION_FORMAT, "facts": [[1]]}).to_string(),
+            "facts[0]: expected an object, found an array",
+        ),
+        (
+            json!({"format": SESSION_FORMAT, "facts": [{"type": "human", "text": ["hi"], "at": 1}]}).to_string(),
+            "facts[0].text: expected a string, found an array",
+        ),
+        (
+            json!({"format": SESSION_FORMAT, "facts": [{"type": "human", "text": "hi", "sender": 7, "at": 1}]}).to_string(),
+            "facts[0].sender: expected a string, found 7",
+        ),
+        (
+            json!({"format": SESSION_FORMAT, "facts": [{"type": "human", "text": "hi", "at": -1}]}).to_string(),
+            "facts[0].at: expected a non-negative integer, found -1",
+        ),
+        (
+            json!({"format": SESSION_FORMAT, "facts": [{"type": "setSettings"}]}).to_string(),
+            "facts[0].settings: missing",
+        ),
     ];
     for (file, expected) in cases {
         let err = Session::import(&file).map(|_| ()).unwrap_err().to_string();
@@ -264,6 +292,30 @@ fn bad_session_files_name_what_and_where() {
             "{file}\n  got: {err}\n want: {expected}"
         );
     }
+}
+
+#[test]
+fn session_files_read_like_every_json_file_here() {
+    // `null` counts as absent, a repeated key's last value wins, unknown keys are ignored,
+    // escaped strings read as what they say.
+    let team = serde_json::to_string(&team()).unwrap();
+    let file = format!(
+        r#"{{"format": "{SESSION_FORMAT}", "note": [1, {{"x": null}}], "facts": [
+            {{"type": "setTeam", "team": {team}, "settings": null}},
+            {{"type": "human", "text": "first", "text": "Plan \"it\"\n[NEXT: max]", "sender": null, "at": 1}}
+        ]}}"#
+    );
+    let session = Session::import(&file).expect("reads");
+    assert_eq!(session.messages().len(), 1);
+    assert_eq!(session.messages()[0].content, "Plan \"it\"\n[NEXT: max]");
+    let fact: Fact =
+        serde_json::from_str(r#"{"type": "failed", "to": "max", "reason": "timed out", "at": 3}"#)
+            .expect("one fact reads on its own");
+    assert_eq!(fact, Fact::failed("max", "timed out", Millis(3)));
+    let refused = serde_json::from_str::<Fact>(r#"{"type": "failed", "to": "max", "at": 3}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(refused.starts_with("reason: missing"), "{refused}");
 }
 
 // --- preview -----------------------------------------------------------------------------
