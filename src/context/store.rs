@@ -46,16 +46,10 @@ impl View {
         let content = message.content.as_str();
         let (stripped, markers) = crate::markers::strip_all_counted(content);
         let stripped = match stripped {
-            // A borrowed strip is a slice of the content: its offset is the distance between
-            // the two addresses.
-            std::borrow::Cow::Borrowed(piece) => {
-                match (piece.as_ptr() as usize).checked_sub(content.as_ptr() as usize) {
-                    Some(start) if content.get(start..start + piece.len()).is_some() => {
-                        Stripped::Piece(start..start + piece.len())
-                    }
-                    _ => Stripped::Own(piece.to_string()),
-                }
-            }
+            std::borrow::Cow::Borrowed(piece) => match crate::text::range_within(content, piece) {
+                Some(range) => Stripped::Piece(range),
+                None => Stripped::Own(piece.to_string()),
+            },
             std::borrow::Cow::Owned(own) => Stripped::Own(own),
         };
         View {

@@ -12,6 +12,7 @@ use std::borrow::Cow;
 use std::cell::Cell;
 
 use agent_chatter::markers::{self, DropTargets};
+use agent_chatter::text::range_within;
 use wasm_bindgen::prelude::*;
 
 use crate::inbox::with_text;
@@ -24,11 +25,8 @@ thread_local! {
 /// `None` when `out` is a piece of `input` (its position is then in [`VIEW`]), else the text.
 fn view_of(input: &str, out: Cow<'_, str>) -> Option<String> {
     if let Cow::Borrowed(piece) = &out {
-        // A borrowed strip is a slice of its input, so its address lies within the input's.
-        let start = (piece.as_ptr() as usize).checked_sub(input.as_ptr() as usize);
-        if let Some((before, after)) =
-            start.and_then(|start| Some((input.get(..start)?, input.get(start + piece.len()..)?)))
-        {
+        if let Some(range) = range_within(input, piece) {
+            let (before, after) = (&input[..range.start], &input[range.end..]);
             VIEW.set((utf16_len(before), utf16_len(after)));
             return None;
         }
