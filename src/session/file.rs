@@ -23,10 +23,11 @@ use crate::config;
 use crate::json::{self, FieldError, JsonSyntaxError, Path};
 use crate::message::Millis;
 
-/// The arms of a visitor for values other than strings, arrays and objects: kept as a
-/// `Value` through `$wrap`, to name them in an error.
-macro_rules! scalar_values {
-    ($wrap:path) => {
+/// The arms of a visitor that keep a value it does not read as a `Value` through `$wrap`, to
+/// name it in an error: numbers, booleans and `null` always, and the kinds listed (`str`,
+/// `seq`, `map`) that the visitor does not read itself.
+macro_rules! kept_as_value {
+    ($wrap:path $(, $kind:ident)*) => {
         fn visit_bool<E: de::Error>(self, b: bool) -> Result<Self::Value, E> {
             Ok($wrap(Value::Bool(b)))
         }
@@ -41,6 +42,22 @@ macro_rules! scalar_values {
         }
         fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
             Ok($wrap(Value::Null))
+        }
+        $(kept_as_value!(@ $kind $wrap);)*
+    };
+    (@ str $wrap:path) => {
+        fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
+            Ok($wrap(Value::String(s.to_owned())))
+        }
+    };
+    (@ seq $wrap:path) => {
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+            Value::deserialize(SeqAccessDeserializer::new(seq)).map($wrap)
+        }
+    };
+    (@ map $wrap:path) => {
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            Value::deserialize(MapAccessDeserializer::new(map)).map($wrap)
         }
     };
 }
@@ -193,13 +210,7 @@ impl<'de, T: Fields<'de>> Deserialize<'de> for Read<T> {
                 }
                 Ok(Read::Object(fields))
             }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<Read<T>, E> {
-                Ok(Read::Other(Value::String(s.to_owned())))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Read<T>, A::Error> {
-                Value::deserialize(SeqAccessDeserializer::new(seq)).map(Read::Other)
-            }
-            scalar_values!(Read::Other);
+            kept_as_value!(Read::Other, str, seq);
         }
         d.deserialize_any(V(std::marker::PhantomData))
     }
@@ -260,13 +271,7 @@ impl<'de> Deserialize<'de> for Field<'de> {
             fn visit_string<E: de::Error>(self, s: String) -> Result<Field<'de>, E> {
                 Ok(Field::Str(Cow::Owned(s)))
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Field<'de>, A::Error> {
-                Value::deserialize(SeqAccessDeserializer::new(seq)).map(Field::Other)
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Field<'de>, A::Error> {
-                Value::deserialize(MapAccessDeserializer::new(map)).map(Field::Other)
-            }
-            scalar_values!(Field::Other);
+            kept_as_value!(Field::Other, seq, map);
         }
         d.deserialize_any(V)
     }
@@ -319,13 +324,7 @@ impl<'de> Deserialize<'de> for List<'de> {
                 }
                 Ok(List::Items(items))
             }
-            scalar_values!(List::Other);
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<List<'de>, E> {
-                Ok(List::Other(Value::String(s.to_owned())))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<List<'de>, A::Error> {
-                Value::deserialize(MapAccessDeserializer::new(map)).map(List::Other)
-            }
+            kept_as_value!(List::Other, str, map);
         }
         d.deserialize_any(V)
     }
