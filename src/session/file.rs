@@ -205,36 +205,19 @@ impl<'de, T: Fields<'de>> Deserialize<'de> for Read<T> {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Read<T>, A::Error> {
                 let mut fields = T::default();
-                while let Some(key) = map.next_key::<Key<'de>>()? {
-                    fields.read(&key.0, &mut map)?;
+                // Keys are strings in JSON; read as values, they are borrowed like them.
+                while let Some(key) = map.next_key::<Field<'de>>()? {
+                    let key = match &key {
+                        Field::Str(key) => key.as_ref(),
+                        Field::Other(_) => "",
+                    };
+                    fields.read(key, &mut map)?;
                 }
                 Ok(Read::Object(fields))
             }
             kept_as_value!(Read::Other, str, seq);
         }
         d.deserialize_any(V(std::marker::PhantomData))
-    }
-}
-
-/// A key, borrowed from the text unless it holds an escape.
-struct Key<'de>(Cow<'de, str>);
-
-impl<'de> Deserialize<'de> for Key<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Key<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a key")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Borrowed(s)))
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(s.to_owned())))
-            }
-        }
-        d.deserialize_str(V)
     }
 }
 
