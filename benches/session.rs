@@ -1,6 +1,8 @@
 //! Session replay (DESIGN §6b): rebuilding a 10⁴-message session from its fact log, as the
 //! bridge does on resume and the page on reload (target ≤ 50 ms natively). Measured from the
-//! facts in memory (`replay`) and from the session file's text (`import`).
+//! facts in memory (`replay`) and from the session file's text (`import`). Also the import of
+//! the same conversation's snapshot (DESIGN §11), from its text and from a parsed `Value` (the
+//! page's path).
 
 use std::hint::black_box;
 
@@ -8,6 +10,7 @@ use agent_chatter::config::load_team;
 use agent_chatter::conversation::Action;
 use agent_chatter::message::Millis;
 use agent_chatter::session::{Fact, Session};
+use agent_chatter::snapshot::Snapshot;
 use criterion::{criterion_group, criterion_main, Criterion};
 
 /// A session of about `n` messages: kailai asks max, max passes to sarah, sarah to carol,
@@ -65,5 +68,21 @@ fn replay(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, replay);
+fn snapshot_import(c: &mut Criterion) {
+    let s = session(10_000);
+    let text = serde_json::to_string(&s.snapshot(Millis(1))).expect("serializes");
+    let value: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let mut group = c.benchmark_group("snapshot");
+    group.sample_size(20);
+    group.throughput(criterion::Throughput::Bytes(text.len() as u64));
+    group.bench_function("import-text/10000", |b| {
+        b.iter_with_large_drop(|| Snapshot::from_json(black_box(&text)).expect("imports"))
+    });
+    group.bench_function("import-value/10000", |b| {
+        b.iter_with_large_drop(|| Snapshot::from_value(black_box(&value)).expect("imports"))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, replay, snapshot_import);
 criterion_main!(benches);

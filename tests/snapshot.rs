@@ -463,6 +463,178 @@ fn serde_reads_what_export_writes() {
     assert_eq!(Snapshot::from_json(&text).expect("validates"), snapshot);
 }
 
+// --- one reader ----------------------------------------------------------------------------
+
+/// A snapshot of one message whose object holds `fields` after the usual ones.
+fn one_message(fields: &str) -> String {
+    format!(
+        r#"{{"version": 1, "messages": [{{"id": "msg-1", "content": "x",
+           "speaker": {{"id": "k", "name": "kai", "kind": "human"}}{fields}}}]}}"#
+    )
+}
+
+/// What every entry point makes of `text`: from text, from a parsed `Value`, through serde.
+fn read_every_way(text: &str) -> Result<Snapshot, String> {
+    let from_text = Snapshot::from_json(text).map_err(|e| e.to_string());
+    if let Ok(value) = serde_json::from_str::<Value>(text) {
+        let from_value = Snapshot::from_value(&value).map_err(|e| e.to_string());
+        assert_eq!(
+            from_text, from_value,
+            "text and Value read differently: {text}"
+        );
+    }
+    let through_serde = serde_json::from_str::<Snapshot>(text);
+    match (&from_text, through_serde) {
+        (Ok(a), Ok(b)) => assert_eq!(a, &b, "{text}"),
+        // serde words a syntax error its own way; past the syntax, the reader's error is its.
+        (Err(reason), Err(e)) => assert!(
+            reason.starts_with("invalid JSON") || e.to_string().starts_with(reason.as_str()),
+            "serde's error {e} is not the reader's {reason}"
+        ),
+        (a, b) => panic!("serde reads {text} as {b:?}, the reader as {a:?}"),
+    }
+    from_text
+}
+
+#[test]
+fn every_entry_point_reads_snapshots_alike() {
+    let mut cases = vec![
+        fixture("snapshots/ours-v1.json"),
+        fixture("snapshots/peer-v1.json"),
+        r#"{"version": 1, "messages": []}"#.to_string(),
+        r#"{"version": 1, "messages": [], "teamTask": "ship \u00e9", "timestamp": 5, "x": [1]}"#
+            .to_string(),
+        one_message(
+            r#", "at": 9, "routing": {"rawNext": [{"name": "max", "intent": "P1"}], "resolved": ["max"], "isDone": true, "parent": "msg-0", "intent": "P3_EXTEND"}"#,
+        ),
+        one_message(
+            r#", "timestamp": "2025-01-15T10:30:00.000Z", "routing": {"rawNextMarkers": ["max, ghost !P1"], "resolvedAddressees": [{"identifier": "max", "memberId": "max", "memberName": null}, {"memberId": null}]}"#,
+        ),
+        one_message(
+            r#", "routing": {"rawNextMarkers": ["a"], "parsedAddressees": [{"name": "b", "intent": "bogus"}], "intent": "nope", "parentMessageId": "msg-0"}"#,
+        ),
+    ];
+    let bad = fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bad"))
+        .expect("bad/")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("snapshot-"))
+        .map(|e| fs::read_to_string(e.path()).expect("fixture"));
+    cases.extend(bad);
+    for fields in [
+        r#", "at": -1"#,
+        r#", "at": 1.5"#,
+        r#", "timestamp": "yesterday""#,
+        r#", "routing": {"rawNext": [{"name": "a", "intent": "P9"}]}"#,
+        r#", "routing": {"parsedAddressees": [{"intent": "P1"}], "rawNextMarkers": []}"#,
+        r#", "routing": {"resolvedAddressees": [null]}"#,
+        r#", "routing": 3"#,
+        r#", "id": "msg-2", "id": "msg-3""#,
+    ] {
+        cases.push(one_message(fields));
+    }
+    for case in &cases {
+        read_every_way(case).ok();
+    }
+}
+
+#[test]
+fn keys_of_the_other_shape_may_hold_anything() {
+    // Ours says `kind`, `at` and `rawNext`; the peer `type`, `timestamp` and `rawNextMarkers`.
+    // Whichever shape a value is read as, the other shape's keys are not read at all.
+    let cases = [
+        (r#", "type": 5"#, Millis(0)),
+        (r#", "at": 4, "timestamp": {}"#, Millis(4)),
+        (
+            r#", "routing": {"rawNextMarkers": [], "rawNext": "no", "resolved": 7}"#,
+            Millis(0),
+        ),
+        (
+            r#", "routing": {"parentMessageId": 5, "parsedAddressees": false}"#,
+            Millis(0),
+        ),
+    ];
+    for (fields, at) in cases {
+        let snapshot = read_every_way(&one_message(fields)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(snapshot.messages[0].at, at, "{fields}");
+        assert_eq!(snapshot.messages[0].speaker.kind, SpeakerKind::Human);
+    }
+}
+
+#[test]
+fn a_repeated_key_takes_its_last_value_and_null_is_absent() {
+    let snapshot = read_every_way(&one_message(
+        r#", "at": 3, "at": 8, "routing": {"parent": "msg-0", "parent": null}"#,
+    ))
+    .expect("reads");
+    assert_eq!(snapshot.messages[0].at, Millis(8));
+    assert_eq!(snapshot.messages[0].routing.parent, None);
+    let err = read_every_way(&one_message(r#", "content": null"#)).unwrap_err();
+    assert_eq!(err, "messages[0].content: missing");
+}
+
+#[test]
+fn the_first_problem_in_document_order_is_the_one_reported() {
+    // Each message is checked in this order: object, id, speaker, content, id not empty,
+    // id not used before, size, routing, time. A duplicate id is found after the fact, but is
+    // reported as if checked in place.
+    let msg = |id: &str, extra: &str| {
+        format!(
+            r#"{{"id": "{id}", "content": "x", "speaker": {{"id": "k", "name": "k", "kind": "ai"}}{extra}}}"#
+        )
+    };
+    let no_speaker = r#"{"id": "a", "content": "x"}"#.to_string();
+    let cases = [
+        (
+            vec![msg("a", ""), msg("a", r#", "at": -1"#)],
+            "messages[1].id: duplicate \"a\", first used by messages[0]",
+        ),
+        (
+            vec![msg("a", ""), no_speaker.clone()],
+            "messages[1].speaker: missing",
+        ),
+        (
+            vec![msg("a", ""), msg("b", r#", "at": -1"#), msg("a", "")],
+            "messages[1].at: expected a non-negative integer, found -1",
+        ),
+        (
+            vec![msg("a", ""), msg("b", ""), msg("b", ""), no_speaker],
+            "messages[2].id: duplicate \"b\", first used by messages[1]",
+        ),
+        (
+            vec![msg("a", ""), msg(" ", ""), msg("a", "")],
+            "messages[1].id: empty",
+        ),
+    ];
+    for (messages, expected) in cases {
+        let text = format!(r#"{{"version": 1, "messages": [{}]}}"#, messages.join(","));
+        assert_eq!(read_every_way(&text).unwrap_err(), expected, "{text}");
+    }
+}
+
+#[test]
+fn an_in_memory_snapshot_reports_its_first_problem_too() {
+    let mut snapshot = export(&sample_store(), Millis(0));
+    snapshot.messages[1].id = MessageId("msg-1".into());
+    snapshot.messages[3].speaker.id = " ".into();
+    let err = import_snapshot(&mut Store::new(), snapshot.clone()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "messages[1].id: duplicate \"msg-1\", first used by messages[0]"
+    );
+    snapshot.messages[1].id = MessageId("msg-2".into());
+    snapshot.messages[3].id = MessageId("msg-2".into());
+    let err = import_snapshot(&mut Store::new(), snapshot).unwrap_err();
+    assert_eq!(err.to_string(), "messages[3].speaker.id: empty");
+}
+
+#[test]
+fn serde_gives_the_readers_error() {
+    let err = serde_json::from_str::<Snapshot>(&fixture("bad/snapshot-missing-content.json"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with("messages[1].content: missing"), "{err}");
+}
+
 // --- properties ----------------------------------------------------------------------------
 
 mod properties {
@@ -492,7 +664,7 @@ mod properties {
     }
 
     /// Where a mutation lands in a snapshot of either shape.
-    const FIELDS: [&[&str]; 14] = [
+    const FIELDS: [&[&str]; 21] = [
         &["id"],
         &["content"],
         &["at"],
@@ -507,6 +679,13 @@ mod properties {
         &["routing", "resolvedNames"],
         &["routing", "resolvedAddressees"],
         &["routing", "parsedAddressees"],
+        &["routing", "rawNextMarkers"],
+        &["routing", "resolved"],
+        &["routing", "isDone"],
+        &["routing", "parent"],
+        &["routing", "parentMessageId"],
+        &["routing", "intent"],
+        &["speaker", "displayName"],
     ];
 
     fn set_at(value: &mut Value, path: &[&str], new: Value) {
@@ -551,6 +730,27 @@ mod properties {
             let len = value["messages"].as_array().map_or(0, Vec::len);
             set_at(&mut value["messages"][index % len], FIELDS[field], new);
             check(&value)?;
+        }
+
+        #[test]
+        fn a_snapshot_reads_alike_from_text_and_from_a_value(
+            peer in any::<bool>(),
+            index in 0usize..5,
+            field in 0usize..FIELDS.len(),
+            new in arb_json(),
+        ) {
+            let file = if peer { "snapshots/peer-v1.json" } else { "snapshots/ours-v1.json" };
+            let mut value = fixture_value(file);
+            let len = value["messages"].as_array().map_or(0, Vec::len);
+            set_at(&mut value["messages"][index % len], FIELDS[field], new);
+            // Through text: a float may not survive serde_json's printing and parsing exactly,
+            // so both readers start from the text's own `Value`.
+            let text = value.to_string();
+            let reparsed: Value = serde_json::from_str(&text).expect("JSON");
+            prop_assert_eq!(
+                Snapshot::from_json(&text).map_err(|e| e.to_string()),
+                Snapshot::from_value(&reparsed).map_err(|e| e.to_string())
+            );
         }
 
         #[test]

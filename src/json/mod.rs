@@ -10,6 +10,8 @@ use serde_json::{Map, Value};
 
 use thiserror::Error;
 
+pub(crate) mod fields;
+
 /// Text that is not JSON at all. Line and column are 1-based, as editors show them.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("invalid JSON at line {line}, column {column}: {reason}")]

@@ -1,0 +1,503 @@
+//! The one reader of snapshots: ours and the peer's message shapes, from JSON text, from a
+//! `serde_json::Value`, or through serde (`serde_json::from_str::<Snapshot>`), all by the same
+//! rules and with the same errors.
+//!
+//! The document is read in one pass into the field structs below ([`crate::json::fields`]):
+//! a value of the wrong type is kept until a rule reads it, so a key the rules ignore may hold
+//! anything (the peer's `type` when ours says `kind`, its `timestamp` beside our `at`, the
+//! other shape's routing keys) and an error names the field's path, as a reader over a
+//! `Value` would. Then the messages are checked and built in order, so the first problem in
+//! the document is the one reported. A 10⁴-message snapshot costs one parse, not a `Value`
+//! tree built and walked.
+
+use std::borrow::Cow;
+
+use std::fmt;
+
+use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{
+    check_duplicates, check_id, check_size, iso_8601_millis, Snapshot, SnapshotError,
+    SNAPSHOT_VERSION,
+};
+use crate::json::fields::{
+    kept_as_value, next, next_in_place, required, skip, Field, Fields, InPlace, List, Read, Strings,
+};
+use crate::json::{self, FieldError, Path};
+use crate::message::{
+    Addressee, Intent, Message, MessageId, Millis, Routing, Speaker, SpeakerKind,
+};
+use crate::peer::message::{intent_named, raw_next_marker_addressees};
+
+/// Reads a snapshot from anything serde can deserialize (JSON text, a `Value`); `Err` only
+/// for what the deserializer itself refuses (JSON syntax), checks come after.
+pub(super) fn fields<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Read<SnapshotFields<'de>>, D::Error> {
+    Read::deserialize(d)
+}
+
+/// Checks the fields read and builds the snapshot; the first problem, in document order, is
+/// the error.
+pub(super) fn snapshot(root: Read<SnapshotFields<'_>>) -> Result<Snapshot, SnapshotError> {
+    let path = Path::Root;
+    let s = root.object(path)?;
+    match required(s.version, &path.key("version"))? {
+        Field::Other(v) if v.as_u64() == Some(u64::from(SNAPSHOT_VERSION)) => {}
+        Field::Str(found) => {
+            return Err(SnapshotError::Version {
+                found: format!("{found:?}"),
+            })
+        }
+        Field::Other(v) => {
+            return Err(SnapshotError::Version {
+                found: json::describe(&v),
+            })
+        }
+    }
+    let messages = required(s.messages, &path.key("messages"))?.built()?;
+    let team_task = s
+        .team_task
+        .map(|t| t.string(&path.key("teamTask")))
+        .transpose()?
+        .map(Cow::into_owned);
+    let timestamp = s
+        .timestamp
+        .map(|t| t.unsigned(&path.key("timestamp")))
+        .transpose()?
+        .unwrap_or(0);
+    Ok(Snapshot {
+        version: SNAPSHOT_VERSION,
+        messages,
+        team_task,
+        timestamp: Millis(timestamp),
+    })
+}
+
+/// A message that failed a check: the error, and its id when the id was already checked (a
+/// duplicate of it is then the earlier problem).
+struct Failed<'de> {
+    error: SnapshotError,
+    checked_id: Option<Cow<'de, str>>,
+}
+
+fn message<'de>(
+    item: Read<MessageFields<'de>>,
+    messages: &Path<'_>,
+    i: usize,
+) -> Result<Message, Failed<'de>> {
+    let path = &messages.index(i);
+    let head = || -> Result<_, SnapshotError> {
+        let m = item.object(*path)?;
+        let id_path = path.key("id");
+        let id = required(m.id, &id_path)?.string(&id_path)?;
+        let speaker_path = path.key("speaker");
+        let speaker = speaker(required(m.speaker, &speaker_path)?, &speaker_path)?;
+        let content_path = path.key("content");
+        let content = required(m.content, &content_path)?.string(&content_path)?;
+        check_id(messages, i, &id)?;
+        Ok((id, speaker, content, m.routing, m.at, m.timestamp))
+    };
+    let (id, speaker, content, routing_fields, at, timestamp) = head().map_err(|error| Failed {
+        error,
+        checked_id: None,
+    })?;
+    let tail = || -> Result<_, SnapshotError> {
+        check_size(messages, i, &content)?;
+        let routing = match routing_fields {
+            None => Routing::default(),
+            Some(r) => routing(r.object(path.key("routing"))?, &path.key("routing"))?,
+        };
+        let at = match (at, timestamp) {
+            (Some(at), _) => Millis(at.unsigned(&path.key("at"))?),
+            (None, Some(timestamp)) => peer_timestamp(timestamp, &path.key("timestamp"))?,
+            (None, None) => Millis(0),
+        };
+        Ok((routing, at))
+    };
+    match tail() {
+        Ok((routing, at)) => Ok(Message {
+            id: MessageId(id.into_owned()),
+            speaker,
+            content: content.into_owned(),
+            routing,
+            at,
+        }),
+        Err(error) => Err(Failed {
+            error,
+            checked_id: Some(id),
+        }),
+    }
+}
+
+fn speaker(value: Read<SpeakerFields<'_>>, path: &Path<'_>) -> Result<Speaker, FieldError> {
+    let s = value.object(*path)?;
+    let id_path = path.key("id");
+    let id = required(s.id, &id_path)?.string(&id_path)?;
+    if id.trim().is_empty() {
+        return Err(id_path.invalid("empty"));
+    }
+    let name_path = path.key("name");
+    let name = required(s.name, &name_path)?.string(&name_path)?;
+    let display_name = match s.display_name {
+        None => None,
+        Some(d) => Some(d.string(&path.key("displayName"))?),
+    };
+    // Ours says `kind`, the peer `type`; with neither, ours is the one missing.
+    let (key, kind) = match (s.kind, s.peer_type) {
+        (None, Some(t)) => ("type", Some(t)),
+        (kind, _) => ("kind", kind),
+    };
+    let kind_path = path.key(key);
+    let kind = match required(kind, &kind_path)?.string(&kind_path)?.as_ref() {
+        "human" => SpeakerKind::Human,
+        "ai" => SpeakerKind::Ai,
+        "system" => SpeakerKind::System,
+        other => {
+            let reason = format!("expected \"human\", \"ai\" or \"system\", found {other:?}");
+            return Err(kind_path.invalid(reason));
+        }
+    };
+    let name = name.into_owned();
+    Ok(Speaker {
+        id: id.into_owned(),
+        display_name: display_name.map_or_else(|| name.clone(), Cow::into_owned),
+        name,
+        kind,
+    })
+}
+
+/// Our routing, or the peer's when it has `rawNextMarkers` or `resolvedAddressees`.
+fn routing(r: RoutingFields<'_>, path: &Path<'_>) -> Result<Routing, FieldError> {
+    if r.raw_next_markers.is_some() || r.resolved_addressees.is_some() {
+        return peer_routing(r, path);
+    }
+    let mut routing = Routing::default();
+    if let Some(raw_next) = r.raw_next {
+        let list_path = path.key("rawNext");
+        for (i, item) in raw_next.items(&list_path)?.into_iter().enumerate() {
+            let at = list_path.index(i);
+            let a = item.object(at)?;
+            let intent = match a.intent {
+                None => Intent::default(),
+                Some(s) => our_intent(s, &at.key("intent"))?,
+            };
+            let name_path = at.key("name");
+            let name = required(a.name, &name_path)?.string(&name_path)?;
+            routing.raw_next.push(Addressee {
+                name: name.into_owned(),
+                intent,
+            });
+        }
+    }
+    routing.resolved = strings(r.resolved, &path.key("resolved"))?;
+    routing.resolved_names = match r.resolved_names {
+        Some(names) => strings(Some(names), &path.key("resolvedNames"))?,
+        None => routing.resolved.clone(),
+    };
+    if routing.resolved_names.len() != routing.resolved.len() {
+        return Err(path.key("resolvedNames").invalid(format!(
+            "{} names for {} resolved ids; they must pair up",
+            routing.resolved_names.len(),
+            routing.resolved.len()
+        )));
+    }
+    routing.is_done = match r.is_done {
+        None => false,
+        Some(b) => b.boolean(&path.key("isDone"))?,
+    };
+    routing.parent = match r.parent {
+        None => None,
+        Some(p) => Some(MessageId(p.string(&path.key("parent"))?.into_owned())),
+    };
+    routing.intent = match r.intent {
+        None => None,
+        Some(s) => Some(our_intent(s, &path.key("intent"))?),
+    };
+    Ok(routing)
+}
+
+/// An intent in our routing: `P1`…`P3` or a long form; anything else is an error.
+fn our_intent(field: Field<'_>, path: &Path<'_>) -> Result<Intent, FieldError> {
+    let s = field.string(path)?;
+    intent_named(&s)
+        .ok_or_else(|| path.invalid(format!("expected \"P1\", \"P2\" or \"P3\", found {s:?}")))
+}
+
+/// The peer's routing: `rawNextMarkers` (or, when present, `parsedAddressees` with intents),
+/// `resolvedAddressees` (unresolved ones, `memberId: null`, left out as ours are),
+/// `parentMessageId`, `intent` (`P1_INTERRUPT`, `P2_REPLY`, `P3_EXTEND`; an unknown one is
+/// no intent, as the peer treats it).
+fn peer_routing(r: RoutingFields<'_>, path: &Path<'_>) -> Result<Routing, FieldError> {
+    let mut routing = Routing::default();
+    if let Some(parsed) = r.parsed_addressees {
+        let list_path = path.key("parsedAddressees");
+        for (i, item) in parsed.items(&list_path)?.into_iter().enumerate() {
+            let at = list_path.index(i);
+            let a = item.object(at)?;
+            let intent = match a.intent {
+                None => Intent::default(),
+                Some(s) => intent_named(&s.string(&at.key("intent"))?).unwrap_or_default(),
+            };
+            let name_path = at.key("name");
+            let name = required(a.name, &name_path)?.string(&name_path)?;
+            routing.raw_next.push(Addressee {
+                name: name.into_owned(),
+                intent,
+            });
+        }
+    } else {
+        for raw in strings(r.raw_next_markers, &path.key("rawNextMarkers"))? {
+            routing.raw_next.extend(raw_next_marker_addressees(&raw));
+        }
+    }
+    if let Some(resolved) = r.resolved_addressees {
+        let list_path = path.key("resolvedAddressees");
+        for (i, item) in resolved.items(&list_path)?.into_iter().enumerate() {
+            let at = list_path.index(i);
+            let a = item.object(at)?;
+            let Some(id) = a.member_id else { continue };
+            let id = id.string(&at.key("memberId"))?.into_owned();
+            let name = match a.member_name {
+                None => id.clone(),
+                Some(n) => n.string(&at.key("memberName"))?.into_owned(),
+            };
+            routing.resolved.push(id);
+            routing.resolved_names.push(name);
+        }
+    }
+    routing.is_done = match r.is_done {
+        None => false,
+        Some(b) => b.boolean(&path.key("isDone"))?,
+    };
+    routing.parent = match r.parent_message_id {
+        None => None,
+        Some(p) => Some(MessageId(
+            p.string(&path.key("parentMessageId"))?.into_owned(),
+        )),
+    };
+    routing.intent = match r.intent {
+        None => None,
+        Some(s) => intent_named(&s.string(&path.key("intent"))?),
+    };
+    Ok(routing)
+}
+
+/// A list of strings; absent is empty.
+fn strings(list: Option<Strings>, path: &Path<'_>) -> Result<Vec<String>, FieldError> {
+    list.map_or(Ok(Vec::new()), |list| list.items(path))
+}
+
+/// The peer's message `timestamp`: milliseconds, or a JavaScript `Date` as JSON writes it
+/// (`2025-01-15T10:30:00.000Z`, ISO 8601 with `Z` or a `±HH:MM` offset).
+fn peer_timestamp(field: Field<'_>, path: &Path<'_>) -> Result<Millis, FieldError> {
+    match field {
+        Field::Str(s) => iso_8601_millis(&s).map(Millis).ok_or_else(|| {
+            path.invalid(format!(
+                "{s:?} is not an ISO 8601 date such as \"2025-01-15T10:30:00.000Z\""
+            ))
+        }),
+        Field::Other(v) if v.is_number() => json::unsigned(&v, path).map(Millis),
+        Field::Other(v) => Err(path.wrong_type("milliseconds or an ISO 8601 date", &v)),
+    }
+}
+
+/// A snapshot's top level.
+#[derive(Default)]
+pub(super) struct SnapshotFields<'de> {
+    version: Option<Field<'de>>,
+    messages: Option<Messages>,
+    team_task: Option<Field<'de>>,
+    timestamp: Option<Field<'de>>,
+}
+
+impl<'de> Fields<'de> for SnapshotFields<'de> {
+    fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        match key {
+            "version" => self.version = next(map)?,
+            "messages" => self.messages = next(map)?,
+            "teamTask" => self.team_task = next(map)?,
+            "timestamp" => self.timestamp = next(map)?,
+            _ => skip(map)?,
+        }
+        Ok(())
+    }
+}
+
+/// The `messages` array, each message checked and built as soon as it is read (so the
+/// fields read for one are dropped before the next, instead of a large array of them), or
+/// whatever else stood there. After the first problem the rest is only parsed: a syntax error
+/// further on still wins, as the text must be JSON before anything in it is read.
+pub(super) enum Messages {
+    Built(Result<Vec<Message>, SnapshotError>),
+    Other(Value),
+}
+
+impl Messages {
+    fn built(self) -> Result<Vec<Message>, SnapshotError> {
+        match self {
+            Messages::Built(messages) => messages,
+            Messages::Other(v) => Err(Path::Root.key("messages").wrong_type("an array", &v).into()),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Messages {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Messages;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Messages, A::Error> {
+                let path = Path::Root.key("messages");
+                // Only a `Value` gives a hint, and it is the length of an array in memory.
+                let mut messages = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                // One slot for every message's fields, filled in place.
+                let mut slot = None;
+                while seq.next_element_seed(InPlace(&mut slot))?.is_some() {
+                    let item = slot.take().unwrap_or(Read::Other(Value::Null));
+                    match message(item, &path, messages.len()) {
+                        Ok(m) => messages.push(m),
+                        Err(Failed { error, checked_id }) => {
+                            while seq.next_element::<IgnoredAny>()?.is_some() {}
+                            let ids = messages.iter().map(|m| m.id.as_str());
+                            let ids = ids.chain(checked_id.as_deref());
+                            let error = check_duplicates(&path, ids).err().unwrap_or(error);
+                            return Ok(Messages::Built(Err(error)));
+                        }
+                    }
+                }
+                let ids = messages.iter().map(|m| m.id.as_str());
+                Ok(Messages::Built(
+                    check_duplicates(&path, ids).map(|()| messages),
+                ))
+            }
+            kept_as_value!(Messages::Other, str, map);
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A message: ours (`at`) or the peer's (`timestamp`).
+#[derive(Default)]
+struct MessageFields<'de> {
+    id: Option<Field<'de>>,
+    speaker: Option<Read<SpeakerFields<'de>>>,
+    content: Option<Field<'de>>,
+    routing: Option<Read<RoutingFields<'de>>>,
+    at: Option<Field<'de>>,
+    timestamp: Option<Field<'de>>,
+}
+
+impl<'de> Fields<'de> for MessageFields<'de> {
+    fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        match key {
+            "id" => self.id = next(map)?,
+            "speaker" => next_in_place(map, &mut self.speaker)?,
+            "content" => self.content = next(map)?,
+            "routing" => next_in_place(map, &mut self.routing)?,
+            "at" => self.at = next(map)?,
+            "timestamp" => self.timestamp = next(map)?,
+            _ => skip(map)?,
+        }
+        Ok(())
+    }
+}
+
+/// A speaker: ours (`kind`) or the peer's (`type`).
+#[derive(Default)]
+struct SpeakerFields<'de> {
+    id: Option<Field<'de>>,
+    name: Option<Field<'de>>,
+    display_name: Option<Field<'de>>,
+    kind: Option<Field<'de>>,
+    peer_type: Option<Field<'de>>,
+}
+
+impl<'de> Fields<'de> for SpeakerFields<'de> {
+    fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        match key {
+            "id" => self.id = next(map)?,
+            "name" => self.name = next(map)?,
+            "displayName" => self.display_name = next(map)?,
+            "kind" => self.kind = next(map)?,
+            "type" => self.peer_type = next(map)?,
+            _ => skip(map)?,
+        }
+        Ok(())
+    }
+}
+
+/// Our routing keys and the peer's; which set is read follows [`routing`]'s rule.
+#[derive(Default)]
+struct RoutingFields<'de> {
+    raw_next: Option<List<Read<AddresseeFields<'de>>>>,
+    resolved: Option<Strings>,
+    resolved_names: Option<Strings>,
+    is_done: Option<Field<'de>>,
+    parent: Option<Field<'de>>,
+    intent: Option<Field<'de>>,
+    raw_next_markers: Option<Strings>,
+    parsed_addressees: Option<List<Read<AddresseeFields<'de>>>>,
+    resolved_addressees: Option<List<Read<ResolvedFields<'de>>>>,
+    parent_message_id: Option<Field<'de>>,
+}
+
+impl<'de> Fields<'de> for RoutingFields<'de> {
+    fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        match key {
+            "rawNext" => self.raw_next = next(map)?,
+            "resolved" => self.resolved = next(map)?,
+            "resolvedNames" => self.resolved_names = next(map)?,
+            "isDone" => self.is_done = next(map)?,
+            "parent" => self.parent = next(map)?,
+            "intent" => self.intent = next(map)?,
+            "rawNextMarkers" => self.raw_next_markers = next(map)?,
+            "parsedAddressees" => self.parsed_addressees = next(map)?,
+            "resolvedAddressees" => self.resolved_addressees = next(map)?,
+            "parentMessageId" => self.parent_message_id = next(map)?,
+            _ => skip(map)?,
+        }
+        Ok(())
+    }
+}
+
+/// An addressee of our `rawNext` or the peer's `parsedAddressees`.
+#[derive(Default)]
+struct AddresseeFields<'de> {
+    name: Option<Field<'de>>,
+    intent: Option<Field<'de>>,
+}
+
+impl<'de> Fields<'de> for AddresseeFields<'de> {
+    fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        match key {
+            "name" => self.name = next(map)?,
+            "intent" => self.intent = next(map)?,
+            _ => skip(map)?,
+        }
+        Ok(())
+    }
+}
+
+/// One of the peer's `resolvedAddressees`.
+#[derive(Default)]
+struct ResolvedFields<'de> {
+    member_id: Option<Field<'de>>,
+    member_name: Option<Field<'de>>,
+}
+
+impl<'de> Fields<'de> for ResolvedFields<'de> {
+    fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        match key {
+            "memberId" => self.member_id = next(map)?,
+            "memberName" => self.member_name = next(map)?,
+            _ => skip(map)?,
+        }
+        Ok(())
+    }
+}
