@@ -55,7 +55,7 @@ pub enum SpeakerKind {
 
 /// The speaker of a message, copied from the member at the time it spoke so history stays
 /// readable after the team changes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Speaker {
     pub id: MemberId,
@@ -112,7 +112,7 @@ pub struct Addressee {
 }
 
 /// The routing parsed from a message, stored beside the raw text.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Routing {
     /// Every `[NEXT]` addressee as written, in order.
@@ -132,7 +132,7 @@ pub struct Routing {
 }
 
 /// A stored message: raw content plus parsed routing.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Message {
     pub id: MessageId,
