@@ -49,7 +49,7 @@ mod file;
 use serde::{Serialize, Serializer};
 use thiserror::Error;
 
-use crate::config::{self, ConfigError};
+use crate::config::ConfigError;
 use crate::context::{self, AsOf, BuildError, BuildSettings, Prompt, Recipient, Store, Target};
 use crate::conversation::{Action, Conversation, Delivery, HumanInput, InputError};
 use crate::json::Path;
@@ -57,7 +57,7 @@ use crate::json::{FieldError, JsonSyntaxError};
 use crate::message::{MemberId, Message, Millis};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::snapshot::{self, Snapshot};
-use crate::team::{Member, NotAMember, Team, TeamSettings};
+use crate::team::{self, Member, NotAMember, Team, TeamSettings};
 
 /// The `format` of a session file this version reads and writes.
 pub const SESSION_FORMAT: &str = "agent-chatter-session/1";
@@ -344,7 +344,7 @@ impl Session {
                 if self.conversation.team().is_none() {
                     return Err(SessionError::NoTeam);
                 }
-                config::validate_settings(settings, &Path::Root).map_err(SessionError::Settings)?;
+                team::validate_settings(settings, &Path::Root).map_err(SessionError::Settings)?;
                 self.conversation
                     .set_settings(TeamSettings::clone(settings));
             }

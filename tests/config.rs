@@ -4,9 +4,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use agent_chatter::config::{
-    detect_format, join_instruction_lines, load_team, team_from_value, to_peer_config, ConfigError,
-    ConfigFormat,
+    detect_format, join_instruction_lines, load_team, team_from_value, ConfigError, ConfigFormat,
 };
+use agent_chatter::peer::cli_config::{peer_export_problem, to_peer_config};
 use agent_chatter::team::{Member, MemberKind, Team, TeamSettings, DEFAULT_MAX_ROUNDS};
 use serde_json::json;
 
@@ -483,11 +483,11 @@ fn validate_checks_teams_built_in_code() {
 fn a_lone_member_team_is_not_exported_to_the_peer_format() {
     let text = include_str!("fixtures/fuzz/team_config-lone-human.json");
     let team = agent_chatter::config::load_team(text).expect("ours allows a lone human");
-    let problem = agent_chatter::config::peer_export_problem(&team).expect("refused");
+    let problem = peer_export_problem(&team).expect("refused");
     assert!(
         problem.starts_with("the peer's cli-config needs at least 2 members and this team has 1"),
         "{problem}"
     );
     let demo = agent_chatter::demo::team();
-    assert_eq!(agent_chatter::config::peer_export_problem(&demo), None);
+    assert_eq!(peer_export_problem(&demo), None);
 }

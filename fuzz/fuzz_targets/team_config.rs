@@ -6,10 +6,10 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|text: &str| {
     if let Ok(team) = agent_chatter::config::load_team(text) {
-        if agent_chatter::config::peer_export_problem(&team).is_some() {
+        if agent_chatter::peer::cli_config::peer_export_problem(&team).is_some() {
             return;
         }
-        let peer = agent_chatter::config::to_peer_config(&team).to_string();
+        let peer = agent_chatter::peer::cli_config::to_peer_config(&team).to_string();
         let again = agent_chatter::config::load_team(&peer).expect("an exported team reads back");
         assert_eq!(again.members.len(), team.members.len());
     }

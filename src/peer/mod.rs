@@ -6,11 +6,12 @@
 //!   JSON for the npm `ContextManager`; [`message::intent_named`] and
 //!   [`message::raw_next_marker_addressees`] are the one reading of those two fields, which
 //!   the snapshot reader uses too.
-//! - Its `cli-config` 1.1/1.2 team files are read (and written) by [`crate::config`], beside
-//!   ours: the two formats share the reading of members and settings, and one entry point,
-//!   [`crate::config::load_team`], tells them apart.
+//! - Its `cli-config` 1.1/1.2 team files are read and written by [`cli_config`]; members and
+//!   settings are read by the rules ours uses too ([`crate::team`]), and one entry point,
+//!   [`crate::config::load_team`], tells the two formats apart.
 //! - Its snapshots are read by [`crate::snapshot::import`], the one snapshot reader, which takes
 //!   the peer's message shape as well as ours.
 
+pub mod cli_config;
 mod json_writer;
 pub mod message;

@@ -21,6 +21,7 @@ use crate::config;
 use crate::json::fields::{next, required, skip, Field, Fields, List, Read};
 use crate::json::{self, FieldError, JsonSyntaxError, Path};
 use crate::message::Millis;
+use crate::team;
 
 /// Reads the facts of a session file; nothing is replayed yet.
 pub(super) fn facts(json_text: &str) -> Result<Vec<Fact>, SessionFileError> {
@@ -75,13 +76,13 @@ fn fact_at(fact: Read<FactFields<'_>>, path: &Path<'_>) -> Result<Fact, SessionF
                 team: Box::new(config::team_at(&team, &path.key("team"))?),
                 settings: match f.settings {
                     None => None,
-                    Some(v) => Some(Box::new(config::settings_at(&v, &path.key("settings"))?)),
+                    Some(v) => Some(Box::new(team::settings_at(&v, &path.key("settings"))?)),
                 },
             }
         }
         "setSettings" => {
             let settings = required(f.settings, &path.key("settings"))?;
-            Fact::set_settings(config::settings_at(&settings, &path.key("settings"))?)
+            Fact::set_settings(team::settings_at(&settings, &path.key("settings"))?)
         }
         "human" => Fact::Human {
             text: text("text", f.text)?,

@@ -1,7 +1,7 @@
 //! Open any of our files (`import-file`: session, team config ours or the peer's) and save the
 //! session, its scenario, a snapshot and the team (ours and the peer's cli-config).
 
-use agent_chatter::config;
+use agent_chatter::peer::cli_config;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -101,7 +101,7 @@ fn save_file(state: &AppState, what: &str) -> Result<(), String> {
                 "scenario" => serde_json::to_string_pretty(&s.to_scenario().ok_or_else(no_team)?),
                 "snapshot" => serde_json::to_string_pretty(&s.snapshot(host::now())),
                 "team" => serde_json::to_string_pretty(s.team().ok_or_else(no_team)?),
-                _ => serde_json::to_string_pretty(&config::to_peer_config(
+                _ => serde_json::to_string_pretty(&cli_config::to_peer_config(
                     s.team().ok_or_else(no_team)?,
                 )),
             };

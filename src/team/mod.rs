@@ -2,6 +2,15 @@
 
 use serde::{Deserialize, Serialize};
 
+mod error;
+mod read;
+mod validate;
+
+pub use error::ConfigError;
+pub use read::join_instruction_lines;
+pub(crate) use read::{member, settings, settings_at};
+pub(crate) use validate::validate_settings;
+
 use crate::markers::normalize_identifier;
 use crate::message::{MemberId, Speaker, SpeakerKind};
 use crate::tokens::TokenEstimator;
@@ -68,7 +77,7 @@ pub struct Member {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_type: Option<String>,
     /// A string or an array of lines in config files (DESIGN §4), joined by
-    /// [`crate::config::join_instruction_lines`].
+    /// [`join_instruction_lines`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_instruction: Option<String>,
     /// Path of the instruction file as configured (read by the bridge, never by the core).
@@ -146,6 +155,12 @@ pub enum CompactionStrategy {
     /// Trim down to just under the warning threshold whenever it is reached.
     Proactive,
 }
+
+/// The peer's `maxRounds: 0` ("unlimited"): a bound no conversation reaches, and one that
+/// reads back on every host (a 64-bit `usize::MAX` would not fit a wasm32 `usize`).
+pub const UNLIMITED_ROUNDS: usize = u32::MAX as usize;
+/// Reserved for system notices (DESIGN §11b): no member may be called this.
+pub const RESERVED_MEMBER: &str = "system";
 
 /// Default history window (seeds 000/001).
 pub const DEFAULT_WINDOW_SIZE: usize = 5;

@@ -1,0 +1,150 @@
+//! Reading a team's members and settings from JSON: the part both team-config formats share
+//! ([`crate::config`] for ours, [`crate::peer::cli_config`] for the peer's), so a member or
+//! a setting means the same, and fails the same way, in either.
+
+use serde_json::Value;
+
+use super::validate::validate_settings;
+use super::{
+    normalize_agent_type, CompactionStrategy, ConfigError, DeliveryPolicy, Member, MemberKind,
+    TeamSettings,
+};
+use crate::json::{self, FieldError, Obj, Path};
+use crate::tokens::TokenEstimator;
+
+/// One member, in either format; they differ only in the key of the kind (`kind` / `type`).
+pub(crate) fn member(
+    value: &Value,
+    path: &Path<'_>,
+    kind_key: &str,
+) -> Result<Member, ConfigError> {
+    let obj = json::object(value, *path)?;
+    let name = obj.str("name")?.trim();
+    let id = obj.opt_str("id")?.map(str::trim).unwrap_or(name);
+    let display_name = obj
+        .opt_str("displayName")?
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .unwrap_or(name);
+    let kind_path = path.key(kind_key);
+    let kind = match obj.str(kind_key)? {
+        "human" => MemberKind::Human,
+        "ai" => MemberKind::Ai,
+        other => {
+            return Err(kind_path
+                .invalid(format!("expected \"human\" or \"ai\", found {other:?}"))
+                .into())
+        }
+    };
+    let agent_type = obj
+        .opt_str("agentType")?
+        .map(normalize_agent_type)
+        .filter(|t| !t.is_empty());
+    let system_instruction =
+        system_instruction_at(obj.get("systemInstruction"), &path.key("systemInstruction"))?;
+    Ok(Member {
+        id: id.to_string(),
+        name: name.to_string(),
+        display_name: display_name.to_string(),
+        kind,
+        agent_type,
+        system_instruction,
+        instruction_file: owned(obj.opt_str("instructionFile")?),
+        instruction_file_text: owned(obj.opt_str("instructionFileText")?),
+        base_dir: owned(obj.opt_str("baseDir")?),
+        window_size: obj.opt_usize("windowSize")?,
+    })
+}
+
+fn owned(s: Option<&str>) -> Option<String> {
+    s.map(str::to_string)
+}
+
+/// Reads and checks team settings on their own (a session's `setSettings` fact).
+pub(crate) fn settings_at(value: &Value, path: &Path<'_>) -> Result<TeamSettings, ConfigError> {
+    let s = settings(json::object(value, *path)?)?;
+    validate_settings(&s, path)?;
+    Ok(s)
+}
+
+pub(crate) fn settings(obj: Obj<'_, '_>) -> Result<TeamSettings, ConfigError> {
+    let mut s = TeamSettings::default();
+    if let Some(w) = obj.opt_usize("windowSize")? {
+        s.window_size = w;
+    }
+    if let Some(b) = obj.opt_usize("maxBytes")? {
+        s.max_bytes = b;
+    }
+    if let Some(p) = obj.opt_bool("pinFirst")? {
+        s.pin_first = p;
+    }
+    if let Some(d) = obj.opt_str("delivery")? {
+        s.delivery = match d {
+            "latest" => DeliveryPolicy::Latest,
+            "parent" => DeliveryPolicy::Parent,
+            other => {
+                let reason = format!("expected \"latest\" or \"parent\", found {other:?}");
+                return Err(obj.path.key("delivery").invalid(reason).into());
+            }
+        };
+    }
+    if let Some(c) = obj.opt_str("compaction")? {
+        s.compaction = match c {
+            "lazy" => CompactionStrategy::Lazy,
+            "proactive" => CompactionStrategy::Proactive,
+            other => {
+                let reason = format!("expected \"lazy\" or \"proactive\", found {other:?}");
+                return Err(obj.path.key("compaction").invalid(reason).into());
+            }
+        };
+    }
+    if let Some(r) = obj.opt_usize("maxRounds")? {
+        s.max_rounds = r;
+    }
+    s.max_agent_response_ms = obj.opt_u64("maxAgentResponseMs")?;
+    if let Some(e) = obj.opt_str("tokenEstimator")? {
+        s.token_estimator = match e {
+            "none" => TokenEstimator::None,
+            "charsDiv4" => TokenEstimator::CharsDiv4,
+            other => {
+                let reason = format!("expected \"none\" or \"charsDiv4\", found {other:?}");
+                return Err(obj.path.key("tokenEstimator").invalid(reason).into());
+            }
+        };
+    }
+    s.max_tokens = obj.opt_usize("maxTokens")?;
+    Ok(s)
+}
+
+/// Joins system-instruction lines (DESIGN §4): blank entries dropped, joined with `\n`, the
+/// result trimmed; nothing left → `None`. A single string is one entry.
+pub fn join_instruction_lines<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let joined = lines
+        .into_iter()
+        .filter(|l| !l.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let trimmed = joined.trim();
+    (!trimmed.is_empty()).then(|| trimmed.to_string())
+}
+
+/// `systemInstruction` as a string or an array of strings; a non-string entry is an error
+/// naming its index (`…systemInstruction[1]: expected a string, found 123`).
+pub(crate) fn system_instruction_at(
+    value: Option<&Value>,
+    path: &Path<'_>,
+) -> Result<Option<String>, FieldError> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(join_instruction_lines([s.as_str()])),
+        Some(Value::Array(items)) => {
+            let lines = items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| json::string(v, &path.index(i)))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(join_instruction_lines(lines))
+        }
+        Some(other) => Err(path.wrong_type("a string or an array of strings", other)),
+    }
+}
