@@ -118,7 +118,7 @@
 //!
 //! - [`session`]: files (`agent-chatter-session/1`), [`Session::snapshot`](session::Session::snapshot),
 //!   [`Session::to_scenario`](session::Session::to_scenario).
-//! - [`context::manager::ContextManager`]: the TypeScript peer's `ContextManager` API over the
+//! - [`peer::context_manager::ContextManager`]: the TypeScript peer's `ContextManager` API over the
 //!   same pipeline (the npm package's drop-in class).
 //! - [`scenario`]: one JSON file (team, settings, messages) → the exact prompt of a member,
 //!   shared by the CLI, the npm package and the page.

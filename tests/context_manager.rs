@@ -2,12 +2,12 @@
 
 mod common;
 
-use agent_chatter::context::manager::{
-    AddMessageError, AgentContextOptions, ContextManager, ManagerOptions,
-};
 use agent_chatter::context::MAX_TEAM_TASK_BYTES;
 use agent_chatter::explain::Fate;
 use agent_chatter::message::{MessageId, Millis, Routing, Speaker, MAX_MESSAGE_BYTES};
+use agent_chatter::peer::context_manager::{
+    AddMessageError, AgentContextOptions, ContextManager, ManagerOptions,
+};
 use common::*;
 
 fn manager_with(window: usize, messages: &[(Speaker, &str)]) -> ContextManager {
@@ -366,7 +366,7 @@ mod mirrored_suffix {
     //! A host that keeps the messages itself mirrors only the suffix its prompts read
     //! (`restart_at`): every input and prompt must be the one the whole store gives.
     use super::*;
-    use agent_chatter::context::manager::Asked;
+    use agent_chatter::peer::context_manager::Asked;
     use proptest::prelude::*;
 
     fn speaker(i: u8) -> Speaker {

@@ -2,7 +2,6 @@
 //! → budget, recording each message's fate on the way.
 
 pub mod dedup;
-pub mod manager;
 pub mod route;
 pub mod store;
 pub mod window;

@@ -9,9 +9,12 @@
 //! - Its `cli-config` 1.1/1.2 team files are read and written by [`cli_config`]; members and
 //!   settings are read by the rules ours uses too ([`crate::team`]), and one entry point,
 //!   [`crate::config::load_team`], tells the two formats apart.
+//! - Its `ContextManager` API ([`context_manager`]: options, `addMessage`, `getContextForAgent`,
+//!   `assemblePrompt`, snapshots) over the same pipeline the conversation uses.
 //! - Its snapshots are read by [`crate::snapshot::import`], the one snapshot reader, which takes
 //!   the peer's message shape as well as ours.
 
 pub mod cli_config;
+pub mod context_manager;
 mod json_writer;
 pub mod message;

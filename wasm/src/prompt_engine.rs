@@ -14,8 +14,10 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use agent_chatter::context::manager::{AgentContextOptions, Asked, ContextManager, ManagerOptions};
 use agent_chatter::message::Millis;
+use agent_chatter::peer::context_manager::{
+    AgentContextOptions, Asked, ContextManager, ManagerOptions,
+};
 use js_sys::JsString;
 use wasm_bindgen::prelude::*;
 

@@ -4,9 +4,9 @@
 #![cfg(target_arch = "wasm32")]
 
 use agent_chatter::assemble::AssemblerInput;
-use agent_chatter::context::manager::{AgentContextOptions, ContextManager, ManagerOptions};
 use agent_chatter::markers::{self, DropTargets, Intent};
 use agent_chatter::message::{Millis, Routing, Speaker, SpeakerKind};
+use agent_chatter::peer::context_manager::{AgentContextOptions, ContextManager, ManagerOptions};
 use agent_chatter::snapshot;
 use wasm_bindgen_test::wasm_bindgen_test;
 

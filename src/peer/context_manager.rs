@@ -6,12 +6,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{
+use crate::assemble::AssemblerInput;
+use crate::budget::Budget;
+use crate::context::{
     assemble_input_ref, gather_as_of, AsOf, BuildSettings, Prompt, Recipient, Store, Target,
     TeamTaskTruncated, TokenEstimator,
 };
-use crate::assemble::AssemblerInput;
-use crate::budget::Budget;
 use crate::message::{Message, Millis, Routing, Speaker, MAX_MESSAGE_BYTES};
 use crate::team::{
     prompt_format, CompactionStrategy, DeliveryPolicy, DEFAULT_MAX_BYTES, DEFAULT_WINDOW_SIZE,
@@ -232,7 +232,7 @@ impl ContextManager {
         &'s self,
         asked: &Asked<'s>,
         recipient: &'s Recipient,
-    ) -> Result<Option<super::Gathered<'s>>, NotHeld> {
+    ) -> Result<Option<crate::context::Gathered<'s>>, NotHeld> {
         if asked.end == 0 {
             return Ok(None);
         }
@@ -275,7 +275,7 @@ impl ContextManager {
         } else {
             input.max_bytes
         };
-        super::assemble_prompt(prompt_format(agent_type), input, self.budget(max_bytes))
+        crate::context::assemble_prompt(prompt_format(agent_type), input, self.budget(max_bytes))
     }
 
     fn budget(&self, max_bytes: usize) -> Budget {
