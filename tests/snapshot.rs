@@ -702,6 +702,19 @@ mod properties {
         }
     }
 
+    /// Our fixture or the peer's, with `FIELDS[field]` of one message set to `new`.
+    fn mutated_fixture(peer: bool, index: usize, field: usize, new: Value) -> Value {
+        let file = if peer {
+            "snapshots/peer-v1.json"
+        } else {
+            "snapshots/ours-v1.json"
+        };
+        let mut value = fixture_value(file);
+        let len = value["messages"].as_array().map_or(0, Vec::len);
+        set_at(&mut value["messages"][index % len], FIELDS[field], new);
+        value
+    }
+
     fn check(value: &Value) -> Result<(), TestCaseError> {
         let mut store = sample_store();
         let before = store.clone();
@@ -725,11 +738,7 @@ mod properties {
             field in 0usize..FIELDS.len(),
             new in arb_json(),
         ) {
-            let file = if peer { "snapshots/peer-v1.json" } else { "snapshots/ours-v1.json" };
-            let mut value = fixture_value(file);
-            let len = value["messages"].as_array().map_or(0, Vec::len);
-            set_at(&mut value["messages"][index % len], FIELDS[field], new);
-            check(&value)?;
+            check(&mutated_fixture(peer, index, field, new))?;
         }
 
         #[test]
@@ -739,10 +748,7 @@ mod properties {
             field in 0usize..FIELDS.len(),
             new in arb_json(),
         ) {
-            let file = if peer { "snapshots/peer-v1.json" } else { "snapshots/ours-v1.json" };
-            let mut value = fixture_value(file);
-            let len = value["messages"].as_array().map_or(0, Vec::len);
-            set_at(&mut value["messages"][index % len], FIELDS[field], new);
+            let value = mutated_fixture(peer, index, field, new);
             // Through text: a float may not survive serde_json's printing and parsing exactly,
             // so both readers start from the text's own `Value`.
             let text = value.to_string();

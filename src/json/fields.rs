@@ -66,6 +66,46 @@ macro_rules! kept_as_value {
 }
 pub(crate) use kept_as_value;
 
+/// Declares a JSON object's fields as a struct with one optional value per key, and reads
+/// them ([`Fields`]): each key's value goes to its field (`null` is absent, the last of a
+/// repeated key wins); a nested object marked `[in_place]` is filled where it lies
+/// ([`InPlace`]); keys not listed are skipped.
+macro_rules! json_object {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident<'de> {
+            $($(#[$field_meta:meta])* $key:literal => $field:ident: $ty:ty $([$how:ident])?),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Default)]
+        $vis struct $name<'de> {
+            $($(#[$field_meta])* $field: Option<$ty>,)*
+        }
+
+        impl<'de> $crate::json::fields::Fields<'de> for $name<'de> {
+            fn read<A: ::serde::de::MapAccess<'de>>(
+                &mut self,
+                key: &str,
+                map: &mut A,
+            ) -> Result<(), A::Error> {
+                match key {
+                    $($key => $crate::json::fields::json_object!(@read map, self.$field $(, $how)?),)*
+                    _ => $crate::json::fields::skip(map)?,
+                }
+                Ok(())
+            }
+        }
+    };
+    (@read $map:ident, $slot:expr) => {
+        $slot = $crate::json::fields::next($map)?
+    };
+    (@read $map:ident, $slot:expr, in_place) => {
+        $crate::json::fields::next_in_place($map, &mut $slot)?
+    };
+}
+pub(crate) use json_object;
+
 /// The keys of an object, read one by one: `read` takes the value of each key it knows (with
 /// [`next`]) and skips the others (with [`skip`]).
 pub(crate) trait Fields<'de>: Default {
@@ -107,22 +147,9 @@ impl<T> Read<T> {
 
 impl<'de, T: Fields<'de>> Deserialize<'de> for Read<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<T>(PhantomData<T>);
-        impl<'de, T: Fields<'de>> Visitor<'de> for V<T> {
-            type Value = Read<T>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON value")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Read<T>, A::Error> {
-                let mut fields = T::default();
-                while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
-                    fields.read(&key, &mut map)?;
-                }
-                Ok(Read::Object(fields))
-            }
-            kept_as_value!(Read::Other, str, seq);
-        }
-        d.deserialize_any(V(PhantomData))
+        let mut slot = None;
+        InPlace(&mut slot).deserialize(d)?;
+        Ok(slot.unwrap_or(Read::Other(Value::Null)))
     }
 }
 

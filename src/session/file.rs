@@ -13,12 +13,12 @@
 
 use std::borrow::Cow;
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess};
+use serde::de::{self, Deserialize, Deserializer};
 use serde_json::Value;
 
 use super::{Fact, SessionFileError, SESSION_FORMAT};
 use crate::config;
-use crate::json::fields::{next, required, skip, Field, Fields, List, Read};
+use crate::json::fields::{json_object, required, Field, List, Read};
 use crate::json::{self, FieldError, JsonSyntaxError, Path};
 use crate::message::Millis;
 use crate::team;
@@ -124,52 +124,25 @@ fn fact_at(fact: Read<FactFields<'_>>, path: &Path<'_>) -> Result<Fact, SessionF
     })
 }
 
-/// The session file's top level.
-#[derive(Default)]
-struct Root<'de> {
-    format: Option<Field<'de>>,
-    facts: Option<List<Read<FactFields<'de>>>>,
-}
-
-impl<'de> Fields<'de> for Root<'de> {
-    fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
-        match key {
-            "format" => self.format = next(map)?,
-            "facts" => self.facts = next(map)?,
-            _ => skip(map)?,
-        }
-        Ok(())
+json_object! {
+    /// The session file's top level.
+    struct Root<'de> {
+        "format" => format: Field<'de>,
+        "facts" => facts: List<Read<FactFields<'de>>>,
     }
 }
 
-/// A fact's fields, before its type says which it needs.
-#[derive(Default)]
-struct FactFields<'de> {
-    kind: Option<Field<'de>>,
-    text: Option<Field<'de>>,
-    sender: Option<Field<'de>>,
-    to: Option<Field<'de>>,
-    reason: Option<Field<'de>>,
-    at: Option<Field<'de>>,
-    team: Option<Value>,
-    settings: Option<Value>,
-    scenario: Option<Value>,
-}
-
-impl<'de> Fields<'de> for FactFields<'de> {
-    fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
-        match key {
-            "type" => self.kind = next(map)?,
-            "text" => self.text = next(map)?,
-            "sender" => self.sender = next(map)?,
-            "to" => self.to = next(map)?,
-            "reason" => self.reason = next(map)?,
-            "at" => self.at = next(map)?,
-            "team" => self.team = next(map)?,
-            "settings" => self.settings = next(map)?,
-            "scenario" => self.scenario = next(map)?,
-            _ => skip(map)?,
-        }
-        Ok(())
+json_object! {
+    /// A fact's fields, before its type says which it needs.
+    struct FactFields<'de> {
+        "type" => kind: Field<'de>,
+        "text" => text: Field<'de>,
+        "sender" => sender: Field<'de>,
+        "to" => to: Field<'de>,
+        "reason" => reason: Field<'de>,
+        "at" => at: Field<'de>,
+        "team" => team: Value,
+        "settings" => settings: Value,
+        "scenario" => scenario: Value,
     }
 }

@@ -14,7 +14,7 @@ use std::borrow::Cow;
 
 use std::fmt;
 
-use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{Deserializer, IgnoredAny, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -23,7 +23,7 @@ use super::{
     SNAPSHOT_VERSION,
 };
 use crate::json::fields::{
-    kept_as_value, next, next_in_place, required, skip, Field, Fields, InPlace, List, Read, Strings,
+    json_object, kept_as_value, required, Field, InPlace, List, Read, Strings,
 };
 use crate::json::{self, FieldError, Path};
 use crate::message::{
@@ -304,25 +304,13 @@ fn peer_timestamp(field: Field<'_>, path: &Path<'_>) -> Result<Millis, FieldErro
     }
 }
 
-/// A snapshot's top level.
-#[derive(Default)]
-pub(super) struct SnapshotFields<'de> {
-    version: Option<Field<'de>>,
-    messages: Option<Messages>,
-    team_task: Option<Field<'de>>,
-    timestamp: Option<Field<'de>>,
-}
-
-impl<'de> Fields<'de> for SnapshotFields<'de> {
-    fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
-        match key {
-            "version" => self.version = next(map)?,
-            "messages" => self.messages = next(map)?,
-            "teamTask" => self.team_task = next(map)?,
-            "timestamp" => self.timestamp = next(map)?,
-            _ => skip(map)?,
-        }
-        Ok(())
+json_object! {
+    /// A snapshot's top level.
+    pub(super) struct SnapshotFields<'de> {
+        "version" => version: Field<'de>,
+        "messages" => messages: Messages,
+        "teamTask" => team_task: Field<'de>,
+        "timestamp" => timestamp: Field<'de>,
     }
 }
 
@@ -382,122 +370,57 @@ impl<'de> Deserialize<'de> for Messages {
     }
 }
 
-/// A message: ours (`at`) or the peer's (`timestamp`).
-#[derive(Default)]
-struct MessageFields<'de> {
-    id: Option<Field<'de>>,
-    speaker: Option<Read<SpeakerFields<'de>>>,
-    content: Option<Field<'de>>,
-    routing: Option<Read<RoutingFields<'de>>>,
-    at: Option<Field<'de>>,
-    timestamp: Option<Field<'de>>,
-}
-
-impl<'de> Fields<'de> for MessageFields<'de> {
-    fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
-        match key {
-            "id" => self.id = next(map)?,
-            "speaker" => next_in_place(map, &mut self.speaker)?,
-            "content" => self.content = next(map)?,
-            "routing" => next_in_place(map, &mut self.routing)?,
-            "at" => self.at = next(map)?,
-            "timestamp" => self.timestamp = next(map)?,
-            _ => skip(map)?,
-        }
-        Ok(())
+json_object! {
+    /// A message: ours (`at`) or the peer's (`timestamp`).
+    struct MessageFields<'de> {
+        "id" => id: Field<'de>,
+        "speaker" => speaker: Read<SpeakerFields<'de>> [in_place],
+        "content" => content: Field<'de>,
+        "routing" => routing: Read<RoutingFields<'de>> [in_place],
+        "at" => at: Field<'de>,
+        "timestamp" => timestamp: Field<'de>,
     }
 }
 
-/// A speaker: ours (`kind`) or the peer's (`type`).
-#[derive(Default)]
-struct SpeakerFields<'de> {
-    id: Option<Field<'de>>,
-    name: Option<Field<'de>>,
-    display_name: Option<Field<'de>>,
-    kind: Option<Field<'de>>,
-    peer_type: Option<Field<'de>>,
-}
-
-impl<'de> Fields<'de> for SpeakerFields<'de> {
-    fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
-        match key {
-            "id" => self.id = next(map)?,
-            "name" => self.name = next(map)?,
-            "displayName" => self.display_name = next(map)?,
-            "kind" => self.kind = next(map)?,
-            "type" => self.peer_type = next(map)?,
-            _ => skip(map)?,
-        }
-        Ok(())
+json_object! {
+    /// A speaker: ours (`kind`) or the peer's (`type`).
+    struct SpeakerFields<'de> {
+        "id" => id: Field<'de>,
+        "name" => name: Field<'de>,
+        "displayName" => display_name: Field<'de>,
+        "kind" => kind: Field<'de>,
+        "type" => peer_type: Field<'de>,
     }
 }
 
-/// Our routing keys and the peer's; which set is read follows [`routing`]'s rule.
-#[derive(Default)]
-struct RoutingFields<'de> {
-    raw_next: Option<List<Read<AddresseeFields<'de>>>>,
-    resolved: Option<Strings>,
-    resolved_names: Option<Strings>,
-    is_done: Option<Field<'de>>,
-    parent: Option<Field<'de>>,
-    intent: Option<Field<'de>>,
-    raw_next_markers: Option<Strings>,
-    parsed_addressees: Option<List<Read<AddresseeFields<'de>>>>,
-    resolved_addressees: Option<List<Read<ResolvedFields<'de>>>>,
-    parent_message_id: Option<Field<'de>>,
-}
-
-impl<'de> Fields<'de> for RoutingFields<'de> {
-    fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
-        match key {
-            "rawNext" => self.raw_next = next(map)?,
-            "resolved" => self.resolved = next(map)?,
-            "resolvedNames" => self.resolved_names = next(map)?,
-            "isDone" => self.is_done = next(map)?,
-            "parent" => self.parent = next(map)?,
-            "intent" => self.intent = next(map)?,
-            "rawNextMarkers" => self.raw_next_markers = next(map)?,
-            "parsedAddressees" => self.parsed_addressees = next(map)?,
-            "resolvedAddressees" => self.resolved_addressees = next(map)?,
-            "parentMessageId" => self.parent_message_id = next(map)?,
-            _ => skip(map)?,
-        }
-        Ok(())
+json_object! {
+    /// Our routing keys and the peer's; which set is read follows [`routing`]'s rule.
+    struct RoutingFields<'de> {
+        "rawNext" => raw_next: List<Read<AddresseeFields<'de>>>,
+        "resolved" => resolved: Strings,
+        "resolvedNames" => resolved_names: Strings,
+        "isDone" => is_done: Field<'de>,
+        "parent" => parent: Field<'de>,
+        "intent" => intent: Field<'de>,
+        "rawNextMarkers" => raw_next_markers: Strings,
+        "parsedAddressees" => parsed_addressees: List<Read<AddresseeFields<'de>>>,
+        "resolvedAddressees" => resolved_addressees: List<Read<ResolvedFields<'de>>>,
+        "parentMessageId" => parent_message_id: Field<'de>,
     }
 }
 
-/// An addressee of our `rawNext` or the peer's `parsedAddressees`.
-#[derive(Default)]
-struct AddresseeFields<'de> {
-    name: Option<Field<'de>>,
-    intent: Option<Field<'de>>,
-}
-
-impl<'de> Fields<'de> for AddresseeFields<'de> {
-    fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
-        match key {
-            "name" => self.name = next(map)?,
-            "intent" => self.intent = next(map)?,
-            _ => skip(map)?,
-        }
-        Ok(())
+json_object! {
+    /// An addressee of our `rawNext` or the peer's `parsedAddressees`.
+    struct AddresseeFields<'de> {
+        "name" => name: Field<'de>,
+        "intent" => intent: Field<'de>,
     }
 }
 
-/// One of the peer's `resolvedAddressees`.
-#[derive(Default)]
-struct ResolvedFields<'de> {
-    member_id: Option<Field<'de>>,
-    member_name: Option<Field<'de>>,
-}
-
-impl<'de> Fields<'de> for ResolvedFields<'de> {
-    fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
-        match key {
-            "memberId" => self.member_id = next(map)?,
-            "memberName" => self.member_name = next(map)?,
-            _ => skip(map)?,
-        }
-        Ok(())
+json_object! {
+    /// One of the peer's `resolvedAddressees`.
+    struct ResolvedFields<'de> {
+        "memberId" => member_id: Field<'de>,
+        "memberName" => member_name: Field<'de>,
     }
 }
