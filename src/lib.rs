@@ -122,10 +122,13 @@
 //!   same pipeline (the npm package's drop-in class).
 //! - [`scenario`]: one JSON file (team, settings, messages) → the exact prompt of a member,
 //!   shared by the CLI, the npm package and the page.
-//! - [`config`]: team configs, ours and the peer's `cli-config` 1.1/1.2; [`snapshot`]:
-//!   snapshot v1 export/import, validated before anything changes.
-//! - [`peer`]: the TypeScript peer's shapes (messages, routing, intents) and their conversion,
-//!   and where its configs and snapshots are read.
+//! - [`config`]: team configs, ours and the peer's `cli-config` 1.1/1.2 (auto-detected), read
+//!   into a validated [`team::Team`]; [`snapshot`]: snapshot v1 export/import, validated before
+//!   anything changes. Each format has one reader, whatever the way in (text, a parsed value,
+//!   serde), and its errors name the JSON path of what is wrong.
+//! - [`peer`]: the TypeScript peer's shapes — messages, routing and intents
+//!   ([`peer::message`]), its `cli-config` ([`peer::cli_config`]) and its `ContextManager`
+//!   API ([`peer::context_manager`]) — converted at the edge, so the pipeline takes only ours.
 
 pub mod assemble;
 pub mod budget;
