@@ -22,45 +22,45 @@ use serde_json::Value;
 
 use super::{FieldError, Path};
 
-/// The arms of a visitor that keep a value it does not read as a `Value` through `$wrap`, to
-/// name it in an error: numbers, booleans and `null` always, and the kinds listed (`str`,
+/// The arms of a visitor that keep a value it does not read as a boxed `Value` through
+/// `$wrap` (boxed so the field structs stay small), to name it in an error: numbers, booleans and `null` always, and the kinds listed (`str`,
 /// `seq`, `map`) that the visitor does not read itself.
 macro_rules! kept_as_value {
     ($wrap:path $(, $kind:ident)*) => {
         fn visit_bool<E: ::serde::de::Error>(self, b: bool) -> Result<Self::Value, E> {
-            Ok($wrap(::serde_json::Value::Bool(b)))
+            Ok($wrap(Box::new(::serde_json::Value::Bool(b))))
         }
         fn visit_i64<E: ::serde::de::Error>(self, n: i64) -> Result<Self::Value, E> {
-            Ok($wrap(::serde_json::Value::from(n)))
+            Ok($wrap(Box::new(::serde_json::Value::from(n))))
         }
         fn visit_u64<E: ::serde::de::Error>(self, n: u64) -> Result<Self::Value, E> {
-            Ok($wrap(::serde_json::Value::from(n)))
+            Ok($wrap(Box::new(::serde_json::Value::from(n))))
         }
         fn visit_f64<E: ::serde::de::Error>(self, n: f64) -> Result<Self::Value, E> {
-            Ok($wrap(::serde_json::Value::from(n)))
+            Ok($wrap(Box::new(::serde_json::Value::from(n))))
         }
         fn visit_unit<E: ::serde::de::Error>(self) -> Result<Self::Value, E> {
-            Ok($wrap(::serde_json::Value::Null))
+            Ok($wrap(Box::new(::serde_json::Value::Null)))
         }
         $(kept_as_value!(@ $kind $wrap);)*
     };
     (@ str $wrap:path) => {
         fn visit_str<E: ::serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
-            Ok($wrap(::serde_json::Value::String(s.to_owned())))
+            Ok($wrap(Box::new(::serde_json::Value::String(s.to_owned()))))
         }
     };
     (@ seq $wrap:path) => {
         fn visit_seq<A: ::serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
             <::serde_json::Value as ::serde::Deserialize>::deserialize(
                 ::serde::de::value::SeqAccessDeserializer::new(seq),
-            ).map($wrap)
+            ).map(|v| $wrap(Box::new(v)))
         }
     };
     (@ map $wrap:path) => {
         fn visit_map<A: ::serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
             <::serde_json::Value as ::serde::Deserialize>::deserialize(
                 ::serde::de::value::MapAccessDeserializer::new(map),
-            ).map($wrap)
+            ).map(|v| $wrap(Box::new(v)))
         }
     };
 }
@@ -132,7 +132,7 @@ pub(crate) fn required<T>(field: Option<T>, path: &Path<'_>) -> Result<T, FieldE
 /// An object read into `T`, or whatever else stood there.
 pub(crate) enum Read<T> {
     Object(T),
-    Other(Value),
+    Other(Box<Value>),
 }
 
 impl<T> Read<T> {
@@ -149,7 +149,7 @@ impl<'de, T: Fields<'de>> Deserialize<'de> for Read<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let mut slot = None;
         InPlace(&mut slot).deserialize(d)?;
-        Ok(slot.unwrap_or(Read::Other(Value::Null)))
+        Ok(slot.unwrap_or_else(|| Read::Other(Box::new(Value::Null))))
     }
 }
 
@@ -214,7 +214,7 @@ impl<'de, T: Fields<'de>> Visitor<'de> for InPlace<'_, T> {
 
 impl<T> InPlace<'_, T> {
     fn other<E>(self, v: Value) -> Result<(), E> {
-        *self.0 = Some(Read::Other(v));
+        *self.0 = Some(Read::Other(Box::new(v)));
         Ok(())
     }
 }
@@ -245,7 +245,12 @@ impl<'de> Deserialize<'de> for Key<'de> {
 /// (a number or a boolean, read when the rules ask for one, or kept to name it in an error).
 pub(crate) enum Field<'de> {
     Str(Cow<'de, str>),
-    Other(Value),
+    /// A non-negative integer, the other scalar most fields hold (`at`, `version`).
+    U64(u64),
+    Bool(bool),
+    /// Anything else, boxed: it is only ever read to name it in an error (or, for a rule that
+    /// takes several types, through [`Field::into_value`]).
+    Other(Box<Value>),
 }
 
 impl<'de> Field<'de> {
@@ -253,25 +258,33 @@ impl<'de> Field<'de> {
     pub(crate) fn string(self, path: &Path<'_>) -> Result<Cow<'de, str>, FieldError> {
         match self {
             Field::Str(s) => Ok(s),
-            Field::Other(v) => Err(path.wrong_type("a string", &v)),
+            other => Err(path.wrong_type("a string", &other.into_value())),
         }
     }
 
     /// A non-negative integer, or `path: expected a non-negative integer, found …`.
     pub(crate) fn unsigned(self, path: &Path<'_>) -> Result<u64, FieldError> {
-        super::unsigned(&self.into_value(), path)
+        match self {
+            Field::U64(n) => Ok(n),
+            other => super::unsigned(&other.into_value(), path),
+        }
     }
 
     /// `true` or `false`, or `path: expected true or false, found …`.
     pub(crate) fn boolean(self, path: &Path<'_>) -> Result<bool, FieldError> {
-        super::boolean(&self.into_value(), path)
+        match self {
+            Field::Bool(b) => Ok(b),
+            other => super::boolean(&other.into_value(), path),
+        }
     }
 
     /// The value as a `serde_json::Value`, for a rule that reads several types or for an error.
     pub(crate) fn into_value(self) -> Value {
         match self {
             Field::Str(s) => Value::String(s.into_owned()),
-            Field::Other(v) => v,
+            Field::U64(n) => Value::from(n),
+            Field::Bool(b) => Value::Bool(b),
+            Field::Other(v) => *v,
         }
     }
 }
@@ -293,7 +306,29 @@ impl<'de> Deserialize<'de> for Field<'de> {
             fn visit_string<E: de::Error>(self, s: String) -> Result<Field<'de>, E> {
                 Ok(Field::Str(Cow::Owned(s)))
             }
-            kept_as_value!(Field::Other, seq, map);
+            fn visit_u64<E: de::Error>(self, n: u64) -> Result<Field<'de>, E> {
+                Ok(Field::U64(n))
+            }
+            fn visit_bool<E: de::Error>(self, b: bool) -> Result<Field<'de>, E> {
+                Ok(Field::Bool(b))
+            }
+            fn visit_i64<E: de::Error>(self, n: i64) -> Result<Field<'de>, E> {
+                Ok(Field::Other(Box::new(Value::from(n))))
+            }
+            fn visit_f64<E: de::Error>(self, n: f64) -> Result<Field<'de>, E> {
+                Ok(Field::Other(Box::new(Value::from(n))))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Field<'de>, E> {
+                Ok(Field::Other(Box::new(Value::Null)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Field<'de>, A::Error> {
+                let v = Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
+                Ok(Field::Other(Box::new(v)))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Field<'de>, A::Error> {
+                let v = Value::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Ok(Field::Other(Box::new(v)))
+            }
         }
         d.deserialize_any(V)
     }
@@ -302,7 +337,7 @@ impl<'de> Deserialize<'de> for Field<'de> {
 /// An array of `T`, or whatever else stood there.
 pub(crate) enum List<T> {
     Items(Vec<T>),
-    Other(Value),
+    Other(Box<Value>),
 }
 
 impl<T> List<T> {
@@ -340,8 +375,8 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for List<T> {
 /// (its index and value), or whatever else stood there instead of an array.
 pub(crate) enum Strings {
     Items(Vec<String>),
-    NotAString(usize, Value),
-    Other(Value),
+    NotAString(usize, Box<Value>),
+    Other(Box<Value>),
 }
 
 impl Strings {
@@ -368,10 +403,10 @@ impl<'de> Deserialize<'de> for Strings {
                 while let Some(item) = seq.next_element::<Field<'de>>()? {
                     match item {
                         Field::Str(s) => items.push(s.into_owned()),
-                        Field::Other(v) => {
+                        other => {
                             let index = items.len();
                             while seq.next_element::<de::IgnoredAny>()?.is_some() {}
-                            return Ok(Strings::NotAString(index, v));
+                            return Ok(Strings::NotAString(index, Box::new(other.into_value())));
                         }
                     }
                 }

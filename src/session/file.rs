@@ -36,9 +36,9 @@ pub(super) fn facts(json_text: &str) -> Result<Vec<Fact>, SessionFileError> {
                 found: format!("{f:?}"),
             })
         }
-        Some(Field::Other(v)) => {
+        Some(other) => {
             return Err(SessionFileError::Format {
-                found: json::describe(&v),
+                found: json::describe(&other.into_value()),
             })
         }
     }

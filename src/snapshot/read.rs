@@ -45,15 +45,15 @@ pub(super) fn snapshot(root: Read<SnapshotFields<'_>>) -> Result<Snapshot, Snaps
     let path = Path::Root;
     let s = root.object(path)?;
     match required(s.version, &path.key("version"))? {
-        Field::Other(v) if v.as_u64() == Some(u64::from(SNAPSHOT_VERSION)) => {}
+        Field::U64(v) if v == u64::from(SNAPSHOT_VERSION) => {}
         Field::Str(found) => {
             return Err(SnapshotError::Version {
                 found: format!("{found:?}"),
             })
         }
-        Field::Other(v) => {
+        other => {
             return Err(SnapshotError::Version {
-                found: json::describe(&v),
+                found: json::describe(&other.into_value()),
             })
         }
     }
@@ -299,8 +299,9 @@ fn peer_timestamp(field: Field<'_>, path: &Path<'_>) -> Result<Millis, FieldErro
                 "{s:?} is not an ISO 8601 date such as \"2025-01-15T10:30:00.000Z\""
             ))
         }),
+        Field::U64(ms) => Ok(Millis(ms)),
         Field::Other(v) if v.is_number() => json::unsigned(&v, path).map(Millis),
-        Field::Other(v) => Err(path.wrong_type("milliseconds or an ISO 8601 date", &v)),
+        other => Err(path.wrong_type("milliseconds or an ISO 8601 date", &other.into_value())),
     }
 }
 
@@ -320,7 +321,7 @@ json_object! {
 /// further on still wins, as the text must be JSON before anything in it is read.
 pub(super) enum Messages {
     Built(Result<Vec<Message>, SnapshotError>),
-    Other(Value),
+    Other(Box<Value>),
 }
 
 impl Messages {
@@ -347,7 +348,9 @@ impl<'de> Deserialize<'de> for Messages {
                 // One slot for every message's fields, filled in place.
                 let mut slot = None;
                 while seq.next_element_seed(InPlace(&mut slot))?.is_some() {
-                    let item = slot.take().unwrap_or(Read::Other(Value::Null));
+                    let item = slot
+                        .take()
+                        .unwrap_or_else(|| Read::Other(Box::new(Value::Null)));
                     match message(item, &path, messages.len()) {
                         Ok(m) => messages.push(m),
                         Err(Failed { error, checked_id }) => {

@@ -88,7 +88,7 @@ pub fn open(name: &str, text: &str, team: Option<&Team>) -> Result<Opened, Strin
             .map(|s| Opened::Scenario(Box::new(s)))
             .map_err(|e| failed(&e)),
         FileKind::Snapshot => {
-            let snapshot = Snapshot::from_value(&value).map_err(|e| failed(&e))?;
+            let snapshot = Snapshot::from_json(text).map_err(|e| failed(&e))?;
             let team =
                 team.ok_or_else(|| failed(&"a snapshot holds no team: open a team config first"))?;
             let scenario = Scenario::from_history(
