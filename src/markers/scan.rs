@@ -308,6 +308,7 @@ pub(super) const BLOCK: usize = if cfg!(all(target_arch = "wasm32", target_featu
 /// the index of the first, if any, and whether the block's last byte is at or below `' '`
 /// (the `prev_low` of the next block).
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+#[inline(always)]
 pub(super) fn block_events(
     block: &[u8; BLOCK],
     prev_low: bool,
@@ -324,6 +325,7 @@ pub(super) fn block_events(
 
 /// [`block_events`] on 16 bytes in a wasm SIMD vector: the same tests, one lane per byte.
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline(always)]
 pub(super) fn block_events(
     block: &[u8; BLOCK],
     prev_low: bool,

@@ -85,7 +85,8 @@ pub fn parse_message_packed(len: usize) -> Result<String, JsError> {
 fn packed(text: &str) -> String {
     let (parsed, clean) = markers::parse_and_strip_routing(text);
     let clean = view_of(text, clean);
-    let mut out = String::new();
+    // Room for the clean text and the short lines before it: one allocation, no regrowth.
+    let mut out = String::with_capacity(clean.as_deref().map_or(0, str::len) + 64);
     for (flag, on) in [
         ('v', clean.is_none()),
         ('f', parsed.from.is_some()),
