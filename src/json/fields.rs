@@ -1,14 +1,15 @@
 //! Reading a JSON document in one pass into the fields a format needs, with the rules of
 //! [`crate::json`] and its error paths, without building a `serde_json::Value` tree first.
 //!
-//! A format declares its objects as structs of optional fields ([`Fields`]); serde fills them
-//! while it parses. Nothing here ever fails on a value of the wrong type: a value that is not
-//! what its field reads is kept as a `Value` ([`Read::Other`], [`Field::Other`],
-//! [`List::Other`]) until the format's rules ask for it, and only then becomes an error that
-//! names its path, the type expected and what was found. So a format stays as lenient as its
-//! rules (a key the rules never read may hold anything) and reads its errors the way a reader
-//! over a `Value` would, while a valid document costs one parse: keys matched without copies,
-//! strings borrowed from the text where JSON lets them be.
+//! A format declares its objects with [`json_object!`] as structs of optional fields
+//! ([`Fields`]); serde fills them while it parses. Nothing here ever fails on a value of the
+//! wrong type: a value that is not what its field reads is kept ([`Read::Other`],
+//! [`Field::Other`], [`List::Other`], as a boxed `Value`; a number or a boolean where a
+//! [`Field`] stands is held inline) until the format's rules ask for it, and only then becomes
+//! an error that names its path, the type expected and what was found. So a format stays as
+//! lenient as its rules (a key the rules never read may hold anything) and reads its errors
+//! the way a reader over a `Value` would, while a valid document costs one parse: keys matched
+//! without copies, strings borrowed from the text where JSON lets them be.
 //!
 //! The shared rules: `null` counts as absent (a `null` read for a key replaces an earlier
 //! value, as the last value of a repeated key wins), unknown keys are ignored.
@@ -22,9 +23,9 @@ use serde_json::Value;
 
 use super::{FieldError, Path};
 
-/// The arms of a visitor that keep a value it does not read as a boxed `Value` through
-/// `$wrap` (boxed so the field structs stay small), to name it in an error: numbers, booleans and `null` always, and the kinds listed (`str`,
-/// `seq`, `map`) that the visitor does not read itself.
+/// The arms of a visitor that keep a value it does not read, to name it in an error, as a
+/// boxed `Value` through `$wrap` (boxed so the field structs stay small): numbers, booleans
+/// and `null` always, and the kinds listed (`str`, `seq`, `map`) the visitor does not read.
 macro_rules! kept_as_value {
     ($wrap:path $(, $kind:ident)*) => {
         fn visit_bool<E: ::serde::de::Error>(self, b: bool) -> Result<Self::Value, E> {

@@ -112,7 +112,7 @@ impl<'a> Lines<'a> {
     }
 
     /// Skips, outside a fence, the lines before the next `[` or backtick: they hold no marker
-    /// and open no fence. With neither left, no marker is left: the lines end. For [`spans`]
+    /// and open no fence. With neither left, no marker is left: the lines end. For [`super::spans`]
     /// only (the skipped lines are not returned).
     pub(super) fn skip_markerless(&mut self) {
         if self.in_fence || self.finished {
