@@ -6,12 +6,12 @@
 //! a value of the wrong type is kept until a rule reads it, so a key the rules ignore may hold
 //! anything (the peer's `type` when ours says `kind`, its `timestamp` beside our `at`, the
 //! other shape's routing keys) and an error names the field's path, as a reader over a
-//! `Value` would. Then the messages are checked and built in order, so the first problem in
-//! the document is the one reported. A 10⁴-message snapshot costs one parse, not a `Value`
-//! tree built and walked.
+//! `Value` would. Each message is checked and built as it is read, and the ids are checked for
+//! duplicates once, at the end, in a table sized for them; either way the first problem in the
+//! document is the one reported. A 10⁴-message snapshot costs one parse, not a `Value` tree
+//! built and walked.
 
 use std::borrow::Cow;
-
 use std::fmt;
 
 use serde::de::{Deserializer, IgnoredAny, SeqAccess, Visitor};
