@@ -189,6 +189,36 @@ pub(crate) fn boolean(v: &Value, path: &Path<'_>) -> Result<bool, FieldError> {
         .ok_or_else(|| path.wrong_type("true or false", v))
 }
 
+/// The value `found` names among `choices`, or `path: expected "a", "b" or "c", found "x"`.
+pub(crate) fn one_of<T: Copy>(
+    found: &str,
+    choices: &[(&str, T)],
+    path: &Path<'_>,
+) -> Result<T, FieldError> {
+    match choices.iter().find(|(name, _)| *name == found) {
+        Some(&(_, value)) => Ok(value),
+        None => Err(not_one_of(
+            found,
+            choices.iter().map(|(name, _)| *name),
+            path,
+        )),
+    }
+}
+
+/// The error for a string that is none of `names`: `path: expected "a", "b" or "c", found "x"`.
+pub(crate) fn not_one_of<'a>(
+    found: &str,
+    names: impl Iterator<Item = &'a str>,
+    path: &Path<'_>,
+) -> FieldError {
+    let names: Vec<String> = names.map(|name| format!("{name:?}")).collect();
+    let expected = match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => names.concat(),
+    };
+    path.invalid(format!("expected {expected}, found {found:?}"))
+}
+
 impl<'v, 'p> Obj<'v, 'p> {
     /// The value of `key`; `null` counts as absent (JSON writers often emit it for "unset").
     pub(crate) fn get(&self, key: &str) -> Option<&'v Value> {
@@ -251,5 +281,20 @@ mod tests {
         assert_eq!(speaker.key("id").to_string(), "messages[3].speaker.id");
         assert_eq!(root.to_string(), "(top level)");
         assert_eq!(root.index(0).to_string(), "[0]");
+    }
+
+    #[test]
+    fn a_choice_that_is_none_of_the_names_lists_them() {
+        let path = Path::Root.key("kind");
+        let choices = [("human", 1), ("ai", 2), ("system", 3)];
+        assert_eq!(one_of("ai", &choices, &path), Ok(2));
+        assert_eq!(
+            one_of("robot", &choices, &path).unwrap_err().to_string(),
+            "kind: expected \"human\", \"ai\" or \"system\", found \"robot\""
+        );
+        assert_eq!(
+            one_of("x", &choices[..2], &path).unwrap_err().to_string(),
+            "kind: expected \"human\" or \"ai\", found \"x\""
+        );
     }
 }

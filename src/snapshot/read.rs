@@ -151,15 +151,16 @@ fn speaker(value: Read<SpeakerFields<'_>>, path: &Path<'_>) -> Result<Speaker, F
         (kind, _) => ("kind", kind),
     };
     let kind_path = path.key(key);
-    let kind = match required(kind, &kind_path)?.string(&kind_path)?.as_ref() {
-        "human" => SpeakerKind::Human,
-        "ai" => SpeakerKind::Ai,
-        "system" => SpeakerKind::System,
-        other => {
-            let reason = format!("expected \"human\", \"ai\" or \"system\", found {other:?}");
-            return Err(kind_path.invalid(reason));
-        }
-    };
+    let kinds = [
+        ("human", SpeakerKind::Human),
+        ("ai", SpeakerKind::Ai),
+        ("system", SpeakerKind::System),
+    ];
+    let kind = json::one_of(
+        &required(kind, &kind_path)?.string(&kind_path)?,
+        &kinds,
+        &kind_path,
+    )?;
     let name = name.into_owned();
     Ok(Speaker {
         id: id.into_owned(),
@@ -222,8 +223,7 @@ fn routing(r: RoutingFields<'_>, path: &Path<'_>) -> Result<Routing, FieldError>
 /// An intent in our routing: `P1`…`P3` or a long form; anything else is an error.
 fn our_intent(field: Field<'_>, path: &Path<'_>) -> Result<Intent, FieldError> {
     let s = field.string(path)?;
-    intent_named(&s)
-        .ok_or_else(|| path.invalid(format!("expected \"P1\", \"P2\" or \"P3\", found {s:?}")))
+    intent_named(&s).ok_or_else(|| json::not_one_of(&s, ["P1", "P2", "P3"].into_iter(), path))
 }
 
 /// The peer's routing: `rawNextMarkers` (or, when present, `parsedAddressees` with intents),

@@ -26,16 +26,8 @@ pub(crate) fn member(
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .unwrap_or(name);
-    let kind_path = path.key(kind_key);
-    let kind = match obj.str(kind_key)? {
-        "human" => MemberKind::Human,
-        "ai" => MemberKind::Ai,
-        other => {
-            return Err(kind_path
-                .invalid(format!("expected \"human\" or \"ai\", found {other:?}"))
-                .into())
-        }
-    };
+    let kinds = [("human", MemberKind::Human), ("ai", MemberKind::Ai)];
+    let kind = json::one_of(obj.str(kind_key)?, &kinds, &path.key(kind_key))?;
     let agent_type = obj
         .opt_str("agentType")?
         .map(normalize_agent_type)
@@ -79,38 +71,29 @@ pub(crate) fn settings(obj: Obj<'_, '_>) -> Result<TeamSettings, ConfigError> {
         s.pin_first = p;
     }
     if let Some(d) = obj.opt_str("delivery")? {
-        s.delivery = match d {
-            "latest" => DeliveryPolicy::Latest,
-            "parent" => DeliveryPolicy::Parent,
-            other => {
-                let reason = format!("expected \"latest\" or \"parent\", found {other:?}");
-                return Err(obj.path.key("delivery").invalid(reason).into());
-            }
-        };
+        let choices = [
+            ("latest", DeliveryPolicy::Latest),
+            ("parent", DeliveryPolicy::Parent),
+        ];
+        s.delivery = json::one_of(d, &choices, &obj.path.key("delivery"))?;
     }
     if let Some(c) = obj.opt_str("compaction")? {
-        s.compaction = match c {
-            "lazy" => CompactionStrategy::Lazy,
-            "proactive" => CompactionStrategy::Proactive,
-            other => {
-                let reason = format!("expected \"lazy\" or \"proactive\", found {other:?}");
-                return Err(obj.path.key("compaction").invalid(reason).into());
-            }
-        };
+        let choices = [
+            ("lazy", CompactionStrategy::Lazy),
+            ("proactive", CompactionStrategy::Proactive),
+        ];
+        s.compaction = json::one_of(c, &choices, &obj.path.key("compaction"))?;
     }
     if let Some(r) = obj.opt_usize("maxRounds")? {
         s.max_rounds = r;
     }
     s.max_agent_response_ms = obj.opt_u64("maxAgentResponseMs")?;
     if let Some(e) = obj.opt_str("tokenEstimator")? {
-        s.token_estimator = match e {
-            "none" => TokenEstimator::None,
-            "charsDiv4" => TokenEstimator::CharsDiv4,
-            other => {
-                let reason = format!("expected \"none\" or \"charsDiv4\", found {other:?}");
-                return Err(obj.path.key("tokenEstimator").invalid(reason).into());
-            }
-        };
+        let choices = [
+            ("none", TokenEstimator::None),
+            ("charsDiv4", TokenEstimator::CharsDiv4),
+        ];
+        s.token_estimator = json::one_of(e, &choices, &obj.path.key("tokenEstimator"))?;
     }
     s.max_tokens = obj.opt_usize("maxTokens")?;
     Ok(s)
