@@ -23,45 +23,57 @@ use serde_json::Value;
 
 use super::{FieldError, Path};
 
-/// The arms of a visitor that keep a value it does not read, to name it in an error, as a
-/// boxed `Value` through `$wrap` (boxed so the field structs stay small): numbers, booleans
-/// and `null` always, and the kinds listed (`str`, `seq`, `map`) the visitor does not read.
+/// The arms of a visitor for the kinds of value it does not read (`bool`, `i64`, `u64`,
+/// `f64`, `unit`, `str`, `seq`, `map`): each hands the value, as a `Value`, to the visitor's
+/// own `keep`, which keeps it (boxed, so the field structs stay small) to name it in an error.
 macro_rules! kept_as_value {
-    ($wrap:path $(, $kind:ident)*) => {
+    ($($kind:ident),* $(,)?) => {
+        $(kept_as_value!(@ $kind);)*
+    };
+    (@ bool) => {
         fn visit_bool<E: ::serde::de::Error>(self, b: bool) -> Result<Self::Value, E> {
-            Ok($wrap(Box::new(::serde_json::Value::Bool(b))))
+            self.keep(::serde_json::Value::Bool(b))
         }
+    };
+    (@ i64) => {
         fn visit_i64<E: ::serde::de::Error>(self, n: i64) -> Result<Self::Value, E> {
-            Ok($wrap(Box::new(::serde_json::Value::from(n))))
+            self.keep(::serde_json::Value::from(n))
         }
+    };
+    (@ u64) => {
         fn visit_u64<E: ::serde::de::Error>(self, n: u64) -> Result<Self::Value, E> {
-            Ok($wrap(Box::new(::serde_json::Value::from(n))))
+            self.keep(::serde_json::Value::from(n))
         }
+    };
+    (@ f64) => {
         fn visit_f64<E: ::serde::de::Error>(self, n: f64) -> Result<Self::Value, E> {
-            Ok($wrap(Box::new(::serde_json::Value::from(n))))
+            self.keep(::serde_json::Value::from(n))
         }
+    };
+    (@ unit) => {
         fn visit_unit<E: ::serde::de::Error>(self) -> Result<Self::Value, E> {
-            Ok($wrap(Box::new(::serde_json::Value::Null)))
+            self.keep(::serde_json::Value::Null)
         }
-        $(kept_as_value!(@ $kind $wrap);)*
     };
-    (@ str $wrap:path) => {
+    (@ str) => {
         fn visit_str<E: ::serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
-            Ok($wrap(Box::new(::serde_json::Value::String(s.to_owned()))))
+            self.keep(::serde_json::Value::String(s.to_owned()))
         }
     };
-    (@ seq $wrap:path) => {
+    (@ seq) => {
         fn visit_seq<A: ::serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-            <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            let v = <::serde_json::Value as ::serde::Deserialize>::deserialize(
                 ::serde::de::value::SeqAccessDeserializer::new(seq),
-            ).map(|v| $wrap(Box::new(v)))
+            )?;
+            self.keep(v)
         }
     };
-    (@ map $wrap:path) => {
+    (@ map) => {
         fn visit_map<A: ::serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-            <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            let v = <::serde_json::Value as ::serde::Deserialize>::deserialize(
                 ::serde::de::value::MapAccessDeserializer::new(map),
-            ).map(|v| $wrap(Box::new(v)))
+            )?;
+            self.keep(v)
         }
     };
 }
@@ -123,6 +135,13 @@ pub(crate) fn next<'de, T: Deserialize<'de>, A: MapAccess<'de>>(
 /// Skips the value of a key no rule reads, whatever it is.
 pub(crate) fn skip<'de, A: MapAccess<'de>>(map: &mut A) -> Result<(), A::Error> {
     map.next_value::<de::IgnoredAny>().map(drop)
+}
+
+/// Reads the rest of an array without keeping it (after its first problem): the text must
+/// still be JSON to the end, so a syntax error further on is the one reported.
+pub(crate) fn skip_rest<'de, A: SeqAccess<'de>>(seq: &mut A) -> Result<(), A::Error> {
+    while seq.next_element::<de::IgnoredAny>()?.is_some() {}
+    Ok(())
 }
 
 /// A field the rules require: its value, or `path: missing`.
@@ -192,29 +211,11 @@ impl<'de, T: Fields<'de>> Visitor<'de> for InPlace<'_, T> {
         *self.0 = None;
         Ok(())
     }
-    fn visit_bool<E: de::Error>(self, b: bool) -> Result<(), E> {
-        self.other(Value::Bool(b))
-    }
-    fn visit_i64<E: de::Error>(self, n: i64) -> Result<(), E> {
-        self.other(Value::from(n))
-    }
-    fn visit_u64<E: de::Error>(self, n: u64) -> Result<(), E> {
-        self.other(Value::from(n))
-    }
-    fn visit_f64<E: de::Error>(self, n: f64) -> Result<(), E> {
-        self.other(Value::from(n))
-    }
-    fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
-        self.other(Value::String(s.to_owned()))
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
-        let v = Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
-        self.other(v)
-    }
+    kept_as_value!(bool, i64, u64, f64, str, seq);
 }
 
 impl<T> InPlace<'_, T> {
-    fn other<E>(self, v: Value) -> Result<(), E> {
+    fn keep<E>(self, v: Value) -> Result<(), E> {
         *self.0 = Some(Read::Other(Box::new(v)));
         Ok(())
     }
@@ -313,21 +314,10 @@ impl<'de> Deserialize<'de> for Field<'de> {
             fn visit_bool<E: de::Error>(self, b: bool) -> Result<Field<'de>, E> {
                 Ok(Field::Bool(b))
             }
-            fn visit_i64<E: de::Error>(self, n: i64) -> Result<Field<'de>, E> {
-                Ok(Field::Other(Box::new(Value::from(n))))
-            }
-            fn visit_f64<E: de::Error>(self, n: f64) -> Result<Field<'de>, E> {
-                Ok(Field::Other(Box::new(Value::from(n))))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Field<'de>, E> {
-                Ok(Field::Other(Box::new(Value::Null)))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Field<'de>, A::Error> {
-                let v = Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
-                Ok(Field::Other(Box::new(v)))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Field<'de>, A::Error> {
-                let v = Value::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+            kept_as_value!(i64, f64, unit, seq, map);
+        }
+        impl V {
+            fn keep<'de, E>(self, v: Value) -> Result<Field<'de>, E> {
                 Ok(Field::Other(Box::new(v)))
             }
         }
@@ -366,7 +356,12 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for List<T> {
                 }
                 Ok(List::Items(items))
             }
-            kept_as_value!(List::Other, str, map);
+            kept_as_value!(bool, i64, u64, f64, unit, str, map);
+        }
+        impl<T> V<T> {
+            fn keep<E>(self, v: Value) -> Result<List<T>, E> {
+                Ok(List::Other(Box::new(v)))
+            }
         }
         d.deserialize_any(V(PhantomData))
     }
@@ -406,14 +401,19 @@ impl<'de> Deserialize<'de> for Strings {
                         Field::Str(s) => items.push(s.into_owned()),
                         other => {
                             let index = items.len();
-                            while seq.next_element::<de::IgnoredAny>()?.is_some() {}
+                            skip_rest(&mut seq)?;
                             return Ok(Strings::NotAString(index, Box::new(other.into_value())));
                         }
                     }
                 }
                 Ok(Strings::Items(items))
             }
-            kept_as_value!(Strings::Other, str, map);
+            kept_as_value!(bool, i64, u64, f64, unit, str, map);
+        }
+        impl V {
+            fn keep<E>(self, v: Value) -> Result<Strings, E> {
+                Ok(Strings::Other(Box::new(v)))
+            }
         }
         d.deserialize_any(V)
     }

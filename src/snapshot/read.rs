@@ -14,7 +14,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{Deserializer, IgnoredAny, SeqAccess, Visitor};
+use serde::de::{Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -23,7 +23,7 @@ use super::{
     SNAPSHOT_VERSION,
 };
 use crate::json::fields::{
-    json_object, kept_as_value, required, Field, InPlace, List, Read, Strings,
+    json_object, kept_as_value, required, skip_rest, Field, InPlace, List, Read, Strings,
 };
 use crate::json::{self, FieldError, Path};
 use crate::message::{
@@ -354,7 +354,7 @@ impl<'de> Deserialize<'de> for Messages {
                     match message(item, &path, messages.len()) {
                         Ok(m) => messages.push(m),
                         Err(Failed { error, checked_id }) => {
-                            while seq.next_element::<IgnoredAny>()?.is_some() {}
+                            skip_rest(&mut seq)?;
                             let ids = messages.iter().map(|m| m.id.as_str());
                             let ids = ids.chain(checked_id.as_deref());
                             let error = check_duplicates(&path, ids).err().unwrap_or(error);
@@ -367,7 +367,12 @@ impl<'de> Deserialize<'de> for Messages {
                     check_duplicates(&path, ids).map(|()| messages),
                 ))
             }
-            kept_as_value!(Messages::Other, str, map);
+            kept_as_value!(bool, i64, u64, f64, unit, str, map);
+        }
+        impl V {
+            fn keep<E>(self, v: Value) -> Result<Messages, E> {
+                Ok(Messages::Other(Box::new(v)))
+            }
         }
         d.deserialize_any(V)
     }
