@@ -118,23 +118,14 @@ pub fn import_snapshot(store: &mut Store, snapshot: Snapshot) -> Result<Imported
     // problem's own, once its id was checked) are checked for duplicates first.
     let ids = |n: usize| snapshot.messages[..n].iter().map(|m| m.id.as_str());
     for (i, m) in snapshot.messages.iter().enumerate() {
-        let before_duplicates = if m.speaker.id.trim().is_empty() {
-            Err(messages
-                .index(i)
-                .key("speaker")
-                .key("id")
-                .invalid("empty")
-                .into())
-        } else {
-            check_id(&messages, i, m.id.as_str())
-        };
+        let path = messages.index(i);
+        let before_duplicates = check_id(&path.key("speaker").key("id"), &m.speaker.id)
+            .and_then(|()| check_id(&path.key("id"), m.id.as_str()));
         if let Err(error) = before_duplicates {
-            check_duplicates(&messages, ids(i))?;
-            return Err(error);
+            return Err(first_problem(&messages, ids(i), error.into()));
         }
         if let Err(error) = check_size(&messages, i, &m.content) {
-            check_duplicates(&messages, ids(i + 1))?;
-            return Err(error);
+            return Err(first_problem(&messages, ids(i + 1), error));
         }
     }
     check_duplicates(&messages, ids(snapshot.messages.len()))?;
@@ -202,9 +193,10 @@ impl<'de> Deserialize<'de> for Snapshot {
 // for them (growing one while reading cost a snapshot's import a fifth of its time); the
 // first duplicate still wins over a later problem, as if checked message by message.
 
-fn check_id(messages: &Path<'_>, i: usize, id: &str) -> Result<(), SnapshotError> {
+/// A message's or a speaker's id at `path`: not empty once trimmed.
+fn check_id(path: &Path<'_>, id: &str) -> Result<(), FieldError> {
     if id.trim().is_empty() {
-        return Err(messages.index(i).key("id").invalid("empty").into());
+        return Err(path.invalid("empty"));
     }
     Ok(())
 }
@@ -218,6 +210,18 @@ fn check_size(messages: &Path<'_>, i: usize, content: &str) -> Result<(), Snapsh
         });
     }
     Ok(())
+}
+
+/// The problem to report when message checks failed with `error`: a duplicate among the ids
+/// checked before it (in order), which comes first in the document, or else `error`.
+fn first_problem<'a>(
+    messages: &Path<'_>,
+    checked_ids: impl Iterator<Item = &'a str>,
+    error: SnapshotError,
+) -> SnapshotError {
+    check_duplicates(messages, checked_ids)
+        .err()
+        .unwrap_or(error)
 }
 
 /// The first id, in order, that an earlier message already uses.

@@ -19,8 +19,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{
-    check_duplicates, check_id, check_size, iso_8601_millis, Snapshot, SnapshotError,
-    SNAPSHOT_VERSION,
+    check_duplicates, check_id, check_size, first_problem, iso_8601_millis, Snapshot,
+    SnapshotError, SNAPSHOT_VERSION,
 };
 use crate::json::fields::{
     json_object, kept_as_value, required, skip_rest, Field, InPlace, List, Read, Strings,
@@ -97,7 +97,7 @@ fn message<'de>(
         let speaker = speaker(required(m.speaker, &speaker_path)?, &speaker_path)?;
         let content_path = path.key("content");
         let content = required(m.content, &content_path)?.string(&content_path)?;
-        check_id(messages, i, &id)?;
+        check_id(&id_path, &id)?;
         Ok((id, speaker, content, m.routing, m.at, m.timestamp))
     };
     let (id, speaker, content, routing_fields, at, timestamp) = head().map_err(|error| Failed {
@@ -136,9 +136,7 @@ fn speaker(value: Read<SpeakerFields<'_>>, path: &Path<'_>) -> Result<Speaker, F
     let s = value.object(*path)?;
     let id_path = path.key("id");
     let id = required(s.id, &id_path)?.string(&id_path)?;
-    if id.trim().is_empty() {
-        return Err(id_path.invalid("empty"));
-    }
+    check_id(&id_path, &id)?;
     let name_path = path.key("name");
     let name = required(s.name, &name_path)?.string(&name_path)?;
     let display_name = match s.display_name {
@@ -357,8 +355,7 @@ impl<'de> Deserialize<'de> for Messages {
                             skip_rest(&mut seq)?;
                             let ids = messages.iter().map(|m| m.id.as_str());
                             let ids = ids.chain(checked_id.as_deref());
-                            let error = check_duplicates(&path, ids).err().unwrap_or(error);
-                            return Ok(Messages::Built(Err(error)));
+                            return Ok(Messages::Built(Err(first_problem(&path, ids, error))));
                         }
                     }
                 }
