@@ -9,6 +9,8 @@ use agent_chatter::scenario::{self, Scenario};
 use agent_chatter::session::Session;
 use agent_chatter::snapshot::Snapshot;
 use agent_chatter::team::Team;
+use serde::de::{Deserializer, IgnoredAny};
+use serde::Deserialize;
 use serde_json::Value;
 
 /// A file the page can open.
@@ -46,34 +48,88 @@ impl FileKind {
 /// Recognises a file by its top-level keys: `format`/`facts` → session, `team` + `messages` →
 /// scenario, `messages` + `version` → snapshot, anything else → a team config.
 pub fn kind_of(value: &Value) -> FileKind {
-    let has = |key: &str| value.get(key).is_some();
-    if has("facts")
-        || value
-            .get("format")
+    TopLevel::of_value(value).kind()
+}
+
+/// [`kind_of`] from the file's text, reading only its top-level keys (their values are
+/// skipped, not built), so the reader of the kind found parses the text once. Valid JSON of
+/// another shape (not an object, a repeated key) is read whole, as [`kind_of`] reads it.
+fn kind_of_text(text: &str) -> Result<FileKind, serde_json::Error> {
+    let whole = || serde_json::from_str::<Value>(text).map(|value| kind_of(&value));
+    // serde reads a struct from an array too: only an object is read key by key.
+    if !text.trim_start().starts_with('{') {
+        return whole();
+    }
+    match serde_json::from_str::<TopLevel>(text) {
+        Ok(top) => Ok(top.kind()),
+        Err(e) if e.classify() == serde_json::error::Category::Data => whole(),
+        Err(e) => Err(e),
+    }
+}
+
+/// The top-level keys a file is recognised by: which are there (whatever their value, `null`
+/// too), and the `format` name.
+#[derive(Default, Deserialize)]
+struct TopLevel {
+    #[serde(default, deserialize_with = "present")]
+    facts: bool,
+    #[serde(default, deserialize_with = "present")]
+    team: bool,
+    #[serde(default, deserialize_with = "present")]
+    messages: bool,
+    #[serde(default, deserialize_with = "present")]
+    version: bool,
+    #[serde(default, deserialize_with = "present")]
+    timestamp: bool,
+    #[serde(default)]
+    format: Option<Value>,
+}
+
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    IgnoredAny::deserialize(d).map(|_| true)
+}
+
+impl TopLevel {
+    fn of_value(value: &Value) -> Self {
+        let has = |key: &str| value.get(key).is_some();
+        TopLevel {
+            facts: has("facts"),
+            team: has("team"),
+            messages: has("messages"),
+            version: has("version"),
+            timestamp: has("timestamp"),
+            format: value.get("format").cloned(),
+        }
+    }
+
+    fn kind(&self) -> FileKind {
+        let session_format = self
+            .format
+            .as_ref()
             .and_then(Value::as_str)
-            .is_some_and(|f| f.starts_with("agent-chatter-session"))
-    {
-        FileKind::Session
-    } else if has("messages") && has("team") {
-        FileKind::Scenario
-    } else if has("messages") && (has("version") || has("timestamp")) {
-        FileKind::Snapshot
-    } else {
-        FileKind::Team
+            .is_some_and(|f| f.starts_with("agent-chatter-session"));
+        if self.facts || session_format {
+            FileKind::Session
+        } else if self.messages && self.team {
+            FileKind::Scenario
+        } else if self.messages && (self.version || self.timestamp) {
+            FileKind::Snapshot
+        } else {
+            FileKind::Team
+        }
     }
 }
 
 /// Reads `text` (from the file `name`) as what it is; the error names the file, its kind and
 /// what was wrong where. `team` is the team in use (a snapshot has none of its own).
 pub fn open(name: &str, text: &str, team: Option<&Team>) -> Result<Opened, String> {
-    let value: Value = serde_json::from_str(text).map_err(|e| {
+    let kind = kind_of_text(text).map_err(|e| {
         format!(
             "{name}: not JSON (line {}, column {}): fix the file and open it again",
             e.line(),
             e.column()
         )
     })?;
-    let kind = kind_of(&value);
     let failed = |e: &dyn std::fmt::Display| {
         format!("{name} ({}): {e}; the page is unchanged", kind.label())
     };
@@ -81,10 +137,10 @@ pub fn open(name: &str, text: &str, team: Option<&Team>) -> Result<Opened, Strin
         FileKind::Session => Session::import(text)
             .map(|s| Opened::Session(Box::new(s)))
             .map_err(|e| failed(&e)),
-        FileKind::Team => config::team_from_value(&value)
+        FileKind::Team => config::load_team(text)
             .map(Opened::Team)
             .map_err(|e| failed(&e)),
-        FileKind::Scenario => scenario::scenario_from_value(&value)
+        FileKind::Scenario => scenario::load_scenario(text)
             .map(|s| Opened::Scenario(Box::new(s)))
             .map_err(|e| failed(&e)),
         FileKind::Snapshot => {
@@ -144,6 +200,28 @@ mod tests {
         for (value, kind) in cases {
             assert_eq!(kind_of(&value), kind, "{value}");
         }
+    }
+
+    #[test]
+    fn the_kind_read_from_the_text_is_the_kind_of_its_value() {
+        let texts = [
+            r#"{"format": "agent-chatter-session/1", "facts": []}"#,
+            r#"{"facts": null}"#,
+            r#"{"format": null, "messages": [], "version": 1}"#,
+            r#"{"team": {}, "messages": [{"x": [1, {"y": null}]}]}"#,
+            r#"{"messages": [], "timestamp": 5, "extra": "\u00e9"}"#,
+            r#"{"messages": [], "messages": [], "version": 1}"#,
+            r#"{"format": "other", "format": "agent-chatter-session/1"}"#,
+            r#"{"name": "t", "members": []}"#,
+            r#"[1, 2]"#,
+            r#""text""#,
+        ];
+        for text in texts {
+            let value: Value = serde_json::from_str(text).expect("JSON");
+            assert_eq!(kind_of_text(text).expect("JSON"), kind_of(&value), "{text}");
+        }
+        assert!(kind_of_text("{").is_err());
+        assert!(kind_of_text("{} x").is_err());
     }
 
     #[test]
