@@ -153,6 +153,31 @@ for (const [build, { Conversation }] of builds) {
     assert.equal(delivery(c.pollActions()).to, 'max');
   });
 
+  test(`${build}: getMessages gives a new array of frozen messages, each converted once, and a new team starts afresh`, () => {
+    const c = new Conversation({ id: 't', name: 'T', members });
+    c.submit('Plan it [NEXT: max]', 'kailai', 1);
+    const first = c.getMessages();
+    c.agentReplied('max', 'Planned.', 2);
+    const second = c.getMessages();
+    assert.notEqual(first, second, 'a new array each call');
+    assert.equal(first.length, 1, 'an earlier result is not changed by later messages');
+    assert.equal(second[0], first[0], 'a stored message crosses from wasm once');
+    assert.deepEqual(second.map((m) => [m.id, m.content]), [['msg-1', 'Plan it [NEXT: max]'], ['msg-2', 'Planned.']]);
+    assert.throws(() => { second[0].content = 'changed'; }, TypeError);
+    assert.throws(() => { second[0].routing.resolved.push('sarah'); }, TypeError);
+    assert.throws(() => { second[1].speaker.id = 'sarah'; }, TypeError);
+    second.pop();
+    assert.equal(c.getMessages().length, 2, 'the returned array is the caller\'s own');
+    assert.deepEqual(c.getMessages()[0].routing.resolved, ['max'], 'nothing stored changed');
+
+    c.setTeam({ id: 't', name: 'T', members });
+    assert.deepEqual(c.getMessages(), []);
+    c.submit('Other topic [NEXT: max]', 'kailai', 3);
+    const fresh = c.getMessages();
+    assert.deepEqual(fresh.map((m) => [m.id, m.content]), [['msg-1', 'Other topic [NEXT: max]']], 'the old msg-1 is gone');
+    assert.ok(Object.isFrozen(fresh[0]));
+  });
+
   test(`${build}: a session exported mid-delivery resumes with the delivery emitted again`, () => {
     const c = new Conversation({ id: 't', name: 'T', members });
     c.submit('[TEAM_TASK: Ship] Plan it [NEXT: max, sarah]', 'kailai', 1);

@@ -7,9 +7,9 @@
 
 use agent_chatter::config;
 use agent_chatter::conversation::Conversation;
-use agent_chatter::message::Millis;
+use agent_chatter::message::{Message, Millis};
 use agent_chatter::session::{Fact, PreviewOverrides, Session};
-use js_sys::JsString;
+use js_sys::{Array, JsString, Object};
 use wasm_bindgen::prelude::*;
 
 use crate::js::{
@@ -51,6 +51,8 @@ extern "C" {
 #[wasm_bindgen(js_name = Conversation)]
 pub struct JsConversation {
     session: Session,
+    /// Every stored message already converted for `getMessages`, frozen, in order.
+    messages: MessageCache,
 }
 
 #[wasm_bindgen(js_class = Conversation)]
@@ -61,6 +63,7 @@ impl JsConversation {
     pub fn new(team: Option<JsTeamInput>) -> Result<JsConversation, JsError> {
         let mut conversation = JsConversation {
             session: Session::new(),
+            messages: MessageCache::default(),
         };
         if let Some(team) = team {
             conversation.set_team(team)?;
@@ -77,7 +80,10 @@ impl JsConversation {
             config::load_team(&text).map_err(|e| into_error(format!("setTeam(team): {e}")))?;
         self.session
             .apply(&Fact::set_team(team))
-            .map_err(|e| into_error(format!("setTeam(team): {e}")))
+            .map_err(|e| into_error(format!("setTeam(team): {e}")))?;
+        // The only fact that removes messages: the next ones reuse the old ids.
+        self.messages = MessageCache::default();
+        Ok(())
     }
 
     /// A human typed `text`. The sender is `sender` (a member id) when given, else `[FROM]`,
@@ -133,10 +139,15 @@ impl JsConversation {
         Ok(to_js(&actions)?.unchecked_into())
     }
 
-    /// Every stored message (raw content, parsed routing), oldest first.
+    /// Every stored message (raw content, parsed routing), oldest first, in a new array.
+    /// The message objects are frozen and shared between calls: stored messages never change,
+    /// and each crosses from wasm once, so a call costs an array copy however long the history.
     #[wasm_bindgen(js_name = getMessages)]
     pub fn get_messages(&self) -> Result<JsMessageList, JsError> {
-        Ok(to_js(self.session.store().messages())?.unchecked_into())
+        Ok(self
+            .messages
+            .up_to_date(self.session.store().messages())?
+            .unchecked_into())
     }
 
     /// `idle`, `running`, `awaitingHuman` or `completed`.
@@ -199,7 +210,10 @@ impl JsConversation {
         time(at, "Conversation.resume(session, at): at")?;
         let text = json_text(&session.into(), ARG)?;
         let session = Session::import(&text).map_err(|e| into_error(format!("{ARG}: {e}")))?;
-        Ok(JsConversation { session })
+        Ok(JsConversation {
+            session,
+            messages: MessageCache::default(),
+        })
     }
 
     /// The prompt `memberId` would get with message `at` (0-based; the last one when left
@@ -245,6 +259,51 @@ impl JsConversation {
             .store()
             .latest()
             .map_or_else(String::new, |m| m.id.0.clone()))
+    }
+}
+
+/// The stored messages as JS objects, converted once each. Messages are only ever appended
+/// (a new team starts a new cache), so the first `array.length` stored messages are the ones
+/// already here.
+struct MessageCache {
+    array: Array,
+}
+
+impl Default for MessageCache {
+    fn default() -> Self {
+        Self {
+            array: Array::new(),
+        }
+    }
+}
+
+impl MessageCache {
+    /// A copy of the cached array after converting the messages stored since the last call.
+    fn up_to_date(&self, stored: &[Message]) -> Result<Array, JsError> {
+        let array = &self.array;
+        if array.length() as usize > stored.len() {
+            // Cannot happen (messages are only appended); rebuilt rather than wrong.
+            array.set_length(0);
+        }
+        let new = &stored[array.length() as usize..];
+        if !new.is_empty() {
+            let converted: Array = to_js(new)?.unchecked_into();
+            for message in converted.iter() {
+                freeze_deep(&message);
+                array.push(&message);
+            }
+        }
+        Ok(array.slice(0, array.length()))
+    }
+}
+
+/// `Object.freeze` on `value` and every object inside it: JSON data, so no cycles.
+fn freeze_deep(value: &JsValue) {
+    if let Some(object) = value.dyn_ref::<Object>() {
+        for inner in Object::values(object).iter() {
+            freeze_deep(&inner);
+        }
+        Object::freeze(object);
     }
 }
 
