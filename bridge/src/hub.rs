@@ -134,6 +134,22 @@ impl Hub {
         })
     }
 
+    /// After a fact was not stored: the session becomes what the database holds (the same
+    /// log, or one another bridge on the same file has added to) and every page is sent it.
+    /// The replayed actions are dropped, not performed again: the delivery they re-emit is
+    /// already running here, or belongs to the bridge that wrote those facts.
+    fn reload(&mut self) {
+        let Ok(facts) = self.store.facts(self.session_id) else {
+            return;
+        };
+        if let Ok(mut session) = Session::replay(&facts) {
+            drain(&mut session);
+            self.session = session;
+            let event = self.session_event();
+            self.send(&event);
+        }
+    }
+
     fn send(&self, event: &Event) {
         let _ = self.events.send(event.to_frame());
     }
@@ -146,24 +162,17 @@ pub async fn apply(hub: &SharedHub, fact: Fact) -> Result<(), String> {
         let mut h = hub.lock().await;
         h.session.apply(&fact).map_err(|e| e.to_string())?;
         let id = h.session_id;
-        match h.store.append(id, &fact) {
-            Ok(seq) => {
-                let new_team = matches!(fact, Fact::SetTeam { .. } | Fact::LoadScenario { .. });
-                h.send(&Event::Fact { seq, fact });
-                if new_team {
-                    let agents = h.agents_event();
-                    h.send(&agents);
-                }
-            }
-            Err(e) => {
-                // Not stored, so not applied: go back to what the database holds.
-                if let Ok(facts) = h.store.facts(id) {
-                    if let Ok(session) = Session::replay(&facts) {
-                        h.session = session;
-                    }
-                }
-                return Err(e.to_string());
-            }
+        let seq = h.session.facts().len() as i64;
+        if let Err(e) = h.store.append(id, seq, &fact) {
+            // Not stored, so not applied: go back to what the database holds.
+            h.reload();
+            return Err(format!("{e}; the session was reloaded from the database"));
+        }
+        let new_team = matches!(fact, Fact::SetTeam { .. } | Fact::LoadScenario { .. });
+        h.send(&Event::Fact { seq, fact });
+        if new_team {
+            let agents = h.agents_event();
+            h.send(&agents);
         }
         drain(&mut h.session)
     };
@@ -230,7 +239,7 @@ fn create(store: &mut Store, team: Team) -> Result<(i64, Session), String> {
     let fact = Fact::set_team(team);
     let mut session = Session::new();
     session.apply(&fact).map_err(|e| e.to_string())?;
-    store.append(id, &fact).map_err(|e| e.to_string())?;
+    store.append(id, 1, &fact).map_err(|e| e.to_string())?;
     Ok((id, session))
 }
 

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use agent_chatter::session::Fact;
-use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 use serde::Serialize;
 use thiserror::Error;
 
@@ -49,6 +49,12 @@ pub enum StoreError {
     },
     #[error("session {0} does not exist")]
     NoSuchSession(i64),
+    #[error("session {session} was changed by another agent-chatter using the same database (it holds {stored} facts, this one expected {expected}); nothing was written")]
+    Conflict {
+        session: i64,
+        expected: i64,
+        stored: i64,
+    },
     #[error("session database: {0}")]
     Sql(#[from] rusqlite::Error),
     #[error("session {session}, fact {seq}: stored fact does not read: {message}")]
@@ -137,14 +143,21 @@ impl Store {
         Ok(self.conn.last_insert_rowid())
     }
 
-    /// Appends `fact` to `session` and commits; returns its sequence number (from 1).
-    pub fn append(&mut self, session: i64, fact: &Fact) -> Result<i64, StoreError> {
+    /// Appends `fact` to `session` as its fact number `seq` (from 1: the caller's log length
+    /// with it) and commits. The log must hold `seq - 1` facts: when another bridge on the same
+    /// file has appended meanwhile, the fact was checked against an older state, so it is
+    /// refused ([`StoreError::Conflict`]) rather than interleaved into a log that no longer
+    /// replays.
+    pub fn append(&mut self, session: i64, seq: i64, fact: &Fact) -> Result<(), StoreError> {
         let json = serde_json::to_string(fact).map_err(|e| StoreError::BadFact {
             session,
-            seq: 0,
+            seq,
             message: e.to_string(),
         })?;
-        let tx = self.conn.transaction()?;
+        // Immediate: the count read below and the insert are one step for other processes.
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let exists: Option<i64> = tx
             .query_row("SELECT id FROM sessions WHERE id = ?1", [session], |r| {
                 r.get(0)
@@ -153,17 +166,24 @@ impl Store {
         if exists.is_none() {
             return Err(StoreError::NoSuchSession(session));
         }
-        let seq: i64 = tx.query_row(
-            "SELECT coalesce(max(seq), 0) + 1 FROM facts WHERE session_id = ?1",
+        let stored: i64 = tx.query_row(
+            "SELECT coalesce(max(seq), 0) FROM facts WHERE session_id = ?1",
             [session],
             |r| r.get(0),
         )?;
+        if stored != seq - 1 {
+            return Err(StoreError::Conflict {
+                session,
+                expected: seq - 1,
+                stored,
+            });
+        }
         tx.execute(
             "INSERT INTO facts (session_id, seq, fact) VALUES (?1, ?2, ?3)",
             params![session, seq, json],
         )?;
         tx.commit()?;
-        Ok(seq)
+        Ok(())
     }
 
     /// Keeps an agent's whole output (e.g. a reply above the message limit), so nothing it
@@ -246,8 +266,8 @@ mod tests {
         let id = {
             let mut store = Store::open(&path).unwrap();
             let id = store.create_session("demo", 5).unwrap();
-            assert_eq!(store.append(id, &fact("a")).unwrap(), 1);
-            assert_eq!(store.append(id, &fact("b")).unwrap(), 2);
+            store.append(id, 1, &fact("a")).unwrap();
+            store.append(id, 2, &fact("b")).unwrap();
             id
         };
         let store = Store::open(&path).unwrap();
@@ -298,8 +318,41 @@ mod tests {
             "session 7 does not exist"
         );
         assert!(matches!(
-            store.append(7, &fact("x")),
+            store.append(7, 1, &fact("x")),
             Err(StoreError::NoSuchSession(7))
         ));
+    }
+
+    #[test]
+    fn a_fact_checked_against_an_older_log_is_refused_and_nothing_changes() {
+        // Two bridges on one file, both holding session `id` with one fact.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.db");
+        let mut first = Store::open(&path).unwrap();
+        let id = first.create_session("demo", 5).unwrap();
+        first.append(id, 1, &fact("a")).unwrap();
+        let mut second = Store::open(&path).unwrap();
+
+        first.append(id, 2, &fact("from the first")).unwrap();
+        let err = second.append(id, 2, &fact("from the second")).unwrap_err();
+        assert!(matches!(
+            err,
+            StoreError::Conflict {
+                expected: 1,
+                stored: 2,
+                ..
+            }
+        ));
+        assert_eq!(
+            err.to_string(),
+            format!("session {id} was changed by another agent-chatter using the same database (it holds 2 facts, this one expected 1); nothing was written")
+        );
+        assert_eq!(
+            second.facts(id).unwrap(),
+            [fact("a"), fact("from the first")]
+        );
+        // Caught up, the second appends after them.
+        second.append(id, 3, &fact("from the second")).unwrap();
+        assert_eq!(first.facts(id).unwrap().len(), 3);
     }
 }

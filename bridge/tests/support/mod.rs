@@ -72,39 +72,23 @@ impl Bridge {
     }
 
     pub fn start(dir: tempfile::TempDir, session: Option<i64>) -> Bridge {
-        let d = dir.path();
-        let mut cmd = Command::new(bin());
-        cmd.args(["serve", "--port", "0"])
-            .arg("--db")
-            .arg(d.join("sessions.db"))
-            .arg("--dist")
-            .arg(d.join("dist"))
-            .arg("--team")
-            .arg(d.join("team.json"))
-            .arg("--agents")
-            .arg(d.join("agents.json"))
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        if let Some(id) = session {
-            cmd.args(["--session", &id.to_string()]);
-        }
-        let mut child = cmd
-            .spawn()
-            .unwrap_or_else(|e| panic!("{}: {e}", bin().display()));
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line.trim();
-        let rest = url
-            .strip_prefix("http://127.0.0.1:")
-            .unwrap_or_else(|| panic!("first line: {url:?}"));
-        let (port, token) = rest.split_once("/#token=").unwrap();
+        let (child, port, token) = spawn(dir.path(), session);
         Bridge {
             dir,
             child,
-            port: port.parse().unwrap(),
-            token: token.to_string(),
+            port,
+            token,
+        }
+    }
+
+    /// A second bridge on this one's files (database, team, agents), opening `session`.
+    pub fn beside(&self, session: Option<i64>) -> Bridge {
+        let (child, port, token) = spawn(self.dir.path(), session);
+        Bridge {
+            dir: tempfile::tempdir().unwrap(),
+            child,
+            port,
+            token,
         }
     }
 
@@ -229,4 +213,36 @@ impl Client {
     pub async fn until_fact(&mut self, kind: &str) -> Value {
         self.collect_until_fact(kind).await.pop().unwrap()
     }
+}
+
+/// `agent-chatter serve` on the files in `d`; returns the process, its port and its token.
+fn spawn(d: &std::path::Path, session: Option<i64>) -> (Child, u16, String) {
+    let mut cmd = Command::new(bin());
+    cmd.args(["serve", "--port", "0"])
+        .arg("--db")
+        .arg(d.join("sessions.db"))
+        .arg("--dist")
+        .arg(d.join("dist"))
+        .arg("--team")
+        .arg(d.join("team.json"))
+        .arg("--agents")
+        .arg(d.join("agents.json"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    if let Some(id) = session {
+        cmd.args(["--session", &id.to_string()]);
+    }
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("{}: {e}", bin().display()));
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line.trim();
+    let rest = url
+        .strip_prefix("http://127.0.0.1:")
+        .unwrap_or_else(|| panic!("first line: {url:?}"));
+    let (port, token) = rest.split_once("/#token=").unwrap();
+    (child, port.parse().unwrap(), token.to_string())
 }
