@@ -245,7 +245,7 @@ pub enum PreviewError {
     NoTeam,
     #[error("member: {0}")]
     UnknownMember(NotAMember),
-    #[error("at: message #{at} does not exist; the conversation has {len} messages (0-based)")]
+    #[error("at: message #{at} does not exist; {} (0-based)", count_messages(*len))]
     NoSuchMessage { at: usize, len: usize },
     #[error(
         "overrides.{field}: must be greater than 0 (leave it out to keep the setting in force)"
@@ -255,9 +255,18 @@ pub enum PreviewError {
     Build(#[from] BuildError),
 }
 
+/// "the conversation has 1 message", "… 3 messages", "… no messages yet".
+fn count_messages(len: usize) -> String {
+    match len {
+        0 => "the conversation has no messages yet".into(),
+        1 => "the conversation has 1 message".into(),
+        n => format!("the conversation has {n} messages"),
+    }
+}
+
 /// What-if settings for one preview; `None` keeps the setting in force.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PreviewOverrides {
     pub window_size: Option<usize>,
     pub max_bytes: Option<usize>,

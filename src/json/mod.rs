@@ -211,11 +211,7 @@ pub(crate) fn not_one_of<'a>(
     names: impl Iterator<Item = &'a str>,
     path: &Path<'_>,
 ) -> FieldError {
-    let names: Vec<String> = names.map(|name| format!("{name:?}")).collect();
-    let expected = match names.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-        _ => names.concat(),
-    };
+    let expected = crate::error::choices(names);
     path.invalid(format!("expected {expected}, found {found:?}"))
 }
 

@@ -46,6 +46,69 @@ for (const [build, m] of builds) {
     assert.equal(s.preview('max').prompt, '[MESSAGE]\nhi');
   });
 
+  test(`${build}: NaN, infinite, negative and fractional numbers are refused by name the same way in every method`, () => {
+    const cm = new m.ContextManager();
+    cm.addMessage({ speaker: kailai, content: 'hi [NEXT: max]' });
+    const input = () => ({ contextMessages: [], currentMessage: 'x', teamTask: null });
+    const conv = new m.Conversation(team);
+    conv.submit('hello [NEXT: max]', 'kailai', 1);
+    const calls = [
+      ['new ContextManager(options): contextWindowSize', (n) => new m.ContextManager({ contextWindowSize: n })],
+      ['new ContextManager(options): maxBytes', (n) => new m.ContextManager({ maxBytes: n })],
+      ['getContextForAgent(agentId, agentType, options): windowSizeOverride', (n) => cm.getContextForAgent('max', 'codex', { windowSizeOverride: n })],
+      ['assemblePrompt(agentType, input): maxBytes', (n) => cm.assemblePrompt('codex', { ...input(), maxBytes: n })],
+      ['Conversation.preview: at', (n) => conv.preview('max', n)],
+      ['Conversation.preview: overrides.windowSize', (n) => conv.preview('max', undefined, { windowSize: n })],
+      ['Conversation.preview: overrides.maxBytes', (n) => conv.preview('max', undefined, { maxBytes: n })],
+      ['Conversation.preview: overrides.maxTokens', (n) => conv.preview('max', undefined, { maxTokens: n })],
+    ];
+    for (const [argument, call] of calls) {
+      for (const [n, found] of [[NaN, 'NaN'], [Infinity, 'Infinity'], [-1, '-1'], [1.5, '1.5'], ['5', 'string']]) {
+        const message = `${argument}: expected a non-negative integer, found ${found}`;
+        assert.throws(() => call(n), (e) => e.message === message, message);
+      }
+      assert.doesNotThrow(() => call(undefined), `${argument}: absent is the default`);
+    }
+    // A zero budget is refused wherever a budget is given, never taken as "the default".
+    for (const call of [() => new m.ContextManager({ maxBytes: 0 }), () => cm.assemblePrompt('codex', { ...input(), maxBytes: 0 })]) {
+      assert.throws(call, /maxBytes: must be at least 1/);
+    }
+    assert.throws(() => conv.preview('max', undefined, { maxBytes: 0 }), /^Error: Conversation\.preview: overrides\.maxBytes: must be greater than 0/);
+    assert.equal(cm.assemblePrompt('codex', { ...input(), maxBytes: 100 }).prompt, '[MESSAGE]\nx');
+  });
+
+  test(`${build}: the what-if overrides refuse a mistyped key or a wrong kind, naming it`, () => {
+    const conv = new m.Conversation(team);
+    conv.submit('hello [NEXT: max]', 'kailai', 1);
+    const cases = [
+      [{ window: 3 }, 'Conversation.preview: overrides.window: not a key here (expected "windowSize", "maxBytes", "pinFirst" or "maxTokens")'],
+      [{ pinFirst: 'yes' }, 'Conversation.preview: overrides.pinFirst: expected true or false, found string'],
+      [5, 'Conversation.preview: overrides: expected an object, found number'],
+      [[], 'Conversation.preview: overrides: expected an object, found an array'],
+    ];
+    for (const [overrides, message] of cases) {
+      assert.throws(() => conv.preview('max', undefined, overrides), (e) => e.message === message, message);
+    }
+    assert.equal(conv.preview('max', 0, { windowSize: 0, pinFirst: null }).prompt, '[MESSAGE]\nhello');
+    assert.throws(() => conv.preview('max', 1), (e) => e.message === 'Conversation.preview: at: message #1 does not exist; the conversation has 1 message (0-based)');
+  });
+
+  test(`${build}: serde's words never reach the user: fields read as the core's readers say them`, () => {
+    const cm = new m.ContextManager();
+    const cases = [
+      [() => cm.addMessage({ speaker: { ...kailai, type: 'robot' }, content: 'x' }), 'addMessage(message): speaker.type: expected "human", "ai" or "system", found "robot"'],
+      [() => cm.addMessage({ speaker: kailai, content: 5 }), 'addMessage(message): content: expected a string, found 5'],
+      [() => cm.addMessage({ speaker: { name: 'k', type: 'human' }, content: 'x' }), 'addMessage(message): speaker.id: missing'],
+      [() => cm.addMessage({ content: 'x' }), 'addMessage(message): speaker: missing'],
+      [() => cm.assemblePrompt('codex', { contextMessages: {}, currentMessage: 'x', maxBytes: 10 }), 'assemblePrompt(agentType, input): contextMessages: expected an array, found an object'],
+      [() => cm.assemblePrompt('codex', { contextMessages: [{ from: 1, to: 'b', content: 'c' }], currentMessage: 'x', maxBytes: 10 }), 'assemblePrompt(agentType, input): contextMessages[0].from: expected a string, found 1'],
+      [() => cm.assemblePrompt('codex', null), 'assemblePrompt(agentType, input): expected an object, found null'],
+    ];
+    for (const [call, message] of cases) {
+      assert.throws(call, (e) => e.message === message, message);
+    }
+  });
+
   test(`${build}: lone UTF-16 surrogates become U+FFFD in everything the core gives back`, () => {
     assert.equal(m.stripAll('a\uD800b'), 'a\uFFFDb');
     const cm = new m.ContextManager();

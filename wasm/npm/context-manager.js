@@ -47,10 +47,7 @@ export function defineContextManager(PromptEngine) {
       }
       const o = options ?? {};
       this.#window = wholeNumber(o.contextWindowSize, `${argument}: contextWindowSize`) ?? 5;
-      this.#maxBytes = wholeNumber(o.maxBytes, `${argument}: maxBytes`) ?? 786432;
-      if (this.#maxBytes === 0) {
-        throw new Error(`${argument}: maxBytes: must be at least 1 (a 0-byte budget holds no prompt)`);
-      }
+      this.#maxBytes = budget(o.maxBytes, `${argument}: maxBytes`) ?? 786432;
       this.#onMessageAdded = hook(o.onMessageAdded, 'onMessageAdded');
       this.#onTeamTaskChanged = hook(o.onTeamTaskChanged, 'onTeamTaskChanged');
     }
@@ -137,6 +134,9 @@ export function defineContextManager(PromptEngine) {
         const [prompt, systemFlag] = held.assemble(agentType);
         return assembled(prompt, systemFlag, () => held.explain(agentType));
       }
+      // Checked here, before JSON would turn NaN into null ("absent"): the same words as the
+      // constructor's, and 0 refused as there rather than taken as the manager's budget.
+      if (input !== null && typeof input === 'object') budget(input.maxBytes, 'assemblePrompt(agentType, input): maxBytes');
       const [prompt, systemFlag, explain] = this.#wasm().assembleInput(agentType, input);
       return assembled(prompt, systemFlag, () => explain);
     }
@@ -306,14 +306,25 @@ function assembled(prompt, systemFlag, explain) {
 // ---------------------------------------------------------------------------------------------
 // Arguments
 
-/** A whole number ≥ 0, or `undefined` when absent; NaN, negative and fractional are refused. */
+/**
+ * A non-negative integer, or `undefined` when absent; NaN, infinities, negative and fractional
+ * numbers are refused by name, in the words of the core's readers and of the binding's
+ * `whole_number` (wasm/src/js.rs).
+ */
 function wholeNumber(value, argument) {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
     const found = typeof value === 'number' ? String(value) : describe(value);
-    throw new Error(`${argument}: expected a whole number ≥ 0, found ${found}`);
+    throw new Error(`${argument}: expected a non-negative integer, found ${found}`);
   }
   return value;
+}
+
+/** A byte budget: a {@link wholeNumber} of at least 1 (0 would hold no prompt), or `undefined`. */
+function budget(value, argument) {
+  const bytes = wholeNumber(value, argument);
+  if (bytes === 0) throw new Error(`${argument}: must be at least 1 (a 0-byte budget holds no prompt)`);
+  return bytes;
 }
 
 function hook(value, name) {

@@ -13,8 +13,8 @@ use js_sys::{Array, JsString, Object};
 use wasm_bindgen::prelude::*;
 
 use crate::js::{
-    from_json_text, into_error, json_text, millis, now, optional_string_arg, parse_json,
-    prompt_to_js, string_arg, to_js,
+    into_error, json_text, millis, now, optional_string_arg, parse_json, prompt_to_js, string_arg,
+    to_js, whole_number,
 };
 
 #[wasm_bindgen]
@@ -43,6 +43,8 @@ extern "C" {
     pub type JsSessionInput;
     #[wasm_bindgen(typescript_type = "PreviewOverrides")]
     pub type JsPreviewOverrides;
+    #[wasm_bindgen(typescript_type = "number")]
+    pub type JsMessageIndex;
 }
 
 /// The conversation state machine, as a thin façade over the core's
@@ -223,19 +225,23 @@ impl JsConversation {
     pub fn preview(
         &self,
         #[wasm_bindgen(js_name = memberId)] member_id: &JsString,
-        at: Option<usize>,
+        at: Option<JsMessageIndex>,
         overrides: Option<JsPreviewOverrides>,
     ) -> Result<crate::preview::JsPreview, JsError> {
-        const ARG: &str = "Conversation.preview(memberId, at, overrides)";
+        const ARG: &str = "Conversation.preview";
         let member_id = string_arg(member_id, "Conversation.preview(memberId)")?;
-        let overrides: PreviewOverrides = match overrides {
-            Some(o) => from_json_text(&json_text(&o.into(), ARG)?, ARG)?,
+        let at = match at {
+            Some(at) => whole_number(&at.into(), &format!("{ARG}: at"))?,
+            None => None,
+        };
+        let overrides = match overrides {
+            Some(o) => preview_overrides(&o.into())?,
             None => PreviewOverrides::default(),
         };
         let prompt = self
             .session
             .preview(&member_id, at, &overrides)
-            .map_err(|e| into_error(format!("Conversation.preview: {e}")))?;
+            .map_err(|e| into_error(format!("{ARG}: {e}")))?;
         Ok(prompt_to_js(&prompt)?.unchecked_into())
     }
 
@@ -305,6 +311,58 @@ fn freeze_deep(value: &JsValue) {
         }
         Object::freeze(object);
     }
+}
+
+/// The what-if overrides of `Conversation.preview`, read key by key so a number is checked as
+/// a number (JSON would turn `NaN` into `null`, i.e. "keep the setting") and a mistyped key is
+/// refused rather than ignored. Errors read `Conversation.preview: overrides.<key>: …`, as the
+/// core's own preview errors do.
+fn preview_overrides(value: &JsValue) -> Result<PreviewOverrides, JsError> {
+    const ARG: &str = "Conversation.preview: overrides";
+    const KEYS: [&str; 4] = ["windowSize", "maxBytes", "pinFirst", "maxTokens"];
+    let mut overrides = PreviewOverrides::default();
+    if value.is_undefined() || value.is_null() {
+        return Ok(overrides);
+    }
+    let Some(object) = value
+        .dyn_ref::<Object>()
+        .filter(|_| !Array::is_array(value))
+    else {
+        let found = value.js_typeof().as_string().unwrap_or_default();
+        return Err(JsError::new(&format!(
+            "{ARG}: expected an object, found {}",
+            if Array::is_array(value) {
+                "an array"
+            } else {
+                &found
+            }
+        )));
+    };
+    for entry in Object::entries(object).iter() {
+        let entry: Array = entry.unchecked_into();
+        let key = entry.get(0).as_string().unwrap_or_default();
+        let value = entry.get(1);
+        let field = format!("{ARG}.{key}");
+        match key.as_str() {
+            "windowSize" => overrides.window_size = whole_number(&value, &field)?,
+            "maxBytes" => overrides.max_bytes = whole_number(&value, &field)?,
+            "maxTokens" => overrides.max_tokens = whole_number(&value, &field)?,
+            "pinFirst" if value.is_undefined() || value.is_null() => overrides.pin_first = None,
+            "pinFirst" => {
+                overrides.pin_first = Some(value.as_bool().ok_or_else(|| {
+                    let found = value.js_typeof().as_string().unwrap_or_default();
+                    JsError::new(&format!("{field}: expected true or false, found {found}"))
+                })?);
+            }
+            _ => {
+                return Err(JsError::new(&format!(
+                    "{field}: not a key here (expected {})",
+                    agent_chatter::error::choices(KEYS)
+                )))
+            }
+        }
+    }
+    Ok(overrides)
 }
 
 fn time(at: Option<JsTime>, argument: &str) -> Result<Millis, JsError> {

@@ -62,55 +62,53 @@ pub fn from_js<T: DeserializeOwned>(value: JsValue, argument: &str) -> Result<T,
     from_json_text(&stringify(&value, argument)?, argument)
 }
 
-/// Reads `T` from JSON text; errors name `argument` and the failing path, and are cut to a
-/// readable length (serde quotes whole offending values).
+/// Reads `T` from JSON text; errors name `argument` and the failing path in the core's words
+/// ([`user_terms`](crate::user_terms)), cut to a readable length.
 pub fn from_json_text<T: DeserializeOwned>(text: &str, argument: &str) -> Result<T, JsError> {
     const MAX_ERROR: usize = 300;
     let de = &mut serde_json::Deserializer::from_str(text);
     serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        let mut inner = in_user_terms(e.into_inner());
-        if inner.len() > MAX_ERROR {
-            inner.truncate(agent_chatter::text::floor_char_boundary(&inner, MAX_ERROR));
-            inner.push('…');
+        let mut path = e.path().to_string();
+        let inner = e.into_inner();
+        // The position is in the JSON text the binding made, which the caller never saw.
+        let position = format!(" at line {} column {}", inner.line(), inner.column());
+        let message = inner.to_string();
+        let message = message.strip_suffix(&position).unwrap_or(&message);
+        let mut message = crate::user_terms::translate(message, &mut path);
+        if message.len() > MAX_ERROR {
+            message.truncate(agent_chatter::text::floor_char_boundary(
+                &message, MAX_ERROR,
+            ));
+            message.push('…');
         }
         if path == "." {
-            JsError::new(&format!("{argument}: {inner}"))
+            JsError::new(&format!("{argument}: {message}"))
         } else {
-            JsError::new(&format!("{argument}: {path}: {inner}"))
+            JsError::new(&format!("{argument}: {path}: {message}"))
         }
     })
 }
 
-/// serde_json's message without what only makes sense to Rust: the position in the JSON text
-/// the binding made (` at line 1 column 5261`), Rust type names (`usize`, `struct
-/// NumericOptions`).
-fn in_user_terms(e: serde_json::Error) -> String {
-    let position = format!(" at line {} column {}", e.line(), e.column());
-    let text = e.to_string();
-    let text = text.strip_suffix(&position).unwrap_or(&text);
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find("struct ") {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + "struct ".len()..];
-        let name_len = after
-            .find(|c: char| !c.is_alphanumeric() && c != '_')
-            .unwrap_or(after.len());
-        out.push_str("an object");
-        rest = &after[name_len..];
+/// A count or size argument: a non-negative integer, or `None` for `undefined`/`null`.
+/// `NaN`, infinities, negative and fractional numbers are refused by name, in the same words
+/// as the JS half's checks (`wasm/npm/context-manager.js`) and the core's readers.
+pub fn whole_number(value: &JsValue, argument: &str) -> Result<Option<usize>, JsError> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
     }
-    out.push_str(rest);
-    for (rust, user) in [
-        ("usize", "a whole number ≥ 0"),
-        ("u64", "a whole number ≥ 0"),
-        ("u32", "a whole number ≥ 0"),
-        ("a sequence", "an array"),
-        ("a map", "an object"),
-    ] {
-        out = out.replace(rust, user);
-    }
-    out
+    let found = match value.as_f64() {
+        Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= usize::MAX as f64 => {
+            // Checked just above: whole, non-negative and in range.
+            return Ok(Some(n as usize));
+        }
+        Some(n) if n.is_nan() => "NaN".to_owned(),
+        Some(n) if n.is_infinite() => if n > 0.0 { "Infinity" } else { "-Infinity" }.to_owned(),
+        Some(n) => n.to_string(),
+        None => value.js_typeof().as_string().unwrap_or_default(),
+    };
+    Err(JsError::new(&format!(
+        "{argument}: expected a non-negative integer, found {found}"
+    )))
 }
 
 /// The one error conversion: JS receives an `Error` whose message is the error's `Display`.

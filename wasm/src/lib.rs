@@ -19,6 +19,7 @@ pub mod js;
 pub mod markers;
 pub mod preview;
 pub mod prompt_engine;
+mod user_terms;
 
 use wasm_bindgen::prelude::*;
 
