@@ -496,3 +496,25 @@ fn a_message_cut_by_the_budget_is_critical_and_a_dropped_one_is_listed() {
         assert_eq!(fate, expected, "max_bytes {max_bytes}: {:?}", out.prompt);
     }
 }
+
+#[test]
+fn an_assembler_input_takes_its_system_instruction_as_text_or_as_lines() {
+    let read = |value: &str| {
+        let json = format!(
+            r#"{{"contextMessages": [], "currentMessage": "hi", "teamTask": null, "maxBytes": 100, "systemInstruction": {value}}}"#
+        );
+        serde_json::from_str::<agent_chatter::assemble::AssemblerInput>(&json)
+            .map(|input| input.system_instruction)
+            .map_err(|e| e.to_string())
+    };
+    assert_eq!(read(r#"" Be brief. ""#), Ok(Some(" Be brief. ".into())));
+    assert_eq!(
+        read(r#"["You are Max.", "", "  ", "Be brief. "]"#),
+        Ok(Some("You are Max.\nBe brief.".into()))
+    );
+    assert_eq!(read("null"), Ok(None));
+    assert_eq!(read("[]"), Ok(None));
+    assert!(read("5")
+        .unwrap_err()
+        .contains("expected a string or an array of strings"));
+}

@@ -69,7 +69,12 @@ pub struct AssemblerInput {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub current_index: Option<usize>,
     pub team_task: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Read from a string or, as the peer's `AssemblerInput` allows, an array of lines
+    /// (joined as a member's instruction lines are, DESIGN §4).
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "instruction_lines"
+    )]
     pub system_instruction: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub instruction_file_text: Option<String>,
@@ -96,6 +101,54 @@ pub struct AssemblerInput {
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
+}
+
+/// `systemInstruction` as a string, an array of lines, or null. A visitor rather than an
+/// untagged enum: errors then name the line (`systemInstruction[1]`) and the wasm build stays
+/// small.
+fn instruction_lines<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    struct Lines;
+    impl<'de> serde::de::Visitor<'de> for Lines {
+        type Value = Option<String>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a string or an array of strings")
+        }
+
+        fn visit_none<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+
+        fn visit_some<D2: serde::Deserializer<'de>>(self, d: D2) -> Result<Self::Value, D2::Error> {
+            d.deserialize_any(self)
+        }
+
+        fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
+            Ok(Some(text.to_owned()))
+        }
+
+        fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
+            Ok(Some(text))
+        }
+
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut lines = Vec::new();
+            while let Some(line) = seq.next_element::<String>()? {
+                lines.push(line);
+            }
+            Ok(crate::team::join_instruction_lines(
+                lines.iter().map(String::as_str),
+            ))
+        }
+    }
+    d.deserialize_option(Lines)
 }
 
 impl AssemblerInput {

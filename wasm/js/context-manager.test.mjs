@@ -147,6 +147,21 @@ for (const [build, { ContextManager }] of builds) {
     assert.equal(gemini.prompt, 'Instructions:\nBe brief.\n\nLast message:\nHello team');
   });
 
+  test(`${build}: a system instruction given as lines, as the peer takes it, is joined by the core's rule`, () => {
+    const cm = new ContextManager();
+    cm.addMessage({ speaker: kailai, content: 'Hello team' });
+    const lines = ['You are Max.', '', '   ', 'Be brief. '];
+    const joined = '[SYSTEM]\nYou are Max.\nBe brief.\n\n[MESSAGE]\nHello team';
+    assert.equal(cm.assemblePrompt('codex', cm.getContextForAgent('max', 'codex', { systemInstruction: lines })).prompt, joined);
+    const input = { contextMessages: [], currentMessage: 'Hello team', teamTask: null, maxBytes: 1000, systemInstruction: lines };
+    assert.equal(cm.assemblePrompt('codex', input).prompt, joined, 'in an assembler input too');
+    assert.equal(cm.assemblePrompt('claude', input).systemFlag, 'You are Max.\nBe brief.');
+    assert.throws(() => cm.getContextForAgent('max', 'codex', { systemInstruction: ['a', 5] }),
+      (e) => e.message === 'getContextForAgent(agentId, agentType, options): systemInstruction[1]: expected a string, found number');
+    assert.throws(() => cm.assemblePrompt('codex', { ...input, systemInstruction: ['a', 5] }),
+      (e) => e.message === 'assemblePrompt(agentType, input): systemInstruction[1]: expected a string, found 5');
+  });
+
   test(`${build}: the window is applied and window 0 gives no history (the peer gives all)`, () => {
     const cm = new ContextManager({ contextWindowSize: 2 });
     for (let i = 1; i <= 5; i++) cm.addMessage({ speaker: kailai, content: `m${i}` });

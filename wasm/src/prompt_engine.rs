@@ -14,6 +14,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use agent_chatter::config;
 use agent_chatter::message::Millis;
 use agent_chatter::peer::context_manager::{
     AgentContextOptions, Asked, ContextManager, ManagerOptions,
@@ -108,7 +109,8 @@ impl PromptEngine {
         end: usize,
         #[wasm_bindgen(js_name = agentId)] agent_id: &JsString,
         #[wasm_bindgen(js_name = windowSizeOverride)] window_size_override: Option<usize>,
-        #[wasm_bindgen(js_name = systemInstruction)] system_instruction: Option<JsString>,
+        #[wasm_bindgen(js_name = systemInstruction, unchecked_param_type = "string | string[] | null")]
+        system_instruction: JsValue,
         #[wasm_bindgen(js_name = instructionFileText)] instruction_file_text: Option<JsString>,
     ) -> Result<HeldContext, JsError> {
         let argument = "getContextForAgent(agentId, agentType, options)";
@@ -119,8 +121,8 @@ impl PromptEngine {
             agent_id: string_arg(agent_id, "getContextForAgent(agentId)")?,
             options: AgentContextOptions {
                 window_size_override,
-                system_instruction: optional_string_arg(
-                    system_instruction,
+                system_instruction: instruction_lines(
+                    &system_instruction,
                     &format!("{argument}: systemInstruction"),
                 )?,
                 instruction_file_text: optional_string_arg(
@@ -190,6 +192,31 @@ impl PromptEngine {
         let prompt = self.mirror.borrow().assemble_prompt(&agent_type, &input);
         assembled(&prompt)
     }
+}
+
+/// A system instruction given as a string or, as the peer accepts it, an array of lines
+/// (joined by the core's rule, DESIGN §4); `undefined`/`null` mean none.
+fn instruction_lines(value: &JsValue, argument: &str) -> Result<Option<String>, JsError> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    if let Some(lines) = value.dyn_ref::<js_sys::Array>() {
+        let lines = lines
+            .iter()
+            .enumerate()
+            .map(|(i, line)| string_arg(&line.unchecked_into(), &format!("{argument}[{i}]")))
+            .collect::<Result<Vec<_>, _>>()?;
+        return Ok(config::join_instruction_lines(
+            lines.iter().map(String::as_str),
+        ));
+    }
+    if value.is_string() {
+        return string_arg(value.unchecked_ref(), argument).map(Some);
+    }
+    let found = value.js_typeof().as_string().unwrap_or_default();
+    Err(JsError::new(&format!(
+        "{argument}: expected a string or an array of strings, found {found}"
+    )))
 }
 
 /// What `getContextForAgent` returned, kept as a recipe (module doc).

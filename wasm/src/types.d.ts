@@ -171,7 +171,8 @@ export interface ContextManagerOptions {
 /** Per-call options of `getContextForAgent`. */
 export interface AgentContextOptions {
   windowSizeOverride?: number;
-  systemInstruction?: string;
+  /** A string, or lines (blank ones dropped, joined with `\n`, trimmed), as the peer takes it. */
+  systemInstruction?: string | string[];
   instructionFileText?: string;
 }
 
@@ -199,9 +200,10 @@ export interface AssemblerInput {
   contextMessages: PromptContextMessage[];
   currentMessage: string;
   teamTask: string | null;
-  systemInstruction?: string;
+  /** A string, or lines (blank ones dropped, joined with `\n`, trimmed), as the peer takes it. */
+  systemInstruction?: string | string[];
   instructionFileText?: string;
-  /** Budget in UTF-8 bytes; 0 or absent uses the manager's. */
+  /** Budget in UTF-8 bytes, at least 1; absent uses the manager's. */
   maxBytes: number;
   /** Position of the current message (for the explain). */
   currentIndex?: number;
