@@ -162,6 +162,34 @@ for (const [build, { ContextManager }] of builds) {
       (e) => e.message === 'assemblePrompt(agentType, input): systemInstruction[1]: expected a string, found 5');
   });
 
+  test(`${build}: a logger gets the peer's warnings in its words, and nothing else`, () => {
+    const warnings = [];
+    const logger = { debug() {}, info() {}, warn: (m) => warnings.push(m), error() {} };
+    const cm = new ContextManager({ logger });
+    cm.setTeamTask('é'.repeat(3000));
+    assert.deepEqual(warnings, ['[ContextManager] TeamTask exceeded 5KB limit (6000 bytes), truncated to 5120 bytes']);
+    cm.setTeamTask('short');
+    const input = { contextMessages: [], currentMessage: 'Hello', teamTask: null, maxBytes: 1000 };
+    assert.equal(cm.assemblePrompt('custom-agent', input).prompt, 'Hello');
+    assert.equal(cm.assemblePrompt('claude', input).prompt, '[MESSAGE]\nHello');
+    assert.equal(cm.assemblePrompt('custom-agent', input).prompt, 'Hello');
+    assert.deepEqual(warnings.slice(1), [
+      '[ContextManager] Unknown agentType "custom-agent" (normalized: "custom-agent"), using PlainTextAssembler',
+      '[ContextManager] Unknown agentType "custom-agent" (normalized: "custom-agent"), using PlainTextAssembler',
+    ]);
+    assert.throws(() => new ContextManager({ logger: console.warn }), /logger: expected an object with a warn\(message\) method, found function/);
+  });
+
+  test(`${build}: getContextForAgent shows system instruction lines as given, as the peer does`, () => {
+    const cm = new ContextManager();
+    cm.addMessage({ speaker: kailai, content: 'Hello' });
+    const lines = ['Line 1', 'Line 2'];
+    const input = cm.getContextForAgent('max', 'codex', { systemInstruction: lines });
+    assert.equal(input.systemInstruction, lines);
+    assert.equal(cm.assemblePrompt('codex', input).prompt, '[SYSTEM]\nLine 1\nLine 2\n\n[MESSAGE]\nHello');
+    assert.equal(cm.assemblePrompt('codex', { ...input }).prompt, '[SYSTEM]\nLine 1\nLine 2\n\n[MESSAGE]\nHello', 'a copy is read with its lines');
+  });
+
   test(`${build}: the window is applied and window 0 gives no history (the peer gives all)`, () => {
     const cm = new ContextManager({ contextWindowSize: 2 });
     for (let i = 1; i <= 5; i++) cm.addMessage({ speaker: kailai, content: `m${i}` });

@@ -35,10 +35,15 @@ export function defineContextManager(PromptEngine) {
     #maxBytes;
     #onMessageAdded;
     #onTeamTaskChanged;
+    #logger;
+    /** agentType → its normalised name when unknown, `null` when known (asked once each). */
+    #unknownTypes = new Map();
 
     /**
-     * `new ContextManager({contextWindowSize?, maxBytes?, onMessageAdded?, onTeamTaskChanged?})`.
-     * Defaults: window 5 (0 gives no history), budget 768 KiB.
+     * `new ContextManager({contextWindowSize?, maxBytes?, onMessageAdded?, onTeamTaskChanged?,
+     * logger?})`. Defaults: window 5 (0 gives no history), budget 768 KiB. A `logger` (the
+     * peer's `ILogger`) gets the peer's warnings, in its words: a team task cut at 5 KiB, an
+     * unknown agent type assembled as plain text.
      */
     constructor(options) {
       const argument = 'new ContextManager(options)';
@@ -50,6 +55,7 @@ export function defineContextManager(PromptEngine) {
       this.#maxBytes = budget(o.maxBytes, `${argument}: maxBytes`) ?? 786432;
       this.#onMessageAdded = hook(o.onMessageAdded, 'onMessageAdded');
       this.#onTeamTaskChanged = hook(o.onTeamTaskChanged, 'onTeamTaskChanged');
+      this.#logger = logger(o.logger);
     }
 
     /** The engine, made when first needed (a manager that only stores costs no wasm). */
@@ -94,6 +100,11 @@ export function defineContextManager(PromptEngine) {
      */
     setTeamTask(task) {
       this.#teamTask = this.#wasm().setTeamTask(task) ?? null;
+      if (this.#logger && this.#teamTask !== null && this.#teamTask !== task) {
+        this.#logger.warn(
+          `[ContextManager] TeamTask exceeded 5KB limit (${utf8Length(task)} bytes), truncated to ${utf8Length(this.#teamTask)} bytes`,
+        );
+      }
       this.#onTeamTaskChanged?.(this.#teamTask);
     }
 
@@ -120,7 +131,7 @@ export function defineContextManager(PromptEngine) {
       const end = this.#messages.length;
       this.#mirror(end, windowOverride);
       const held = this.#wasm().context(end, agentId, windowOverride, o.systemInstruction, o.instructionFileText);
-      return heldInput(held);
+      return heldInput(held, o.systemInstruction);
     }
 
     /**
@@ -129,6 +140,7 @@ export function defineContextManager(PromptEngine) {
      */
     assemblePrompt(agentType, input) {
       stringArgument(agentType, 'assemblePrompt(agentType)');
+      if (this.#logger) this.#warnIfUnknown(agentType);
       const held = unchangedHeld(input);
       if (held) {
         const [prompt, systemFlag] = held.assemble(agentType);
@@ -187,6 +199,18 @@ export function defineContextManager(PromptEngine) {
       this.#onTeamTaskChanged?.(stored);
     }
 
+    /** The peer's warning for an agent type with no format of its own (plain text is used). */
+    #warnIfUnknown(agentType) {
+      let normalised = this.#unknownTypes.get(agentType);
+      if (normalised === undefined) {
+        normalised = PromptEngine.unknownAgentType(agentType) ?? null;
+        this.#unknownTypes.set(agentType, normalised);
+      }
+      if (normalised !== null) {
+        this.#logger.warn(`[ContextManager] Unknown agentType "${agentType}" (normalized: "${normalised}"), using PlainTextAssembler`);
+      }
+    }
+
     /** Hands the engine the messages a prompt for the first `end` messages reads. */
     #mirror(end, windowOverride) {
       const engine = this.#wasm();
@@ -220,8 +244,8 @@ function newEngine(PromptEngine, window, maxBytes) {
  * properties (spreads, `JSON.stringify` and deep-equal see them), and a literal is cheaper to
  * make on every `getContextForAgent` call.
  */
-function heldInput(held) {
-  const state = new HeldState(held);
+function heldInput(held, systemInstruction) {
+  const state = new HeldState(held, systemInstruction);
   const input = {
     get contextMessages() { return state.read().contextMessages; },
     set contextMessages(v) { state.write('contextMessages', v); },
@@ -245,8 +269,10 @@ const INPUT_KEYS = 6;
 
 /** What `assemblePrompt` needs to know of one input object. */
 class HeldState {
-  constructor(held) {
+  constructor(held, systemInstruction) {
     this.held = held;
+    /** The lines given, shown as given (as the peer does); the engine holds them joined. */
+    this.givenLines = Array.isArray(systemInstruction) ? systemInstruction : undefined;
     this.owner = null;
     this.changed = false;
     this.full = undefined;
@@ -256,6 +282,7 @@ class HeldState {
   read() {
     if (this.full === undefined) {
       this.full = this.held.input();
+      if (this.givenLines !== undefined) this.full.systemInstruction = this.givenLines;
       this.lines = this.full.contextMessages.map((l) => [l, l.from, l.to, l.content]);
     }
     return this.full;
@@ -325,6 +352,21 @@ function budget(value, argument) {
   const bytes = wholeNumber(value, argument);
   if (bytes === 0) throw new Error(`${argument}: must be at least 1 (a 0-byte budget holds no prompt)`);
   return bytes;
+}
+
+/** The peer's `ILogger` option: any object with a `warn(message)` method, or nothing. */
+function logger(value) {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'object' || typeof value.warn !== 'function') {
+    throw new Error(`new ContextManager(options): logger: expected an object with a warn(message) method, found ${describe(value)}`);
+  }
+  return value;
+}
+
+let encoder;
+/** Bytes of `text` in UTF-8 (for the logger's message only). */
+function utf8Length(text) {
+  return (encoder ??= new TextEncoder()).encode(text).length;
 }
 
 function hook(value, name) {

@@ -19,6 +19,7 @@ use agent_chatter::message::Millis;
 use agent_chatter::peer::context_manager::{
     AgentContextOptions, Asked, ContextManager, ManagerOptions,
 };
+use agent_chatter::team::{self, PromptFormat};
 use js_sys::JsString;
 use wasm_bindgen::prelude::*;
 
@@ -131,6 +132,17 @@ impl PromptEngine {
                 )?,
             },
         })
+    }
+
+    /// The normalised agent type when `agentType` names no known format (the plain assembler
+    /// builds its prompt), for the peer's `logger.warn`; `undefined` for a known one.
+    #[wasm_bindgen(js_name = unknownAgentType)]
+    pub fn unknown_agent_type(
+        #[wasm_bindgen(js_name = agentType)] agent_type: &JsString,
+    ) -> Result<Option<String>, JsError> {
+        let agent_type = string_arg(agent_type, "assemblePrompt(agentType)")?;
+        Ok((team::prompt_format(&agent_type) == PromptFormat::Plain)
+            .then(|| team::normalize_agent_type(&agent_type)))
     }
 
     /// The largest message content, in UTF-8 bytes.

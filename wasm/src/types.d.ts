@@ -164,7 +164,12 @@ export interface ContextManagerOptions {
   onMessageAdded?: (msg: ConversationMessage) => void;
   /** Called after the team task changes (`setTeamTask`, `clear`, `importSnapshot`). */
   onTeamTaskChanged?: (task: string | null) => void;
-  /** The peer's logger (`IOutput`); accepted and ignored: nothing is logged. */
+  /**
+   * The peer's `ILogger`: `warn` gets the peer's warnings, in its words (a team task cut at
+   * 5 KiB, an unknown agent type assembled as plain text); nothing else is logged.
+   */
+  logger?: { warn(message: string, context?: Record<string, unknown>): void };
+  /** An older peer's output sink (`IOutput`); accepted and ignored. */
   output?: object;
 }
 
