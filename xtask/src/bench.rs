@@ -10,9 +10,11 @@ use crate::proc::{self, Ctx};
 use crate::{dist, setup};
 
 /// The Node bench of the npm package; prints markdown on stdout.
+const NODE_BENCH: &str = "wasm/js/bench.mjs";
 /// The side-by-side bench of the npm `ContextManager` and the TypeScript peer (`PEER_OUT`).
 const PEER_BENCH: &str = "wasm/js/peer-bench.mjs";
-const NODE_BENCH: &str = "wasm/js/bench.mjs";
+/// The peer's own `ContextManager` tests run against the package (`PEER_OUT` too).
+const PEER_TESTS: &str = "wasm/js/peer-tests.mjs";
 
 /// Criterion options for `--quick`: short warm-up and measurement, same benches.
 const QUICK: &[&str] = &["--warm-up-time", "1", "--measurement-time", "2"];
@@ -71,6 +73,10 @@ pub fn bench(ctx: &Ctx, quick: bool) -> Result<(), String> {
         let peer = proc::capture(ctx.cmd("node").arg(PEER_BENCH))?;
         let title = format!("ContextManager against the peer ({PEER_BENCH})");
         add_section(&mut section, &title, &date, &peer);
+        // The peer's own ContextManager tests against the package (same PEER_OUT).
+        let tests = proc::capture(ctx.cmd("node").arg(PEER_TESTS))?;
+        let title = format!("the peer's ContextManager tests against the package ({PEER_TESTS})");
+        add_section(&mut section, &title, &date, &tests);
     } else {
         section.push_str(&format!("\n(no {NODE_BENCH}: Node bench not run)\n"));
     }
