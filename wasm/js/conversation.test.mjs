@@ -27,6 +27,8 @@ for (const [build, { Conversation }] of builds) {
 
     assert.equal(c.submit('[TEAM_TASK: Ship login] Plan the login page [NEXT: max]', 'kailai', 1), 'msg-1');
     let d = delivery(c.pollActions());
+    assert.deepEqual(Object.keys(d), ['type', 'to', 'message', 'parent', 'intent', 'prompt']);
+    assert.deepEqual(d.prompt, c.preview('max', 0), 'the delivered prompt is what preview shows, explain included');
     assert.equal(d.to, 'max');
     assert.equal(d.prompt.prompt, '[TEAM_TASK]\nShip login\n\n[MESSAGE]\nPlan the login page');
     assert.equal(d.prompt.systemFlag, 'You are Max.', 'Claude gets its system part as the flag only');

@@ -6,10 +6,12 @@
 //! uses the host clock, since the core reads none (DESIGN §2).
 
 use agent_chatter::config;
-use agent_chatter::conversation::Conversation;
-use agent_chatter::message::{Message, Millis};
+use agent_chatter::conversation::{Action, Conversation, Delivery};
+use agent_chatter::markers::Intent;
+use agent_chatter::message::{Message, MessageId, Millis};
 use agent_chatter::session::{Fact, PreviewOverrides, Session};
 use js_sys::{Array, JsString, Object};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::js::{
@@ -137,8 +139,11 @@ impl JsConversation {
     /// `agentReplied` or `agentFailed` before expecting the next delivery.
     #[wasm_bindgen(js_name = pollActions)]
     pub fn poll_actions(&mut self) -> Result<JsActions, JsError> {
-        let actions: Vec<_> = std::iter::from_fn(|| self.session.poll_action()).collect();
-        Ok(to_js(&actions)?.unchecked_into())
+        let actions = Array::new();
+        while let Some(action) = self.session.poll_action() {
+            actions.push(&action_to_js(&action)?);
+        }
+        Ok(actions.unchecked_into())
     }
 
     /// Every stored message (raw content, parsed routing), oldest first, in a new array.
@@ -266,6 +271,44 @@ impl JsConversation {
             .latest()
             .map_or_else(String::new, |m| m.id.0.clone()))
     }
+}
+
+/// An action as JS data (the core's serde shape). A delivery's prompt text crosses as a plain
+/// string rather than inside JSON ([`prompt_to_js`]): `pollActions` with a 738 KB prompt took
+/// 4.4 ms through JSON, 1.8 ms this way (`node`, median of 30).
+fn action_to_js(action: &Action) -> Result<JsValue, JsError> {
+    /// A delivery without its prompt, in [`Delivery`]'s serde shape.
+    #[derive(Serialize)]
+    #[serde(tag = "type", rename = "deliver")]
+    struct Head<'a> {
+        to: &'a str,
+        message: &'a MessageId,
+        parent: &'a Option<MessageId>,
+        intent: Intent,
+    }
+    let Action::Deliver(delivery) = action else {
+        return to_js(action);
+    };
+    let Delivery {
+        to,
+        message,
+        parent,
+        intent,
+        prompt,
+    } = delivery.as_ref();
+    let object = to_js(&Head {
+        to,
+        message,
+        parent,
+        intent: *intent,
+    })?;
+    js_sys::Reflect::set(
+        &object,
+        &JsValue::from_str("prompt"),
+        &prompt_to_js(prompt)?,
+    )
+    .map_err(|_| JsError::new("cannot set prompt on the delivery"))?;
+    Ok(object)
 }
 
 /// The stored messages as JS objects, converted once each. Messages are only ever appended
