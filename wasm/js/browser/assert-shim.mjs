@@ -1,5 +1,5 @@
 // The part of `node:assert/strict` the suites use, for the browser: strict equality, strict
-// deep equality (prototypes, own enumerable keys, Dates by time), ok, throws, doesNotThrow.
+// deep equality (prototypes, own enumerable keys, Dates by time), notEqual, ok, throws, doesNotThrow.
 class AssertionError extends Error {
   constructor(message) {
     super(message);
@@ -36,6 +36,10 @@ export function isDeepStrictEqual(a, b) {
 
 function equal(actual, expected, message) {
   if (!Object.is(actual, expected)) fail(message, `expected ${show(expected)}, got ${show(actual)}`);
+}
+
+function notEqual(actual, expected, message) {
+  if (Object.is(actual, expected)) fail(message, `expected anything but ${show(expected)}`);
 }
 
 function deepEqual(actual, expected, message) {
@@ -75,6 +79,6 @@ function doesNotThrow(fn, message) {
   }
 }
 
-const assert = Object.assign((value, message) => ok(value, message), { equal, deepEqual, ok, throws, doesNotThrow, AssertionError });
+const assert = Object.assign((value, message) => ok(value, message), { equal, notEqual, deepEqual, ok, throws, doesNotThrow, AssertionError });
 export default assert;
-export { equal, deepEqual, ok, throws, doesNotThrow, AssertionError };
+export { equal, notEqual, deepEqual, ok, throws, doesNotThrow, AssertionError };
