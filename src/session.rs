@@ -337,7 +337,13 @@ impl Session {
     /// Applies one fact. A refused fact changes nothing and says why; an accepted one is
     /// appended to the log and its actions queue up for [`Self::poll_action`].
     pub fn apply(&mut self, fact: &Fact) -> Result<(), SessionError> {
-        match fact {
+        self.apply_owned(fact.clone())
+    }
+
+    /// [`Self::apply`] for a fact the caller gives away: the log keeps it as it is, and only
+    /// the text the conversation stores is copied (a replay copies each text once, not twice).
+    fn apply_owned(&mut self, fact: Fact) -> Result<(), SessionError> {
+        match &fact {
             Fact::SetTeam { team, settings } => {
                 let mut team = Team::clone(team);
                 if let Some(settings) = settings {
@@ -380,7 +386,7 @@ impl Session {
                 self.actions.clear();
             }
         }
-        self.facts.push(fact.clone());
+        self.facts.push(fact);
         self.record_team_task();
         self.collect_actions();
         Ok(())
@@ -541,28 +547,31 @@ impl Session {
     /// naming the fact index and field; the caller's session stays as it was. The new
     /// session's pending actions are what the host must do now (module doc).
     pub fn import(json_text: &str) -> Result<Session, SessionFileError> {
-        Self::replay(&file::facts(json_text)?)
+        Self::replay_owned(file::facts(json_text)?)
     }
 
     /// A new session with `facts` applied in order; its pending actions are only what the
     /// host must do now. The first refused fact is reported with its index.
     pub fn replay(facts: &[Fact]) -> Result<Session, SessionFileError> {
+        Self::replay_owned(facts.to_vec())
+    }
+
+    /// [`Self::replay`] of facts the caller gives away (a file just read): each is moved into
+    /// the log rather than copied.
+    fn replay_owned(facts: Vec<Fact>) -> Result<Session, SessionFileError> {
         let mut session = Session::new();
         session.facts.reserve(facts.len());
         // The newest Deliver, moved out of the drained actions (deliveries run one at a time,
         // so it is the in-flight one if any is).
         let mut last_delivery = None;
-        for (index, fact) in facts.iter().enumerate() {
+        for (index, fact) in facts.into_iter().enumerate() {
             // Deliveries that are over need no prompt: only the newest one's is built, below.
             // (Set before every fact: a `loadScenario` brings a new conversation.)
             session.conversation.defer_prompts(true);
+            let kind = fact.kind();
             session
-                .apply(fact)
-                .map_err(|error| SessionFileError::Replay {
-                    index,
-                    kind: fact.kind(),
-                    error,
-                })?;
+                .apply_owned(fact)
+                .map_err(|error| SessionFileError::Replay { index, kind, error })?;
             for action in session.actions.drain(..) {
                 if let Action::Deliver(d) = action {
                     last_delivery = Some(d);
