@@ -60,7 +60,7 @@ fn replay(c: &mut Criterion) {
     let mut group = c.benchmark_group("session");
     group.sample_size(20);
     group.bench_function("replay/10000", |b| {
-        b.iter_with_large_drop(|| Session::replay(black_box(&facts)).expect("replays"))
+        b.iter_with_large_drop(|| Session::replay(black_box(&facts[..])).expect("replays"))
     });
     group.bench_function("import/10000", |b| {
         b.iter_with_large_drop(|| Session::import(black_box(&file)).expect("imports"))

@@ -547,18 +547,15 @@ impl Session {
     /// naming the fact index and field; the caller's session stays as it was. The new
     /// session's pending actions are what the host must do now (module doc).
     pub fn import(json_text: &str) -> Result<Session, SessionFileError> {
-        Self::replay_owned(file::facts(json_text)?)
+        Self::replay(file::facts(json_text)?)
     }
 
     /// A new session with `facts` applied in order; its pending actions are only what the
     /// host must do now. The first refused fact is reported with its index.
-    pub fn replay(facts: &[Fact]) -> Result<Session, SessionFileError> {
-        Self::replay_owned(facts.to_vec())
-    }
-
-    /// [`Self::replay`] of facts the caller gives away (a file just read): each is moved into
-    /// the log rather than copied.
-    fn replay_owned(facts: Vec<Fact>) -> Result<Session, SessionFileError> {
+    /// Given owned facts (a file just read, a database's rows) each is moved into the log;
+    /// given a slice, each is copied.
+    pub fn replay(facts: impl Into<Vec<Fact>>) -> Result<Session, SessionFileError> {
+        let facts = facts.into();
         let mut session = Session::new();
         session.facts.reserve(facts.len());
         // The newest Deliver, moved out of the drained actions (deliveries run one at a time,

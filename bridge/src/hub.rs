@@ -142,7 +142,7 @@ impl Hub {
         let Ok(facts) = self.store.facts(self.session_id) else {
             return;
         };
-        if let Ok(mut session) = Session::replay(&facts) {
+        if let Ok(mut session) = Session::replay(facts) {
             drain(&mut session);
             self.session = session;
             let event = self.session_event();
@@ -246,7 +246,7 @@ fn create(store: &mut Store, team: Team) -> Result<(i64, Session), String> {
 /// Session `id` of `store`, replayed from its facts.
 fn reopen(store: &Store, id: i64) -> Result<Session, String> {
     let facts = store.facts(id).map_err(|e| e.to_string())?;
-    Session::replay(&facts).map_err(|e| format!("session {id}: {e}"))
+    Session::replay(facts).map_err(|e| format!("session {id}: {e}"))
 }
 
 fn drain(session: &mut Session) -> Vec<Action> {

@@ -130,7 +130,7 @@ async fn hostile_frames_get_an_error_and_the_session_is_unchanged() {
 async fn a_claude_agent_streams_its_reply_and_the_delivery_is_verifiable() {
     let bridge = Bridge::start(Bridge::new_dir(&team(None), "claude-stream.sh"), None);
     let (mut page, session) = bridge.hello().await;
-    let mut mirror = Session::replay(&facts_of(&session)).unwrap();
+    let mut mirror = Session::replay(facts_of(&session)).unwrap();
     while mirror.poll_action().is_some() {}
     page.send(human("[FROM: kailai] Please draft it. [NEXT: max]"))
         .await;
@@ -234,13 +234,13 @@ async fn killed_mid_chain_twenty_times_the_bridge_resumes_with_every_fact() {
             "round {round}: a committed fact was lost"
         );
         assert!(
-            Session::replay(&facts).is_ok(),
+            Session::replay(&facts[..]).is_ok(),
             "round {round}: the log does not replay"
         );
         expected = facts;
         // Resumed mid-delivery, the bridge already runs the pending delivery again;
         // otherwise start one.
-        let running = Session::replay(&expected)
+        let running = Session::replay(&expected[..])
             .unwrap()
             .conversation()
             .in_flight()
@@ -261,7 +261,7 @@ async fn killed_mid_chain_twenty_times_the_bridge_resumes_with_every_fact() {
     let (mut page, last) = bridge.hello().await;
     let facts = facts_of(&last);
     assert!(facts.starts_with(&expected));
-    if Session::replay(&facts)
+    if Session::replay(&facts[..])
         .unwrap()
         .conversation()
         .in_flight()
@@ -475,5 +475,5 @@ async fn two_bridges_on_one_session_never_interleave_their_facts() {
             "[FROM: kailai] from the second, again"
         ]
     );
-    assert!(Session::replay(&facts).is_ok(), "the log replays");
+    assert!(Session::replay(&facts[..]).is_ok(), "the log replays");
 }

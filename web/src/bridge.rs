@@ -128,7 +128,7 @@ fn receive(state: &AppState, text: &str) {
             let facts: Result<Vec<Fact>, _> = serde_json::from_value(event["facts"].clone());
             match facts
                 .map_err(|e| e.to_string())
-                .and_then(|f| Session::replay(&f).map_err(|e| e.to_string()))
+                .and_then(|f| Session::replay(f).map_err(|e| e.to_string()))
             {
                 Ok(session) => host::adopt(state, session),
                 Err(e) => state.report(format!("the bridge's session does not replay here: {e}")),

@@ -97,7 +97,7 @@ pub fn edit_team(state: &AppState, team: Team) {
         .unwrap_or(0);
     let mut log = vec![Fact::set_team(team)];
     log.extend(facts.into_iter().skip(last_team + 1));
-    match Session::replay(&log) {
+    match Session::replay(log) {
         Ok(session) => {
             let (selected, recipient) = (
                 state.selected.get_untracked(),
