@@ -552,6 +552,7 @@ impl Session {
 
     /// A new session with `facts` applied in order; its pending actions are only what the
     /// host must do now. The first refused fact is reported with its index.
+    ///
     /// Given owned facts (a file just read, a database's rows) each is moved into the log;
     /// given a slice, each is copied.
     pub fn replay(facts: impl Into<Vec<Fact>>) -> Result<Session, SessionFileError> {

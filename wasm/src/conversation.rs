@@ -15,8 +15,8 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::js::{
-    into_error, json_text, millis, now, optional_string_arg, parse_json, prompt_to_js, string_arg,
-    to_js, whole_number,
+    into_error, json_text, kind_of, millis, now, optional_string_arg, parse_json, prompt_to_js,
+    string_arg, to_js, whole_number,
 };
 
 #[wasm_bindgen]
@@ -277,38 +277,39 @@ impl JsConversation {
 /// string rather than inside JSON ([`prompt_to_js`]): `pollActions` with a 738 KB prompt took
 /// 4.4 ms through JSON, 1.8 ms this way (`node`, median of 30).
 fn action_to_js(action: &Action) -> Result<JsValue, JsError> {
-    /// A delivery without its prompt, in [`Delivery`]'s serde shape.
-    #[derive(Serialize)]
-    #[serde(tag = "type", rename = "deliver")]
-    struct Head<'a> {
-        to: &'a str,
-        message: &'a MessageId,
-        parent: &'a Option<MessageId>,
-        intent: Intent,
-    }
     let Action::Deliver(delivery) = action else {
         return to_js(action);
     };
-    let Delivery {
-        to,
-        message,
-        parent,
-        intent,
-        prompt,
-    } = delivery.as_ref();
-    let object = to_js(&Head {
-        to,
-        message,
-        parent,
-        intent: *intent,
-    })?;
+    let object = to_js(&DeliveryHead::from(delivery.as_ref()))?;
     js_sys::Reflect::set(
         &object,
         &JsValue::from_str("prompt"),
-        &prompt_to_js(prompt)?,
+        &prompt_to_js(&delivery.prompt)?,
     )
     .map_err(|_| JsError::new("cannot set prompt on the delivery"))?;
     Ok(object)
+}
+
+/// A delivery without its prompt, in [`Delivery`]'s serde shape (`Action::Deliver`'s `type`
+/// tag included); a test holds the two shapes together.
+#[derive(Serialize)]
+#[serde(tag = "type", rename = "deliver")]
+struct DeliveryHead<'a> {
+    to: &'a str,
+    message: &'a MessageId,
+    parent: &'a Option<MessageId>,
+    intent: Intent,
+}
+
+impl<'a> From<&'a Delivery> for DeliveryHead<'a> {
+    fn from(d: &'a Delivery) -> Self {
+        DeliveryHead {
+            to: &d.to,
+            message: &d.message,
+            parent: &d.parent,
+            intent: d.intent,
+        }
+    }
 }
 
 /// The stored messages as JS objects, converted once each. Messages are only ever appended
@@ -371,14 +372,13 @@ fn preview_overrides(value: &JsValue) -> Result<PreviewOverrides, JsError> {
         .dyn_ref::<Object>()
         .filter(|_| !Array::is_array(value))
     else {
-        let found = value.js_typeof().as_string().unwrap_or_default();
+        let found = if Array::is_array(value) {
+            "an array".to_owned()
+        } else {
+            kind_of(value)
+        };
         return Err(JsError::new(&format!(
-            "{ARG}: expected an object, found {}",
-            if Array::is_array(value) {
-                "an array"
-            } else {
-                &found
-            }
+            "{ARG}: expected an object, found {found}"
         )));
     };
     for entry in Object::entries(object).iter() {
@@ -393,8 +393,10 @@ fn preview_overrides(value: &JsValue) -> Result<PreviewOverrides, JsError> {
             "pinFirst" if value.is_undefined() || value.is_null() => overrides.pin_first = None,
             "pinFirst" => {
                 overrides.pin_first = Some(value.as_bool().ok_or_else(|| {
-                    let found = value.js_typeof().as_string().unwrap_or_default();
-                    JsError::new(&format!("{field}: expected true or false, found {found}"))
+                    JsError::new(&format!(
+                        "{field}: expected true or false, found {}",
+                        kind_of(&value)
+                    ))
                 })?);
             }
             _ => {
@@ -415,4 +417,42 @@ fn time(at: Option<JsTime>, argument: &str) -> Result<Millis, JsError> {
 
 fn optional_string(s: Option<&str>) -> JsOptionalString {
     s.map_or(JsValue::NULL, JsValue::from_str).unchecked_into()
+}
+
+#[cfg(test)]
+mod tests {
+    use agent_chatter::conversation::Action;
+    use agent_chatter::message::Millis;
+    use agent_chatter::session::{Fact, Session};
+
+    use super::DeliveryHead;
+
+    #[test]
+    fn a_delivery_head_is_the_delivery_shape_without_its_prompt() {
+        let mut session = Session::new();
+        session
+            .apply(&Fact::set_team(agent_chatter::demo::team()))
+            .expect("the demo team");
+        session
+            .apply(&Fact::human(
+                "[FROM: kailai] Plan it [NEXT: max]",
+                Millis(1),
+            ))
+            .expect("a human spoke");
+        let delivery = std::iter::from_fn(|| session.poll_action())
+            .find_map(|a| match a {
+                Action::Deliver(d) => Some(d),
+                _ => None,
+            })
+            .expect("max is due");
+        let mut whole =
+            serde_json::to_value(Action::Deliver(delivery.clone())).expect("serializes");
+        whole
+            .as_object_mut()
+            .expect("an object")
+            .remove("prompt")
+            .expect("a prompt");
+        let head = serde_json::to_value(DeliveryHead::from(delivery.as_ref())).expect("serializes");
+        assert_eq!(head, whole);
+    }
 }

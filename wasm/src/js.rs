@@ -104,7 +104,7 @@ pub fn whole_number(value: &JsValue, argument: &str) -> Result<Option<usize>, Js
         Some(n) if n.is_nan() => "NaN".to_owned(),
         Some(n) if n.is_infinite() => if n > 0.0 { "Infinity" } else { "-Infinity" }.to_owned(),
         Some(n) => n.to_string(),
-        None => value.js_typeof().as_string().unwrap_or_default(),
+        None => kind_of(value),
     };
     Err(JsError::new(&format!(
         "{argument}: expected a non-negative integer, found {found}"
@@ -270,15 +270,21 @@ pub fn string_arg(value: &js_sys::JsString, argument: &str) -> Result<String, Js
         return Ok(rust_string(value));
     }
     value.as_string().ok_or_else(|| {
-        let found = if value.is_undefined() {
-            "undefined".to_string()
-        } else if value.is_null() {
-            "null".to_string()
-        } else {
-            value.js_typeof().as_string().unwrap_or_default()
-        };
-        JsError::new(&format!("{argument}: expected a string, found {found}"))
+        JsError::new(&format!(
+            "{argument}: expected a string, found {}",
+            kind_of(value)
+        ))
     })
+}
+
+/// What a wrong argument is, as the JS half's `describe` says it (`guard.js`): `null`, or its
+/// `typeof` (`number`, `object`, `undefined`, …).
+pub fn kind_of(value: &JsValue) -> String {
+    if value.is_null() {
+        "null".to_owned()
+    } else {
+        value.js_typeof().as_string().unwrap_or_default()
+    }
 }
 
 /// An optional string argument (`undefined` and `null` mean absent).

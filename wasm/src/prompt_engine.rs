@@ -28,7 +28,8 @@ use agent_chatter::message::{Message, MAX_MESSAGE_BYTES};
 use agent_chatter::snapshot;
 
 use crate::js::{
-    from_js, into_error, json_text, optional_string_arg, parse_json, set_date_at, string_arg, to_js,
+    from_js, into_error, json_text, kind_of, optional_string_arg, parse_json, set_date_at,
+    string_arg, to_js,
 };
 use agent_chatter::peer::message::{NewPeerMessage, PeerMessages};
 
@@ -225,9 +226,9 @@ fn instruction_lines(value: &JsValue, argument: &str) -> Result<Option<String>, 
     if value.is_string() {
         return string_arg(value.unchecked_ref(), argument).map(Some);
     }
-    let found = value.js_typeof().as_string().unwrap_or_default();
     Err(JsError::new(&format!(
-        "{argument}: expected a string or an array of strings, found {found}"
+        "{argument}: expected a string or an array of strings, found {}",
+        kind_of(value)
     )))
 }
 
