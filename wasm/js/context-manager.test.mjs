@@ -67,6 +67,26 @@ for (const [build, { ContextManager }] of builds) {
     assert.equal(cm.getMessages().length, 1);
   });
 
+  test(`${build}: getLatestMessage is the last of getMessages after every kind of change`, () => {
+    const cm = new ContextManager();
+    const last = () => cm.getMessages().at(-1) ?? null;
+    cm.addMessage({ speaker: kailai, content: 'one' });
+    cm.addMessage({ speaker: kailai, content: 'two' });
+    assert.equal(cm.getLatestMessage(), last());
+    const snapshot = cm.exportSnapshot();
+    const other = new ContextManager();
+    for (const input of [snapshot, JSON.stringify(snapshot), { version: 1, messages: [], teamTask: null }]) {
+      other.importSnapshot(input);
+      assert.equal(other.getLatestMessage(), other.getMessages().at(-1) ?? null);
+    }
+    other.importSnapshot(snapshot);
+    assert.throws(() => other.importSnapshot({ version: 2, messages: [] }));
+    assert.equal(other.getLatestMessage().content, 'two', 'a refused import changes nothing');
+    cm.clear();
+    assert.equal(cm.getLatestMessage(), null);
+    assert.equal(cm.addMessage({ speaker: kailai, content: 'three' }), cm.getLatestMessage());
+  });
+
   test(`${build}: hooks are called after the change and may call back into the instance`, () => {
     const seen = [];
     const cm = new ContextManager({

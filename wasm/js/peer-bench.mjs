@@ -28,18 +28,20 @@ function batch(fn, iterations) {
 }
 
 /**
- * Median over rounds of µs per call, for each of `fns` — the rounds alternate between them,
- * so neither side always runs first (after the other's garbage, or on a colder JIT).
+ * µs per call of each of `fns`, per round: `ROUNDS` rounds that alternate between them, so
+ * neither side always runs first (after the other's garbage, or on a colder JIT).
  */
-function compare(fns, iterations) {
+function rounds(fns, iterations) {
   for (const fn of fns) batch(fn, Math.min(20, iterations));
   const samples = fns.map(() => []);
   for (let r = 0; r < ROUNDS; r++) {
     const order = r % 2 ? [...fns.keys()].reverse() : [...fns.keys()];
     for (const k of order) samples[k].push(batch(fns[k], iterations));
   }
-  return samples.map((s) => s.sort((a, b) => a - b)[s.length >> 1]);
+  return samples;
 }
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 const speakers = [
   { id: 'kailai', name: 'kailai', displayName: 'Kailai', type: 'human' },
@@ -68,13 +70,19 @@ const filled = (CM, n, options = {}, size = 160) => {
 
 const rows = [];
 const wanted = (label) => !process.env.ONLY || label.includes(process.env.ONLY);
+/**
+ * Times `[ours, peer?]` and records a row: the medians, and the peer ÷ ours ratio of each round
+ * (the two sides of a round ran back to back, so their ratio is the fair comparison).
+ */
+function record(label, fns, iterations, perCall = 1) {
+  const [o, p] = rounds(fns, iterations).map((s) => s.map((us) => us / perCall));
+  rows.push([label, p && median(p), median(o), p && p.map((us, r) => us / o[r])]);
+}
+
 /** Runs `make(CM)`'s returned call for ours and the peer; `perCall` divides each time. */
 function row(label, make, iterations, perCall = 1) {
   if (!wanted(label)) return;
-  const fns = [make(ours.ContextManager)];
-  if (peer) fns.push(make(peer.ContextManager));
-  const [o, p] = compare(fns, iterations).map((us) => us / perCall);
-  rows.push([label, p, o]);
+  record(label, [make(ours.ContextManager), ...(peer ? [make(peer.ContextManager)] : [])], iterations, perCall);
 }
 
 for (const n of [100, 1000, 10_000, 100_000]) {
@@ -102,20 +110,31 @@ row('same, window 1000, N = 10⁴ (trimming)', (CM) => prompt('claude')(filled(C
   for (const [label, text, iterations] of [['2 KB with 2 markers', two, 2000], ['1 MiB plain text', plain, 10]]) {
     const router = peer ? new peer.MessageRouter() : null;
     if (wanted(`parseMessage, ${label}`)) {
-      const [o, p] = compare([() => ours.parseMessage(text), ...(peer ? [() => router.parseMessage(text)] : [])], iterations);
-      rows.push([`parseMessage, ${label}`, p, o]);
+      record(`parseMessage, ${label}`, [() => ours.parseMessage(text), ...(peer ? [() => router.parseMessage(text)] : [])], iterations);
     }
     if (wanted(`stripAll, ${label}`)) {
-      const [os, ps] = compare([() => ours.stripAll(text), ...(peer ? [() => router.stripAllMarkersForContext(text)] : [])], iterations);
-      rows.push([`stripAll, ${label}`, ps, os]);
+      record(`stripAll, ${label}`, [() => ours.stripAll(text), ...(peer ? [() => router.stripAllMarkersForContext(text)] : [])], iterations);
     }
   }
 }
 
 const fmt = (us) => (us === undefined ? '—' : us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : us >= 1 ? `${us.toFixed(2)} µs` : `${(us * 1000).toFixed(0)} ns`);
-console.log(`| call (median) | peer 1.1.8 ${peer ? '' : '(PEER_OUT not set)'} | ours | peer ÷ ours |`);
-console.log('|---|---:|---:|---:|');
-for (const [label, p, o] of rows) {
-  const ratio = p === undefined ? '—' : `${(p / o).toFixed(2)}×${p / o < 1 ? ' SLOWER' : ''}`;
-  console.log(`| ${label} | ${fmt(p)} | ${fmt(o)} | ${ratio} |`);
+/**
+ * The verdict of a row from its per-round ratios: ahead or behind only when every round agrees;
+ * when the rounds fall on both sides of 1 the two are level within this machine's noise.
+ */
+function verdict(ratios) {
+  const lo = Math.min(...ratios);
+  const hi = Math.max(...ratios);
+  const range = `${lo.toFixed(2)}–${hi.toFixed(2)}`;
+  if (lo > 1) return `ahead (${range})`;
+  if (hi < 1) return `**SLOWER** (${range})`;
+  return `level within noise (${range})`;
+}
+
+console.log(`| call (median of ${ROUNDS} rounds) | peer 1.1.8 ${peer ? '' : '(PEER_OUT not set)'} | ours | peer ÷ ours | rounds |`);
+console.log('|---|---:|---:|---:|---|');
+for (const [label, p, o, ratios] of rows) {
+  const ratio = p === undefined ? '—' : `${median(ratios).toFixed(2)}×`;
+  console.log(`| ${label} | ${fmt(p)} | ${fmt(o)} | ${ratio} | ${ratios ? verdict(ratios) : '—'} |`);
 }

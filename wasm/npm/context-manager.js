@@ -28,6 +28,8 @@ export function defineContextManager(PromptEngine) {
 
   return class ContextManager {
     #messages = [];
+    /** The newest stored message, kept beside the array so `getLatestMessage` is one read. */
+    #latest = null;
     #nextSeq = 1;
     #teamTask = null;
     #engine;
@@ -79,6 +81,7 @@ export function defineContextManager(PromptEngine) {
       const stored = storedMessage(`msg-${this.#nextSeq}`, message, timestamp);
       this.#nextSeq += 1;
       this.#messages.push(stored);
+      this.#latest = stored;
       this.#onMessageAdded?.(stored);
       return stored;
     }
@@ -90,8 +93,7 @@ export function defineContextManager(PromptEngine) {
 
     /** The newest message, or `null`. */
     getLatestMessage() {
-      const n = this.#messages.length;
-      return n === 0 ? null : this.#messages[n - 1];
+      return this.#latest;
     }
 
     /**
@@ -156,6 +158,7 @@ export function defineContextManager(PromptEngine) {
     /** Empties the store and the team task, restarts ids at `msg-1`, and calls `onTeamTaskChanged(null)`. */
     clear() {
       this.#messages = [];
+      this.#latest = null;
       this.#nextSeq = 1;
       this.#teamTask = null;
       this.#engine = undefined;
@@ -193,6 +196,7 @@ export function defineContextManager(PromptEngine) {
       const engine = teamTask === null ? undefined : newEngine(PromptEngine, this.#window, this.#maxBytes);
       const stored = teamTask === null ? null : engine.setTeamTask(teamTask) ?? null;
       this.#messages = messages;
+      this.#latest = messages.length === 0 ? null : messages[messages.length - 1];
       this.#nextSeq = clean > 0 ? clean : nextSeq(messages);
       this.#engine = engine;
       this.#teamTask = stored;

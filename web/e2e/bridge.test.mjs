@@ -55,6 +55,13 @@ test('the page mirrors the bridge: a fake Claude streams its reply and the deliv
   assert.equal(status.length, 3);
   assert.match(status[0], /^runs: .*claude-slow-stream\.sh/);
   assert.match(status[1], /^simulated \(agent-chatter-e2e-no-such-codex is not installed\)/);
+  // A long command path is cut with an ellipsis (full text on hover), never widening the card
+  // past the team pane, where the member's fields would be cut off.
+  const overflowing = await page.by('team-editor').evaluate((pane) =>
+    [...pane.querySelectorAll('[data-testid=member-row]')]
+      .filter((row) => row.getBoundingClientRect().right > pane.getBoundingClientRect().right)
+      .map((row) => row.querySelector('.member-name').value));
+  assert.deepEqual(overflowing, [], 'member cards wider than the team pane');
 
   await page.send('[FROM: kailai] Please draft the notes. [NEXT: max]');
   await page.by('verified-badge').filter({ hasText: 'verified' }).waitFor();
