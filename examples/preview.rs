@@ -93,6 +93,14 @@ fn print_prompt(scenario: &Scenario, member: &str, prompt: &Prompt) {
         "\n==== {} ({agent}): {} of {} bytes ({:?}), window {} ====",
         explain.recipient, explain.total_bytes, explain.max_bytes, explain.status, explain.window
     );
+    // The core reads no files (DESIGN §11); say so rather than show a prompt without it.
+    if let Some(m) = scenario.team.find(member) {
+        if let (Some(file), None) = (&m.instruction_file, &m.instruction_file_text) {
+            println!(
+                "(instructionFile {file:?} is not read by this example; `agent-chatter preview` reads it)"
+            );
+        }
+    }
     match &prompt.system_flag {
         Some(flag) => println!("---- system flag (--append-system-prompt) ----\n{flag}"),
         None => println!("---- system flag: none ----"),

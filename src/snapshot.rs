@@ -170,7 +170,7 @@ impl Snapshot {
 
     /// [`Snapshot::from_value`] from JSON text; a syntax error names line and column.
     pub fn from_json(json: &str) -> Result<Snapshot, SnapshotError> {
-        let mut deserializer = serde_json::Deserializer::from_str(json);
+        let mut deserializer = serde_json::Deserializer::from_str(crate::json::without_bom(json));
         let fields = read::fields(&mut deserializer).map_err(JsonSyntaxError::from)?;
         deserializer.end().map_err(JsonSyntaxError::from)?;
         read::snapshot(fields)

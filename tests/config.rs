@@ -491,3 +491,38 @@ fn a_lone_member_team_is_not_exported_to_the_peer_format() {
     let demo = agent_chatter::demo::team();
     assert_eq!(peer_export_problem(&demo), None);
 }
+
+/// Editors on Windows save JSON with a byte order mark; every reader of a user's JSON text
+/// reads such a file as it reads the same file without one (RFC 8259 §8.1).
+#[test]
+fn a_leading_byte_order_mark_is_ignored_by_every_text_reader() {
+    let bom = |text: &str| format!("\u{feff}{text}");
+    let team = fixture("teams/demo.json");
+    assert_eq!(load_team(&bom(&team)).unwrap(), load_team(&team).unwrap());
+
+    let scenario = fixture("scenarios/demo.json");
+    assert_eq!(
+        agent_chatter::scenario::load_scenario(&bom(&scenario)).unwrap(),
+        agent_chatter::scenario::load_scenario(&scenario).unwrap()
+    );
+
+    let snapshot = fixture("snapshots/ours-v1.json");
+    assert_eq!(
+        agent_chatter::snapshot::Snapshot::from_json(&bom(&snapshot)).unwrap(),
+        agent_chatter::snapshot::Snapshot::from_json(&snapshot).unwrap()
+    );
+
+    let mut session = agent_chatter::session::Session::new();
+    session
+        .apply(&agent_chatter::session::Fact::set_team(
+            load_team(&team).unwrap(),
+        ))
+        .unwrap();
+    let file = session.export();
+    assert_eq!(
+        agent_chatter::session::Session::import(&bom(&file))
+            .unwrap()
+            .export(),
+        file
+    );
+}

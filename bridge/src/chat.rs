@@ -7,7 +7,6 @@ use std::io::IsTerminal;
 use std::path::Path;
 use std::time::Duration;
 
-use agent_chatter::config::load_team;
 use agent_chatter::conversation::Status;
 use agent_chatter::session::Fact;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -146,7 +145,7 @@ pub async fn run(hub: SharedHub) -> Result<(), String> {
                     None => error("No team loaded. Use /team deploy <config> first"),
                 }
             }
-            Line::Deploy(file) => match read_team(Path::new(&file)) {
+            Line::Deploy(file) => match crate::files::read_team(Path::new(&file)) {
                 Ok(team) => {
                     let name = team.name.clone();
                     match hub::apply(&hub, Fact::set_team(team)).await {
@@ -197,12 +196,6 @@ async fn send(hub: &SharedHub, text: String) {
     if let Err(e) = hub::apply(hub, fact).await {
         error(&e);
     }
-}
-
-fn read_team(path: &Path) -> Result<agent_chatter::team::Team, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("{}: cannot read the team config: {e}", path.display()))?;
-    load_team(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Prints what happens: agents' replies and failures, and streamed output under a spinner.

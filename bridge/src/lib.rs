@@ -5,6 +5,8 @@
 //! - [`guard`]: who may connect (Host, Origin, token); each rejection names its reason.
 //! - [`protocol`]: the page ⇄ bridge frames (DESIGN §14b).
 //! - [`store`]: sessions in SQLite, one row per fact, committed before acting on it.
+//! - [`files`]: the user's files (team configs, scenarios, instruction files), read with
+//!   errors in the user's words.
 //! - [`agents`]: the CLIs' commands and stream decoders, and running one delivery.
 //! - [`hub`]: the session, its facts and its running agent.
 //! - [`server`]: the axum app.
@@ -12,6 +14,7 @@
 
 pub mod agents;
 pub mod chat;
+pub mod files;
 pub mod guard;
 pub mod hub;
 pub mod protocol;

@@ -1,11 +1,10 @@
 //! `agent-chatter`: the native bridge (DESIGN §14). See `--help`.
 
 use std::net::{Ipv4Addr, SocketAddr};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use agent_chatter::config::load_team;
-use agent_chatter_bridge::{agents, guard, hub, server, store};
+use agent_chatter_bridge::{agents, files, guard, hub, server, store};
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -73,9 +72,10 @@ enum Commands {
         #[arg(long)]
         agents: Option<PathBuf>,
     },
-    /// Print the exact prompt a member receives for a scenario (DESIGN §11b).
+    /// Print the exact prompt a member receives for a scenario (DESIGN §11b): the prompt's
+    /// bytes on stdout, its system flag (Claude) and sizes on stderr.
     Preview {
-        /// The scenario file.
+        /// The scenario file (`-` reads it from stdin).
         scenario: PathBuf,
         /// Member id or name.
         #[arg(long)]
@@ -193,11 +193,7 @@ fn run(cli: Cli) -> Result<(), String> {
 
 fn read_team(path: Option<PathBuf>) -> Result<agent_chatter::team::Team, String> {
     match path {
-        Some(path) => {
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| format!("{}: cannot read the team config: {e}", path.display()))?;
-            load_team(&text).map_err(|e| format!("{}: {e}", path.display()))
-        }
+        Some(path) => files::read_team(&path),
         None => Ok(agent_chatter::demo::team()),
     }
 }
@@ -209,10 +205,18 @@ fn read_agents(path: Option<PathBuf>) -> Result<agents::AgentsFile, String> {
     }
 }
 
-fn preview(path: &PathBuf, member: &str, json: bool) -> Result<(), String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("{}: cannot read the scenario: {e}", path.display()))?;
-    let scenario = agent_chatter::scenario::load_scenario(&text)
+fn preview(path: &Path, member: &str, json: bool) -> Result<(), String> {
+    let text = if path.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .map_err(|e| format!("cannot read the scenario from stdin: {}", files::reason(&e)))?;
+        text
+    } else {
+        files::read_text(path, "scenario")?
+    };
+    let mut scenario = agent_chatter::scenario::load_scenario(&text)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    files::read_instruction_files(&mut scenario.team, &files::parent_dir(path))
         .map_err(|e| format!("{}: {e}", path.display()))?;
     let prompt = agent_chatter::scenario::preview(&scenario, member)
         .map_err(|e| format!("{}: {e}", path.display()))?;
@@ -224,9 +228,46 @@ fn preview(path: &PathBuf, member: &str, json: bool) -> Result<(), String> {
         });
         println!("{value}");
     } else {
+        // stdout carries the exact bytes the agent reads on stdin, so it can be piped or
+        // diffed; what else it gets (Claude's system flag) and the budget go to stderr.
         use std::io::Write;
         let mut out = std::io::stdout().lock();
-        let _ = out.write_all(prompt.prompt.as_bytes());
+        out.write_all(prompt.prompt.as_bytes())
+            .and_then(|()| out.flush())
+            .map_err(|e| format!("cannot write the prompt: {e}"))?;
+        eprint!("{}", preview_summary(member, &prompt));
     }
     Ok(())
+}
+
+/// What `preview` prints on stderr beside the prompt: the system flag, when there is one, and
+/// a line with the sizes against the budget.
+fn preview_summary(member: &str, prompt: &agent_chatter::context::Prompt) -> String {
+    let explain = &prompt.explain;
+    let mut summary = String::new();
+    if !prompt.prompt.is_empty() && !prompt.prompt.ends_with('\n') {
+        summary.push('\n');
+    }
+    if let Some(flag) = &prompt.system_flag {
+        summary.push_str(&format!(
+            "-- system flag (--append-system-prompt), {} B --\n{flag}\n",
+            flag.len()
+        ));
+    }
+    let status = match explain.status {
+        agent_chatter::explain::BudgetStatus::Ok => "ok",
+        agent_chatter::explain::BudgetStatus::Warning => "warning",
+        agent_chatter::explain::BudgetStatus::Critical => "critical",
+    };
+    let current = match explain.current {
+        Some(_) => "",
+        None => "; no message yet, so this is the skeleton the first delivery starts from",
+    };
+    summary.push_str(&format!(
+        "-- {member}: prompt (stdin) {} B, {} of {} B in all, {status}{current}; --json gives the explain --\n",
+        prompt.prompt.len(),
+        explain.total_bytes,
+        explain.max_bytes,
+    ));
+    summary
 }

@@ -332,6 +332,25 @@ fn preview_prints_the_cores_exact_bytes() {
             .output()
             .unwrap();
         assert_eq!(out.stdout, expected.prompt.as_bytes(), "{member}");
+        // Claude's system flag is part of what the agent gets: shown on stderr.
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        match &expected.system_flag {
+            Some(flag) => assert!(
+                stderr.contains(&format!(
+                    "(--append-system-prompt), {} B --\n{flag}\n",
+                    flag.len()
+                )),
+                "{member}: {stderr}"
+            ),
+            None => assert!(!stderr.contains("system flag"), "{member}: {stderr}"),
+        }
+        assert!(
+            stderr.contains(&format!(
+                "-- {member}: prompt (stdin) {} B",
+                expected.prompt.len()
+            )),
+            "{member}: {stderr}"
+        );
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_agent-chatter"))
             .args([
                 "preview",
@@ -360,6 +379,55 @@ fn preview_prints_the_cores_exact_bytes() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("\"zed\" is not a member"));
+}
+
+#[test]
+fn preview_reads_a_members_instruction_file_from_its_base_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("roles/max")).unwrap();
+    std::fs::write(dir.path().join("roles/max/max.md"), "Read the diff first.").unwrap();
+    let scenario = json!({
+        "team": {"name": "t", "members": [
+            {"name": "kailai", "kind": "human"},
+            {"name": "max", "kind": "ai", "agentType": "codex", "systemInstruction": "Base.",
+             "instructionFile": "max.md", "baseDir": "roles/max"}]},
+        "messages": [{"from": "kailai", "content": "Go [NEXT: max]"}]
+    });
+    let path = dir.path().join("scenario.json");
+    std::fs::write(&path, scenario.to_string()).unwrap();
+    let preview = |cwd: &std::path::Path| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_agent-chatter"))
+            .current_dir(cwd)
+            .args(["preview", path.to_str().unwrap(), "--member", "max"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let prompt = preview(dir.path());
+    assert!(
+        prompt.starts_with("[SYSTEM]\nBase.\n\nRead the diff first.\n\n[MESSAGE]"),
+        "{prompt}"
+    );
+    // Paths resolve from the scenario's directory, not the working directory.
+    assert_eq!(preview(std::path::Path::new("/")), prompt);
+
+    std::fs::remove_file(dir.path().join("roles/max/max.md")).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agent-chatter"))
+        .args(["preview", path.to_str().unwrap(), "--member", "max"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("member max (instructionFile \"max.md\", baseDir \"roles/max\")")
+            && stderr.contains("cannot read the instruction file: no such file"),
+        "{stderr}"
+    );
 }
 
 #[tokio::test]

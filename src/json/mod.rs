@@ -130,7 +130,14 @@ impl fmt::Display for Path<'_> {
 
 /// Parses text as JSON; the error names line and column.
 pub(crate) fn parse(text: &str) -> Result<Value, JsonSyntaxError> {
-    serde_json::from_str(text).map_err(JsonSyntaxError::from)
+    serde_json::from_str(without_bom(text)).map_err(JsonSyntaxError::from)
+}
+
+/// `text` without a leading byte order mark. Editors on Windows write one, and JSON readers
+/// may ignore it (RFC 8259 §8.1); every reader of a user's JSON text starts here, so a file
+/// saved that way is read, not refused at "line 1, column 1".
+pub(crate) fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
 /// How a value is described in "found …": short, and never the whole of a large string.

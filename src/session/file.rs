@@ -25,7 +25,8 @@ use crate::team;
 
 /// Reads the facts of a session file; nothing is replayed yet.
 pub(super) fn facts(json_text: &str) -> Result<Vec<Fact>, SessionFileError> {
-    let root: Read<Root<'_>> = serde_json::from_str(json_text).map_err(JsonSyntaxError::from)?;
+    let root: Read<Root<'_>> =
+        serde_json::from_str(json::without_bom(json_text)).map_err(JsonSyntaxError::from)?;
     let path = Path::Root;
     let Root { format, facts } = root.object(path)?;
     match format {

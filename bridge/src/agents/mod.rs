@@ -12,12 +12,12 @@ pub mod run;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use agent_chatter::error::choices;
 use agent_chatter::team::{CLAUDE_CODE, GOOGLE_GEMINI, OPENAI_CODEX};
-use serde::Deserialize;
+use serde_json::Value;
 
 /// How a CLI's output is read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AgentType {
     Claude,
     Codex,
@@ -38,16 +38,101 @@ impl AgentType {
     }
 }
 
+/// The names of [`AgentType`] in the agents file's `output`.
+const OUTPUT_NAMES: [(&str, AgentType); 4] = [
+    ("claude", AgentType::Claude),
+    ("codex", AgentType::Codex),
+    ("gemini", AgentType::Gemini),
+    ("command", AgentType::Command),
+];
+
 /// One runnable command: the program and its arguments (before the system flag).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AgentCommand {
     pub command: String,
-    #[serde(default)]
     pub args: Vec<String>,
     /// How to read its output; by default, the agent type's own format.
-    #[serde(default)]
     pub output: Option<AgentType>,
+}
+
+impl AgentCommand {
+    /// One entry of the agents file, at `at` (`agents.max`).
+    fn read(entry: &Value, at: &str) -> Result<AgentCommand, String> {
+        let fields = object(entry, at, &["command", "args", "output"])?;
+        let command = match fields.get("command") {
+            Some(Value::String(c)) if !c.trim().is_empty() => c.clone(),
+            Some(Value::String(_)) => return Err(format!("{at}.command: empty")),
+            Some(other) => return Err(wrong(&format!("{at}.command"), "a string", other)),
+            None => return Err(format!("{at}.command: missing")),
+        };
+        let args = match fields.get("args") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| match item {
+                    Value::String(arg) => Ok(arg.clone()),
+                    other => Err(wrong(&format!("{at}.args[{i}]"), "a string", other)),
+                })
+                .collect::<Result<_, _>>()?,
+            Some(other) => return Err(wrong(&format!("{at}.args"), "an array of strings", other)),
+        };
+        let output = match fields.get("output") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(name)) => Some(
+                OUTPUT_NAMES
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map(|&(_, t)| t)
+                    .ok_or_else(|| {
+                        format!(
+                            "{at}.output: expected {}, found {name:?}",
+                            choices(OUTPUT_NAMES.iter().map(|(n, _)| *n))
+                        )
+                    })?,
+            ),
+            Some(other) => return Err(wrong(&format!("{at}.output"), "a string", other)),
+        };
+        Ok(AgentCommand {
+            command,
+            args,
+            output,
+        })
+    }
+}
+
+/// `value` as an object whose keys are all in `keys` (any key when `keys` is empty).
+fn object<'v>(
+    value: &'v Value,
+    at: &str,
+    keys: &[&str],
+) -> Result<&'v serde_json::Map<String, Value>, String> {
+    let Value::Object(map) = value else {
+        return Err(wrong(at, "an object", value));
+    };
+    if let Some(unknown) = map
+        .keys()
+        .find(|k| !keys.is_empty() && !keys.contains(&k.as_str()))
+    {
+        return Err(format!(
+            "{at}: {unknown:?} is not a key here (expected {})",
+            choices(keys.iter().copied())
+        ));
+    }
+    Ok(map)
+}
+
+/// `at: expected …, found …`, the value described briefly.
+fn wrong(at: &str, expected: &str, found: &Value) -> String {
+    let found = match found {
+        Value::Null => "null".to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => format!("{s:?}"),
+        Value::Array(_) => "an array".to_string(),
+        Value::Object(_) => "an object".to_string(),
+    };
+    format!("{at}: expected {expected}, found {found}")
 }
 
 /// The defaults, checked against each CLI's `--help` (docs/agents.md).
@@ -78,23 +163,38 @@ pub fn default_command(agent_type: &str) -> Option<AgentCommand> {
 }
 
 /// The machine-local agents file: agent type (or member id) → command. Read once at start.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
+///
+/// `{"agents": {"<agent type or member id>": {"command": "claude", "args": ["-p", …],
+/// "output": "claude"|"codex"|"gemini"|"command"}}}`; `args` and `output` are optional.
+/// Unknown keys are refused (a misspelt `comand` would otherwise run the default command).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AgentsFile {
-    #[serde(default)]
     pub agents: BTreeMap<String, AgentCommand>,
 }
 
 impl AgentsFile {
-    /// Reads `path`; the error names the file and the field.
+    /// Reads `path`; the error names the file and the field
+    /// (`agents.json: agents.max.command: expected a string, found 5`).
     pub fn load(path: &Path) -> Result<AgentsFile, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("{}: cannot read the agents file: {e}", path.display()))?;
-        let de = &mut serde_json::Deserializer::from_str(&text);
-        serde_path_to_error::deserialize(de)
-            .map_err(|e| format!("{}: {}: {}", path.display(), e.path(), e.inner()))
+        let text = crate::files::read_text(path, "agents file")?;
+        AgentsFile::parse(text.strip_prefix('\u{feff}').unwrap_or(&text))
+            .map_err(|e| format!("{}: {e}", path.display()))
     }
 
+    /// Reads the agents file's JSON text.
+    pub fn parse(text: &str) -> Result<AgentsFile, String> {
+        let root: Value = serde_json::from_str(text)
+            .map_err(|e| format!("invalid JSON at line {}, column {}", e.line(), e.column()))?;
+        let root = object(&root, "(top level)", &["agents"])?;
+        let mut agents = BTreeMap::new();
+        if let Some(entries) = root.get("agents") {
+            for (key, entry) in object(entries, "agents", &[])? {
+                let at = format!("agents.{key}");
+                agents.insert(key.clone(), AgentCommand::read(entry, &at)?);
+            }
+        }
+        Ok(AgentsFile { agents })
+    }
     /// The command for `member` (by id) or its agent type; the file wins over the defaults.
     pub fn command_for(&self, member_id: &str, agent_type: &str) -> Option<AgentCommand> {
         self.agents
@@ -233,9 +333,51 @@ mod tests {
             "gemini"
         );
         std::fs::write(&path, r#"{"agents": {"x": {"command": "a", "arg": []}}}"#).unwrap();
-        let err = AgentsFile::load(&path).unwrap_err();
-        assert!(err.contains("agents.x"), "{err}");
-        assert!(err.contains("unknown field `arg`"), "{err}");
+        assert_eq!(
+            AgentsFile::load(&path).unwrap_err(),
+            format!(
+                "{}: agents.x: \"arg\" is not a key here (expected \"command\", \"args\" or \"output\")",
+                path.display()
+            )
+        );
+    }
+
+    #[test]
+    fn a_bad_agents_file_is_refused_naming_the_field_in_plain_words() {
+        let cases = [
+            (r#"{"agents": 5}"#, "agents: expected an object, found 5"),
+            (
+                r#"{"agents": {"max": {"comand": "x"}}}"#,
+                r#"agents.max: "comand" is not a key here (expected "command", "args" or "output")"#,
+            ),
+            (r#"{"agents": {"max": {}}}"#, "agents.max.command: missing"),
+            (
+                r#"{"agents": {"max": {"command": " "}}}"#,
+                "agents.max.command: empty",
+            ),
+            (
+                r#"{"agents": {"max": {"command": 5}}}"#,
+                "agents.max.command: expected a string, found 5",
+            ),
+            (
+                r#"{"agents": {"max": {"command": "x", "args": ["-p", 1]}}}"#,
+                "agents.max.args[1]: expected a string, found 1",
+            ),
+            (
+                r#"{"agents": {"max": {"command": "x", "output": "xml"}}}"#,
+                r#"agents.max.output: expected "claude", "codex", "gemini" or "command", found "xml""#,
+            ),
+            (
+                r#"{"agent": {}}"#,
+                r#"(top level): "agent" is not a key here (expected "agents")"#,
+            ),
+            ("[]", "(top level): expected an object, found an array"),
+            ("{\"agents\": {", "invalid JSON at line 1, column 12"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(AgentsFile::parse(text).unwrap_err(), want, "{text}");
+        }
+        assert_eq!(AgentsFile::parse("{}").unwrap(), AgentsFile::default());
     }
 
     #[test]
