@@ -1173,7 +1173,7 @@ fn notices_read_as_sentences_naming_what_happened() {
                 message: MessageId::from_seq(3),
                 names: vec!["zed".into()],
             },
-            "[NEXT] in msg-3: no member matches zed; the others were routed",
+            "[NEXT] in msg-3: no member matches zed; not routed",
         ),
         (
             Notice::RoundLimitReached {

@@ -7,8 +7,9 @@ use std::io::IsTerminal;
 use std::path::Path;
 use std::time::Duration;
 
+use agent_chatter::conversation::Action;
 use agent_chatter::conversation::Status;
-use agent_chatter::session::Fact;
+use agent_chatter::session::{Fact, Session};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -37,6 +38,7 @@ pub enum Line {
     Message(String),
     /// `/start <msg>`: the deprecated alias, with the seed's warning.
     Start(String),
+    /// `/team deploy <file>`; an empty file name asks for the usage.
     Deploy(String),
     List,
     Cancel,
@@ -67,7 +69,7 @@ pub fn parse_line(line: &str) -> Line {
         "start" => Line::Start(rest.to_string()),
         "team" => match rest.split_once(char::is_whitespace).unwrap_or((rest, "")) {
             ("list", _) => Line::List,
-            ("deploy", file) if !file.trim().is_empty() => Line::Deploy(file.trim().to_string()),
+            ("deploy", file) => Line::Deploy(file.trim().to_string()),
             _ => Line::Unknown(trimmed.to_string()),
         },
         _ => Line::Unknown(trimmed.to_string()),
@@ -112,6 +114,14 @@ pub async fn run(hub: SharedHub) -> Result<(), String> {
             Line::Empty => {}
             Line::Help => println!("{HELP}"),
             Line::Exit => {
+                let h = hub.lock().await;
+                if let Some(running) = h.session().conversation().in_flight() {
+                    eprintln!(
+                        "Stopping {}: its delivery is made again on `--resume {}`",
+                        running.to,
+                        h.session_id()
+                    );
+                }
                 printer.abort();
                 return Ok(());
             }
@@ -145,6 +155,7 @@ pub async fn run(hub: SharedHub) -> Result<(), String> {
                     None => error("No team loaded. Use /team deploy <config> first"),
                 }
             }
+            Line::Deploy(file) if file.is_empty() => error("Usage: /team deploy <config.json>"),
             Line::Deploy(file) => match crate::files::read_team(Path::new(&file)) {
                 Ok(team) => {
                     let name = team.name.clone();
@@ -198,24 +209,32 @@ async fn send(hub: &SharedHub, text: String) {
     }
 }
 
-/// Prints what happens: agents' replies and failures, and streamed output under a spinner.
+/// Prints what happens: agents' replies and failures, streamed output under a spinner, and
+/// what the conversation says back — notices (a name that matched nobody, a limit hit), whose
+/// turn it is, a `[DONE]`. Those come from a mirror of the session that applies the same
+/// facts, as a page does (DESIGN §6b), so they print in order after the fact that caused them.
 async fn print_events(hub: SharedHub) {
-    let mut events = hub.lock().await.subscribe();
+    let (mut events, mut mirror) = {
+        let h = hub.lock().await;
+        let mut mirror = h.session().clone();
+        // Already performed, or about to be by the hub: not news.
+        while mirror.poll_action().is_some() {}
+        (h.subscribe(), mirror)
+    };
     let mut spinner: Option<ProgressBar> = None;
     while let Ok(frame) = events.recv().await {
         let Ok(event) = serde_json::from_str::<Value>(&frame) else {
             continue;
         };
-        let name_of = |id: &str, h: &crate::hub::Hub| {
-            h.session()
+        let name_of = |id: &str, session: &Session| {
+            session
                 .team()
                 .and_then(|t| t.member(id))
                 .map_or(id.to_string(), |m| m.display_name.clone())
         };
         match event["type"].as_str().unwrap_or_default() {
             "delivering" => {
-                let h = hub.lock().await;
-                let name = name_of(event["to"].as_str().unwrap_or_default(), &h);
+                let name = name_of(event["to"].as_str().unwrap_or_default(), &mirror);
                 let bar = ProgressBar::new_spinner();
                 bar.set_style(
                     ProgressStyle::with_template("{spinner} {msg}")
@@ -241,39 +260,65 @@ async fn print_events(hub: SharedHub) {
                 if let Some(bar) = spinner.take() {
                     bar.finish_and_clear();
                 }
-                let fact = &event["fact"];
-                let h = hub.lock().await;
-                match fact["type"].as_str().unwrap_or_default() {
-                    "replied" => {
-                        let name = name_of(fact["to"].as_str().unwrap_or_default(), &h);
-                        println!(
-                            "→ {name} (AI): {}",
-                            fact["text"].as_str().unwrap_or_default()
-                        );
-                    }
-                    "failed" => {
-                        let name = name_of(fact["to"].as_str().unwrap_or_default(), &h);
-                        error(&format!(
-                            "{name} failed: {}",
-                            fact["reason"].as_str().unwrap_or_default()
-                        ));
-                    }
-                    "setTeam" => {}
-                    _ => {
-                        if let Some(task) = h.session().store().team_task() {
-                            if fact["text"]
-                                .as_str()
-                                .is_some_and(|t| t.contains("TEAM_TASK"))
-                            {
-                                println!("✓ Team task set: \"{task}\"");
-                            }
-                        }
-                    }
+                let Ok(fact) = serde_json::from_value::<Fact>(event["fact"].clone()) else {
+                    continue;
+                };
+                let task_before = mirror.store().team_task().map(str::to_string);
+                if mirror.apply(&fact).is_err() {
+                    // Cannot happen (the hub applied it first); start again from the hub's.
+                    mirror = hub.lock().await.session().clone();
+                    while mirror.poll_action().is_some() {}
+                    continue;
                 }
+                print_fact(&fact, &mirror, task_before.as_deref(), name_of);
+                while let Some(action) = mirror.poll_action() {
+                    print_action(&action, &mirror, name_of);
+                }
+            }
+            "session" => {
+                // The hub reloaded the session from the database (another writer).
+                mirror = hub.lock().await.session().clone();
+                while mirror.poll_action().is_some() {}
             }
             "error" => error(event["message"].as_str().unwrap_or_default()),
             _ => {}
         }
+    }
+}
+
+/// One fact as the terminal shows it: an agent's reply or failure, a new team task.
+fn print_fact(
+    fact: &Fact,
+    session: &Session,
+    task_before: Option<&str>,
+    name_of: impl Fn(&str, &Session) -> String,
+) {
+    match fact {
+        Fact::Replied { to, text, .. } => println!("→ {} (AI): {text}", name_of(to, session)),
+        Fact::Failed { to, reason, .. } => {
+            error(&format!("{} failed: {reason}", name_of(to, session)));
+        }
+        _ => {}
+    }
+    let task = session.store().team_task();
+    if task != task_before {
+        match task {
+            Some(task) => println!("✓ Team task set: \"{task}\""),
+            None if !matches!(fact, Fact::SetTeam { .. }) => println!("✓ Team task cleared"),
+            None => {}
+        }
+    }
+}
+
+/// What the conversation says back after a fact; deliveries show as the spinner instead.
+fn print_action(action: &Action, session: &Session, name_of: impl Fn(&str, &Session) -> String) {
+    match action {
+        Action::Notice(notice) => eprintln!("⚠ {notice}"),
+        Action::AwaitHuman { member } => println!("Waiting for {}", name_of(member, session)),
+        Action::Finished => {
+            println!("✓ Conversation completed ([DONE]); a new message starts it again");
+        }
+        Action::Deliver(_) => {}
     }
 }
 
@@ -294,7 +339,8 @@ mod tests {
                 "/team deploy my team.json",
                 Line::Deploy("my team.json".into()),
             ),
-            ("/team deploy", Line::Unknown("/team deploy".into())),
+            ("/team deploy", Line::Deploy(String::new())),
+            ("/team", Line::Unknown("/team".into())),
             (
                 "/start Design it [NEXT:max]",
                 Line::Start("Design it [NEXT:max]".into()),

@@ -45,11 +45,21 @@ pub fn reason(e: &io::Error) -> String {
 }
 
 /// Where a member's relative paths start: its `baseDir` (itself relative to the config's
-/// directory), or the config's directory when it has none.
+/// directory), or the config's directory when it has none. `.` parts are dropped, so messages
+/// show `roles/max/inst.md`, not `././roles/max/inst.md`.
 fn member_dir(base_dir: Option<&str>, config_dir: &Path) -> PathBuf {
-    match base_dir {
+    let joined = match base_dir {
         Some(dir) => config_dir.join(dir),
         None => config_dir.to_path_buf(),
+    };
+    let clean: PathBuf = joined
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect();
+    if clean.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        clean
     }
 }
 
@@ -59,12 +69,14 @@ fn member_dir(base_dir: Option<&str>, config_dir: &Path) -> PathBuf {
 /// `config_dir` (the directory of the file the team came from: the same result from any
 /// working directory). A text given inline (`instructionFileText`) wins and no file is read.
 ///
-/// A named file that cannot be read is an error naming the member and the resolved path:
-/// the user asked for it, and a prompt silently missing its instructions is worse than a
-/// refusal (the peer skips it). Members without `instructionFile` get no file: unlike the
-/// peer, the bridge does not paste `CLAUDE.md`/`AGENTS.md`/`GEMINI.md` by default, as the
-/// CLIs read those themselves.
-pub fn read_instruction_files(team: &mut Team, config_dir: &Path) -> Result<(), String> {
+/// A file that does not exist is a warning, returned for the caller to show, and the member
+/// goes without it: the TypeScript peer's configs name files such as `AGENTS.md` before they
+/// are written, and the peer skips them. A file that exists but cannot be read (permissions,
+/// not UTF-8, a directory) is an error naming the member and the path. Members without
+/// `instructionFile` get no file: unlike the peer, the bridge does not paste
+/// `CLAUDE.md`/`AGENTS.md`/`GEMINI.md` by default, as the CLIs read those themselves.
+pub fn read_instruction_files(team: &mut Team, config_dir: &Path) -> Result<Vec<String>, String> {
+    let mut warnings = Vec::new();
     for member in &mut team.members {
         if member.instruction_file_text.is_some() {
             continue;
@@ -73,29 +85,46 @@ pub fn read_instruction_files(team: &mut Team, config_dir: &Path) -> Result<(), 
             continue;
         };
         let path = member_dir(member.base_dir.as_deref(), config_dir).join(file);
-        let text = read_text(&path, "instruction file").map_err(|e| {
-            format!(
-                "member {} (instructionFile {file:?}{}): {e}",
-                member.id,
-                member
-                    .base_dir
-                    .as_deref()
-                    .map_or(String::new(), |d| format!(", baseDir {d:?}"))
-            )
-        })?;
+        let configured = format!(
+            "member {} (instructionFile {file:?}{})",
+            member.id,
+            member
+                .base_dir
+                .as_deref()
+                .map_or(String::new(), |d| format!(", baseDir {d:?}"))
+        );
+        if !path.exists() {
+            warnings.push(format!(
+                "{configured}: {} does not exist; {}'s prompts go without it",
+                path.display(),
+                member.id
+            ));
+            continue;
+        }
+        let text =
+            read_text(&path, "instruction file").map_err(|e| format!("{configured}: {e}"))?;
         member.instruction_file_text = Some(text);
     }
-    Ok(())
+    Ok(warnings)
 }
 
-/// A team config from `path`, with its members' instruction files read.
+/// A team config from `path`, with its members' instruction files read; warnings (a named
+/// instruction file that does not exist) are printed on stderr.
 pub fn read_team(path: &Path) -> Result<Team, String> {
     let text = read_text(path, "team config")?;
     let mut team =
         agent_chatter::config::load_team(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    read_instruction_files(&mut team, &parent_dir(path))
+    let warnings = read_instruction_files(&mut team, &parent_dir(path))
         .map_err(|e| format!("{}: {e}", path.display()))?;
+    warn(path, &warnings);
     Ok(team)
+}
+
+/// Prints each warning about `path` on stderr.
+pub fn warn(path: &Path, warnings: &[String]) {
+    for warning in warnings {
+        eprintln!("agent-chatter: warning: {}: {warning}", path.display());
+    }
 }
 
 /// The directory `path` is in (`.` for a bare file name).
@@ -157,17 +186,34 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_instruction_file_is_refused_naming_member_and_path() {
+    fn a_missing_instruction_file_is_a_warning_naming_member_and_path() {
         let dir = tempfile::tempdir().unwrap();
-        let mut team = team_with(r#""instructionFile": "missing.md", "baseDir": "roles""#);
-        let error = read_instruction_files(&mut team, dir.path()).unwrap_err();
+        let mut team = team_with(r#""instructionFile": "missing.md", "baseDir": "./roles""#);
+        let warnings = read_instruction_files(&mut team, dir.path()).unwrap();
         let path = dir.path().join("roles").join("missing.md");
+        assert_eq!(
+            warnings,
+            [format!(
+                "member max (instructionFile \"missing.md\", baseDir \"./roles\"): {} does not \
+                 exist; max's prompts go without it",
+                path.display()
+            )]
+        );
+        assert_eq!(team.members[1].instruction_file_text, None);
+    }
+
+    #[test]
+    fn an_instruction_file_that_exists_but_cannot_be_read_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("inst.md")).unwrap();
+        let mut team = team_with(r#""instructionFile": "inst.md""#);
+        let error = read_instruction_files(&mut team, dir.path()).unwrap_err();
         assert_eq!(
             error,
             format!(
-                "member max (instructionFile \"missing.md\", baseDir \"roles\"): {}: cannot \
-                 read the instruction file: no such file",
-                path.display()
+                "member max (instructionFile \"inst.md\"): {}: cannot read the instruction \
+                 file: it is a directory, not a file",
+                dir.path().join("inst.md").display()
             )
         );
     }

@@ -43,9 +43,10 @@ enum Commands {
     },
     /// Talk with the team in the terminal (the first message may be piped in).
     Chat {
-        /// Team config (ours or the peer's cli-config).
-        #[arg(long)]
-        team: PathBuf,
+        /// Team config (ours or the peer's cli-config); not needed with `--resume`, where the
+        /// session goes on with its own team.
+        #[arg(long, required_unless_present = "resume")]
+        team: Option<PathBuf>,
         /// Continue this session from the database.
         #[arg(long)]
         resume: Option<i64>,
@@ -109,12 +110,22 @@ fn run(cli: Cli) -> Result<(), String> {
             db,
             agents,
         } => {
-            let team = read_team(Some(team))?;
+            let team = match (team, resume) {
+                (Some(path), Some(id)) => {
+                    eprintln!(
+                        "agent-chatter: warning: --team {} is not used: session {id} goes on with \
+                         its own team (`/team deploy FILE` changes it)",
+                        path.display()
+                    );
+                    None
+                }
+                (team, _) => team,
+            };
+            // Resuming, the team comes from the session (the demo team only fills the slot).
+            let team = read_team(team)?;
             let agents = read_agents(agents)?;
             let store = store::Store::open(&db).map_err(|e| e.to_string())?;
-            let runtime = tokio::runtime::Runtime::new()
-                .map_err(|e| format!("cannot start the runtime: {e}"))?;
-            runtime.block_on(async move {
+            until_stopped(async move {
                 let hub = hub::Hub::start(store, resume, team, agents)?;
                 agent_chatter_bridge::chat::run(hub).await
             })
@@ -139,8 +150,9 @@ fn run(cli: Cli) -> Result<(), String> {
                 let command = m.command.as_ref().map_or(
                     "(no command for this agent type)".to_string(),
                     |c| {
-                        std::iter::once(c.command.as_str())
-                            .chain(c.args.iter().map(String::as_str))
+                        std::iter::once(&c.command)
+                            .chain(&c.args)
+                            .map(|word| shell_word(word))
                             .collect::<Vec<_>>()
                             .join(" ")
                     },
@@ -179,15 +191,61 @@ fn run(cli: Cli) -> Result<(), String> {
             }
             let store = store::Store::open(&db).map_err(|e| e.to_string())?;
             let token = guard::new_token()?;
-            let runtime = tokio::runtime::Runtime::new()
-                .map_err(|e| format!("cannot start the runtime: {e}"))?;
-            runtime.block_on(async move {
+            until_stopped(async move {
                 let hub = hub::Hub::start(store, session, team, agents)?;
                 hub::resume(&hub).await;
                 let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
                 server::serve(addr, |port| server::AppState { hub, token, port }, dist).await
             })
         }
+    }
+}
+
+/// `word` as a reader would retype it: quoted when empty or when it holds spaces or quotes
+/// (Gemini's `-p ""` would otherwise show as a double space). Display only: no shell runs it.
+fn shell_word(word: &str) -> String {
+    if !word.is_empty() && !word.contains(|c: char| c.is_whitespace() || "\"'\\$`".contains(c)) {
+        word.to_string()
+    } else {
+        format!("{word:?}")
+    }
+}
+
+/// Runs `work` on a new runtime until it ends or the process is told to stop (Ctrl-C, SIGTERM,
+/// SIGHUP). Either way the runtime then drops every task left, so an agent still running is
+/// killed with its whole process group (`agents::run`) instead of living on, orphaned; its
+/// delivery is performed again when the session is resumed (DESIGN §6b).
+fn until_stopped(
+    work: impl std::future::Future<Output = Result<(), String>>,
+) -> Result<(), String> {
+    let runtime =
+        tokio::runtime::Runtime::new().map_err(|e| format!("cannot start the runtime: {e}"))?;
+    let outcome = runtime.block_on(async {
+        tokio::select! {
+            outcome = work => outcome,
+            signal = stop_signal() => Err(format!("stopped by {signal}; any agent still running was stopped too")),
+        }
+    });
+    // Not `drop`: that would wait for a blocking read of the terminal that may never end.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(250));
+    outcome
+}
+
+/// Resolves when the process receives SIGINT, SIGTERM or SIGHUP, naming it.
+async fn stop_signal() -> &'static str {
+    use tokio::signal::unix::{signal, SignalKind};
+    let listen = |kind| async move {
+        match signal(kind) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        () = listen(SignalKind::interrupt()) => "Ctrl-C (SIGINT)",
+        () = listen(SignalKind::terminate()) => "SIGTERM",
+        () = listen(SignalKind::hangup()) => "SIGHUP",
     }
 }
 
@@ -216,8 +274,9 @@ fn preview(path: &Path, member: &str, json: bool) -> Result<(), String> {
     };
     let mut scenario = agent_chatter::scenario::load_scenario(&text)
         .map_err(|e| format!("{}: {e}", path.display()))?;
-    files::read_instruction_files(&mut scenario.team, &files::parent_dir(path))
+    let warnings = files::read_instruction_files(&mut scenario.team, &files::parent_dir(path))
         .map_err(|e| format!("{}: {e}", path.display()))?;
+    files::warn(path, &warnings);
     let prompt = agent_chatter::scenario::preview(&scenario, member)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     if json {

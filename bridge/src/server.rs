@@ -5,6 +5,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use axum::body::Body;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
@@ -72,11 +73,20 @@ async fn host_and_origin(
 async fn ws_upgrade(
     State(state): State<AppState>,
     headers: HeaderMap,
-    ws: WebSocketUpgrade,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
     if let Err(why) = guard::check_ws_origin(header_str(&headers, header::ORIGIN), state.port) {
         return reject(&why, "WebSocket upgrade");
     }
+    // Not a WebSocket handshake (a plain GET, a missing header): axum's 400, logged as every
+    // other rejection is.
+    let ws = match ws {
+        Ok(ws) => ws,
+        Err(why) => {
+            eprintln!("bridge: rejected WebSocket upgrade: {why}");
+            return why.into_response();
+        }
+    };
     ws.max_message_size(MAX_FRAME_BYTES)
         .max_frame_size(MAX_FRAME_BYTES)
         .on_upgrade(move |socket| connection(socket, state))

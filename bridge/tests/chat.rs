@@ -113,6 +113,35 @@ fn errors_come_from_the_seed_catalogue() {
 }
 
 #[test]
+fn the_chat_says_what_the_conversation_says_back() {
+    let input =
+        "[NEXT: nobody] hello\n[TEAM_TASK: ship it] over to you [NEXT: sarah]\n/team deploy\n";
+    let (out, err, ok) = chat(input, "claude-stream.sh", None, None);
+    assert!(ok, "{err}");
+    // A name that matched nobody is reported, not swallowed.
+    assert!(
+        err.contains("⚠ [NEXT] in msg-1: no member matches nobody; not routed"),
+        "{err}"
+    );
+    // Whose turn it is, in order: after the first message, before the second one's effects.
+    let turn = out.find("Waiting for kailai").expect(&out);
+    let task = out.find("✓ Team task set: \"ship it\"").expect(&out);
+    let reply = out.find("→ sarah (AI): ").expect(&out);
+    assert!(turn < task && task < reply, "{out}");
+    assert!(
+        err.contains("❌ Error: Usage: /team deploy <config.json>"),
+        "{err}"
+    );
+
+    let (out, err, ok) = chat("all done [DONE]\n", "claude-stream.sh", None, None);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("✓ Conversation completed ([DONE]); a new message starts it again"),
+        "{out}"
+    );
+}
+
+#[test]
 fn a_chat_resumes_from_the_database() {
     let dir = Bridge::new_dir(&team(None), "claude-stream.sh");
     let (out, err, ok) = chat(
@@ -132,4 +161,79 @@ fn a_chat_resumes_from_the_database() {
         .unwrap();
     let list = String::from_utf8_lossy(&list.stdout);
     assert!(list.starts_with("1  relay  "), "{list}");
+}
+
+/// Whether `pid` runs (a zombie, killed and waiting for its reaper, does not).
+fn alive(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(") ")
+            .next()
+            .is_some_and(|s| !s.starts_with('Z'))
+    })
+}
+
+/// However the chat ends while an agent runs — `/exit`, Ctrl-C, SIGTERM — the agent and the
+/// helpers it started end with it (they are in their own process group, which the terminal's
+/// Ctrl-C does not reach).
+#[test]
+fn stopping_the_chat_stops_the_running_agent_and_its_helpers() {
+    for stop in ["/exit", "SIGINT", "SIGTERM"] {
+        let dir = Bridge::new_dir(&team(None), "hang.sh");
+        let d = dir.path();
+        let pids = d.join("helper.pids");
+        let mut child = Command::new(support::bin())
+            .args(["chat", "--team"])
+            .arg(d.join("team.json"))
+            .arg("--db")
+            .arg(d.join("chat.db"))
+            .arg("--agents")
+            .arg(d.join("agents.json"))
+            .env("AGENT_CHATTER_TEST_PIDS", &pids)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(b"[NEXT: max] Please draft it.\n").unwrap();
+        let helper = (0..500)
+            .find_map(|_| {
+                let pid = std::fs::read_to_string(&pids).unwrap_or_default();
+                if pid.trim().is_empty() {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                    None
+                } else {
+                    Some(pid.trim().to_string())
+                }
+            })
+            .expect("the agent started its helper");
+        match stop {
+            "/exit" => stdin.write_all(b"/exit\n").unwrap(),
+            signal => {
+                let signal = if signal == "SIGINT" {
+                    libc::SIGINT
+                } else {
+                    libc::SIGTERM
+                };
+                // SAFETY: kill(2) on the child we spawned; no memory is shared.
+                unsafe { libc::kill(child.id() as i32, signal) };
+            }
+        }
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        if stop == "/exit" {
+            assert!(out.status.success(), "{stop}: {err}");
+        } else {
+            assert!(!out.status.success(), "{stop}");
+            assert!(err.contains("stopped by"), "{stop}: {err}");
+        }
+        let gone = (0..500).any(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            !alive(&helper)
+        });
+        assert!(
+            gone,
+            "{stop}: the agent's helper {helper} outlived the chat"
+        );
+    }
 }

@@ -54,7 +54,7 @@ pub struct Delivery {
 pub enum Notice {
     /// The team task was longer than 5 KiB and was cut at a character boundary.
     TeamTaskTruncated { from: usize, to: usize },
-    /// `[NEXT]` names in `message` that match no member; the others were routed.
+    /// `[NEXT]` names in `message` that match no member (skipped; any others were routed).
     UnresolvedAddressees {
         message: MessageId,
         names: Vec<String>,
@@ -129,7 +129,7 @@ impl std::fmt::Display for Notice {
             }
             Notice::UnresolvedAddressees { message, names } => write!(
                 f,
-                "[NEXT] in {message}: no member matches {}; the others were routed",
+                "[NEXT] in {message}: no member matches {}; not routed",
                 names.join(", ")
             ),
             Notice::UnresolvedDropTargets { message, names } => write!(

@@ -1,6 +1,8 @@
 //! Running one delivery: spawn the command in its own process group, write the prompt to
 //! stdin and close it, stream stdout through the decoder, and end with the reply or a failure.
-//! A timeout or a cancel kills the whole group (agents start helpers of their own).
+//! A timeout or a cancel kills the whole group (agents start helpers of their own), and so does
+//! dropping the run: when the bridge stops (`/exit`, Ctrl-C, SIGTERM), its runtime drops every
+//! run in progress, and no agent or helper of one outlives it.
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -46,7 +48,6 @@ pub async fn run(
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .kill_on_drop(true)
         .process_group(0);
     let mut child = match cmd.spawn() {
         Ok(child) => child,
@@ -58,6 +59,7 @@ pub async fn run(
         }
     };
     let pid = child.id();
+    let mut group = GroupGuard(pid);
     let mut stdin = child.stdin.take();
     let mut stdout = child.stdout.take();
     let mut stderr = child.stderr.take();
@@ -102,12 +104,14 @@ pub async fn run(
         _ = cancel => Some("cancelled by the user: the agent was stopped".to_string()),
     };
     if let Some(reason) = stopped {
-        kill_group(pid);
+        drop(group); // kills the group
         let _ = child.wait().await;
         writer.abort();
         return (Outcome::Failed(reason), all);
     }
     let status = child.wait().await;
+    // Ended on its own: nothing to kill (and its pid may be reused from here on).
+    group.0 = None;
     let _ = writer.await;
     let stderr = stderr_reader.await.unwrap_or_default();
     let (last, verdict) = decoder.finish();
@@ -146,23 +150,31 @@ pub async fn run(
     (outcome, all)
 }
 
-/// `300 ms`, `30 s`, `30 min`.
+/// `300 ms`, `1.5 s`, `30 s`, `30 min`: exact, so a timeout set to 1500 ms never reads `1 s`.
 fn human(d: Duration) -> String {
-    match d.as_secs() {
-        0 => format!("{} ms", d.as_millis()),
-        s if s % 60 == 0 => format!("{} min", s / 60),
-        s => format!("{s} s"),
+    let ms = d.as_millis();
+    match (ms / 1000, ms % 1000) {
+        (0, _) => format!("{ms} ms"),
+        (s, 0) if s % 60 == 0 => format!("{} min", s / 60),
+        (s, 0) => format!("{s} s"),
+        (s, rest) => format!("{}.{} s", s, format!("{rest:03}").trim_end_matches('0')),
     }
 }
 
-/// Kills the process group `pid` leads (the agent and everything it started).
-fn kill_group(pid: Option<u32>) {
-    let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()) else {
-        return;
-    };
-    // SAFETY: kill(2) with a negative pid signals the process group; no memory is shared.
-    unsafe {
-        libc::kill(-pid, libc::SIGKILL);
+/// The agent's process group while it runs: dropped before the agent ended on its own (a
+/// timeout, a cancel, or the run itself dropped), it kills the group — the agent and
+/// everything it started. (`kill_on_drop` would kill the agent alone, orphaning its helpers.)
+struct GroupGuard(Option<u32>);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        let Some(pid) = self.0.and_then(|p| i32::try_from(p).ok()) else {
+            return;
+        };
+        // SAFETY: kill(2) with a negative pid signals the process group; no memory is shared.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
     }
 }
 
@@ -227,6 +239,84 @@ mod tests {
             Outcome::Failed("no reply within 300 ms: the agent was stopped".into())
         );
         assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    /// Whether `pid` runs (a zombie, killed and waiting for its reaper, does not).
+    fn alive(pid: &str) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            stat.rsplit(") ")
+                .next()
+                .is_some_and(|s| !s.starts_with('Z'))
+        })
+    }
+
+    /// Waits up to 5 s for `file` to hold a pid.
+    async fn helper_pid(file: &std::path::Path) -> String {
+        for _ in 0..500 {
+            if let Ok(pid) = std::fs::read_to_string(file) {
+                if !pid.trim().is_empty() {
+                    return pid.trim().to_string();
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("the agent never wrote its helper's pid");
+    }
+
+    async fn gone(pid: &str) -> bool {
+        for _ in 0..500 {
+            if !alive(pid) {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        false
+    }
+
+    #[tokio::test]
+    async fn a_dropped_run_kills_the_agent_and_the_helpers_it_started() {
+        // What happens to a run in progress when the bridge stops (`/exit`, Ctrl-C, SIGTERM):
+        // the runtime drops it.
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("helper.pid");
+        let script = format!("sleep 30 & echo $! > '{}'; sleep 30", file.display());
+        let command = sh(&script);
+        let running = tokio::spawn(async move { go(&command, "x", Duration::from_secs(60)).await });
+        let helper = helper_pid(&file).await;
+        assert!(alive(&helper));
+        running.abort();
+        assert!(
+            gone(&helper).await,
+            "the agent's helper {helper} outlived the run"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_timeout_kills_the_helpers_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("helper.pid");
+        let script = format!("sleep 30 & echo $! > '{}'; sleep 30", file.display());
+        let (outcome, _) = go(&sh(&script), "x", Duration::from_millis(500)).await;
+        assert!(matches!(outcome, Outcome::Failed(_)));
+        let helper = helper_pid(&file).await;
+        assert!(
+            gone(&helper).await,
+            "the agent's helper {helper} outlived the timeout"
+        );
+    }
+
+    #[test]
+    fn durations_read_exactly() {
+        for (ms, want) in [
+            (300, "300 ms"),
+            (1500, "1.5 s"),
+            (1250, "1.25 s"),
+            (30_000, "30 s"),
+            (1_800_000, "30 min"),
+            (90_000, "90 s"),
+        ] {
+            assert_eq!(human(Duration::from_millis(ms)), want);
+        }
     }
 
     #[tokio::test]
