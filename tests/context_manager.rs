@@ -420,8 +420,15 @@ mod mirrored_suffix {
             prop_assert_eq!(&suffix.context_as_of(&asked).unwrap(), &expected_input);
             for format in ["claude", "codex", "gemini"] {
                 let expected = whole.assemble_prompt(format, &expected_input);
-                prop_assert_eq!(&suffix.prompt_as_of(format, &asked).unwrap(), &expected);
-                prop_assert_eq!(&whole.prompt_as_of(format, &asked).unwrap(), &expected);
+                let held = suffix.prompt_as_of(format, &asked).unwrap();
+                prop_assert_eq!(&held.prompt, &expected.prompt);
+                prop_assert_eq!(&held.system_flag, &expected.system_flag);
+                prop_assert_eq!(&held.explain.sections, &expected.explain.sections);
+                prop_assert_eq!(&held, &whole.prompt_as_of(format, &asked).unwrap());
+                // The explain tells the whole history's story: the window in force, and every
+                // message either listed with its fate or counted outside the window.
+                prop_assert_eq!(held.explain.window, whole.window(window_override));
+                prop_assert_eq!(held.explain.messages.len() + held.explain.outside_window, end);
             }
             // As of an earlier length, the later messages do not exist.
             if end > 1 {

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::assemble::AssemblerInput;
 use crate::budget::Budget;
 use crate::context::{
-    assemble_input_ref, gather_as_of, AsOf, BuildSettings, Prompt, Recipient, Store, Target,
+    build_as_of, gather_as_of, AsOf, BuildSettings, Prompt, Recipient, Store, Target,
     TeamTaskTruncated, TokenEstimator,
 };
 use crate::message::{Message, Millis, Routing, Speaker, MAX_MESSAGE_BYTES};
@@ -207,36 +207,40 @@ impl ContextManager {
     }
 
     /// Exactly `self.assemble_prompt(agent_type, &self.context_as_of(asked)?)`, without copying
-    /// the history into an input first.
+    /// the history into an input first, and with the explain the rest of the core gives for
+    /// the same history: the window in force, every message's fate (deduplicated ones too)
+    /// and how many messages are outside the window (those before the held part included).
     pub fn prompt_as_of(&self, agent_type: &str, asked: &Asked<'_>) -> Result<Prompt, NotHeld> {
-        let recipient = asked.recipient();
-        let Some(gathered) = self.gather(asked, &recipient)? else {
+        if asked.end == 0 {
+            return Ok(self.assemble_prompt(agent_type, &self.held_skeleton(asked)));
+        }
+        let settings = self.settings(asked.options.window_size_override);
+        let (target, as_of) = self.held_target(asked, &settings)?;
+        let recipient = Recipient {
+            agent_type: agent_type.to_string(),
+            ..asked.recipient()
+        };
+        // The current message is held (checked above), so building cannot fail.
+        let Ok(mut prompt) = build_as_of(&self.store, &recipient, &target, &settings, as_of) else {
             return Ok(self.assemble_prompt(agent_type, &self.held_skeleton(asked)));
         };
-        let mut prompt = assemble_input_ref(
-            prompt_format(agent_type),
-            &gathered.input,
-            asked.agent_id,
-            self.budget(self.options.max_bytes),
-        );
         let explain = &mut prompt.explain;
+        explain.recipient = asked.agent_id.to_string();
         explain.current = explain.current.map(|p| p + self.first_index);
+        explain.outside_window += self.first_index;
         for fate in &mut explain.messages {
             fate.index += self.first_index;
         }
         Ok(prompt)
     }
 
-    /// The gathered input of `asked`, or `None` when it has no message.
-    fn gather<'s>(
-        &'s self,
+    /// The current message and the history as of `asked`, in the held store's positions; an
+    /// error when the window reaches before what is held.
+    fn held_target<'s>(
+        &self,
         asked: &Asked<'s>,
-        recipient: &'s Recipient,
-    ) -> Result<Option<crate::context::Gathered<'s>>, NotHeld> {
-        if asked.end == 0 {
-            return Ok(None);
-        }
-        let settings = self.settings(asked.options.window_size_override);
+        settings: &BuildSettings,
+    ) -> Result<(Target, AsOf<'s>), NotHeld> {
         let needed = Self::needed(asked.end, settings.window);
         let held = self.first_index..self.end_index();
         if needed.start < held.start || needed.end > held.end {
@@ -251,6 +255,20 @@ impl ContextManager {
             len: local_end,
             team_task: asked.team_task,
         };
+        Ok((target, as_of))
+    }
+
+    /// The gathered input of `asked`, or `None` when it has no message.
+    fn gather<'s>(
+        &'s self,
+        asked: &Asked<'s>,
+        recipient: &'s Recipient,
+    ) -> Result<Option<crate::context::Gathered<'s>>, NotHeld> {
+        if asked.end == 0 {
+            return Ok(None);
+        }
+        let settings = self.settings(asked.options.window_size_override);
+        let (target, as_of) = self.held_target(asked, &settings)?;
         // The current message is held (checked above), so gathering cannot fail.
         Ok(gather_as_of(&self.store, recipient, &target, &settings, as_of).ok())
     }

@@ -67,11 +67,14 @@ for (const [build, m] of builds) {
         const message = `${argument}: expected a non-negative integer, found ${found}`;
         assert.throws(() => call(n), (e) => e.message === message, message);
       }
+      // Above wasm32's usize the number would wrap (2**32 + 5 would become 5): refused.
+      const tooLarge = `${argument}: 4294967301 is too large (at most 4294967295)`;
+      assert.throws(() => call(2 ** 32 + 5), (e) => e.message === tooLarge, tooLarge);
       assert.doesNotThrow(() => call(undefined), `${argument}: absent is the default`);
     }
     // A zero budget is refused wherever a budget is given, never taken as "the default".
     for (const call of [() => new m.ContextManager({ maxBytes: 0 }), () => cm.assemblePrompt('codex', { ...input(), maxBytes: 0 })]) {
-      assert.throws(call, /maxBytes: must be at least 1/);
+      assert.throws(call, /maxBytes: must be greater than 0/);
     }
     assert.throws(() => conv.preview('max', undefined, { maxBytes: 0 }), /^Error: Conversation\.preview: overrides\.maxBytes: must be greater than 0/);
     assert.equal(cm.assemblePrompt('codex', { ...input(), maxBytes: 100 }).prompt, '[MESSAGE]\nx');

@@ -156,6 +156,17 @@ for (const [build, { ContextManager }] of builds) {
     assert.equal(out.explain.totalBytes, Buffer.byteLength(out.prompt) + Buffer.byteLength(out.systemFlag));
   });
 
+  test(`${build}: the explain gives the window in force and counts the messages outside it`, () => {
+    for (const [n, listed, outside] of [[8, 6, 2], [3, 3, 0]]) {
+      const cm = new ContextManager();
+      for (let i = 0; i < n; i++) cm.addMessage({ speaker: i % 2 ? max : kailai, content: `m${i}` });
+      const { explain } = cm.assemblePrompt('codex', cm.getContextForAgent('sarah', 'codex'));
+      assert.equal(explain.window, 5, `${n} messages`);
+      assert.equal(explain.messages.length, listed, `${n} messages`);
+      assert.equal(explain.outsideWindow, outside, `${n} messages`);
+    }
+  });
+
   test(`${build}: Codex and Gemini formats put the system part in the prompt; no systemFlag key`, () => {
     const cm = new ContextManager();
     cm.addMessage({ speaker: kailai, content: 'Hello team' });
@@ -319,7 +330,7 @@ for (const [build, { ContextManager }] of builds) {
       [() => cm.assemblePrompt('claude', { contextMessages: 'nope' }), /^assemblePrompt\(agentType, input\): contextMessages: expected an array, found the string "nope"$/],
       [() => new ContextManager({ contextWindowSize: -1 }), /new ContextManager\(options\): contextWindowSize/],
       [() => new ContextManager({ onMessageAdded: 'not a function' }), /onMessageAdded: expected a function/],
-      [() => new ContextManager({ maxBytes: 0 }), /new ContextManager\(options\): maxBytes: must be at least 1/],
+      [() => new ContextManager({ maxBytes: 0 }), /new ContextManager\(options\): maxBytes: must be greater than 0/],
     ];
     for (const [call, message] of cases) {
       assert.throws(call, (e) => e instanceof Error && message.test(e.message), String(message));

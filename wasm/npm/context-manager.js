@@ -348,13 +348,18 @@ function wholeNumber(value, argument) {
     const found = typeof value === 'number' ? String(value) : describe(value);
     throw new Error(`${argument}: expected a non-negative integer, found ${found}`);
   }
+  // The core counts in wasm32's `usize`: a larger number would wrap (2**32 would become 0).
+  if (value > MAX_WHOLE) throw new Error(`${argument}: ${value} is too large (at most ${MAX_WHOLE})`);
   return value;
 }
 
-/** A byte budget: a {@link wholeNumber} of at least 1 (0 would hold no prompt), or `undefined`. */
+/** The largest window or budget the core takes (`usize::MAX` on wasm32). */
+const MAX_WHOLE = 0xffff_ffff;
+
+/** A byte budget: a {@link wholeNumber} greater than 0 (0 would hold no prompt), or `undefined`. */
 function budget(value, argument) {
   const bytes = wholeNumber(value, argument);
-  if (bytes === 0) throw new Error(`${argument}: must be at least 1 (a 0-byte budget holds no prompt)`);
+  if (bytes === 0) throw new Error(`${argument}: must be greater than 0 (a 0-byte budget holds no prompt)`);
   return bytes;
 }
 

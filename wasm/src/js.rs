@@ -101,6 +101,12 @@ pub fn whole_number(value: &JsValue, argument: &str) -> Result<Option<usize>, Js
             // Checked just above: whole, non-negative and in range.
             return Ok(Some(n as usize));
         }
+        Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 => {
+            return Err(JsError::new(&format!(
+                "{argument}: {n} is too large (at most {})",
+                usize::MAX
+            )));
+        }
         Some(n) if n.is_nan() => "NaN".to_owned(),
         Some(n) if n.is_infinite() => if n > 0.0 { "Infinity" } else { "-Infinity" }.to_owned(),
         Some(n) => n.to_string(),

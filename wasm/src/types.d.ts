@@ -176,7 +176,7 @@ export interface ContextManagerOptions {
 /** Per-call options of `getContextForAgent`. */
 export interface AgentContextOptions {
   windowSizeOverride?: number;
-  /** A string, or lines (blank ones dropped, joined with `\n`, trimmed), as the peer takes it. */
+  /** A string, or lines: blank ones dropped, joined with `\n`, the whole trimmed (DESIGN §4; the peer also trims each line). */
   systemInstruction?: string | string[];
   instructionFileText?: string;
 }
@@ -205,10 +205,10 @@ export interface AssemblerInput {
   contextMessages: PromptContextMessage[];
   currentMessage: string;
   teamTask: string | null;
-  /** A string, or lines (blank ones dropped, joined with `\n`, trimmed), as the peer takes it. */
+  /** A string, or lines: blank ones dropped, joined with `\n`, the whole trimmed (DESIGN §4; the peer also trims each line). */
   systemInstruction?: string | string[];
   instructionFileText?: string;
-  /** Budget in UTF-8 bytes, at least 1; absent uses the manager's. */
+  /** Budget in UTF-8 bytes, greater than 0; absent uses the manager's. */
   maxBytes: number;
   /** Position of the current message (for the explain). */
   currentIndex?: number;

@@ -313,10 +313,12 @@ fn npm_dev_tools(ctx: &Ctx) -> Result<String, String> {
     Ok(did)
 }
 
-/// tsc 7 is a native binary from a per-platform optional package; check that it runs.
+/// tsc 7 is a native binary from a per-platform optional package; check that it runs. By
+/// its package's path: `typescript5` (the older line the consumer check also runs) installs a
+/// `tsc` in node_modules/.bin too.
 fn check_tsc(ctx: &Ctx, typescript: &str) -> Result<(), String> {
-    let tsc = ctx.npm_bin("tsc");
-    let out = proc::probe(ctx.cmd(&tsc).arg("--version")).unwrap_or_default();
+    let tsc = ctx.root.join("node_modules/typescript/bin/tsc");
+    let out = proc::probe(ctx.cmd("node").arg(&tsc).arg("--version")).unwrap_or_default();
     if tsc_version(&out) == Some(typescript) {
         Ok(())
     } else {
@@ -670,6 +672,11 @@ version = "0.2.999"
             .expect("devDependencies");
         for (name, range) in deps {
             let range = range.as_str().unwrap_or("");
+            // An alias (`npm:typescript@5.9.3`, a second line of one package) pins its version.
+            let range = range
+                .strip_prefix("npm:")
+                .and_then(|aliased| aliased.rsplit_once('@'))
+                .map_or(range, |(_, version)| version);
             assert!(
                 range.chars().next().is_some_and(|c| c.is_ascii_digit()),
                 "{name}: `{range}` is not an exact version"

@@ -14,8 +14,11 @@ use crate::web;
 const WASM_MANIFEST: &str = "wasm/Cargo.toml";
 /// Node tests of the built package (`node --test` finds `*.test.mjs` etc. below it).
 const JS_TESTS: &str = "wasm/js";
-/// TypeScript consumer check of the package's `.d.ts`.
+/// TypeScript consumer check of the package's `.d.ts` (the pinned TypeScript, nodenext).
 const TS_CONFIG: &str = "wasm/js/tsconfig.json";
+/// The same consumers checked by the oldest TypeScript line the README supports, with its
+/// defaults (ES5 target, no `lib`): the declarations must bring the libs they need.
+const TS_CONFIG_DEFAULTS: &str = "wasm/js/tsconfig.defaults.json";
 /// Script run inside a fresh project that installed the packed tarball by name.
 const TARBALL_SMOKE: &str = "wasm/js/tarball/smoke.mjs";
 
@@ -90,11 +93,19 @@ fn run_steps(ctx: &Ctx, steps: &mut Steps) -> Result<(), String> {
     }
 
     if ctx.root.join(TS_CONFIG).is_file() {
+        // Each TypeScript by its own path: both packages install a `tsc` in node_modules/.bin.
         steps.run("tsc", || {
-            proc::run(
-                ctx.cmd(ctx.npm_bin("tsc"))
-                    .args(["-p", TS_CONFIG, "--noEmit"]),
-            )
+            proc::run(ctx.cmd("node").args([
+                "node_modules/typescript/bin/tsc",
+                "-p",
+                TS_CONFIG,
+                "--noEmit",
+            ]))?;
+            proc::run(ctx.cmd("node").args([
+                "node_modules/typescript5/bin/tsc",
+                "-p",
+                TS_CONFIG_DEFAULTS,
+            ]))
         })?;
     } else {
         steps.skip("tsc", &format!("no {TS_CONFIG}"));
