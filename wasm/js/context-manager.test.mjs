@@ -323,6 +323,7 @@ for (const [build, { ContextManager }] of builds) {
       [() => cm.addMessage({ speaker: { ...kailai, type: 'robot' }, content: 'x' }), /speaker\.type: expected "human", "ai" or "system", found "robot"/],
       [() => cm.addMessage({ speaker: { ...kailai, id: '' }, content: 'x' }), /speaker\.id: missing/],
       [() => cm.addMessage({ speaker: kailai, content: 'x', timestamp: 'not a date' }), /timestamp: expected a Date/],
+      [() => cm.addMessage({ speaker: kailai, content: 'x', timestamp: 1e20 }), /timestamp: expected a Date, milliseconds since 1970 \(at most 8\.64e15\) or a date string, found 100000000000000000000/],
       [() => cm.importSnapshot({ version: 2, messages: [] }), /importSnapshot\(snapshot\): version: expected 1/],
       [() => cm.importSnapshot({ version: 1, messages: [{ id: 'msg-1', speaker: { name: 'x', type: 'human' }, content: 'x' }] }), /messages\[0\]\.speaker\.id/],
       [() => cm.importSnapshot('{not json'), /importSnapshot\(snapshot\)/],

@@ -148,7 +148,11 @@ for (const [build, { Conversation }] of builds) {
     assert.throws(() => c.submit('hello', 'nobody'), { message: "Sender id 'nobody' is not a member of the team" });
     assert.throws(() => c.submit('hello', 'max'), /First message must be from a human member/);
     assert.throws(() => c.agentReplied('max', 'unasked'), Error);
-    assert.throws(() => c.submit('hello', 'kailai', 'not a date'), /submit\(text, sender, at\): at: expected a Date/);
+    const badTime = (found) =>
+      `submit(text, sender, at): at: expected a Date, milliseconds since 1970 (at most 8.64e15) or a date string, found ${found}`;
+    for (const [at, found] of [['not a date', '"not a date"'], [1e20, '100000000000000000000'], [-1, '-1'], [new Date(NaN), 'an invalid Date'], [{}, 'object']]) {
+      assert.throws(() => c.submit('hello', 'kailai', at), { message: badTime(found) }, String(at));
+    }
     assert.deepEqual(c.getMessages(), [], 'nothing was stored');
 
     assert.equal(c.submit('[FROM: bob] now it works [NEXT: max]', undefined, 1), 'msg-1');

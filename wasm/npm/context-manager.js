@@ -438,8 +438,15 @@ function toDate(value, argument) {
     if (ms >= 0) return value; // NaN fails too
   }
   const ms = typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : NaN;
-  if (!Number.isFinite(ms) || ms < 0) {
-    throw new Error(`${argument}: timestamp: expected a Date, milliseconds since 1970 or a date string, found ${describe(value)}`);
+  // Only times a `Date` can hold (up to 8.64e15 ms): beyond, `new Date(ms)` is an invalid Date.
+  if (!Number.isFinite(ms) || ms < 0 || ms > 8.64e15) {
+    // Found, in the words of the binding's `millis` (wasm/src/js.rs).
+    const found =
+      typeof value === 'number' ? String(value)
+        : value instanceof Date ? 'an invalid Date'
+          : typeof value === 'string' ? (value.length <= 40 ? JSON.stringify(value) : 'a string')
+            : describe(value);
+    throw new Error(`${argument}: timestamp: expected a Date, milliseconds since 1970 (at most 8.64e15) or a date string, found ${found}`);
   }
   return new Date(ms);
 }

@@ -229,26 +229,41 @@ pub fn replace_lone_surrogates(json: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// Milliseconds of a JS time value: a `Date`, a number of ms, or a date string `Date` can
-/// parse. `None` for `undefined`/`null`.
+/// parse. `None` for `undefined`/`null`. Only times a `Date` can hold (1970 to the year
+/// 275760, ±8.64e15 ms) are taken: a larger number would be stored, then refused by the
+/// session reader on resume.
 pub fn millis(value: &JsValue, argument: &str) -> Result<Option<u64>, JsError> {
+    /// The latest time a JS `Date` can hold, in ms.
+    const MAX_DATE_MS: f64 = 8.64e15;
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
-    let ms = if let Some(date) = value.dyn_ref::<js_sys::Date>() {
-        date.get_time()
+    let (ms, found) = if let Some(date) = value.dyn_ref::<js_sys::Date>() {
+        (date.get_time(), "an invalid Date".to_owned())
     } else if let Some(n) = value.as_f64() {
-        n
+        let shown = match n {
+            n if n.is_nan() => "NaN".to_owned(),
+            n if n.is_infinite() => if n > 0.0 { "Infinity" } else { "-Infinity" }.to_owned(),
+            n => n.to_string(),
+        };
+        (n, shown)
     } else if let Some(s) = value.as_string() {
-        js_sys::Date::parse(&s)
+        let shown = if s.chars().count() <= 40 {
+            format!("{s:?}")
+        } else {
+            "a string".to_owned()
+        };
+        (js_sys::Date::parse(&s), shown)
     } else {
-        f64::NAN
+        (f64::NAN, kind_of(value))
     };
-    if ms.is_finite() && ms >= 0.0 {
+    if ms.is_finite() && (0.0..=MAX_DATE_MS).contains(&ms) {
         // Truncation to whole milliseconds is the intent; the range is checked above.
         Ok(Some(ms as u64))
     } else {
         Err(JsError::new(&format!(
-            "{argument}: expected a Date, milliseconds since 1970 or a date string"
+            "{argument}: expected a Date, milliseconds since 1970 (at most 8.64e15) or a date \
+             string, found {found}"
         )))
     }
 }
