@@ -315,6 +315,9 @@ struct DeliveryRecord {
     parent: Option<usize>,
     /// Messages stored when it was built.
     seen: usize,
+    /// The settings it was built with: a later `setSettings` changes what agents get from
+    /// then on, never what one was given.
+    settings: BuildSettings,
 }
 
 /// Team + settings + conversation machine, driven by facts (module doc).
@@ -407,7 +410,11 @@ impl Session {
         while let Some(action) = self.conversation.poll_action() {
             if let Action::Deliver(d) = &action {
                 let store = self.conversation.store();
-                if let Some(pos) = store.position(&d.message) {
+                let team = self.conversation.team();
+                let member = team.and_then(|t| t.member(&d.to));
+                if let (Some(pos), Some(team), Some(member)) =
+                    (store.position(&d.message), team, member)
+                {
                     let parent = d.parent.as_ref().and_then(|p| store.position(p));
                     self.deliveries
                         .entry(pos)
@@ -416,6 +423,7 @@ impl Session {
                             to: d.to.clone(),
                             parent,
                             seen: store.len(),
+                            settings: BuildSettings::for_member(team, member),
                         });
                 }
             }
@@ -497,19 +505,19 @@ impl Session {
         let team = self.team().ok_or(PreviewError::NoTeam)?;
         let member = find_member(team, member)?;
         let recipient = Recipient::from_member(member);
-        let mut settings = BuildSettings::for_member(team, member);
-        overrides.apply(&mut settings)?;
         let store = self.store();
         let len = store.len();
         let at = match at {
             Some(at) if at < len => at,
             Some(at) => return Err(PreviewError::NoSuchMessage { at, len }),
             None if len == 0 => {
+                let mut settings = BuildSettings::for_member(team, member);
+                overrides.apply(&mut settings)?;
                 return Ok(context::build_skeleton(
                     &recipient,
                     &settings,
                     store.team_task(),
-                ))
+                ));
             }
             None => len - 1,
         };
@@ -517,10 +525,13 @@ impl Session {
             .deliveries
             .get(&at)
             .and_then(|ds| ds.iter().rev().find(|d| d.to == member.id));
-        let (parent, seen) = match delivered {
-            Some(d) => (d.parent, d.seen),
-            None => (None, at + 1),
+        // A delivered prompt is rebuilt with the settings it was built with (what-if
+        // overrides apply on top); any other point, with the settings in force now.
+        let (parent, seen, mut settings) = match delivered {
+            Some(d) => (d.parent, d.seen, d.settings.clone()),
+            None => (None, at + 1, BuildSettings::for_member(team, member)),
         };
+        overrides.apply(&mut settings)?;
         let messages = store.messages();
         let target = Target {
             current: messages[at].id.clone(),

@@ -334,6 +334,42 @@ fn preview_of_a_delivered_message_is_what_the_agent_got() {
 }
 
 #[test]
+fn a_settings_change_never_rewrites_what_an_agent_was_given() {
+    let (mut s, delivered) = chain();
+    let mut settings = s.settings().unwrap().clone();
+    settings.max_bytes = 200;
+    settings.window_size = 0;
+    s.apply(&Fact::set_settings(settings)).unwrap();
+    for d in &delivered {
+        let at = s.store().position(&d.message).unwrap();
+        let p = s
+            .preview(&d.to, Some(at), &PreviewOverrides::default())
+            .unwrap();
+        assert_eq!(
+            p, d.prompt,
+            "{} at #{at}, after the budget became 200",
+            d.to
+        );
+    }
+    // What-if still starts from what was delivered and changes only what it names.
+    let d = &delivered[1];
+    let at = s.store().position(&d.message).unwrap();
+    let what_if = PreviewOverrides {
+        max_bytes: Some(100),
+        ..PreviewOverrides::default()
+    };
+    let p = s.preview(&d.to, Some(at), &what_if).unwrap();
+    assert_eq!(p.explain.max_bytes, 100);
+    assert_eq!(p.explain.window, d.prompt.explain.window);
+    // A point where carol was delivered nothing previews with the settings in force now.
+    assert!(!s.was_delivered("carol", 0));
+    let p = s
+        .preview("carol", Some(0), &PreviewOverrides::default())
+        .unwrap();
+    assert_eq!(p.explain.max_bytes, 200);
+}
+
+#[test]
 fn preview_is_time_travel_the_team_task_of_then() {
     let mut s = session();
     s.apply(&Fact::human("First note", Millis(1))).unwrap();
