@@ -119,8 +119,10 @@ pub fn peer_export_problem(team: &Team) -> Option<String> {
 /// Writes `team` in the peer's `cli-config` 1.2 format, so a team edited here runs there too.
 ///
 /// The schema's required fields we do not model get neutral values (`description: ""`,
-/// `role` = the member's kind); `baseDir`, `instructionFile` and `systemInstruction` are
-/// written when set. Lost on the way (the schema has no place for them): the window, byte
+/// `role` = the member's kind), and so do those it requires of every member: a member without
+/// `systemInstruction` gets `""` (read back as none) and one without `baseDir` gets `"."`
+/// (the bridge resolves both `.` and no `baseDir` to the config file's directory; the peer,
+/// to the directory it runs in). `instructionFile` is written when set. Lost on the way (the schema has no place for them): the window, byte
 /// budget, pin-first, delivery and compaction settings and the instruction file's text; a
 /// member's `windowSize` is kept (members allow extra fields). Reading the result back with
 /// [`crate::config::load_team`] gives the same team apart from those.
@@ -143,15 +145,22 @@ pub fn to_peer_config(team: &Team) -> Value {
             o.insert("role".into(), json!(kind));
             let optional = [
                 ("agentType", &m.agent_type),
-                ("systemInstruction", &m.system_instruction),
                 ("instructionFile", &m.instruction_file),
-                ("baseDir", &m.base_dir),
             ];
             for (key, value) in optional {
                 if let Some(v) = value {
                     o.insert(key.into(), json!(v));
                 }
             }
+            // Required of every member by the schema (TeamMemberConfig).
+            o.insert(
+                "systemInstruction".into(),
+                json!(m.system_instruction.as_deref().unwrap_or("")),
+            );
+            o.insert(
+                "baseDir".into(),
+                json!(m.base_dir.as_deref().unwrap_or(".")),
+            );
             if let Some(w) = m.window_size {
                 o.insert("windowSize".into(), json!(w));
             }

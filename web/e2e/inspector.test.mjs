@@ -25,6 +25,34 @@ test('a new user sees the demo: three messages, a due agent and its exact prompt
   await context.close();
 });
 
+test('the recipient select always names the agent whose prompt is shown', async () => {
+  const { context, page } = await visit();
+  // Picked by hand, then the next due agent takes the inspector over.
+  await page.selectRecipient('max');
+  await page.selectRecipient('carol');
+  await page.simulate();
+  assert.match(await page.dueText(), /^Max is due/);
+  const shown = await page.promptText();
+  const named = await page.by('recipient-select').inputValue();
+  assert.equal(named, 'max');
+  // Choosing what the select names changes nothing: it already is the prompt shown.
+  await page.selectRecipient(named);
+  assert.equal(await page.promptText(), shown);
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('nothing is cut off at the right edge of a narrow window', async () => {
+  for (const width of [1024, 800, 600]) {
+    const { context, page } = await visit(undefined, { width, height: 900 });
+    const overflow = await page.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `${width} px: the page is ${overflow} px wider than the window`);
+    await page.by('prompt-text').first().waitFor();
+    if (width === 800) await page.screenshot('narrow-800.png');
+    await context.close();
+  }
+});
+
 test('a human message with [FROM] and [NEXT] goes through a 3-agent chain in simulation', async () => {
   const { context, page } = await visit();
   await page.simulateUntilDone();

@@ -42,7 +42,12 @@ pub fn DueAgent() -> impl IntoView {
                     <textarea data-testid="agent-reply-input" rows="2" placeholder="type the agent's reply…"
                         prop:value=move || reply.get() on:input=move |ev| reply.set(event_target_value(&ev))/>
                     <div class="due-actions">
-                        <button data-testid="agent-reply-send" on:click=send>"reply"</button>
+                        // An empty reply is most likely a click too early (the composer ignores
+                        // an empty message the same way); an agent that says nothing is
+                        // reported by the bridge, not typed here.
+                        <button data-testid="agent-reply-send" on:click=send
+                            prop:disabled=move || reply.with(|r| r.trim().is_empty())
+                            title="type the agent's reply first">"reply"</button>
                         <button data-testid="agent-simulate" on:click=move |_| { host::simulate_due(&state); }
                             title="the built-in demo agent answers: a summary of what it received, then it passes the turn on">
                             "simulate"

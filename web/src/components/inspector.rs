@@ -73,7 +73,7 @@ pub fn Inspector() -> impl IntoView {
                                 let id = id.clone();
                                 move || state.shown_recipient.get().as_deref() == Some(id.as_str())
                             };
-                            view! { <option value=id selected=selected>{label}</option> }
+                            view! { <option value=id prop:selected=selected>{label}</option> }
                         }).collect_view()}
                     </select>
                 </label>

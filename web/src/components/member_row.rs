@@ -49,8 +49,8 @@ pub fn MemberRow(index: usize) -> impl IntoView {
                         m.agent_type = Some(CLAUDE_CODE.to_string());
                     }
                 })>
-                    <option value="human" selected=move || !is_ai()>"human"</option>
-                    <option value="ai" selected=is_ai>"ai"</option>
+                    <option value="human" prop:selected=move || !is_ai()>"human"</option>
+                    <option value="ai" prop:selected=is_ai>"ai"</option>
                 </select>
                 <button class="remove" title="remove this member" on:click=remove>"×"</button>
             </div>
@@ -72,7 +72,7 @@ pub fn MemberRow(index: usize) -> impl IntoView {
                 <label>"agent type"
                     <select class="member-agent-type" on:change=set(|m, v| m.agent_type = Some(v))>
                         {AGENT_TYPES.iter().map(|t| view! {
-                            <option value=*t selected=move || member.with(|m| m.as_ref().and_then(|m| m.agent_type.as_deref()) == Some(*t))>{*t}</option>
+                            <option value=*t prop:selected=move || member.with(|m| m.as_ref().and_then(|m| m.agent_type.as_deref()) == Some(*t))>{*t}</option>
                         }).collect_view()}
                     </select>
                 </label>

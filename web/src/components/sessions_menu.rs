@@ -20,7 +20,7 @@ pub fn SessionsMenu() -> impl IntoView {
                     {move || state.bridge_sessions.get().into_iter().map(|s| {
                         let selected = move || state.bridge_session.get() == Some(s.id);
                         view! {
-                            <option value=s.id.to_string() selected=selected>
+                            <option value=s.id.to_string() prop:selected=selected>
                                 {format!("#{} {} ({} facts)", s.id, s.title, s.facts)}
                             </option>
                         }

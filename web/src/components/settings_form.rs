@@ -56,8 +56,8 @@ pub fn SettingsForm() -> impl IntoView {
                     s.delivery = if v == "parent" { DeliveryPolicy::Parent } else { DeliveryPolicy::Latest };
                     Ok(())
                 })>
-                    <option value="latest" selected=move || settings.with(|s| s.as_ref().is_some_and(|s| s.delivery == DeliveryPolicy::Latest))>"latest message"</option>
-                    <option value="parent" selected=move || settings.with(|s| s.as_ref().is_some_and(|s| s.delivery == DeliveryPolicy::Parent))>"the addressing message"</option>
+                    <option value="latest" prop:selected=move || settings.with(|s| s.as_ref().is_some_and(|s| s.delivery == DeliveryPolicy::Latest))>"latest message"</option>
+                    <option value="parent" prop:selected=move || settings.with(|s| s.as_ref().is_some_and(|s| s.delivery == DeliveryPolicy::Parent))>"the addressing message"</option>
                 </select>
             </label>
             <label>"tokens"
@@ -65,8 +65,8 @@ pub fn SettingsForm() -> impl IntoView {
                     s.token_estimator = if v == "charsDiv4" { TokenEstimator::CharsDiv4 } else { TokenEstimator::None };
                     Ok(())
                 })>
-                    <option value="none" selected=move || settings.with(|s| s.as_ref().is_some_and(|s| s.token_estimator == TokenEstimator::None))>"no estimate"</option>
-                    <option value="charsDiv4" selected=move || settings.with(|s| s.as_ref().is_some_and(|s| s.token_estimator == TokenEstimator::CharsDiv4))>"chars / 4"</option>
+                    <option value="none" prop:selected=move || settings.with(|s| s.as_ref().is_some_and(|s| s.token_estimator == TokenEstimator::None))>"no estimate"</option>
+                    <option value="charsDiv4" prop:selected=move || settings.with(|s| s.as_ref().is_some_and(|s| s.token_estimator == TokenEstimator::CharsDiv4))>"chars / 4"</option>
                 </select>
             </label>
             <label>"max tokens"

@@ -12,7 +12,7 @@ pub fn SideBySide() -> impl IntoView {
     view! {
         <section class="side-by-side" data-testid="side-by-side">
             <h2>"side by side"
-                <span class="at">{move || state.shown_at.get().map_or("skeleton".to_string(), |a| format!(" · at #{}", a + 1))}</span>
+                <span class="at">{move || state.shown_at.get().map_or(" · skeleton".to_string(), |a| format!(" · at #{}", a + 1))}</span>
             </h2>
             <div class="columns">
                 {move || state.side_by_side.get().into_iter().map(|c| {

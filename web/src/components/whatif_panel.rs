@@ -97,9 +97,9 @@ pub fn WhatIfPanel() -> impl IntoView {
                     "off" => Some(false),
                     _ => None,
                 }))>
-                    <option value="" selected=move || state.shown_whatif.get().pin_first.is_none()>"as set"</option>
-                    <option value="on" selected=move || state.shown_whatif.get().pin_first == Some(true)>"on"</option>
-                    <option value="off" selected=move || state.shown_whatif.get().pin_first == Some(false)>"off"</option>
+                    <option value="" prop:selected=move || state.shown_whatif.get().pin_first.is_none()>"as set"</option>
+                    <option value="on" prop:selected=move || state.shown_whatif.get().pin_first == Some(true)>"on"</option>
+                    <option value="off" prop:selected=move || state.shown_whatif.get().pin_first == Some(false)>"off"</option>
                 </select>
             </label>
             <Show when=active>
