@@ -45,12 +45,43 @@ impl std::fmt::Display for MessageId {
 
 /// Who spoke. `System` is used for notices the conversation records itself (agent failures):
 /// never deduplicated, never a recipient.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SpeakerKind {
     Human,
     Ai,
     System,
+}
+
+impl SpeakerKind {
+    /// The names serde reads and writes, in order.
+    const NAMES: [&'static str; 3] = ["human", "ai", "system"];
+}
+
+/// Read as a string only, so a value of the wrong kind is named with the choices
+/// (`expected "human", "ai" or "system", found 5`), where a derived enum says only "expected
+/// value" (serde_json's words for any enum given a non-string).
+impl<'de> Deserialize<'de> for SpeakerKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Name;
+        impl serde::de::Visitor<'_> for Name {
+            type Value = SpeakerKind;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&crate::error::choices(SpeakerKind::NAMES))
+            }
+
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<SpeakerKind, E> {
+                match name {
+                    "human" => Ok(SpeakerKind::Human),
+                    "ai" => Ok(SpeakerKind::Ai),
+                    "system" => Ok(SpeakerKind::System),
+                    other => Err(E::unknown_variant(other, &SpeakerKind::NAMES)),
+                }
+            }
+        }
+        d.deserialize_str(Name)
+    }
 }
 
 /// The speaker of a message, copied from the member at the time it spoke so history stays

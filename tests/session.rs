@@ -227,7 +227,7 @@ fn an_imported_session_waiting_for_a_human_says_so() {
 fn bad_session_files_name_what_and_where() {
     let team = serde_json::to_value(team()).unwrap();
     let cases: Vec<(String, &str)> = vec![
-        ("{".into(), "invalid JSON at line 1, column 1: EOF while parsing an object"),
+        ("{".into(), "invalid JSON at line 1, column 1: the text ends inside an object (something is cut off or not closed)"),
         ("[]".into(), "expected an object, found an array"),
         (json!({"facts": []}).to_string(), "format: missing"),
         (

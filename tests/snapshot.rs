@@ -334,7 +334,7 @@ fn bad_snapshots_fail_naming_the_field() {
         ),
         (
             "snapshot-invalid-json.json",
-            "invalid JSON at line 3, column 16: expected value",
+            "invalid JSON at line 3, column 16: expected a JSON value here",
         ),
     ];
     for (file, expected) in cases {

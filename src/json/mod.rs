@@ -27,14 +27,31 @@ impl From<serde_json::Error> for JsonSyntaxError {
         let full = e.to_string();
         // serde_json appends " at line L column C"; we print the position ourselves.
         let reason = match full.rfind(" at line ") {
-            Some(i) => full[..i].to_string(),
-            None => full,
+            Some(i) => &full[..i],
+            None => &full,
         };
         JsonSyntaxError {
             line: e.line(),
             column: e.column(),
-            reason,
+            reason: syntax_words(reason),
         }
+    }
+}
+
+/// serde_json's syntax messages in a user's words: what the text lacks, not the parser's
+/// state ("EOF while parsing a list" is "the text ends inside an array"). Others pass as
+/// they are; they already read plainly ("trailing comma", "key must be a string").
+fn syntax_words(reason: &str) -> String {
+    let inside =
+        |what: &str| format!("the text ends inside {what} (something is cut off or not closed)");
+    match reason {
+        "EOF while parsing a list" => inside("an array"),
+        "EOF while parsing an object" => inside("an object"),
+        "EOF while parsing a string" => inside("a string"),
+        "EOF while parsing a value" => "the text ends where a value should be".to_string(),
+        "expected value" => "expected a JSON value here".to_string(),
+        "trailing characters" => "unexpected text after the JSON value".to_string(),
+        other => other.to_string(),
     }
 }
 

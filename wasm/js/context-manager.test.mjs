@@ -200,6 +200,8 @@ for (const [build, { ContextManager }] of builds) {
     cm.setTeamTask('é'.repeat(3000));
     assert.deepEqual(warnings, ['[ContextManager] TeamTask exceeded 5KB limit (6000 bytes), truncated to 5120 bytes']);
     cm.setTeamTask('short');
+    cm.setTeamTask('lone \ud800 surrogate'); // changed on the way to UTF-8, but not cut
+    assert.equal(warnings.length, 1, 'no warning without a cut');
     const input = { contextMessages: [], currentMessage: 'Hello', teamTask: null, maxBytes: 1000 };
     assert.equal(cm.assemblePrompt('custom-agent', input).prompt, 'Hello');
     assert.equal(cm.assemblePrompt('claude', input).prompt, '[MESSAGE]\nHello');
@@ -209,6 +211,18 @@ for (const [build, { ContextManager }] of builds) {
       '[ContextManager] Unknown agentType "custom-agent" (normalized: "custom-agent"), using PlainTextAssembler',
     ]);
     assert.throws(() => new ContextManager({ logger: console.warn }), /logger: expected an object with a warn\(message\) method, found function/);
+  });
+
+  test(`${build}: setTeamTask("") leaves no team task and reads back as "", as the peer's does`, () => {
+    const seen = [];
+    const cm = new ContextManager({ onTeamTaskChanged: (t) => seen.push(t) });
+    cm.setTeamTask('Ship v1');
+    cm.setTeamTask('');
+    assert.equal(cm.getTeamTask(), '');
+    assert.deepEqual(seen, ['Ship v1', '']);
+    assert.equal(cm.exportSnapshot().teamTask, '');
+    cm.addMessage({ speaker: kailai, content: 'hi' });
+    assert.equal(cm.assemblePrompt('codex', cm.getContextForAgent('max', 'codex')).prompt, '[MESSAGE]\nhi');
   });
 
   test(`${build}: getContextForAgent shows system instruction lines as given, as the peer does`, () => {

@@ -81,6 +81,27 @@ test('the web build used before init() says so, naming init and initSync', async
   assert.throws(() => cm.addMessage({ speaker, content: 'x' }), advice);
   assert.throws(() => fresh.stripAll('x'), advice);
   assert.throws(() => fresh.parseMessage('x'), advice);
+  // Every other export too: the classes, their static methods and the functions.
+  assert.throws(() => new fresh.Conversation(), advice);
+  assert.throws(() => fresh.Conversation.resume('{}'), advice);
+  assert.throws(() => new fresh.Scenario('{}'), advice);
+  assert.throws(() => fresh.preview('{}', 'max'), advice);
+  assert.throws(() => fresh.version(), advice);
+});
+
+test('an object used after free() says so, in every build; a second free() is harmless', () => {
+  for (const [name, m] of builds) {
+    const conversation = new m.Conversation();
+    conversation.free();
+    assert.throws(() => conversation.pollActions(), { message: 'Conversation.pollActions: this Conversation was freed (free() was called); make a new one' }, name);
+    assert.throws(() => conversation.status, /^Error: Conversation\.status: this Conversation was freed/, name);
+    assert.doesNotThrow(() => conversation.free(), name);
+    const team = { name: 't', members: [{ name: 'kailai', kind: 'human' }, { name: 'max', kind: 'ai', agentType: 'codex' }] };
+    const resumed = m.Conversation.resume(new m.Conversation(team).exportSession());
+    assert.ok(resumed instanceof m.Conversation, `${name}: a static method's instance is one`);
+    resumed.free();
+    assert.throws(() => resumed.getMessages(), /this Conversation was freed/, name);
+  }
 });
 
 test('the web build exports init (default) and initSync for browsers', () => {

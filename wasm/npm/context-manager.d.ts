@@ -19,7 +19,7 @@ export declare class ContextManager {
     getMessages(): ConversationMessage[];
     /** The newest message, or `null`. */
     getLatestMessage(): ConversationMessage | null;
-    /** Sets the team task, cut at 5 KiB on a character boundary (`""` clears it). */
+    /** Sets the team task, cut at 5 KiB on a character boundary (`""` leaves none and reads back as `""`, as in the peer). */
     setTeamTask(task: string): void;
     /** The team task, or `null`. */
     getTeamTask(): string | null;

@@ -97,12 +97,15 @@ export function defineContextManager(PromptEngine) {
     }
 
     /**
-     * Sets the team task, cut at 5 KiB on a character boundary (`""` clears it), then calls
+     * Sets the team task, cut at 5 KiB on a character boundary (`""` leaves none and reads back as `""`, as in the peer), then calls
      * `onTeamTaskChanged` with the stored value.
      */
     setTeamTask(task) {
-      this.#teamTask = this.#wasm().setTeamTask(task) ?? null;
-      if (this.#logger && this.#teamTask !== null && this.#teamTask !== task) {
+      // `""` is stored as `""`, as the peer stores it (no section in a prompt either way).
+      this.#teamTask = this.#wasm().setTeamTask(task) ?? (task === '' ? '' : null);
+      // Warned, as the peer warns, only for a cut: a lone surrogate also changes the text
+      // (it becomes U+FFFD in UTF-8) without any cut.
+      if (this.#logger && this.#teamTask !== null && utf8Length(task) > 5120) {
         this.#logger.warn(
           `[ContextManager] TeamTask exceeded 5KB limit (${utf8Length(task)} bytes), truncated to ${utf8Length(this.#teamTask)} bytes`,
         );

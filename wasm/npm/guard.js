@@ -17,7 +17,77 @@ export function initialised(call) {
 
 /** What a wrong argument is, in the words the core's own checks use (`number`, `null`, …). */
 export function describe(value) {
-  return value === null ? 'null' : typeof value;
+  return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+}
+
+/**
+ * Makes `cls` (a wasm-bindgen class) say what went wrong in the user's words: a method or
+ * getter called after `free()` (wasm-bindgen says "null pointer passed to rust"), and, when
+ * `checkInit`, a constructor or static method used before the web build's `init()`. The class
+ * is patched in place, so instances made by its static methods behave the same.
+ */
+export function guardClass(cls, name) {
+  const freed = (member) => (e) => {
+    if (e instanceof Error && e.message === 'null pointer passed to rust') {
+      throw new Error(`${name}.${member}: this ${name} was freed (free() was called); make a new one`);
+    }
+    throw e;
+  };
+  const proto = cls.prototype;
+  for (const key of Object.getOwnPropertyNames(proto)) {
+    if (key === 'constructor' || key === 'free' || key === '__destroy_into_raw') continue;
+    const d = Object.getOwnPropertyDescriptor(proto, key);
+    if (typeof d.value === 'function') {
+      const method = d.value;
+      d.value = function (...args) {
+        try {
+          return method.apply(this, args);
+        } catch (e) {
+          freed(key)(e);
+        }
+      };
+    }
+    if (typeof d.get === 'function') {
+      const get = d.get;
+      d.get = function () {
+        try {
+          return get.call(this);
+        } catch (e) {
+          freed(key)(e);
+        }
+      };
+    }
+    Object.defineProperty(proto, key, d);
+  }
+  // A second free() is harmless, as on any disposable.
+  const free = proto.free;
+  if (typeof free === 'function') {
+    proto.free = function () {
+      try {
+        free.call(this);
+      } catch (e) {
+        if (!(e instanceof Error && e.message === 'null pointer passed to rust')) throw e;
+      }
+    };
+  }
+  return cls;
+}
+
+/**
+ * `cls` behind a check that the web build was initialised: `new cls(…)` and its static methods
+ * say "call `await init()`" instead of a TypeError from inside the glue.
+ */
+export function requireInit(cls) {
+  return new Proxy(cls, {
+    construct(target, args, newTarget) {
+      return initialised(() => Reflect.construct(target, args, newTarget));
+    },
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver);
+      if (typeof value !== 'function' || key === 'prototype') return value;
+      return (...args) => initialised(() => value.apply(target, args));
+    },
+  });
 }
 
 /** Throws unless `value` is a string: `${argument}: expected a string, found number`. */

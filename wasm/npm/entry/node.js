@@ -2,8 +2,11 @@
 import * as wasm from './agent_chatter_wasm.js';
 import { defineContextManager } from '../context-manager.js';
 import { defineMarkers } from '../markers.js';
+import { guardClass } from '../guard.js';
 
-export { version, preview, Scenario, Conversation } from './agent_chatter_wasm.js';
+export { version, preview } from './agent_chatter_wasm.js';
+export const Conversation = guardClass(wasm.Conversation, 'Conversation');
+export const Scenario = guardClass(wasm.Scenario, 'Scenario');
 
 export const ContextManager = defineContextManager(wasm.PromptEngine);
 export const { parseMessage, stripAll, stripRouting } = defineMarkers(wasm);
