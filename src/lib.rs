@@ -140,6 +140,8 @@ pub mod error;
 pub mod explain;
 mod hash;
 mod json;
+/// Serde readers that take JSON objects only (not a struct's fields as an array).
+pub use json::objects;
 pub mod markers;
 pub mod message;
 pub mod peer;

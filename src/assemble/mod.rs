@@ -62,6 +62,7 @@ impl ContextLine {
 #[serde(rename_all = "camelCase", default)]
 pub struct AssemblerInput {
     /// History lines, oldest first (already stripped and deduplicated).
+    #[serde(deserialize_with = "crate::objects::objects")]
     pub context_messages: Vec<ContextLine>,
     /// The `[MESSAGE]` body, stripped of every marker.
     pub current_message: String,
@@ -80,17 +81,26 @@ pub struct AssemblerInput {
     pub instruction_file_text: Option<String>,
     pub max_bytes: usize,
     /// Pin-first policy (seed 002): the pinned first message, shown before the window.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::objects::optional_object"
+    )]
     pub pinned: Option<ContextLine>,
     /// Messages skipped between the pinned one and the window (`[N earlier messages omitted]`).
     #[serde(skip_serializing_if = "is_zero")]
     pub omitted: usize,
     /// `[PARENT_CONTEXT]`: the routed parent, when it is not the message and fell out of the
     /// window.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::objects::optional_object"
+    )]
     pub parent: Option<ContextLine>,
     /// `[RELATED_CONTEXT]`: sibling answers to the same parent, newest first.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "crate::objects::objects"
+    )]
     pub related: Vec<ContextLine>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub extra_sections: Vec<ExtraSection>,

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use thiserror::Error;
 
 pub(crate) mod fields;
+pub mod objects;
 
 /// Text that is not JSON at all. Line and column are 1-based, as editors show them.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]

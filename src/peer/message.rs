@@ -103,6 +103,7 @@ pub struct PeerResolvedAddressee {
 #[serde(rename_all = "camelCase", default)]
 pub struct PeerRouting {
     pub raw_next_markers: Vec<String>,
+    #[serde(deserialize_with = "crate::objects::objects")]
     pub resolved_addressees: Vec<PeerResolvedAddressee>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parsed_addressees: Option<Vec<Addressee>>,
@@ -119,9 +120,10 @@ pub struct PeerRouting {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NewPeerMessage {
+    #[serde(deserialize_with = "crate::objects::object")]
     pub speaker: PeerSpeaker,
     pub content: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::objects::optional_object")]
     pub routing: Option<PeerRouting>,
 }
 

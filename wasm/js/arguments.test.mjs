@@ -104,6 +104,8 @@ for (const [build, m] of builds) {
       [() => cm.addMessage({ speaker: { name: 'k', type: 'human' }, content: 'x' }), 'addMessage(message): speaker.id: missing'],
       [() => cm.addMessage({ content: 'x' }), 'addMessage(message): speaker: missing'],
       [() => cm.assemblePrompt('codex', { contextMessages: {}, currentMessage: 'x', maxBytes: 10 }), 'assemblePrompt(agentType, input): contextMessages: expected an array, found an object'],
+      [() => cm.assemblePrompt('codex', { contextMessages: [['a', 'b', 'c']], currentMessage: 'x', maxBytes: 10 }), 'assemblePrompt(agentType, input): contextMessages[0]: expected an object, found an array'],
+      [() => cm.addMessage([kailai, 'hello']), 'addMessage(message): expected a message object, found array'],
       [() => cm.assemblePrompt('codex', { contextMessages: [{ from: 1, to: 'b', content: 'c' }], currentMessage: 'x', maxBytes: 10 }), 'assemblePrompt(agentType, input): contextMessages[0].from: expected a string, found 1'],
       [() => cm.assemblePrompt('codex', null), 'assemblePrompt(agentType, input): expected an object, found null'],
     ];

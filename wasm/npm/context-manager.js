@@ -71,7 +71,7 @@ export function defineContextManager(PromptEngine) {
      */
     addMessage(message) {
       const argument = 'addMessage(message)';
-      if (message === null || typeof message !== 'object') {
+      if (message === null || typeof message !== 'object' || Array.isArray(message)) {
         throw new Error(`${argument}: expected a message object, found ${describe(message)}`);
       }
       const given = message.timestamp;

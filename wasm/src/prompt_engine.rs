@@ -16,6 +16,7 @@ use std::rc::Rc;
 
 use agent_chatter::config;
 use agent_chatter::message::Millis;
+use agent_chatter::objects::Object;
 use agent_chatter::peer::context_manager::{
     AgentContextOptions, Asked, ContextManager, ManagerOptions,
 };
@@ -201,7 +202,7 @@ impl PromptEngine {
         #[wasm_bindgen(unchecked_param_type = "AssemblerInput")] input: JsValue,
     ) -> Result<JsValue, JsError> {
         let agent_type = string_arg(agent_type, "assemblePrompt(agentType)")?;
-        let input = from_js(input, "assemblePrompt(agentType, input)")?;
+        let Object(input) = from_js(input, "assemblePrompt(agentType, input)")?;
         let prompt = self.mirror.borrow().assemble_prompt(&agent_type, &input);
         assembled(&prompt)
     }
@@ -316,7 +317,9 @@ fn prompt_and_flag(prompt: &agent_chatter::context::Prompt) -> (JsValue, JsValue
 /// `manager`: one place for the shape and the core's checks (speaker id, size).
 fn add_to(manager: &mut ContextManager, message: JsValue) -> Result<(), JsError> {
     let (speaker, content, routing) =
-        from_js::<NewPeerMessage>(message, "addMessage(message)")?.into_core();
+        from_js::<Object<NewPeerMessage>>(message, "addMessage(message)")?
+            .0
+            .into_core();
     manager
         .add_message(speaker, content, routing, Millis(0))
         .map(|_| ())
