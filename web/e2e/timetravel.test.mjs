@@ -84,6 +84,14 @@ test('share: the link opens the same prompts elsewhere; a damaged link shows an 
   assert.equal(await visitor.promptText(), prompt);
   assert.doesNotMatch(visitor.page.url(), /#share=/, 'the fragment is cleared after opening');
 
+  // Opened in a tab that already shows the page: only the fragment changes, no reload.
+  const { context: fourth, page: open } = await visit();
+  await open.by('composer-input').waitFor();
+  await open.page.evaluate((hash) => { window.location.hash = hash; }, new URL(link).hash);
+  await open.page.waitForFunction(() => document.querySelectorAll('[data-testid="timeline-message"]').length === 2);
+  assert.equal(await open.promptText(), prompt);
+  await fourth.close();
+
   const { context: third, page: damaged } = await visit(link.slice(0, link.length - 40));
   assert.match(await damaged.errorBanner(), /shared link is damaged/);
   assert.ok((await damaged.timelineCount()) > 0, 'a page, not a blank one');

@@ -16,6 +16,7 @@ pub fn App() -> impl IntoView {
     let state = AppState::new(Default::default());
     provide_context(state);
     keyboard(state);
+    follow_share_links(state);
     host::save_on_leave(state);
     if let Some(token) = bridge::token_in_url() {
         // The bridge sends its session once connected.
@@ -94,6 +95,18 @@ fn open_shared(state: &AppState, fragment: &str) {
             state.report(e);
         }
     }
+}
+
+/// A share link opened in a tab that already shows the page changes only the URL's fragment
+/// (no reload): open it then too.
+fn follow_share_links(state: AppState) {
+    let handle = window_event_listener(leptos::ev::hashchange, move |_| {
+        if let Some(fragment) = shared_fragment() {
+            open_shared(&state, &fragment);
+        }
+    });
+    // The page lives as long as the app: keep the listener.
+    std::mem::forget(handle);
 }
 
 /// ↑/↓ move through messages (time travel), ←/→ through recipients, unless typing.

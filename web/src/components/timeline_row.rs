@@ -52,10 +52,22 @@ pub fn TimelineRow(index: usize) -> impl IntoView {
             })
         })
     });
+    // A message after the one previewed (time travel) did not exist for that prompt: it has
+    // no fate there, rather than "outside the window".
     let fate = Memo::new(move |_| {
         state.preview.with(|p| match p {
-            Some(Ok(p)) => Some(p.explain.fate_of(index)),
+            Some(Ok(p)) => {
+                let listed = p.explain.messages.iter().any(|m| m.index == index);
+                let later = p.explain.current.is_some_and(|current| index > current);
+                (listed || !later).then(|| p.explain.fate_of(index))
+            }
             _ => None,
+        })
+    });
+    let later = Memo::new(move |_| {
+        state.preview.with(|p| match p {
+            Some(Ok(p)) => p.explain.current.is_some_and(|current| index > current),
+            _ => false,
         })
     });
     let class = move || {
@@ -74,12 +86,19 @@ pub fn TimelineRow(index: usize) -> impl IntoView {
                 class.push_str(" in-window");
             }
         }
+        if fate.get().is_none() && later.get() {
+            class.push_str(" fate-later");
+        }
         if state.selected.get() == Some(index) {
             class.push_str(" selected");
         }
         class
     };
-    let hover = move || fate.get().map(|f| fate_style(f).1).unwrap_or_default();
+    let hover = move || match fate.get() {
+        Some(f) => fate_style(f).1,
+        None if later.get() => "later: not yet sent at this point".into(),
+        None => String::new(),
+    };
     view! {
         <div class=class data-testid="timeline-message" data-index=index title=hover
             style:top=format!("{}px", index as f64 * ROW_HEIGHT)
