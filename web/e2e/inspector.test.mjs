@@ -139,6 +139,24 @@ test('changing the window changes the fates drawn on the timeline', async () => 
   await context.close();
 });
 
+test('a refused edit shows what is in force, names the problem, and the banner goes with the next success', async () => {
+  const { context, page } = await visit();
+  const name = page.by('member-row').nth(1).locator('.member-name');
+  await name.fill('kailai'); // Max renamed as the human: names must be unique
+  await name.dispatchEvent('change');
+  await page.by('error-banner').waitFor();
+  assert.match(await page.errorBanner(), /team not changed: /);
+  assert.equal(await name.inputValue(), 'max', 'the field shows the name in force');
+  const window = page.by('member-row').nth(1).locator('.member-window');
+  await window.fill('2.5');
+  await window.dispatchEvent('change');
+  await page.page.waitForFunction(() => /window override: expected a whole number/.test(document.querySelector('[data-testid="error-banner"]')?.textContent ?? ''));
+  assert.equal(await window.inputValue(), '', "the field shows the team's window, still in force");
+  await page.send('[FROM: kailai] carry on [NEXT: max]');
+  assert.equal(await page.by('error-banner').count(), 0, 'a successful send clears the old error');
+  await context.close();
+});
+
 test('a bad team config shows its error naming the field, and the team stays as it was', async () => {
   const { context, page } = await visit();
   const members = await page.memberCount();

@@ -25,10 +25,17 @@ pub fn now() -> Millis {
 /// Applies `fact`; a refused fact changes nothing and its reason goes to the banner. With a
 /// bridge, the fact goes to the bridge, which commits it and sends it back to every page.
 pub fn apply(state: &AppState, fact: Fact) -> bool {
-    if state.is_bridge() {
-        return crate::bridge::apply(state, &fact);
+    // The user did something that went through: an earlier error is no longer news (the
+    // bridge answers a refusal with an error of its own).
+    let applied = if state.is_bridge() {
+        crate::bridge::apply(state, &fact)
+    } else {
+        apply_local(state, fact)
+    };
+    if applied && !state.is_bridge() {
+        state.error.set(None);
     }
-    apply_local(state, fact)
+    applied
 }
 
 /// Applies `fact` to the page's own session (simulation, or a fact the bridge committed).
@@ -53,6 +60,8 @@ pub fn apply_local(state: &AppState, fact: Fact) -> bool {
 /// Replaces the whole session (import, team edit, reset): its pending actions become the
 /// page's, and the selection starts over at the latest message.
 pub fn adopt(state: &AppState, session: Session) {
+    // A new session in use (import, reset, team edit): earlier errors were about another.
+    state.error.set(None);
     show(state, session);
     persist(state);
 }

@@ -17,17 +17,55 @@ pub fn MemberRow(index: usize) -> impl IntoView {
             .team
             .with(|t| t.as_ref().and_then(|t| t.members.get(index).cloned()))
     });
+    // Bumped when an edit is refused: the fields read the member again, so each shows what is
+    // in force, not the refused text (the member itself did not change, so nothing else would
+    // make them).
+    let refused = RwSignal::new(0u32);
     let field = move |read: fn(&Member) -> String| {
-        move || member.with(|m| m.as_ref().map(read).unwrap_or_default())
+        move || {
+            refused.track();
+            member.with(|m| m.as_ref().map(read).unwrap_or_default())
+        }
     };
     let set = move |write: fn(&mut Member, String)| {
         move |ev: leptos::ev::Event| {
             let value = event_target_value(&ev);
-            edit(&state, |team| {
+            let applied = edit(&state, |team| {
                 if let Some(m) = team.members.get_mut(index) {
                     write(m, value);
                 }
             });
+            if !applied {
+                refused.update(|n| *n += 1);
+            }
+        }
+    };
+    // A window override is a whole number or nothing: anything else is refused by name
+    // (`2.5` used to become "the team's window" without a word).
+    let set_window = move |ev: leptos::ev::Event| {
+        let value = event_target_value(&ev);
+        let value = value.trim();
+        let window = match value {
+            "" => Ok(None),
+            v => v.parse::<usize>().map(Some).map_err(|_| v.to_string()),
+        };
+        match window {
+            Ok(window) => {
+                if !edit(&state, |team| {
+                    if let Some(m) = team.members.get_mut(index) {
+                        m.window_size = window;
+                    }
+                }) {
+                    refused.update(|n| *n += 1);
+                }
+            }
+            Err(v) => {
+                state.report(format!(
+                    "team not changed: window override: expected a whole number of messages \
+                     (0 or more), found {v:?}; leave it empty for the team's window"
+                ));
+                refused.update(|n| *n += 1);
+            }
         }
     };
     let is_ai = move || member.with(|m| m.as_ref().is_some_and(Member::is_ai));
@@ -36,13 +74,19 @@ pub fn MemberRow(index: usize) -> impl IntoView {
             if index < team.members.len() {
                 team.members.remove(index);
             }
-        })
+        });
     };
     view! {
         <fieldset class="member-row" data-testid="member-row">
             <div class="row">
                 <input class="member-name" aria-label="name" prop:value=field(|m| m.name.clone())
-                    on:change=set(|m, v| m.name = v)/>
+                    on:change=set(|m, v| {
+                        // A display name that was the name (a new member's) follows it.
+                        if m.display_name == m.name {
+                            m.display_name = v.clone();
+                        }
+                        m.name = v;
+                    })/>
                 <select class="member-kind" aria-label="kind" on:change=set(|m, v| {
                     m.kind = if v == "human" { MemberKind::Human } else { MemberKind::Ai };
                     if m.kind == MemberKind::Ai && m.agent_type.is_none() {
@@ -89,7 +133,7 @@ pub fn MemberRow(index: usize) -> impl IntoView {
                 <label>"window override"
                     <input class="member-window" type="number" min="0" placeholder="team's"
                         prop:value=field(|m| m.window_size.map(|w| w.to_string()).unwrap_or_default())
-                        on:change=set(|m, v| m.window_size = v.trim().parse().ok())/>
+                        on:change=set_window/>
                 </label>
             </Show>
         </fieldset>

@@ -37,7 +37,7 @@ pub fn TeamEditor() -> impl IntoView {
                 base_dir: None,
                 window_size: None,
             });
-        })
+        });
     };
     view! {
         <div class="team-editor" data-testid="team-editor">
@@ -51,17 +51,24 @@ pub fn TeamEditor() -> impl IntoView {
 
 /// Applies `change` to a copy of the team in use, re-reads it through the core's team reader
 /// (so an invalid edit is refused naming the field) and replays the conversation with it.
-pub fn edit(state: &AppState, change: impl FnOnce(&mut Team)) {
+/// Whether it was applied (a refusal is reported on the error banner).
+pub fn edit(state: &AppState, change: impl FnOnce(&mut Team)) -> bool {
     let Some(mut team) = state.team.get_untracked() else {
         state.report("no team to edit: open a team config first");
-        return;
+        return false;
     };
     change(&mut team);
     let checked = serde_json::to_value(&team)
         .map_err(|e| e.to_string())
         .and_then(|v| config::team_from_value(&v).map_err(|e| e.to_string()));
     match checked {
-        Ok(team) => host::edit_team(state, team),
-        Err(e) => state.report(format!("team not changed: {e}")),
+        Ok(team) => {
+            host::edit_team(state, team);
+            true
+        }
+        Err(e) => {
+            state.report(format!("team not changed: {e}"));
+            false
+        }
     }
 }
