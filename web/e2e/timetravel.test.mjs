@@ -65,7 +65,14 @@ test('what-if: a window change shows another prompt and leaves the session file 
   await page.by('whatif-reset').click();
   await page.by('diff-toggle').locator('xpath=..').locator('button').first().click();
   assert.equal(await page.promptText(), actual);
-  page.assertNoErrors();
+
+  // A value that is not a whole number is refused by name; the field shows what is on.
+  await page.by('whatif-max-bytes').fill('1e3');
+  await page.by('whatif-max-bytes').dispatchEvent('change');
+  await page.by('error-banner').waitFor();
+  assert.match(await page.errorBanner(), /what-if max bytes: expected a whole number \(digits only\), found "1e3"/);
+  assert.equal(await page.by('whatif-max-bytes').inputValue(), '');
+  assert.equal(await page.promptText(), actual);
   await context.close();
 });
 

@@ -10,31 +10,59 @@ use crate::components::team_editor::edit;
 use crate::host;
 use crate::state::use_state;
 
-/// How one input changes the what-if settings.
-type Change = Box<dyn Fn(&mut PreviewOverrides, &str)>;
+/// How one input changes the what-if settings; an error (a value that is not a whole number)
+/// changes nothing.
+type Change = Box<dyn Fn(&mut PreviewOverrides, &str) -> Result<(), String>>;
+
+/// A what-if number: empty is "as set"; anything but a whole number is refused by name, never
+/// read as "as set" (which `1e3` or `2.5` silently were).
+fn number(field: &str, value: &str) -> Result<Option<usize>, String> {
+    if value.is_empty() {
+        return Ok(None);
+    }
+    value.parse::<usize>().map(Some).map_err(|_| {
+        format!(
+            "what-if {field}: expected a whole number (digits only), found {value:?}; \
+             leave it empty for the setting in force"
+        )
+    })
+}
 
 #[component]
 pub fn WhatIfPanel() -> impl IntoView {
     let state = use_state();
     let active = move || !state.shown_whatif.get().is_empty();
+    // Bumped when a value is refused: the fields read the what-if again and show what is on.
+    let refused = RwSignal::new(0u32);
     let update = move |change: Change| {
         move |ev: leptos::ev::Event| {
             let value = event_target_value(&ev);
             let Some(member) = state.shown_recipient.get_untracked() else {
                 return;
             };
-            state.whatif.update(|w| {
-                let o = w.entry(member.clone()).or_default();
-                change(o, value.trim());
-                if o.is_empty() {
-                    w.remove(&member);
+            let mut o = state
+                .whatif
+                .with_untracked(|w| w.get(&member).cloned().unwrap_or_default());
+            match change(&mut o, value.trim()) {
+                Ok(()) => state.whatif.update(|w| {
+                    if o.is_empty() {
+                        w.remove(&member);
+                    } else {
+                        w.insert(member, o);
+                    }
+                }),
+                Err(e) => {
+                    state.report(e);
+                    refused.update(|n| *n += 1);
                 }
-            });
+            }
         }
     };
-    let number = |v: &str| v.parse::<usize>().ok();
     let shown = move |read: fn(&PreviewOverrides) -> Option<String>| {
-        move || read(&state.shown_whatif.get()).unwrap_or_default()
+        move || {
+            refused.track();
+            read(&state.shown_whatif.get()).unwrap_or_default()
+        }
     };
     let reset = move |_| {
         if let Some(member) = state.shown_recipient.get_untracked() {
@@ -79,23 +107,35 @@ pub fn WhatIfPanel() -> impl IntoView {
             <label>"window"
                 <input type="number" min="0" placeholder="as set" data-testid="whatif-window"
                     prop:value=shown(|o| o.window_size.map(|v| v.to_string()))
-                    on:change=update(Box::new(move |o, v| o.window_size = number(v)))/>
+                    on:change=update(Box::new(|o, v| {
+                        o.window_size = number("window", v)?;
+                        Ok(())
+                    }))/>
             </label>
             <label>"max bytes"
                 <input type="number" min="1" placeholder="as set" data-testid="whatif-max-bytes"
                     prop:value=shown(|o| o.max_bytes.map(|v| v.to_string()))
-                    on:change=update(Box::new(move |o, v| o.max_bytes = number(v)))/>
+                    on:change=update(Box::new(|o, v| {
+                        o.max_bytes = number("max bytes", v)?;
+                        Ok(())
+                    }))/>
             </label>
             <label>"max tokens"
                 <input type="number" min="1" placeholder="as set" data-testid="whatif-max-tokens"
                     prop:value=shown(|o| o.max_tokens.map(|v| v.to_string()))
-                    on:change=update(Box::new(move |o, v| o.max_tokens = number(v)))/>
+                    on:change=update(Box::new(|o, v| {
+                        o.max_tokens = number("max tokens", v)?;
+                        Ok(())
+                    }))/>
             </label>
             <label>"pin first"
-                <select data-testid="whatif-pin-first" on:change=update(Box::new(|o, v| o.pin_first = match v {
-                    "on" => Some(true),
-                    "off" => Some(false),
-                    _ => None,
+                <select data-testid="whatif-pin-first" on:change=update(Box::new(|o, v| {
+                    o.pin_first = match v {
+                        "on" => Some(true),
+                        "off" => Some(false),
+                        _ => None,
+                    };
+                    Ok(())
                 }))>
                     <option value="" prop:selected=move || state.shown_whatif.get().pin_first.is_none()>"as set"</option>
                     <option value="on" prop:selected=move || state.shown_whatif.get().pin_first == Some(true)>"on"</option>
