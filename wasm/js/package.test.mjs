@@ -104,6 +104,20 @@ test('an object used after free() says so, in every build; a second free() is ha
   }
 });
 
+test('an argument that calls back into the object being changed is refused in plain words, and nothing changes', () => {
+  for (const [name, m] of builds) {
+    const team = { name: 't', members: [{ name: 'kailai', kind: 'human' }, { name: 'max', kind: 'ai', agentType: 'codex' }] };
+    const c = new m.Conversation(team);
+    const sneaky = { ...team, name: 'u', get members() { void c.status; return team.members; } };
+    assert.throws(
+      () => c.setTeam(sneaky),
+      (e) => e.message === 'setTeam(team): not serializable as JSON: Conversation.status: this Conversation is busy with another call (an argument\'s getter or toJSON called back into it); nothing changed — read what you need before the call',
+      name,
+    );
+    assert.equal(c.getTeam().name, 't', `${name}: the team in use is unchanged`);
+  }
+});
+
 test('the web build exports init (default) and initSync for browsers', () => {
   const web = builds.find(([name]) => name === 'web')[1];
   assert.equal(typeof web.default, 'function');

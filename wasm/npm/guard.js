@@ -22,7 +22,8 @@ export function describe(value) {
 
 /**
  * Makes `cls` (a wasm-bindgen class) say what went wrong in the user's words: a method or
- * getter called after `free()` (wasm-bindgen says "null pointer passed to rust"), and, when
+ * getter called after `free()` (wasm-bindgen says "null pointer passed to rust") or re-entered
+ * from one of its arguments ("recursive use of an object detected…"), and, when
  * `checkInit`, a constructor or static method used before the web build's `init()`. The class
  * is patched in place, so instances made by its static methods behave the same.
  */
@@ -30,6 +31,13 @@ export function guardClass(cls, name) {
   const freed = (member) => (e) => {
     if (e instanceof Error && e.message === 'null pointer passed to rust') {
       throw new Error(`${name}.${member}: this ${name} was freed (free() was called); make a new one`);
+    }
+    // wasm-bindgen's words when an argument's getter (or toJSON) calls back into the object
+    // the method is working on; nothing was changed.
+    if (e instanceof Error && e.message.includes('recursive use of an object detected')) {
+      throw new Error(
+        `${name}.${member}: this ${name} is busy with another call (an argument's getter or toJSON called back into it); nothing changed — read what you need before the call`,
+      );
     }
     throw e;
   };
