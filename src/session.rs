@@ -102,7 +102,8 @@ pub enum Fact {
     /// A recorded history was opened (a scenario, DESIGN §11b; a snapshot becomes one with the
     /// team in use): everything resets to the scenario's team, settings and messages, appended
     /// as history without routing, exactly as `scenario::preview` stores them. The
-    /// conversation then goes on from there: the next human message is routed as usual.
+    /// conversation then waits for the team's first human, as after any message that routes
+    /// no one: the next human message is routed as usual.
     /// Not in DESIGN §6b's list: added so a shared case opens in every host and stays a
     /// replayable fact log.
     LoadScenario { scenario: Box<Scenario> },
@@ -181,14 +182,18 @@ fn load_scenario(scenario: &Scenario) -> Result<(Conversation, TeamTaskHistory),
     let store = scenario
         .to_store_with(|len, task| record(&mut team_tasks, len, task))
         .map_err(SessionError::Scenario)?;
-    // Nothing is pending after a recorded history: like a finished exchange, the next
-    // human message opens the conversation again.
+    // Nothing is pending after a recorded history, so the conversation waits for the first
+    // human, as it does after any message that routes no one (DESIGN §6): a message without
+    // `[FROM]` is theirs, and the page says whose turn it is rather than "done".
+    let first_human = scenario.team.humans().next().map(|h| h.id.clone());
     let state = crate::conversation::RoutingState {
         status: if store.is_empty() {
             crate::conversation::Status::Idle
         } else {
-            crate::conversation::Status::Completed
+            crate::conversation::Status::AwaitingHuman
         },
+        waiting_for: if store.is_empty() { None } else { first_human },
+        last_completed: store.latest().map(|m| m.id.clone()),
         ..Default::default()
     };
     let conversation = Conversation::resume(scenario.team.clone(), store, state, Millis(0))

@@ -193,6 +193,32 @@ fn parent_policy_gives_the_addressing_message_with_sibling_answers_as_related() 
 }
 
 #[test]
+fn related_answers_omit_code_blocks_as_the_marker_parser_reads_them() {
+    use agent_chatter::context::route::summarize_related;
+    let cases = [
+        (
+            "Use nom.\n```rust\nfn main() {}\n```\nIt is fast.",
+            "Use nom.\n[code block omitted]\nIt is fast.",
+        ),
+        // A fence of four holds a fence of three: one block, as the parser reads it.
+        (
+            "See:\n````md\n```\nx\n```\n````\nDone.",
+            "See:\n[code block omitted]\nDone.",
+        ),
+        // Text after a closing run is text for routing, and here too.
+        (
+            "```\ncode\n``` so that is it",
+            "[code block omitted]\nso that is it",
+        ),
+        // An unclosed fence runs to the end.
+        ("Start\n```\nrest", "Start\n[code block omitted]"),
+    ];
+    for (answer, shown) in cases {
+        assert_eq!(summarize_related(answer), shown, "{answer:?}");
+    }
+}
+
+#[test]
 fn parent_policy_drops_the_receivers_own_last_message_from_context() {
     let store = store_of([
         (ai("sarah"), "Earlier idea.", Routing::default()),

@@ -396,6 +396,34 @@ fn two_backticks_do_not_open_a_fence() {
     assert!(parse("``\n[DONE]").done);
 }
 
+#[test]
+fn a_longer_fence_shows_a_shorter_fence_and_its_markers_as_code() {
+    // How an agent explains the syntax in Markdown: a fence of four around a fence of three.
+    let input = "Route like this:\n````md\n```\n[NEXT: max] [DONE]\n```\n````\n[NEXT: bob]";
+    let m = parse(input);
+    assert_eq!(names(&m), ["bob"]);
+    assert!(!m.done, "the inner fence's lines are code");
+    assert_eq!(
+        strip_all(input),
+        "Route like this:\n````md\n```\n[NEXT: max] [DONE]\n```\n````"
+    );
+}
+
+#[test]
+fn a_fence_closes_only_with_a_run_at_least_as_long() {
+    let cases: &[(&str, &[&str])] = &[
+        // A shorter run inside is code: the marker after it stays text.
+        ("````\n``` [NEXT: a]\n````\n[NEXT: b]", &["b"]),
+        // A longer run closes a shorter fence, and the text after it routes.
+        ("```\ncode\n````` [NEXT: a]", &["a"]),
+        // An unclosed fence of four swallows the rest, runs of three included.
+        ("````\n```\n[NEXT: a]\n```", &[]),
+    ];
+    for (input, expected) in cases {
+        assert_eq!(names(&parse(input)), *expected, "{input:?}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Strip rules
 

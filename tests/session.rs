@@ -534,6 +534,31 @@ fn a_loaded_scenario_previews_exactly_as_the_scenario_does() {
 }
 
 #[test]
+fn a_loaded_history_waits_for_the_first_human_whose_plain_message_it_takes() {
+    let scenario = agent_chatter::scenario::load_scenario(
+        r#"{"team": {"name": "t", "members": [{"name": "kailai", "kind": "human"},
+            {"name": "ana", "kind": "human"}, {"name": "max", "kind": "ai", "agentType": "codex"}]},
+            "messages": [{"from": "ana", "content": "first [NEXT: max]"},
+                         {"from": "max", "content": "an answer"}]}"#,
+    )
+    .unwrap();
+    let mut session = Session::new();
+    session
+        .apply(&Fact::LoadScenario {
+            scenario: Box::new(scenario),
+        })
+        .unwrap();
+    let conversation = session.conversation();
+    assert_eq!(conversation.status(), Status::AwaitingHuman);
+    assert_eq!(conversation.waiting_for(), Some("kailai"));
+    // Two humans, no [FROM]: the awaited one speaks, as after any message routing no one.
+    session
+        .apply(&Fact::human("go on [NEXT: max]", Millis(5)))
+        .unwrap();
+    assert_eq!(session.messages().last().unwrap().speaker.id, "kailai");
+}
+
+#[test]
 fn time_travel_in_a_loaded_scenario_sees_the_team_task_of_then() {
     let scenario = agent_chatter::scenario::load_scenario(
         r#"{"team": {"name": "t", "members": [{"name": "kailai", "kind": "human"},

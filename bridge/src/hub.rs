@@ -11,7 +11,7 @@ use agent_chatter::session::{Fact, Session};
 use agent_chatter::team::Team;
 use tokio::sync::{broadcast, mpsc, oneshot, Mutex};
 
-use crate::agents::run::{self, Job, Outcome};
+use crate::agents::run::{self, Job, Outcome, CANCELLED};
 use crate::agents::{locate, AgentType, AgentsFile};
 use crate::protocol::Event;
 use crate::store::Store;
@@ -38,10 +38,16 @@ pub type SharedHub = Arc<Mutex<Hub>>;
 pub struct Hub {
     store: Store,
     session_id: i64,
+    /// Counts the sessions opened by this bridge; a run belongs to the opening it started in
+    /// (the same session left and reopened is a new opening: the old run's outcome is stale).
+    opening: u64,
     session: Session,
     agents: AgentsFile,
-    /// The running delivery's cancel switch.
-    running: Option<(String, oneshot::Sender<()>)>,
+    /// The running delivery (a real agent's or the simulator's).
+    running: Option<Running>,
+    /// The number the next run gets, so a finished run is told apart from a newer one for the
+    /// same member.
+    next_run: u64,
     /// Event frames for every connected page.
     events: broadcast::Sender<String>,
     /// Simulated replies come after this pause (0 in tests).
@@ -50,8 +56,23 @@ pub struct Hub {
     outcomes: mpsc::UnboundedSender<Finished>,
 }
 
-/// A finished run: who, how, and everything it printed.
-type Finished = (String, Outcome, Vec<u8>);
+/// The delivery being run: which run, for whom, and its cancel switch (sending on it, or
+/// dropping it, stops the run).
+struct Running {
+    run: u64,
+    to: String,
+    cancel: oneshot::Sender<()>,
+}
+
+/// A finished run: the session and run it belongs to, who, how, and everything it printed.
+struct Finished {
+    opening: u64,
+    session: i64,
+    run: u64,
+    to: String,
+    outcome: Outcome,
+    output: Vec<u8>,
+}
 
 impl Hub {
     /// Opens session `id` from `store` (replaying its facts), or starts a new one with `team`.
@@ -72,9 +93,11 @@ impl Hub {
         let hub = Arc::new(Mutex::new(Hub {
             store,
             session_id,
+            opening: 1,
             session,
             agents,
             running: None,
+            next_run: 1,
             events,
             simulated_delay: SIMULATED_DELAY,
             outcomes,
@@ -158,8 +181,17 @@ impl Hub {
 /// Applies `fact`: the core checks it, SQLite commits it, every page gets it, and then what
 /// it causes is performed. A refused fact changes nothing and its reason comes back.
 pub async fn apply(hub: &SharedHub, fact: Fact) -> Result<(), String> {
+    apply_to(hub, None, fact).await
+}
+
+/// [`apply`], only while `opening` (when given) is still the open session: a run's outcome
+/// belongs to the session it was delivered in, and is dropped (`Ok`) once another is open.
+async fn apply_to(hub: &SharedHub, opening: Option<u64>, fact: Fact) -> Result<(), String> {
     let actions = {
         let mut h = hub.lock().await;
+        if opening.is_some_and(|o| o != h.opening) {
+            return Ok(());
+        }
         h.session.apply(&fact).map_err(|e| e.to_string())?;
         let id = h.session_id;
         let seq = h.session.facts().len() as i64;
@@ -187,13 +219,13 @@ pub async fn resume(hub: &SharedHub) {
     perform(hub, actions).await;
 }
 
-/// Switches every page to session `id` (or a new one with the current team).
+/// Switches every page to session `id` (or a new one with the current team). The session
+/// being left keeps its log as it is: its running agent is stopped and that run's outcome is
+/// not recorded, so the delivery is made again when the session is reopened (as after a
+/// restart). A session that cannot be opened changes nothing, and nothing is stopped.
 pub async fn open(hub: &SharedHub, id: Option<i64>) -> Result<(), String> {
     {
         let mut h = hub.lock().await;
-        if let Some((_, cancel)) = h.running.take() {
-            let _ = cancel.send(());
-        }
         let (id, session) = match id {
             Some(id) => (id, reopen(&h.store, id)?),
             None => {
@@ -205,7 +237,11 @@ pub async fn open(hub: &SharedHub, id: Option<i64>) -> Result<(), String> {
                 create(&mut h.store, team)?
             }
         };
+        if let Some(running) = h.running.take() {
+            let _ = running.cancel.send(());
+        }
         h.session_id = id;
+        h.opening += 1;
         h.session = session;
         let event = h.session_event();
         h.send(&event);
@@ -216,12 +252,13 @@ pub async fn open(hub: &SharedHub, id: Option<i64>) -> Result<(), String> {
     Ok(())
 }
 
-/// Stops the running agent `to`; its delivery becomes a `failed` fact.
+/// Stops the running delivery to `to` (a real agent or the simulator); it becomes a `failed`
+/// fact.
 pub async fn cancel(hub: &SharedHub, to: &str) -> Result<(), String> {
     let mut h = hub.lock().await;
     match h.running.take() {
-        Some((running, cancel)) if running == to => {
-            let _ = cancel.send(());
+        Some(running) if running.to == to => {
+            let _ = running.cancel.send(());
             Ok(())
         }
         other => {
@@ -286,23 +323,44 @@ async fn deliver(hub: &SharedHub, delivery: Delivery) {
         .and_then(|s| s.max_agent_response_ms)
         .map_or(DEFAULT_TIMEOUT, Duration::from_millis);
     let to = delivery.to.clone();
+    let session = h.session_id;
+    let opening = h.opening;
+    let run = h.next_run;
+    h.next_run += 1;
+    let (cancel_tx, cancel_rx) = oneshot::channel();
+    h.running = Some(Running {
+        run,
+        to: to.clone(),
+        cancel: cancel_tx,
+    });
+    let outcomes = h.outcomes.clone();
+    let finished = move |to, outcome, output| {
+        let _ = outcomes.send(Finished {
+            opening,
+            session,
+            run,
+            to,
+            outcome,
+            output,
+        });
+    };
     match command {
         None => {
-            // Not installed here: the core's simulated agent answers (DESIGN §14).
+            // Not installed here: the core's simulated agent answers (DESIGN §14), after a
+            // pause in which it can be cancelled like a real agent.
             let text = h.session.simulate_reply(&delivery);
             let delay = h.simulated_delay;
-            let outcomes = h.outcomes.clone();
             drop(h);
             tokio::spawn(async move {
-                tokio::time::sleep(delay).await;
-                let _ = outcomes.send((to, Outcome::Replied(text), Vec::new()));
+                let outcome = tokio::select! {
+                    () = tokio::time::sleep(delay) => Outcome::Replied(text),
+                    _ = cancel_rx => Outcome::Failed(CANCELLED.to_string()),
+                };
+                finished(to, outcome, Vec::new());
             });
         }
         Some(command) => {
-            let (cancel_tx, cancel_rx) = oneshot::channel();
-            h.running = Some((to.clone(), cancel_tx));
             let events = h.events.clone();
-            let outcomes = h.outcomes.clone();
             drop(h);
             let prompt_text = delivery.prompt.prompt.clone();
             let flag = delivery.prompt.system_flag.clone();
@@ -327,7 +385,7 @@ async fn deliver(hub: &SharedHub, delivery: Delivery) {
                 };
                 let (outcome, output) = run::run(job, tx, cancel_rx).await;
                 let _ = relay.await;
-                let _ = outcomes.send((to, outcome, output));
+                finished(to, outcome, output);
             });
         }
     }
@@ -335,27 +393,50 @@ async fn deliver(hub: &SharedHub, delivery: Delivery) {
 
 /// Reports finished runs one at a time, in the order they finished.
 async fn report_outcomes(hub: SharedHub, mut finished: mpsc::UnboundedReceiver<Finished>) {
-    while let Some((to, outcome, output)) = finished.recv().await {
-        report(&hub, &to, outcome, output).await;
+    while let Some(run) = finished.recv().await {
+        report(&hub, run).await;
     }
 }
 
-/// Turns a run's outcome into a fact. A reply above the core's message limit is never lost:
-/// the whole output is kept in the database and the conversation records a `failed` fact
-/// naming its size (a cut reply could mislead the next agent).
-async fn report(hub: &SharedHub, to: &str, outcome: Outcome, output: Vec<u8>) {
+/// Turns a run's outcome into a fact of the session it was delivered in. A reply above the
+/// core's message limit is never lost: the whole output is kept in the database and the
+/// conversation records a `failed` fact naming its size (a cut reply could mislead the next
+/// agent). The outcome of a run whose session was left meanwhile is not recorded: that
+/// session's log stays as it was, and the delivery is made again when it is reopened.
+async fn report(hub: &SharedHub, run: Finished) {
+    let Finished {
+        opening,
+        session,
+        run,
+        to,
+        outcome,
+        output,
+    } = run;
     let at = now();
+    {
+        let mut h = hub.lock().await;
+        if h.running.as_ref().is_some_and(|r| r.run == run) {
+            h.running = None;
+        }
+        if h.opening != opening {
+            eprintln!(
+                "bridge: {to}'s run ended after its session {session} was left; not recorded \
+                 (it is delivered again when that session is opened)"
+            );
+            return;
+        }
+    }
     let fact = match outcome {
         Outcome::Replied(text) if text.len() > MAX_MESSAGE_BYTES => {
             let h = hub.lock().await;
-            let kept = h.store.keep_output(h.session_id, to, at.0 as i64, &output);
+            let kept = h.store.keep_output(session, &to, at.0 as i64, &output);
             let where_ = if kept.is_ok() {
                 "its full output is kept in the session database (table outputs)"
             } else {
                 "its output could not be kept"
             };
             Fact::failed(
-                to,
+                to.as_str(),
                 format!(
                     "reply of {} bytes is above the {} byte message limit; {where_}",
                     text.len(),
@@ -364,16 +445,10 @@ async fn report(hub: &SharedHub, to: &str, outcome: Outcome, output: Vec<u8>) {
                 at,
             )
         }
-        Outcome::Replied(text) => Fact::replied(to, text, at),
-        Outcome::Failed(reason) => Fact::failed(to, reason, at),
+        Outcome::Replied(text) => Fact::replied(to.as_str(), text, at),
+        Outcome::Failed(reason) => Fact::failed(to.as_str(), reason, at),
     };
-    {
-        let mut h = hub.lock().await;
-        if h.running.as_ref().is_some_and(|(r, _)| r == to) {
-            h.running = None;
-        }
-    }
-    if let Err(e) = apply(hub, fact).await {
+    if let Err(e) = apply_to(hub, Some(opening), fact).await {
         let h = hub.lock().await;
         h.send(&Event::Error {
             message: format!("the outcome of {to}'s run was not recorded: {e}"),

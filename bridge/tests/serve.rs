@@ -548,3 +548,106 @@ async fn two_bridges_on_one_session_never_interleave_their_facts() {
     );
     assert!(Session::replay(&facts[..]).is_ok(), "the log replays");
 }
+
+#[tokio::test]
+async fn opening_a_session_that_does_not_exist_changes_nothing_and_stops_nothing() {
+    let bridge = Bridge::start(Bridge::new_dir(&team(None), "hang.sh"), None);
+    let (mut page, _) = bridge.hello().await;
+    page.send(human("[NEXT: max] take your time")).await;
+    page.until(|e| e["type"] == "delivering").await;
+    page.send(json!({"v": 1, "type": "openSession", "id": 999}))
+        .await;
+    let error = page.until(|e| e["type"] == "error").await;
+    assert!(
+        error["message"].as_str().unwrap().contains("999"),
+        "{error}"
+    );
+    // Nothing is recorded meanwhile: max still runs in the same session.
+    while let Ok(event) =
+        tokio::time::timeout(std::time::Duration::from_millis(500), page.next()).await
+    {
+        assert_ne!(
+            event.as_ref().map(|e| &e["type"]),
+            Some(&json!("fact")),
+            "{event:?}"
+        );
+    }
+    // Only a cancel ends it, as the next fact.
+    page.send(json!({"v": 1, "type": "cancel", "to": "max"}))
+        .await;
+    let failed = page.until_fact("failed").await;
+    assert_eq!(failed["seq"], 3);
+    assert_eq!(
+        failed["fact"]["reason"],
+        "cancelled by the user: the agent was stopped"
+    );
+}
+
+#[tokio::test]
+async fn leaving_a_session_mid_run_keeps_its_log_and_reopening_delivers_again() {
+    let bridge = Bridge::start(Bridge::new_dir(&team(None), "hang.sh"), None);
+    let (mut page, first) = bridge.hello().await;
+    let first_id = first["id"].as_i64().unwrap();
+    page.send(human("[NEXT: max] take your time")).await;
+    page.until(|e| e["type"] == "delivering").await;
+
+    // A new session, where max is started too.
+    page.send(json!({"v": 1, "type": "newSession"})).await;
+    let second = page.until(|e| e["type"] == "session").await;
+    assert_ne!(second["id"].as_i64(), Some(first_id));
+    assert_eq!(
+        facts_of(&second).len(),
+        1,
+        "the new session has its team only"
+    );
+    page.send(human("[NEXT: max] and here")).await;
+    page.until(|e| e["type"] == "delivering").await;
+
+    // Back to the first: its log is as it was, and its pending delivery is made again.
+    page.send(json!({"v": 1, "type": "openSession", "id": first_id}))
+        .await;
+    let reopened = page.until(|e| e["type"] == "session").await;
+    assert_eq!(
+        facts_of(&reopened).len(),
+        2,
+        "setTeam and the human message"
+    );
+    let delivering = page.until(|e| e["type"] == "delivering").await;
+    assert_eq!(delivering["to"], "max");
+    // The run stopped in the second session is recorded in neither.
+    while let Ok(event) =
+        tokio::time::timeout(std::time::Duration::from_millis(500), page.next()).await
+    {
+        assert_ne!(
+            event.as_ref().map(|e| &e["type"]),
+            Some(&json!("fact")),
+            "{event:?}"
+        );
+    }
+    // This run is the live one: a cancel ends it, as the first session's next fact.
+    page.send(json!({"v": 1, "type": "cancel", "to": "max"}))
+        .await;
+    let failed = page.until_fact("failed").await;
+    assert_eq!(failed["seq"], 3);
+
+    page.send(json!({"v": 1, "type": "openSession", "id": second["id"]}))
+        .await;
+    let again = page.until(|e| e["type"] == "session").await;
+    assert_eq!(facts_of(&again).len(), 2, "setTeam and its human message");
+}
+
+#[tokio::test]
+async fn cancel_stops_a_simulated_agent_too() {
+    let bridge = Bridge::start(Bridge::new_dir(&team(None), "hang.sh"), None);
+    let (mut page, _) = bridge.hello().await;
+    page.send(human("[NEXT: sarah] review it")).await;
+    page.until(|e| e["type"] == "delivering").await;
+    page.send(json!({"v": 1, "type": "cancel", "to": "sarah"}))
+        .await;
+    let outcome = page.until(|e| e["type"] == "fact" && e["seq"] == 3).await;
+    assert_eq!(outcome["fact"]["type"], "failed", "{outcome}");
+    assert_eq!(
+        outcome["fact"]["reason"],
+        "cancelled by the user: the agent was stopped"
+    );
+}

@@ -233,9 +233,15 @@ impl Conversation {
         self.waiting_for.as_deref()
     }
 
-    /// Pending deliveries in enqueue order (the page's queue view).
+    /// Pending deliveries in enqueue order.
     pub fn pending(&self) -> &[QueuedDelivery] {
         self.queue.items()
+    }
+
+    /// Pending deliveries in the order they will run if the next message routes no one
+    /// further (the page's queue view; see [`RoutingQueue::run_order`]).
+    pub fn pending_in_run_order(&self) -> Vec<&QueuedDelivery> {
+        self.queue.run_order()
     }
 
     /// The delivery whose outcome is awaited, if any.

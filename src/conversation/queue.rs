@@ -75,6 +75,16 @@ impl RoutingQueue {
         &self.items
     }
 
+    /// Pending items in the order they will run when the next message (the reply in flight,
+    /// or the awaited human's) routes no one further: P1, then P2, then P3, each FIFO. That
+    /// next message's own addressees would run first (rule 2), and after a failure the
+    /// children of the last completed message do; those are the only ways the order changes.
+    pub fn run_order(&self) -> Vec<&QueuedDelivery> {
+        let mut order: Vec<&QueuedDelivery> = self.items.iter().collect();
+        order.sort_by_key(|item| (item.intent, item.seq));
+        order
+    }
+
     pub fn len(&self) -> usize {
         self.items.len()
     }
@@ -212,6 +222,19 @@ mod tests {
         q.push("b", &id(2), Intent::P2);
         assert_eq!(q.pop_next(Some(&id(2))).map(|i| i.to), Some("b".into()));
         assert_eq!(q.pop_next(Some(&id(2))).map(|i| i.to), Some("a".into()));
+    }
+
+    #[test]
+    fn run_order_is_the_order_of_picks_after_a_message_that_routes_no_one() {
+        let mut q = RoutingQueue::new();
+        q.push("a", &id(1), Intent::P3);
+        q.push("b", &id(2), Intent::P2);
+        q.push("c", &id(1), Intent::P1);
+        q.push("d", &id(3), Intent::P2);
+        let shown: Vec<String> = q.run_order().iter().map(|i| i.to.clone()).collect();
+        assert_eq!(shown, ["c", "b", "d", "a"]);
+        // A new message (id 4) has no children in the queue: the picks follow the same order.
+        assert_eq!(order(&mut q, Some(&id(4))), shown);
     }
 
     #[test]

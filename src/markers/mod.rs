@@ -22,10 +22,12 @@
 //! - Fenced code blocks are text. Lines are split on `\n`. Outside a fence, a line opens one
 //!   when, after leading whitespace and any leading markers, it starts with three backticks
 //!   (`[NEXT: max] ```rust` routes to max and opens a fence); the rest of that line after the
-//!   backticks is code. Inside a fence, a line whose whitespace-trimmed start begins with three
-//!   backticks closes it: its backtick run is code, the text after it is ordinary text again
-//!   (so `` ``` [NEXT: max] `` routes). An unterminated fence runs to the end of the message.
-//!   Inline backticks protect nothing.
+//!   backticks is code. Inside a fence, a line whose whitespace-trimmed start is a run of at
+//!   least as many backticks as the opening run closes it (CommonMark's rule, so a fence of
+//!   four can show a ```` ``` ```` example, markers and all): its backtick run is code, the
+//!   text after it is ordinary text again (so `` ``` [NEXT: max] `` routes). A shorter run is
+//!   code. An unterminated fence runs to the end of the message. Inline backticks protect
+//!   nothing.
 //!
 //! # Stripping
 //!

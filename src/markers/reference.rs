@@ -1,5 +1,5 @@
 //! The marker grammar read plainly: one line at a time, markers found by a `regex` pattern,
-//! fences tracked by a flag, whitespace runs collapsed character by character. Written for clarity,
+//! fences tracked by their opening run's length, whitespace runs collapsed character by character. Written for clarity,
 //! not speed, from the module doc of [`crate::markers`] alone (no code shared with the fast
 //! engine), so the two can be held to each other: the `markers` fuzz target and a property
 //! test require the same output from both on every input, and the `parse` bench times both
@@ -30,16 +30,18 @@ fn marker() -> &'static Regex {
     pattern(&CELL, || MARKER.to_string())
 }
 
-/// A line that opens a fence: whitespace and markers, then three backticks.
+/// A line that opens a fence: whitespace and markers, then a run of three or more backticks
+/// (`run`).
 fn fence_open() -> &'static Regex {
     static CELL: OnceLock<Regex> = OnceLock::new();
-    pattern(&CELL, || format!(r"^\s*(?:{MARKER}\s*)*```"))
+    pattern(&CELL, || format!(r"^\s*(?:{MARKER}\s*)*(?P<run>```+)"))
 }
 
-/// A line that closes a fence: whitespace, then a run of three or more backticks.
+/// A line that may close a fence: whitespace, then a run of three or more backticks (`run`);
+/// it closes one whose opening run is no longer.
 fn fence_close() -> &'static Regex {
     static CELL: OnceLock<Regex> = OnceLock::new();
-    pattern(&CELL, || r"^\s*```+".to_string())
+    pattern(&CELL, || r"^\s*(?P<run>```+)".to_string())
 }
 
 /// Runs of two or more whitespace characters become one space; a single one stays as written.
@@ -68,34 +70,35 @@ fn collapse_whitespace(s: &str) -> String {
 
 /// Every line (split on `\n`) with its fence role.
 pub fn line_spans(text: &str) -> Vec<LineSpan> {
-    let mut in_fence = false;
+    // The backtick count of the open fence's run; 0 outside a fence.
+    let mut fence = 0;
     let mut start = 0;
     let mut lines = Vec::new();
     for line in text.split('\n') {
         // Every fence line holds three backticks; skipping the patterns on other lines only
         // saves time.
         let kind = if !line.contains("```") {
-            if in_fence {
+            if fence != 0 {
                 LineKind::Code
             } else {
                 LineKind::Text
             }
-        } else if in_fence {
-            match fence_close().find(line) {
-                Some(close) => {
-                    in_fence = false;
+        } else if fence != 0 {
+            match fence_close().captures(line).and_then(|c| c.name("run")) {
+                Some(run) if run.len() >= fence => {
+                    fence = 0;
                     LineKind::FenceClose {
-                        rest_at: start + close.end(),
+                        rest_at: start + run.end(),
                     }
                 }
-                None => LineKind::Code,
+                _ => LineKind::Code,
             }
         } else {
-            match fence_open().find(line) {
-                Some(open) => {
-                    in_fence = true;
+            match fence_open().captures(line).and_then(|c| c.name("run")) {
+                Some(run) => {
+                    fence = run.len();
                     LineKind::FenceOpen {
-                        code_at: start + open.end() - 3,
+                        code_at: start + run.start(),
                     }
                 }
                 None => LineKind::Text,

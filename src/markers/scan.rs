@@ -94,7 +94,9 @@ impl Line {
 pub(super) struct Lines<'a> {
     text: &'a str,
     pub(super) pos: usize,
-    in_fence: bool,
+    /// The backtick count of the open fence's run, or 0 outside a fence: a fence closes only
+    /// with a run at least as long (CommonMark's rule), so a ```` fence can show ``` examples.
+    fence: usize,
     finished: bool,
     /// Set by [`Lines::skip_unchanged`]: the line at `pos` has no `\n` before this offset.
     no_newline_before: usize,
@@ -105,7 +107,7 @@ impl<'a> Lines<'a> {
         Lines {
             text,
             pos: 0,
-            in_fence: false,
+            fence: 0,
             finished: false,
             no_newline_before: 0,
         }
@@ -115,7 +117,7 @@ impl<'a> Lines<'a> {
     /// and open no fence. With neither left, no marker is left: the lines end. For [`super::spans`]
     /// only (the skipped lines are not returned).
     pub(super) fn skip_markerless(&mut self) {
-        if self.in_fence || self.finished {
+        if self.fence != 0 || self.finished {
             return;
         }
         let bytes = self.text.as_bytes();
@@ -143,7 +145,7 @@ impl<'a> Lines<'a> {
     /// neither start nor end with whitespace, hold no whitespace pair and no multi-byte
     /// whitespace, and are not empty: the strips leave them as they are.
     pub(super) fn skip_unchanged(&mut self) -> Option<Range<usize>> {
-        if self.in_fence || self.finished {
+        if self.fence != 0 || self.finished {
             return None;
         }
         let bytes = self.text.as_bytes();
@@ -218,12 +220,11 @@ impl Iterator for Lines<'_> {
                 bytes.len()
             }
         };
-        let kind = if self.in_fence {
+        let kind = if self.fence != 0 {
             let first = skip_whitespace(self.text, start, end);
-            let rest = bytes.get(first..end).unwrap_or_default();
-            if rest.starts_with(FENCE) {
-                self.in_fence = false;
-                let run = rest.iter().take_while(|&&b| b == b'`').count();
+            let run = backtick_run(bytes.get(first..end).unwrap_or_default());
+            if run >= self.fence {
+                self.fence = 0;
                 LineKind::FenceClose {
                     rest_at: first + run,
                 }
@@ -231,13 +232,18 @@ impl Iterator for Lines<'_> {
                 LineKind::Code
             }
         } else if let Some(code_at) = self.fence_open(start, end) {
-            self.in_fence = true;
+            self.fence = backtick_run(bytes.get(code_at..end).unwrap_or_default());
             LineKind::FenceOpen { code_at }
         } else {
             LineKind::Text
         };
         Some(Line { start, end, kind })
     }
+}
+
+/// The number of backticks `bytes` starts with.
+fn backtick_run(bytes: &[u8]) -> usize {
+    bytes.iter().take_while(|&&b| b == b'`').count()
 }
 
 /// The byte length of the multi-byte whitespace character (Unicode White_Space beyond ASCII:

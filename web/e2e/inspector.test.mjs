@@ -80,6 +80,17 @@ test('a human message with [FROM] and [NEXT] goes through a 3-agent chain in sim
   await context.close();
 });
 
+test('the queue line lists who runs next first: P1, then P2, then P3', async () => {
+  const { context, page } = await visit();
+  await page.simulateUntilDone();
+  // Enqueued as max P3, sarah P2, carol P2: sarah runs now, carol comes before max.
+  await page.send('[FROM: kailai] Review, please. [NEXT: max !P3, sarah, carol]');
+  assert.match(await page.dueText(), /^Sarah is due/);
+  assert.match(await page.by('routing-status').textContent(), /queue \(next first\): Carol P2 · Max P3/);
+  page.assertNoErrors();
+  await context.close();
+});
+
 test("the inspector's prompt is byte for byte the core's preview of the exported scenario", async () => {
   const { context, page } = await visit();
   await page.simulate();

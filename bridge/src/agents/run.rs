@@ -14,6 +14,9 @@ use tokio::sync::{mpsc, oneshot};
 use super::decode::{Decoder, Verdict};
 use super::{AgentCommand, AgentType};
 
+/// The reason recorded when a run is cancelled (`cancel{to}`, `/cancel`).
+pub const CANCELLED: &str = "cancelled by the user: the agent was stopped";
+
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
@@ -101,7 +104,7 @@ pub async fn run(
     let stopped = tokio::select! {
         () = reading => None,
         () = tokio::time::sleep(job.timeout) => Some(format!("no reply within {}: the agent was stopped", human(job.timeout))),
-        _ = cancel => Some("cancelled by the user: the agent was stopped".to_string()),
+        _ = cancel => Some(CANCELLED.to_string()),
     };
     if let Some(reason) = stopped {
         drop(group); // kills the group

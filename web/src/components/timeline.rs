@@ -56,9 +56,10 @@ pub fn Timeline() -> impl IntoView {
                     .and_then(|t| t.member(id))
                     .map_or(id.to_string(), |m| m.display_name.clone())
             };
+            // Next first: the order they run in unless the coming message routes further.
             let queue: Vec<String> = c
-                .pending()
-                .iter()
+                .pending_in_run_order()
+                .into_iter()
                 .map(|q| format!("{} {}", name(&q.to), q.intent))
                 .collect();
             let mut parts = Vec::new();
@@ -66,7 +67,7 @@ pub fn Timeline() -> impl IntoView {
                 parts.push(format!("running: {} ({})", name(&f.to), f.intent));
             }
             if !queue.is_empty() {
-                parts.push(format!("queue: {}", queue.join(" · ")));
+                parts.push(format!("queue (next first): {}", queue.join(" · ")));
             }
             match c.status() {
                 Status::AwaitingHuman => parts.push(format!(
