@@ -108,6 +108,25 @@ pub fn read_instruction_files(team: &mut Team, config_dir: &Path) -> Result<Vec<
     Ok(warnings)
 }
 
+/// A note for each member whose `instructionFile` is named but not read (`preview` without
+/// `--instruction-files`): its prompts here lack the file's text, as the npm package's and the
+/// page's previews of the same file do, while `chat` and `serve` would send it.
+pub fn unread_instruction_files(team: &Team) -> Vec<String> {
+    team.members
+        .iter()
+        .filter(|m| m.instruction_file_text.is_none())
+        .filter_map(|m| {
+            let file = m.instruction_file.as_deref()?;
+            Some(format!(
+                "member {} names instructionFile {file:?}, which is not read: this is the \
+                 preview the npm package and the page give; --instruction-files adds it, as \
+                 chat and serve do",
+                m.id
+            ))
+        })
+        .collect()
+}
+
 /// A team config from `path`, with its members' instruction files read; warnings (a named
 /// instruction file that does not exist) are printed on stderr.
 pub fn read_team(path: &Path) -> Result<Team, String> {

@@ -74,7 +74,8 @@ enum Commands {
         agents: Option<PathBuf>,
     },
     /// Print the exact prompt a member receives for a scenario (DESIGN §11b): the prompt's
-    /// bytes on stdout, its system flag (Claude) and sizes on stderr.
+    /// bytes on stdout, its system flag (Claude) and sizes on stderr. The same bytes as the
+    /// npm package's `preview` and the page for the same file.
     Preview {
         /// The scenario file (`-` reads it from stdin).
         scenario: PathBuf,
@@ -84,6 +85,11 @@ enum Commands {
         /// Print `{prompt, systemFlag, explain}` as JSON instead of the prompt text.
         #[arg(long)]
         json: bool,
+        /// Read members' `instructionFile`s (relative to their `baseDir`), as `chat` and
+        /// `serve` do. Without it the files are named on stderr but not read, so the bytes
+        /// are those of the npm package's `preview` and the page, which read no files.
+        #[arg(long)]
+        instruction_files: bool,
     },
 }
 
@@ -103,7 +109,8 @@ fn run(cli: Cli) -> Result<(), String> {
             scenario,
             member,
             json,
-        } => preview(&scenario, &member, json),
+            instruction_files,
+        } => preview(&scenario, &member, json, instruction_files),
         Commands::Chat {
             team,
             resume,
@@ -263,7 +270,7 @@ fn read_agents(path: Option<PathBuf>) -> Result<agents::AgentsFile, String> {
     }
 }
 
-fn preview(path: &Path, member: &str, json: bool) -> Result<(), String> {
+fn preview(path: &Path, member: &str, json: bool, instruction_files: bool) -> Result<(), String> {
     let text = if path.as_os_str() == "-" {
         let mut text = String::new();
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
@@ -274,9 +281,15 @@ fn preview(path: &Path, member: &str, json: bool) -> Result<(), String> {
     };
     let mut scenario = agent_chatter::scenario::load_scenario(&text)
         .map_err(|e| format!("{}: {e}", path.display()))?;
-    let warnings = files::read_instruction_files(&mut scenario.team, &files::parent_dir(path))
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    files::warn(path, &warnings);
+    if instruction_files {
+        let warnings = files::read_instruction_files(&mut scenario.team, &files::parent_dir(path))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        files::warn(path, &warnings);
+    } else {
+        for note in files::unread_instruction_files(&scenario.team) {
+            eprintln!("agent-chatter: note: {}: {note}", path.display());
+        }
+    }
     let prompt = agent_chatter::scenario::preview(&scenario, member)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     if json {

@@ -381,11 +381,26 @@ fn preview_prints_the_cores_exact_bytes() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("\"zed\" is not a member"));
 }
 
-#[test]
-fn preview_reads_a_members_instruction_file_from_its_base_dir() {
+/// `agent-chatter preview` on `path` in `cwd` with `extra` arguments: (stdout, stderr).
+fn run_preview(path: &std::path::Path, cwd: &std::path::Path, extra: &[&str]) -> (String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agent-chatter"))
+        .current_dir(cwd)
+        .args(["preview", path.to_str().unwrap(), "--member", "max"])
+        .args(extra)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    (String::from_utf8(out.stdout).unwrap(), stderr)
+}
+
+/// A scenario whose max has an instruction file `roles/max/max.md` (written when `with_file`).
+fn scenario_with_instruction_file(with_file: bool) -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("roles/max")).unwrap();
-    std::fs::write(dir.path().join("roles/max/max.md"), "Read the diff first.").unwrap();
+    if with_file {
+        std::fs::write(dir.path().join("roles/max/max.md"), "Read the diff first.").unwrap();
+    }
     let scenario = json!({
         "team": {"name": "t", "members": [
             {"name": "kailai", "kind": "human"},
@@ -395,36 +410,47 @@ fn preview_reads_a_members_instruction_file_from_its_base_dir() {
     });
     let path = dir.path().join("scenario.json");
     std::fs::write(&path, scenario.to_string()).unwrap();
-    let preview = |cwd: &std::path::Path| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_agent-chatter"))
-            .current_dir(cwd)
-            .args(["preview", path.to_str().unwrap(), "--member", "max"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    };
-    let prompt = preview(dir.path());
+    (dir, path)
+}
+
+#[test]
+fn preview_gives_the_npm_packages_bytes_and_names_the_instruction_file_it_did_not_read() {
+    let (dir, path) = scenario_with_instruction_file(true);
+    let (prompt, stderr) = run_preview(&path, dir.path(), &[]);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let scenario = agent_chatter::scenario::load_scenario(&text).unwrap();
+    let npm = agent_chatter::scenario::preview(&scenario, "max").unwrap();
+    assert_eq!(prompt, npm.prompt);
+    assert!(
+        prompt.starts_with("[SYSTEM]\nBase.\n\n[MESSAGE]"),
+        "{prompt}"
+    );
+    assert!(
+        stderr.contains("note: ")
+            && stderr.contains("member max names instructionFile \"max.md\", which is not read")
+            && stderr.contains("--instruction-files adds it"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn preview_with_instruction_files_reads_them_from_the_members_base_dir() {
+    let (dir, path) = scenario_with_instruction_file(true);
+    let (prompt, _) = run_preview(&path, dir.path(), &["--instruction-files"]);
     assert!(
         prompt.starts_with("[SYSTEM]\nBase.\n\nRead the diff first.\n\n[MESSAGE]"),
         "{prompt}"
     );
     // Paths resolve from the scenario's directory, not the working directory.
-    assert_eq!(preview(std::path::Path::new("/")), prompt);
+    assert_eq!(
+        run_preview(&path, std::path::Path::new("/"), &["--instruction-files"]).0,
+        prompt
+    );
 
     // A named file that does not exist (yet) is a warning, as the peer skips it.
-    std::fs::remove_file(dir.path().join("roles/max/max.md")).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agent-chatter"))
-        .args(["preview", path.to_str().unwrap(), "--member", "max"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).starts_with("[SYSTEM]\nBase.\n\n[MESSAGE]"));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let (dir, path) = scenario_with_instruction_file(false);
+    let (prompt, stderr) = run_preview(&path, dir.path(), &["--instruction-files"]);
+    assert!(prompt.starts_with("[SYSTEM]\nBase.\n\n[MESSAGE]"));
     assert!(
         stderr.contains("warning: ")
             && stderr.contains("member max (instructionFile \"max.md\", baseDir \"roles/max\")")
