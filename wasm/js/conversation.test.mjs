@@ -17,9 +17,29 @@ function delivery(actions) {
   return delivers[0];
 }
 
+/** SHA-256 hex of what an agent is given: the prompt, then a NUL and the system flag if any. */
+async function sha256Of({ prompt, systemFlag }) {
+  const bytes = new TextEncoder().encode(systemFlag == null ? prompt : `${prompt}\0${systemFlag}`);
+  const digest = await globalThis.crypto.subtle.digest('SHA-256', bytes);
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
 const fates = (d) => d.prompt.explain.messages.map((m) => (m.reason ? [m.index, m.fate, m.reason] : [m.index, m.fate]));
 
 for (const [build, { Conversation }] of builds) {
+  test(`${build}: a delivery carries the SHA-256 of exactly what the agent is given`, async () => {
+    const c = new Conversation({ id: 't', name: 'T', members });
+    c.submit('Review this, please: é 🦀 [NEXT: max]', 'kailai', 1);
+    const withFlag = delivery(c.pollActions());
+    assert.equal(withFlag.prompt.systemFlag, 'You are Max.');
+    assert.equal(withFlag.promptSha256, await sha256Of(withFlag.prompt));
+    c.agentReplied('max', 'Done. [NEXT: sarah]', 2);
+    const without = delivery(c.pollActions());
+    assert.equal(without.prompt.systemFlag, null);
+    assert.equal(without.promptSha256, await sha256Of(without.prompt));
+    assert.match(without.promptSha256, /^[0-9a-f]{64}$/);
+  });
+
   test(`${build}: human -> AI -> AI with a team task and a window of 2, exact prompts`, () => {
     const c = new Conversation({ id: 't', name: 'T', members, settings: { windowSize: 2 } });
     assert.equal(c.status, 'idle');
@@ -27,7 +47,7 @@ for (const [build, { Conversation }] of builds) {
 
     assert.equal(c.submit('[TEAM_TASK: Ship login] Plan the login page [NEXT: max]', 'kailai', 1), 'msg-1');
     let d = delivery(c.pollActions());
-    assert.deepEqual(Object.keys(d), ['type', 'to', 'message', 'parent', 'intent', 'prompt']);
+    assert.deepEqual(Object.keys(d), ['type', 'to', 'message', 'parent', 'intent', 'prompt', 'promptSha256']);
     assert.deepEqual(d.prompt, c.preview('max', 0), 'the delivered prompt is what preview shows, explain included');
     assert.equal(d.to, 'max');
     assert.equal(d.prompt.prompt, '[TEAM_TASK]\nShip login\n\n[MESSAGE]\nPlan the login page');

@@ -273,7 +273,9 @@ impl JsConversation {
     }
 }
 
-/// An action as JS data (the core's serde shape). A delivery's prompt text crosses as a plain
+/// An action as JS data (the core's serde shape). A delivery also carries `promptSha256`, the
+/// digest of exactly what the agent is given (DESIGN §6b), so a JS host can show a previewed
+/// prompt is the one it sent, as the bridge does. A delivery's prompt text crosses as a plain
 /// string rather than inside JSON ([`prompt_to_js`]): `pollActions` with a 738 KB prompt took
 /// 4.4 ms through JSON, 1.8 ms this way (`node`, median of 30).
 fn action_to_js(action: &Action) -> Result<JsValue, JsError> {
@@ -287,6 +289,12 @@ fn action_to_js(action: &Action) -> Result<JsValue, JsError> {
         &prompt_to_js(&delivery.prompt)?,
     )
     .map_err(|_| JsError::new("cannot set prompt on the delivery"))?;
+    js_sys::Reflect::set(
+        &object,
+        &JsValue::from_str("promptSha256"),
+        &JsValue::from_str(&delivery.prompt.sha256_hex()),
+    )
+    .map_err(|_| JsError::new("cannot set promptSha256 on the delivery"))?;
     Ok(object)
 }
 

@@ -423,6 +423,12 @@ export interface Delivery {
   parent: string | null;
   intent: Intent;
   prompt: Preview;
+  /**
+   * SHA-256 (lowercase hex) of exactly what the agent is given: `prompt.prompt`'s UTF-8 bytes,
+   * then, when there is a system flag, a NUL byte and the flag's bytes (DESIGN §6b). The
+   * bridge sends the same digest, so a host can show that a preview is what was sent.
+   */
+  promptSha256: string;
 }
 
 /** Informational events; show them, never treat them as fatal. */
