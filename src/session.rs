@@ -37,10 +37,13 @@
 //!   delivery again (same prompt bytes as when it was first emitted), or `AwaitHuman`.
 //!   Everything earlier was performed by whoever applied the facts first.
 //! - [`Session::preview`] of a message that `member` was actually delivered uses that
-//!   delivery's parent and the store as it was then (the history it saw, the team task in force
-//!   then), so the preview is exactly what the agent got, under the settings in force now.
-//!   Otherwise the message is previewed as the current one, after it was stored, with no
-//!   parent — what [`crate::scenario::preview`] gives for the history up to it.
+//!   delivery's parent, the store as it was then (the history it saw, the team task in force
+//!   then) and the settings it was built with (recorded with the delivery), so time travel
+//!   shows exactly what the agent got (DESIGN §13: "what each agent received at that point"),
+//!   even after a settings change; a what-if override still applies on top. DESIGN §6b's "the
+//!   settings in force" is read as "in force for that delivery". Otherwise the message is
+//!   previewed as the current one, after it was stored, with no parent, under the settings in
+//!   force now — what [`crate::scenario::preview`] gives for the history up to it.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -499,7 +502,8 @@ impl Session {
 
     /// The prompt, system flag and explain `member` (id or name) would get with message `at`
     /// (0-based position; the last one when `None`) as its `[MESSAGE]`, with the settings in
-    /// force or `overrides`. Changes nothing. With no message yet it is the skeleton the first
+    /// force (for a message `member` was delivered: the ones that delivery was built with),
+    /// `overrides` on top. Changes nothing. With no message yet it is the skeleton the first
     /// delivery starts from. Cost: O(window + bytes emitted), whatever the history's length.
     pub fn preview(
         &self,

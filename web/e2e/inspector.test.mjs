@@ -168,6 +168,27 @@ test('a refused edit shows what is in force, names the problem, and the banner g
   await context.close();
 });
 
+test('an agent type the core does not know can be typed, and its member gets the plain format', async () => {
+  const { context, page } = await visit();
+  const max = page.by('member-row').nth(1);
+  const type = max.locator('.member-agent-type');
+  assert.equal(await type.inputValue(), 'claude-code');
+  await type.fill('aider');
+  await type.dispatchEvent('change');
+  await page.page.waitForFunction(() =>
+    /plain format/.test(document.querySelectorAll('[data-testid="member-row"]')[1]?.querySelector('[data-testid="agent-format"]')?.textContent ?? ''));
+  assert.equal(await type.inputValue(), 'aider', 'the typed type is in force and shown');
+  await page.selectRecipient('max');
+  assert.doesNotMatch(await page.promptText(), /\[MESSAGE\]|\[CONTEXT\]/, 'plain: bodies without headers');
+  // A short name is normalised as in config files.
+  await type.fill('Codex');
+  await type.dispatchEvent('change');
+  await page.page.waitForFunction(() =>
+    document.querySelectorAll('[data-testid="member-row"]')[1]?.querySelector('.member-agent-type')?.value === 'openai-codex');
+  page.assertNoErrors();
+  await context.close();
+});
+
 test('a bad team config shows its error naming the field, and the team stays as it was', async () => {
   const { context, page } = await visit();
   const members = await page.memberCount();

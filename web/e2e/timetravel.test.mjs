@@ -107,3 +107,41 @@ test('share: the link opens the same prompts elsewhere; a damaged link shows an 
   await other.close();
   await context.close();
 });
+
+test('diff: two points in time of one recipient, computed by the core', async () => {
+  const { context, page } = await visit();
+  await page.simulate();
+  const session = JSON.parse(await page.download('export-session'));
+  const conversation = core.Conversation.resume(session);
+  const count = await page.timelineCount();
+  await page.selectRecipient('sarah');
+  await page.by('timeline-message').nth(count - 1).click();
+  await page.by('diff-toggle').click();
+  await page.by('diff-against').selectOption('at');
+  await page.by('diff-at').fill('1');
+  await page.by('diff-at').dispatchEvent('change');
+  // The lines of the shown prompt (at the last message) not in the one at #1 are added.
+  const early = conversation.preview('sarah', 0).prompt.split('\n');
+  const late = conversation.preview('sarah', count - 1).prompt.split('\n');
+  await page.by('diff-view').locator('[data-sign="+"]').first().waitFor();
+  const added = (await page.by('diff-view').locator('[data-sign="+"]').allTextContents()).map((l) => l.slice(2));
+  assert.ok(added.length > 0 && added.every((l) => late.includes(l)), added.join('\n'));
+  assert.ok(added.some((l) => !early.includes(l)), added.join('\n'));
+  // A number past the last message is named, not a blank diff.
+  await page.by('diff-at').fill(String(count + 5));
+  await page.by('diff-at').dispatchEvent('change');
+  await page.by('diff-view').filter({ hasText: `there is no message #${count + 5}: the messages are #1 to #${count}` }).waitFor();
+
+  // Side by side: one column per AI member, each the core's prompt for the same message
+  // (Claude's system flag above its stdin bytes).
+  const columns = page.by('side-by-side').locator('[data-testid="side-column"]');
+  assert.equal(await columns.count(), 3);
+  for (const [i, member] of ['max', 'sarah', 'carol'].entries()) {
+    assert.equal(await columns.nth(i).getAttribute('data-member'), member);
+    const { prompt, systemFlag } = conversation.preview(member, count - 1);
+    const expected = systemFlag == null ? prompt : `${systemFlag}\n\n── stdin ──\n${prompt}`;
+    assert.equal(await columns.nth(i).locator('pre').textContent(), expected, member);
+  }
+  page.assertNoErrors();
+  await context.close();
+});

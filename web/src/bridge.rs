@@ -134,13 +134,32 @@ fn receive(state: &AppState, text: &str) {
                 Err(e) => state.report(format!("the bridge's session does not replay here: {e}")),
             }
         }
-        "fact" => match serde_json::from_value::<Fact>(event["fact"].clone()) {
-            Ok(fact) => {
-                state.output.set(String::new());
-                host::apply_local(state, fact);
+        "fact" => {
+            // Facts are applied in `seq` order (DESIGN §14b): one already held is skipped, and
+            // a gap is never papered over (the bridge resends the whole log to a page that
+            // fell behind; anything else is a bug worth seeing).
+            let held = state.session.with_untracked(|s| s.facts().len()) as u64;
+            match event.get("seq").and_then(Value::as_u64) {
+                Some(seq) if seq <= held => return,
+                Some(seq) if seq == held + 1 => {}
+                seq => {
+                    return state.report(format!(
+                        "the bridge sent fact #{} while this page holds {held}: reload the page \
+                         to get the whole log",
+                        seq.map_or_else(|| "?".to_string(), |s| s.to_string())
+                    ))
+                }
             }
-            Err(e) => state.report(format!("the bridge sent a fact this page cannot read: {e}")),
-        },
+            match serde_json::from_value::<Fact>(event["fact"].clone()) {
+                Ok(fact) => {
+                    state.output.set(String::new());
+                    host::apply_local(state, fact);
+                }
+                Err(e) => {
+                    state.report(format!("the bridge sent a fact this page cannot read: {e}"))
+                }
+            }
+        }
         "delivering" => {
             let to = str_of("to");
             let previewed = state.due.with_untracked(|d| {

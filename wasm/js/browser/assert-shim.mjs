@@ -50,6 +50,10 @@ function ok(value, message) {
   if (!value) fail(message, `expected a truthy value, got ${show(value)}`);
 }
 
+function match(string, regexp, message) {
+  if (typeof string !== 'string' || !regexp.test(string)) fail(message, `expected ${show(string)} to match ${regexp}`);
+}
+
 function matches(error, expected) {
   if (expected === undefined) return true;
   if (expected instanceof RegExp) return expected.test(String(error));
@@ -79,6 +83,6 @@ function doesNotThrow(fn, message) {
   }
 }
 
-const assert = Object.assign((value, message) => ok(value, message), { equal, notEqual, deepEqual, ok, throws, doesNotThrow, AssertionError });
+const assert = Object.assign((value, message) => ok(value, message), { equal, notEqual, deepEqual, ok, match, throws, doesNotThrow, AssertionError });
 export default assert;
-export { equal, notEqual, deepEqual, ok, throws, doesNotThrow, AssertionError };
+export { equal, notEqual, deepEqual, ok, match, throws, doesNotThrow, AssertionError };

@@ -1,6 +1,7 @@
 //! A line diff between two prompts (`diff-view`), by `similar`: the shown prompt against the
-//! same recipient's at the previous message, against the actual prompt (when a what-if is
-//! on), or against another recipient's for the same message.
+//! same recipient's at the previous message or at any other message (`#n`, two points in
+//! time, DESIGN §13), against the actual prompt (when a what-if is on), or against another
+//! recipient's for the same message.
 
 use agent_chatter::session::PreviewOverrides;
 use leptos::prelude::*;
@@ -26,8 +27,9 @@ pub fn diff_lines(old: &str, new: &str) -> Vec<(char, String)> {
 #[component]
 pub fn DiffView() -> impl IntoView {
     let state = use_state();
-    // "previous", "actual", or a member id.
+    // "previous", "at" (message `#at_number`), "actual", or a member id.
     let against = RwSignal::new(String::from("previous"));
+    let at_number = RwSignal::new(1usize);
     let other = Memo::new(move |_| -> Option<Result<String, String>> {
         let member = state.shown_recipient.get()?;
         let at = state.shown_at.get();
@@ -43,6 +45,17 @@ pub fn DiffView() -> impl IntoView {
                 Some(0) | None => Some(Err("there is no earlier message".to_string())),
                 Some(at) => Some(with(&member, Some(at - 1), &state.shown_whatif.get())),
             },
+            "at" => {
+                let n = at_number.get();
+                let len = state.session.with(|s| s.messages().len());
+                if n == 0 || n > len {
+                    Some(Err(format!(
+                        "there is no message #{n}: the messages are #1 to #{len}"
+                    )))
+                } else {
+                    Some(with(&member, Some(n - 1), &state.shown_whatif.get()))
+                }
+            }
             "actual" => state.actual.get().map(|p| p.map(|p| p.prompt)),
             id => Some(with(id, at, &PreviewOverrides::default())),
         }
@@ -73,12 +86,21 @@ pub fn DiffView() -> impl IntoView {
             <label>"diff against "
                 <select data-testid="diff-against" on:change=move |ev| against.set(event_target_value(&ev))>
                     <option value="previous">"the previous message (same recipient)"</option>
+                    <option value="at">"another message (same recipient): #"</option>
                     <option value="actual">"the actual prompt (no what-if)"</option>
                     {move || agents().into_iter().map(|(id, name)| view! {
                         <option value=id>{format!("{name}'s prompt (same message)")}</option>
                     }).collect_view()}
                 </select>
             </label>
+            <Show when=move || against.get() == "at">
+                <input class="diff-at" data-testid="diff-at" type="number" min="1" aria-label="message number"
+                    prop:value=move || at_number.get().to_string()
+                    on:change=move |ev| {
+                        // Not a whole number: 0, which the diff names as no such message.
+                        at_number.set(event_target_value(&ev).trim().parse().unwrap_or(0));
+                    }/>
+            </Show>
             {move || match lines.get() {
                 None => view! { <p class="muted">"no prompt to compare"</p> }.into_any(),
                 Some(Err(e)) => view! { <p class="muted">{e}</p> }.into_any(),

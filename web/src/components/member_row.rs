@@ -1,6 +1,9 @@
 //! One member of the team in use (`member-row`): every field of DESIGN §13.
 
-use agent_chatter::team::{Member, MemberKind, CLAUDE_CODE, GOOGLE_GEMINI, OPENAI_CODEX};
+use agent_chatter::team::{
+    normalize_agent_type, prompt_format, Member, MemberKind, PromptFormat, CLAUDE_CODE,
+    GOOGLE_GEMINI, OPENAI_CODEX,
+};
 use leptos::prelude::*;
 
 use crate::components::team_editor::edit;
@@ -114,11 +117,27 @@ pub fn MemberRow(index: usize) -> impl IntoView {
             </label>
             <Show when=is_ai>
                 <label>"agent type"
-                    <select class="member-agent-type" on:change=set(|m, v| m.agent_type = Some(v))>
-                        {AGENT_TYPES.iter().map(|t| view! {
-                            <option value=*t prop:selected=move || member.with(|m| m.as_ref().and_then(|m| m.agent_type.as_deref()) == Some(*t))>{*t}</option>
-                        }).collect_view()}
-                    </select>
+                    // Any type may be typed (DESIGN §4: unknown ones use the plain format);
+                    // the list offers the three the core formats.
+                    <input class="member-agent-type" list=format!("agent-types-{index}")
+                        prop:value=field(|m| m.agent_type.clone().unwrap_or_default())
+                        on:change=set(|m, v| {
+                            let v = v.trim();
+                            m.agent_type = (!v.is_empty()).then(|| normalize_agent_type(v));
+                        })/>
+                    <datalist id=format!("agent-types-{index}")>
+                        {AGENT_TYPES.iter().map(|t| view! { <option value=*t/> }).collect_view()}
+                    </datalist>
+                    <span class="format-hint" data-testid="agent-format">{move || {
+                        member.with(|m| m.as_ref().and_then(|m| m.agent_type.as_deref()).map(|t| {
+                            match prompt_format(t) {
+                                PromptFormat::Plain => "plain format (not a type the core knows)",
+                                PromptFormat::Claude => "Claude Code format",
+                                PromptFormat::Codex => "Codex format",
+                                PromptFormat::Gemini => "Gemini format",
+                            }
+                        }))
+                    }}</span>
                 </label>
                 <label>"system instruction"
                     <textarea class="member-instruction" rows="2"
