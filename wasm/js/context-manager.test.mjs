@@ -57,6 +57,14 @@ for (const [build, { ContextManager }] of builds) {
     }
   });
 
+  test(`${build}: getContextForRoute, not offered, throws naming what to use instead`, () => {
+    const cm = new ContextManager();
+    assert.throws(
+      () => cm.getContextForRoute('max', 'claude', { parentMessageId: 'msg-1', intent: 'P2_REPLY', targetMemberId: 'max' }),
+      { message: /^getContextForRoute \(the peer's routing v3\) is not offered by this package: Conversation builds routed deliveries/ },
+    );
+  });
+
   test(`${build}: getMessages returns a new array each call and getLatestMessage is null when empty`, () => {
     const cm = new ContextManager();
     assert.deepEqual(cm.getMessages(), []);

@@ -33,4 +33,10 @@ export declare class ContextManager {
     exportSnapshot(): ContextSnapshot;
     /** Replaces the state with a snapshot (the peer's or ours, object or JSON text); on error nothing changes. */
     importSnapshot(snapshot: ContextSnapshot | string): void;
+    /**
+     * Not offered: always throws, naming what to use instead. The peer's routing-v3 context is
+     * what `Conversation` builds for its deliveries (policy `parent`, DESIGN §6, §7).
+     * @deprecated not offered by this package
+     */
+    getContextForRoute(...args: unknown[]): never;
 }

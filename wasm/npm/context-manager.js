@@ -168,6 +168,19 @@ export function defineContextManager(PromptEngine) {
       this.#onTeamTaskChanged?.(null);
     }
 
+    /**
+     * Not offered: throws, naming what to use instead, rather than a bare "is not a function"
+     * for code moved over from the peer.
+     */
+    getContextForRoute() {
+      throw new Error(
+        "getContextForRoute (the peer's routing v3) is not offered by this package: Conversation " +
+          "builds routed deliveries (each agent gets the message that addressed it, with the " +
+          "other answers to it as related context: delivery policy 'parent'); getContextForAgent " +
+          'gives the context of the latest message',
+      );
+    }
+
     /** `{messages, teamTask, timestamp, version: 1}` in the peer's shapes, taken now. */
     exportSnapshot() {
       return { messages: this.#messages.slice(), teamTask: this.#teamTask, timestamp: Date.now(), version: 1 };
