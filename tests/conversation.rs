@@ -180,7 +180,10 @@ fn explicit_sender_id_wins_over_from() {
 fn unknown_explicit_sender_is_refused() {
     let mut h = multi();
     let err = h.say_as("zed", "Hi").unwrap_err();
-    assert_eq!(err, InputError::UnknownSender { id: "zed".into() });
+    assert_eq!(
+        err.to_string(),
+        "Sender id 'zed' is not a member of the team; the member ids are: kailai, bob, max, carol, sarah"
+    );
 }
 
 #[test]
@@ -297,6 +300,28 @@ fn a_reply_from_a_member_not_in_flight_is_refused_and_changes_nothing() {
     // The right member's reply is accepted afterwards.
     h.answer("max", "Done").unwrap();
     assert_eq!(h.conv.in_flight(), None);
+}
+
+#[test]
+fn an_outcome_reported_before_its_delivery_was_polled_withdraws_that_delivery() {
+    let mut conv = Conversation::with_team(team("single_human_team.json"));
+    conv.handle_human_input(HumanInput::text("Go [NEXT: max]"), Millis(1))
+        .unwrap();
+    // The host answers before polling: max's delivery is done, only sarah's is left to run.
+    conv.handle_agent_replied("max", "Done. [NEXT: sarah]".into(), Millis(2))
+        .unwrap();
+    let delivered: Vec<String> = std::iter::from_fn(|| conv.poll_action())
+        .filter_map(|a| match a {
+            Action::Deliver(d) => Some(d.to),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(delivered, ["sarah"]);
+    // The same for a failure.
+    conv.handle_agent_failed("sarah", "timeout".into(), Millis(3))
+        .unwrap();
+    assert!(!std::iter::from_fn(|| conv.poll_action())
+        .any(|a| matches!(a, Action::Deliver(d) if d.to == "sarah")));
 }
 
 #[test]

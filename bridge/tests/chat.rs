@@ -237,3 +237,55 @@ fn stopping_the_chat_stops_the_running_agent_and_its_helpers() {
         );
     }
 }
+
+#[test]
+fn cancel_stops_the_running_agent_and_the_chat_goes_on() {
+    let dir = Bridge::new_dir(&team(None), "hang.sh");
+    let d = dir.path();
+    let pids = d.join("helper.pids");
+    let mut child = Command::new(support::bin())
+        .args(["chat", "--team"])
+        .arg(d.join("team.json"))
+        .arg("--db")
+        .arg(d.join("chat.db"))
+        .arg("--agents")
+        .arg(d.join("agents.json"))
+        .env("AGENT_CHATTER_TEST_PIDS", &pids)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"[NEXT: max] Please draft it.\n").unwrap();
+    let helper = (0..500)
+        .find_map(|_| {
+            let pid = std::fs::read_to_string(&pids).unwrap_or_default();
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            (!pid.trim().is_empty()).then(|| pid.trim().to_string())
+        })
+        .expect("the agent started its helper");
+    stdin.write_all(b"/cancel\n").unwrap();
+    let gone = (0..500).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        !alive(&helper)
+    });
+    assert!(
+        gone,
+        "the cancelled agent's helper {helper} is still running"
+    );
+    // Nothing runs any more: a second /cancel says so, and the chat takes the next command.
+    stdin.write_all(b"/cancel\n/team list\n/exit\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("max failed: cancelled by the user: the agent was stopped"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("No agent is running"), "{stderr}");
+    assert!(stdout.contains("Team \"relay\":"), "{stdout}");
+}

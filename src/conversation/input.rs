@@ -62,8 +62,10 @@ pub enum InputError {
         display_name: String,
         humans: Vec<String>,
     },
-    #[error("Sender id '{id}' is not a member of the team")]
-    UnknownSender { id: String },
+    /// An explicit sender is a member id (a name is not taken: ids are what a host holds); the
+    /// message lists the ids, each with its name when they differ.
+    #[error("Sender id '{id}' is not a member of the team; the member ids are: {}", .members.join(", "))]
+    UnknownSender { id: String, members: Vec<String> },
     #[error("First message must be from a human member ({member} is an AI agent)")]
     FirstMessageFromAi { member: MemberId },
     #[error("{member} is an AI agent: its messages arrive as agent replies, not as human input")]
@@ -107,9 +109,20 @@ pub(crate) fn resolve_sender<'t>(
 ) -> Result<&'t Member, InputError> {
     let human_names = || team.humans().map(|h| h.name.clone()).collect::<Vec<_>>();
     if let Some(id) = explicit {
-        let member = team
-            .member(id)
-            .ok_or_else(|| InputError::UnknownSender { id: id.to_string() })?;
+        let member = team.member(id).ok_or_else(|| InputError::UnknownSender {
+            id: id.to_string(),
+            members: team
+                .members
+                .iter()
+                .map(|m| {
+                    if m.id == m.name {
+                        m.id.clone()
+                    } else {
+                        format!("{} ({})", m.id, m.name)
+                    }
+                })
+                .collect(),
+        })?;
         return Ok(member);
     }
     if let Some(name) = from {

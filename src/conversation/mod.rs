@@ -397,6 +397,7 @@ impl Conversation {
         let Some(flight) = self.in_flight.take() else {
             return Err(self.not_in_flight(member));
         };
+        self.drop_undrained_deliver(member);
         let parsed = markers::parse(&text);
         let ai_from = parsed.from.is_some();
         let after_done = std::mem::take(&mut self.in_flight_after_done);
@@ -435,6 +436,7 @@ impl Conversation {
         let Some(flight) = self.in_flight.take() else {
             return Err(self.not_in_flight(member));
         };
+        self.drop_undrained_deliver(member);
         self.in_flight_after_done = false;
         let name = self
             .team
@@ -467,6 +469,13 @@ impl Conversation {
 
     fn notice(&mut self, notice: Notice) {
         self.actions.push_back(Action::Notice(notice));
+    }
+
+    /// A delivery answered (or failed) before its `Deliver` was polled: the action is
+    /// withdrawn, so a host that polls afterwards never runs an agent whose outcome is in.
+    fn drop_undrained_deliver(&mut self, member: &str) {
+        self.actions
+            .retain(|a| !matches!(a, Action::Deliver(d) if d.to == member));
     }
 
     fn not_in_flight(&self, member: &str) -> InputError {

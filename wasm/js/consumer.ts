@@ -1,6 +1,7 @@
 // Type-checked (never run) with `tsc -p wasm/js/tsconfig.json --noEmit`: the package's
 // declarations accept correct calls and reject wrong shapes (each @ts-expect-error must fire).
-import {
+import init, {
+  initSync,
   parseMessage,
   stripAll,
   stripRouting,
@@ -16,6 +17,12 @@ const from: string | null = parsed.fromMember;
 const clean: string = stripAll(parsed.cleanContent) + stripRouting('x');
 const done: boolean = parsed.isDone;
 void [first, from, clean, done];
+
+// Isomorphic code written for the web build type-checks against the node build too.
+export async function isomorphicStart(): Promise<void> {
+  await init({ module_or_path: '/agent_chatter_wasm_bg.wasm' });
+  initSync({ module: new Uint8Array() });
+}
 
 // @ts-expect-error text must be a string
 parseMessage(42);

@@ -165,18 +165,45 @@ for (const [build, { Conversation }] of builds) {
 
     c.setTeam({ id: 't', name: 'T', members: [...members, { id: 'bob', name: 'bob', displayName: 'Bob', kind: 'human' }] });
     assert.throws(() => c.submit('hello'), /Multiple human members detected/);
-    assert.throws(() => c.submit('hello', 'nobody'), { message: "Sender id 'nobody' is not a member of the team" });
+    assert.throws(() => c.submit('hello', 'nobody'), { message: "Sender id 'nobody' is not a member of the team; the member ids are: kailai, max, sarah, bob" });
     assert.throws(() => c.submit('hello', 'max'), /First message must be from a human member/);
     assert.throws(() => c.agentReplied('max', 'unasked'), Error);
     const badTime = (found) =>
-      `submit(text, sender, at): at: expected a Date, milliseconds since 1970 (at most 8.64e15) or a date string, found ${found}`;
-    for (const [at, found] of [['not a date', '"not a date"'], [1e20, '100000000000000000000'], [-1, '-1'], [new Date(NaN), 'an invalid Date'], [{}, 'object']]) {
+      `submit(text, sender, at): at: expected a Date, whole milliseconds since 1970 (at most 8.64e15) or a date string, found ${found}`;
+    for (const [at, found] of [['not a date', '"not a date"'], [1e20, '100000000000000000000'], [-1, '-1'], [1.5, '1.5'], [new Date(NaN), 'an invalid Date'], [{}, 'object']]) {
       assert.throws(() => c.submit('hello', 'kailai', at), { message: badTime(found) }, String(at));
     }
     assert.deepEqual(c.getMessages(), [], 'nothing was stored');
 
     assert.equal(c.submit('[FROM: bob] now it works [NEXT: max]', undefined, 1), 'msg-1');
     assert.equal(delivery(c.pollActions()).to, 'max');
+  });
+
+  test(`${build}: an argument that throws while it is read leaves the conversation usable`, () => {
+    const c = new Conversation({ id: 't', name: 'T', members });
+    c.submit('Plan it [NEXT: max]', 'kailai', 1);
+    delivery(c.pollActions());
+    const boom = () => { throw new Error('boom'); };
+    const throwing = [
+      () => c.preview('max', null, { get windowSize() { return boom(); } }),
+      () => c.preview('max', null, new Proxy({}, { ownKeys: boom })),
+      () => c.agentReplied('max', 'done', new (class extends Date { getTime() { return boom(); } })()),
+      () => c.setTeam({ toJSON: boom }),
+    ];
+    for (const call of throwing) assert.throws(call, /boom/);
+    // Nothing changed, and every call works again.
+    assert.equal(c.status, 'running');
+    assert.equal(c.agentReplied('max', 'Planned. [NEXT: sarah]', 2), 'msg-2');
+    assert.equal(delivery(c.pollActions()).to, 'sarah');
+  });
+
+  test(`${build}: a getter that calls back into the conversation simply makes its call first`, () => {
+    const c = new Conversation({ id: 't', name: 'T', members });
+    c.submit('Plan it [NEXT: max]', 'kailai', 1);
+    let seen;
+    const overrides = { get windowSize() { seen = c.status; return 0; } };
+    assert.match(c.preview('max', null, overrides).prompt, /Plan it/);
+    assert.equal(seen, 'running');
   });
 
   test(`${build}: getMessages gives a new array of frozen messages, each converted once, and a new team starts afresh`, () => {

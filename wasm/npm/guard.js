@@ -8,7 +8,7 @@ export function initialised(call) {
   } catch (e) {
     if (e instanceof TypeError && /undefined/.test(e.message)) {
       throw new Error(
-        'agent-chatter-wasm: the WebAssembly module is not initialised: call `await init()` (or `initSync(bytes)`) from the web build before using it',
+        'agent-chatter-wasm: the WebAssembly module is not initialised: call `await init()` (or `initSync({ module: bytes })`) from the web build before using it',
       );
     }
     throw e;
@@ -32,12 +32,10 @@ export function guardClass(cls, name) {
     if (e instanceof Error && e.message === 'null pointer passed to rust') {
       throw new Error(`${name}.${member}: this ${name} was freed (free() was called); make a new one`);
     }
-    // wasm-bindgen's words when an argument's getter (or toJSON) calls back into the object
-    // the method is working on; nothing was changed.
+    // wasm-bindgen's words when the object is borrowed by a call still running: the classes
+    // read their arguments before borrowing their state, so this is a bug, not the caller's.
     if (e instanceof Error && e.message.includes('recursive use of an object detected')) {
-      throw new Error(
-        `${name}.${member}: this ${name} is busy with another call (an argument's getter or toJSON called back into it); nothing changed — read what you need before the call`,
-      );
+      throw new Error(`${name}.${member}: this ${name} is busy with another call; nothing changed`);
     }
     throw e;
   };
@@ -74,7 +72,9 @@ export function guardClass(cls, name) {
       try {
         free.call(this);
       } catch (e) {
-        if (!(e instanceof Error && e.message === 'null pointer passed to rust')) throw e;
+        // Already freed; or still marked in use by a call a caller's exception cut short
+        // (its memory then stays: freeing it under that mark is not possible).
+        if (!(e instanceof Error && (e.message === 'null pointer passed to rust' || e.message.includes('recursive use of an object detected')))) throw e;
       }
     };
   }

@@ -5,8 +5,10 @@
 //! Times are optional arguments (a `Date`, ms, or a date string); when left out the binding
 //! uses the host clock, since the core reads none (DESIGN §2).
 
+use std::cell::{Ref, RefCell, RefMut};
+
 use agent_chatter::config;
-use agent_chatter::conversation::{Action, Conversation, Delivery};
+use agent_chatter::conversation::{Action, Delivery};
 use agent_chatter::markers::Intent;
 use agent_chatter::message::{Message, MessageId, Millis};
 use agent_chatter::session::{Fact, PreviewOverrides, Session};
@@ -52,8 +54,18 @@ extern "C" {
 /// The conversation state machine, as a thin façade over the core's
 /// [`Session`](agent_chatter::session::Session): every call becomes a fact (DESIGN §6b), so
 /// `exportSession()` is the fact log and `resume` replays it — the same bytes on every host.
+///
+/// Every method takes `&self` and reads its arguments (where a caller's getter, `toJSON` or
+/// Proxy trap may run, throw, or call back in) before it borrows the state, which it then
+/// holds only while Rust alone runs. So an argument that throws leaves the conversation
+/// usable (an exception crossing wasm skips destructors: a borrow held then would never be
+/// released), and a getter that calls back in simply makes its call first.
 #[wasm_bindgen(js_name = Conversation)]
 pub struct JsConversation {
+    state: RefCell<State>,
+}
+
+struct State {
     session: Session,
     /// Every stored message already converted for `getMessages`, frozen, in order.
     messages: MessageCache,
@@ -65,10 +77,7 @@ impl JsConversation {
     /// object or JSON text).
     #[wasm_bindgen(constructor)]
     pub fn new(team: Option<JsTeamInput>) -> Result<JsConversation, JsError> {
-        let mut conversation = JsConversation {
-            session: Session::new(),
-            messages: MessageCache::default(),
-        };
+        let conversation = JsConversation::with(Session::new());
         if let Some(team) = team {
             conversation.set_team(team)?;
         }
@@ -78,15 +87,17 @@ impl JsConversation {
     /// Replaces the team and resets everything (messages, team task, queue, waiting state).
     /// An invalid team leaves the conversation as it was; the error names the field.
     #[wasm_bindgen(js_name = setTeam)]
-    pub fn set_team(&mut self, team: JsTeamInput) -> Result<(), JsError> {
+    pub fn set_team(&self, team: JsTeamInput) -> Result<(), JsError> {
         let text = json_text(&team.into(), "setTeam(team)")?;
         let team =
             config::load_team(&text).map_err(|e| into_error(format!("setTeam(team): {e}")))?;
-        self.session
+        let mut state = self.state_mut("setTeam")?;
+        state
+            .session
             .apply(&Fact::set_team(team))
             .map_err(|e| into_error(format!("setTeam(team): {e}")))?;
         // The only fact that removes messages: the next ones reuse the old ids.
-        self.messages = MessageCache::default();
+        state.messages = MessageCache::default();
         Ok(())
     }
 
@@ -94,7 +105,7 @@ impl JsConversation {
     /// else the awaited human, else the only human. Returns the stored message's id. On error
     /// (seed 004's messages) nothing changes.
     pub fn submit(
-        &mut self,
+        &self,
         text: &JsString,
         sender: Option<JsString>,
         at: Option<JsTime>,
@@ -102,14 +113,14 @@ impl JsConversation {
         let text = string_arg(text, "submit(text)")?;
         let sender = optional_string_arg(sender, "submit(text, sender)")?;
         let at = time(at, "submit(text, sender, at): at")?;
-        self.apply(Fact::Human { text, sender, at })
+        self.apply("submit", Fact::Human { text, sender, at })
     }
 
     /// Agent `memberId` answered its delivery with `text` (its final text, stored exactly).
     /// Returns the stored message's id.
     #[wasm_bindgen(js_name = agentReplied)]
     pub fn agent_replied(
-        &mut self,
+        &self,
         #[wasm_bindgen(js_name = memberId)] member_id: &JsString,
         text: &JsString,
         at: Option<JsTime>,
@@ -117,14 +128,14 @@ impl JsConversation {
         let member_id = string_arg(member_id, "agentReplied(memberId)")?;
         let text = string_arg(text, "agentReplied(memberId, text)")?;
         let at = time(at, "agentReplied(memberId, text, at): at")?;
-        self.apply(Fact::replied(member_id, text, at))
+        self.apply("agentReplied", Fact::replied(member_id, text, at))
     }
 
     /// Agent `memberId`'s delivery failed (timeout, crash, bad output): recorded as a system
     /// notice; the queue continues. Returns the notice's id.
     #[wasm_bindgen(js_name = agentFailed)]
     pub fn agent_failed(
-        &mut self,
+        &self,
         #[wasm_bindgen(js_name = memberId)] member_id: &JsString,
         reason: &JsString,
         at: Option<JsTime>,
@@ -132,15 +143,16 @@ impl JsConversation {
         let member_id = string_arg(member_id, "agentFailed(memberId)")?;
         let reason = string_arg(reason, "agentFailed(memberId, reason)")?;
         let at = time(at, "agentFailed(memberId, reason, at): at")?;
-        self.apply(Fact::failed(member_id, reason, at))
+        self.apply("agentFailed", Fact::failed(member_id, reason, at))
     }
 
     /// Drains every pending action, in order. After a `deliver`, report its outcome with
     /// `agentReplied` or `agentFailed` before expecting the next delivery.
     #[wasm_bindgen(js_name = pollActions)]
-    pub fn poll_actions(&mut self) -> Result<JsActions, JsError> {
+    pub fn poll_actions(&self) -> Result<JsActions, JsError> {
         let actions = Array::new();
-        while let Some(action) = self.session.poll_action() {
+        let mut state = self.state_mut("pollActions")?;
+        while let Some(action) = state.session.poll_action() {
             actions.push(&action_to_js(&action)?);
         }
         Ok(actions.unchecked_into())
@@ -151,45 +163,51 @@ impl JsConversation {
     /// and each crosses from wasm once, so a call costs an array copy however long the history.
     #[wasm_bindgen(js_name = getMessages)]
     pub fn get_messages(&self) -> Result<JsMessageList, JsError> {
-        Ok(self
+        let state = self.state("getMessages")?;
+        Ok(state
             .messages
-            .up_to_date(self.session.store().messages())?
+            .up_to_date(state.session.store().messages())?
             .unchecked_into())
     }
 
     /// `idle`, `running`, `awaitingHuman` or `completed`.
     #[wasm_bindgen(getter)]
     pub fn status(&self) -> Result<JsStatus, JsError> {
-        Ok(to_js(&self.conversation().status())?.unchecked_into())
+        let state = self.state("status")?;
+        Ok(to_js(&state.session.conversation().status())?.unchecked_into())
     }
 
     /// The human whose input is awaited, or `null`.
     #[wasm_bindgen(getter, js_name = waitingFor)]
-    pub fn waiting_for(&self) -> JsOptionalString {
-        optional_string(self.conversation().waiting_for())
+    pub fn waiting_for(&self) -> Result<JsOptionalString, JsError> {
+        let state = self.state("waitingFor")?;
+        Ok(optional_string(state.session.conversation().waiting_for()))
     }
 
     /// The team task, or `null`.
     #[wasm_bindgen(getter, js_name = teamTask)]
-    pub fn team_task(&self) -> JsOptionalString {
-        optional_string(self.session.store().team_task())
+    pub fn team_task(&self) -> Result<JsOptionalString, JsError> {
+        let state = self.state("teamTask")?;
+        Ok(optional_string(state.session.store().team_task()))
     }
 
     /// AI deliveries emitted since the last human message.
     #[wasm_bindgen(getter)]
-    pub fn rounds(&self) -> usize {
-        self.conversation().rounds()
+    pub fn rounds(&self) -> Result<usize, JsError> {
+        Ok(self.state("rounds")?.session.conversation().rounds())
     }
 
     /// Pending deliveries in enqueue order.
     pub fn pending(&self) -> Result<JsPending, JsError> {
-        Ok(to_js(self.conversation().pending())?.unchecked_into())
+        let state = self.state("pending")?;
+        Ok(to_js(state.session.conversation().pending())?.unchecked_into())
     }
 
     /// The delivery whose outcome is awaited, or `null`.
     #[wasm_bindgen(js_name = inFlight)]
     pub fn in_flight(&self) -> Result<JsInFlight, JsError> {
-        Ok(to_js(&self.conversation().in_flight())?.unchecked_into())
+        let state = self.state("inFlight")?;
+        Ok(to_js(&state.session.conversation().in_flight())?.unchecked_into())
     }
 
     /// The session to persist: its fact log, `{format: "agent-chatter-session/1", facts}`
@@ -199,12 +217,16 @@ impl JsConversation {
     #[wasm_bindgen(js_name = exportSession)]
     pub fn export_session(&self, at: Option<JsTime>) -> Result<JsSession, JsError> {
         time(at, "exportSession(at)")?;
-        if self.session.team().is_none() {
-            return Err(JsError::new(
-                "exportSession: no team loaded, nothing to export",
-            ));
-        }
-        Ok(parse_json(&self.session.export())?.unchecked_into())
+        let exported = {
+            let state = self.state("exportSession")?;
+            if state.session.team().is_none() {
+                return Err(JsError::new(
+                    "exportSession: no team loaded, nothing to export",
+                ));
+            }
+            state.session.export()
+        };
+        Ok(parse_json(&exported)?.unchecked_into())
     }
 
     /// Replays an exported session (object or JSON text) into a new conversation; a session
@@ -217,10 +239,7 @@ impl JsConversation {
         time(at, "Conversation.resume(session, at): at")?;
         let text = json_text(&session.into(), ARG)?;
         let session = Session::import(&text).map_err(|e| into_error(format!("{ARG}: {e}")))?;
-        Ok(JsConversation {
-            session,
-            messages: MessageCache::default(),
-        })
+        Ok(JsConversation::with(session))
     }
 
     /// The prompt `memberId` would get with message `at` (0-based; the last one when left
@@ -244,6 +263,7 @@ impl JsConversation {
             None => PreviewOverrides::default(),
         };
         let prompt = self
+            .state("preview")?
             .session
             .preview(&member_id, at, &overrides)
             .map_err(|e| into_error(format!("{ARG}: {e}")))?;
@@ -253,24 +273,47 @@ impl JsConversation {
     /// The team (validated, in our format), or `null` before `setTeam`.
     #[wasm_bindgen(js_name = getTeam)]
     pub fn get_team(&self) -> Result<JsTeam, JsError> {
-        Ok(to_js(&self.session.team())?.unchecked_into())
+        Ok(to_js(&self.state("getTeam")?.session.team())?.unchecked_into())
     }
 }
 
 impl JsConversation {
-    fn conversation(&self) -> &Conversation {
-        self.session.conversation()
+    fn with(session: Session) -> Self {
+        JsConversation {
+            state: RefCell::new(State {
+                session,
+                messages: MessageCache::default(),
+            }),
+        }
+    }
+
+    /// The state, to read. Only busy if Rust code that holds it ran a caller's code, which it
+    /// never does (the struct doc); the words are for that bug, not a panic.
+    fn state(&self, method: &str) -> Result<Ref<'_, State>, JsError> {
+        self.state.try_borrow().map_err(|_| busy(method))
+    }
+
+    /// The state, to change (see [`Self::state`]).
+    fn state_mut(&self, method: &str) -> Result<RefMut<'_, State>, JsError> {
+        self.state.try_borrow_mut().map_err(|_| busy(method))
     }
 
     /// Applies a fact and returns the id of the message it stored.
-    fn apply(&mut self, fact: Fact) -> Result<String, JsError> {
-        self.session.apply(&fact).map_err(into_error)?;
-        Ok(self
+    fn apply(&self, method: &str, fact: Fact) -> Result<String, JsError> {
+        let mut state = self.state_mut(method)?;
+        state.session.apply(&fact).map_err(into_error)?;
+        Ok(state
             .session
             .store()
             .latest()
             .map_or_else(String::new, |m| m.id.0.clone()))
     }
+}
+
+fn busy(method: &str) -> JsError {
+    JsError::new(&format!(
+        "Conversation.{method}: this Conversation is busy with another call; nothing changed"
+    ))
 }
 
 /// An action as JS data (the core's serde shape). A delivery also carries `promptSha256`, the

@@ -257,13 +257,14 @@ pub fn millis(value: &JsValue, argument: &str) -> Result<Option<u64>, JsError> {
     } else {
         (f64::NAN, kind_of(value))
     };
-    if ms.is_finite() && (0.0..=MAX_DATE_MS).contains(&ms) {
-        // Truncation to whole milliseconds is the intent; the range is checked above.
+    // Whole milliseconds, as a session file holds them (`1.5` is refused, not cut to 1: the
+    // same number in a session fact would be refused on resume). A `Date` holds whole ms.
+    if ms.is_finite() && (0.0..=MAX_DATE_MS).contains(&ms) && ms.fract() == 0.0 {
         Ok(Some(ms as u64))
     } else {
         Err(JsError::new(&format!(
-            "{argument}: expected a Date, milliseconds since 1970 (at most 8.64e15) or a date \
-             string, found {found}"
+            "{argument}: expected a Date, whole milliseconds since 1970 (at most 8.64e15) or a \
+             date string, found {found}"
         )))
     }
 }

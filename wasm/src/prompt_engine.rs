@@ -37,9 +37,14 @@ use agent_chatter::peer::message::{NewPeerMessage, PeerMessages};
 type Mirror = Rc<RefCell<ContextManager>>;
 
 /// The held messages and team task of one `ContextManager` (module doc).
+///
+/// Every method takes `&self` and reads its arguments (a caller's getters may run, and throw)
+/// before it borrows the mirror, which it then holds only while Rust alone runs: an exception
+/// crossing wasm skips destructors, so a borrow held then would never be released and the
+/// manager would be stuck for good.
 #[wasm_bindgen]
 pub struct PromptEngine {
-    mirror: Mirror,
+    mirror: RefCell<Mirror>,
     options: ManagerOptions,
 }
 
@@ -53,54 +58,56 @@ impl PromptEngine {
             max_bytes,
         };
         PromptEngine {
-            mirror: Rc::new(RefCell::new(ContextManager::new(options))),
+            mirror: RefCell::new(Rc::new(RefCell::new(ContextManager::new(options)))),
             options,
         }
     }
 
     /// Position of the first held message.
     pub fn first(&self) -> usize {
-        self.mirror.borrow().first_index()
+        self.mirror().borrow().first_index()
     }
 
     /// One past the position of the last held message.
     pub fn end(&self) -> usize {
-        self.mirror.borrow().end_index()
+        self.mirror().borrow().end_index()
     }
 
     /// The first position a prompt for the first `end` messages reads (the window in force:
     /// `windowSizeOverride`, else the manager's).
     #[wasm_bindgen(js_name = neededFrom)]
     pub fn needed_from(&self, end: usize, window_override: Option<usize>) -> usize {
-        let window = self.mirror.borrow().window(window_override);
+        let window = self.mirror().borrow().window(window_override);
         ContextManager::needed(end, window).start
     }
 
     /// Starts a new mirror holding from position `first` on, with the same team task; contexts
     /// taken before keep the mirror they were taken from.
     #[wasm_bindgen(js_name = restartAt)]
-    pub fn restart_at(&mut self, first: usize) {
+    pub fn restart_at(&self, first: usize) {
         let mut fresh = ContextManager::new(self.options);
-        fresh.set_team_task(self.mirror.borrow().team_task().unwrap_or_default());
+        fresh.set_team_task(self.mirror().borrow().team_task().unwrap_or_default());
         fresh.restart_at(first);
-        self.mirror = Rc::new(RefCell::new(fresh));
+        *self.mirror.borrow_mut() = Rc::new(RefCell::new(fresh));
     }
 
     /// Mirrors the message at position `end()`: a stored message object (the JS half checked
     /// its shape). Only speaker, content and routing are read.
     pub fn push(
-        &mut self,
+        &self,
         #[wasm_bindgen(unchecked_param_type = "ConversationMessage")] message: JsValue,
     ) -> Result<(), JsError> {
-        add_to(&mut self.mirror.borrow_mut(), message)
+        let message = read_message(message)?;
+        add_to(&mut self.mirror().borrow_mut(), message)
     }
 
     /// Sets the team task (capped at 5 KiB on a character boundary, `""` clears) and returns
     /// what is stored.
     #[wasm_bindgen(js_name = setTeamTask)]
-    pub fn set_team_task(&mut self, task: &JsString) -> Result<Option<String>, JsError> {
+    pub fn set_team_task(&self, task: &JsString) -> Result<Option<String>, JsError> {
         let task = string_arg(task, "setTeamTask(task)")?;
-        let mut mirror = self.mirror.borrow_mut();
+        let mirror = self.mirror();
+        let mut mirror = mirror.borrow_mut();
         mirror.set_team_task(&task);
         Ok(mirror.team_task().map(str::to_string))
     }
@@ -117,22 +124,27 @@ impl PromptEngine {
         #[wasm_bindgen(js_name = instructionFileText)] instruction_file_text: Option<JsString>,
     ) -> Result<HeldContext, JsError> {
         let argument = "getContextForAgent(agentId, agentType, options)";
+        // The arguments first (an array of lines may run a caller's code), then the mirror.
+        let agent_id = string_arg(agent_id, "getContextForAgent(agentId)")?;
+        let options = AgentContextOptions {
+            window_size_override,
+            system_instruction: instruction_lines(
+                &system_instruction,
+                &format!("{argument}: systemInstruction"),
+            )?,
+            instruction_file_text: optional_string_arg(
+                instruction_file_text,
+                &format!("{argument}: instructionFileText"),
+            )?,
+        };
+        let mirror = self.mirror();
+        let team_task = mirror.borrow().team_task().map(str::to_string);
         Ok(HeldContext {
-            mirror: Rc::clone(&self.mirror),
+            mirror,
             end,
-            team_task: self.mirror.borrow().team_task().map(str::to_string),
-            agent_id: string_arg(agent_id, "getContextForAgent(agentId)")?,
-            options: AgentContextOptions {
-                window_size_override,
-                system_instruction: instruction_lines(
-                    &system_instruction,
-                    &format!("{argument}: systemInstruction"),
-                )?,
-                instruction_file_text: optional_string_arg(
-                    instruction_file_text,
-                    &format!("{argument}: instructionFileText"),
-                )?,
-            },
+            team_task,
+            agent_id,
+            options,
         })
     }
 
@@ -161,7 +173,7 @@ impl PromptEngine {
     pub fn check_message(
         #[wasm_bindgen(unchecked_param_type = "unknown")] message: JsValue,
     ) -> Result<(), JsError> {
-        add_to(&mut ContextManager::default(), message)
+        add_to(&mut ContextManager::default(), read_message(message)?)
     }
 
     /// Reads a snapshot the JS half did not accept by itself (ours, the peer's with unusual
@@ -203,8 +215,15 @@ impl PromptEngine {
     ) -> Result<JsValue, JsError> {
         let agent_type = string_arg(agent_type, "assemblePrompt(agentType)")?;
         let Object(input) = from_js(input, "assemblePrompt(agentType, input)")?;
-        let prompt = self.mirror.borrow().assemble_prompt(&agent_type, &input);
+        let prompt = self.mirror().borrow().assemble_prompt(&agent_type, &input);
         assembled(&prompt)
+    }
+}
+
+impl PromptEngine {
+    /// The mirror in use (a short borrow: nothing else runs while it is held).
+    fn mirror(&self) -> Mirror {
+        Rc::clone(&self.mirror.borrow())
     }
 }
 
@@ -313,13 +332,15 @@ fn prompt_and_flag(prompt: &agent_chatter::context::Prompt) -> (JsValue, JsValue
     (JsValue::from_str(&prompt.prompt), flag)
 }
 
-/// Reads an `addMessage` argument (or a stored message) with the core's reader and adds it to
-/// `manager`: one place for the shape and the core's checks (speaker id, size).
-fn add_to(manager: &mut ContextManager, message: JsValue) -> Result<(), JsError> {
-    let (speaker, content, routing) =
-        from_js::<Object<NewPeerMessage>>(message, "addMessage(message)")?
-            .0
-            .into_core();
+/// Reads an `addMessage` argument (or a stored message) with the core's reader: one place for
+/// the shape (its getters run here, before anything is borrowed).
+fn read_message(message: JsValue) -> Result<NewPeerMessage, JsError> {
+    Ok(from_js::<Object<NewPeerMessage>>(message, "addMessage(message)")?.0)
+}
+
+/// Adds a read message to `manager`, with the core's checks (speaker id, size).
+fn add_to(manager: &mut ContextManager, message: NewPeerMessage) -> Result<(), JsError> {
+    let (speaker, content, routing) = message.into_core();
     manager
         .add_message(speaker, content, routing, Millis(0))
         .map(|_| ())

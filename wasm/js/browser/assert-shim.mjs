@@ -61,7 +61,9 @@ function matches(error, expected) {
     if (expected.prototype !== undefined && error instanceof expected) return true;
     return expected(error) === true;
   }
-  return Object.entries(expected).every(([k, v]) => isDeepStrictEqual(error?.[k], v));
+  // As node's: a RegExp value is tested against the string property.
+  return Object.entries(expected).every(([k, v]) =>
+    v instanceof RegExp && typeof error?.[k] === 'string' ? v.test(error[k]) : isDeepStrictEqual(error?.[k], v));
 }
 
 function throws(fn, expected, message) {

@@ -1,4 +1,4 @@
-// The package's browser entry: the web build (call `await init()` or `initSync(bytes)` first)
+// The package's browser entry: the web build (call `await init()` or `initSync({ module: bytes })` first)
 // and ContextManager.
 import * as wasm from './agent_chatter_wasm.js';
 import { defineContextManager } from '../context-manager.js';
