@@ -65,6 +65,16 @@ for (const [build, { ContextManager }] of builds) {
     );
   });
 
+  test(`${build}: an option that throws while it is read leaves the manager usable`, () => {
+    const cm = new ContextManager();
+    cm.addMessage({ speaker: kailai, content: 'Plan it [NEXT: max]' });
+    const lines = new Proxy(['Be brief.'], { get: (t, k) => { if (k === '0') throw new Error('boom'); return t[k]; } });
+    assert.throws(() => cm.getContextForAgent('max', 'codex', { systemInstruction: lines }), /boom/);
+    cm.addMessage({ speaker: max, content: 'Planned.' });
+    const { prompt } = cm.assemblePrompt('codex', cm.getContextForAgent('sarah', 'codex', { systemInstruction: ['Be brief.'] }));
+    assert.equal(prompt, '[SYSTEM]\nBe brief.\n\n[CONTEXT]\n- kailai -> all: Plan it\n\n[MESSAGE]\nPlanned.');
+  });
+
   test(`${build}: getMessages returns a new array each call and getLatestMessage is null when empty`, () => {
     const cm = new ContextManager();
     assert.deepEqual(cm.getMessages(), []);
