@@ -8,7 +8,9 @@
 //! "name", "displayName", "kind": "human"|"ai", "agentType", "systemInstruction", …}],
 //! "settings": {…}}`). For hand-written files it is lenient where the meaning is obvious: a
 //! member's `id` and `displayName` default to its `name`; the team's `id` and `name` default
-//! to each other (or `team`). Unknown fields are ignored.
+//! to each other (or `team`). Unknown fields are ignored, except one of ours written another
+//! way (`windowsize`, `window_size`): that is refused naming the key meant, since ignoring it
+//! would leave the setting at its default without a word (scenarios likewise).
 //!
 //! **The peer's format** (`cli-config` 1.1/1.2) is recognised by `schemaVersion` or a `team`
 //! object and read by [`crate::peer::cli_config`], which also writes it.
@@ -62,6 +64,7 @@ pub(crate) fn team_at(value: &Value, path: &Path<'_>) -> Result<Team, ConfigErro
 
 fn ours(value: &Value, path: &Path<'_>) -> Result<Team, ConfigError> {
     let obj = json::object(value, *path)?;
+    obj.refuse_near_misses(&["id", "name", "members", "settings"])?;
     let id = obj.opt_str("id")?.map(str::trim).filter(|s| !s.is_empty());
     let name = obj
         .opt_str("name")?

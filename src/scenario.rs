@@ -137,12 +137,14 @@ pub fn load_scenario(json: &str) -> Result<Scenario, ScenarioError> {
 pub fn scenario_from_value(value: &Value) -> Result<Scenario, ScenarioError> {
     let root = Path::Root;
     let obj = json::object(value, root)?;
+    obj.refuse_near_misses(&["team", "context", "teamTask", "messages"])?;
     let team_path = root.key("team");
     let mut team = config::team_at(obj.required("team")?, &team_path)?;
 
     let context_path = root.key("context");
     if let Some(v) = obj.get("context") {
         let ctx = json::object(v, context_path)?;
+        ctx.refuse_near_misses(&["windowSize", "maxBytes", "pinFirst", "maxTokens"])?;
         if let Some(w) = ctx.opt_usize("windowSize")? {
             team.settings.window_size = w;
         }
@@ -187,6 +189,7 @@ pub fn scenario_from_value(value: &Value) -> Result<Scenario, ScenarioError> {
     for (i, item) in items.iter().enumerate() {
         let path = messages_path.index(i);
         let m = json::object(item, path)?;
+        m.refuse_near_misses(&["from", "content", "to"])?;
         let to = match m.get("to") {
             None => None,
             Some(v) => {

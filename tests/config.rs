@@ -409,7 +409,10 @@ fn bad_team_files_fail_naming_member_and_field() {
             "team-ai-without-agent-type.json",
             "members[2] (max): agentType: missing for an AI member",
         ),
-        ("team-invalid-json.json", "invalid JSON at line 5, column 64: trailing comma"),
+        (
+            "team-invalid-json.json",
+            "invalid JSON at line 5, column 64: a comma before the closing bracket (JSON allows no trailing comma)",
+        ),
         ("team-zero-budget.json", "settings.maxBytes: must be greater than 0"),
     ];
     for (file, expected) in cases {
@@ -547,4 +550,49 @@ fn a_leading_byte_order_mark_is_ignored_by_every_text_reader() {
             .export(),
         file
     );
+}
+
+#[test]
+fn a_key_of_ours_written_another_way_is_refused_naming_the_key_meant() {
+    let member = |extra: serde_json::Value| {
+        let mut m = json!({"name": "max", "kind": "ai", "agentType": "codex"});
+        m.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        m
+    };
+    let human = json!({"name": "kailai", "kind": "human"});
+    let cases = [
+        (
+            json!({"name": "t", "members": [human, member(json!({}))], "settings": {"windowsize": 0}}),
+            r#"settings.windowsize: not a key here; did you mean "windowSize"?"#,
+        ),
+        (
+            json!({"name": "t", "members": [human, member(json!({"system_instruction": "Be brief."}))]}),
+            r#"members[1].system_instruction: not a key here; did you mean "systemInstruction"?"#,
+        ),
+        (
+            json!({"Name": "t", "members": [human, member(json!({}))]}),
+            r#"Name: not a key here; did you mean "name"?"#,
+        ),
+    ];
+    for (config, expected) in cases {
+        assert!(
+            load_err(&config.to_string()).ends_with(expected),
+            "{config}: {}",
+            load_err(&config.to_string())
+        );
+    }
+    // Keys that are no key of ours stay ignored, as before.
+    let extra =
+        json!({"name": "t", "members": [human, member(json!({"color": "blue"}))], "notes": "x"});
+    assert!(load_team(&extra.to_string()).is_ok());
+}
+
+#[test]
+fn the_peers_format_keeps_ignoring_unknown_keys_as_the_peer_does() {
+    let peer = json!({"schemaVersion": "1.2", "team": {"name": "t", "members": [
+        {"name": "kailai", "type": "human", "displayname": "K"},
+        {"name": "max", "type": "ai", "agentType": "claude", "system_instruction": "x"}]}});
+    assert!(load_team(&peer.to_string()).is_ok());
 }

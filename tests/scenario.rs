@@ -452,3 +452,32 @@ fn preview_of_the_demo_scenario_is_byte_exact() {
         ]
     );
 }
+
+#[test]
+fn a_scenario_key_written_another_way_is_refused_naming_the_key_meant() {
+    let base = scenario_json(json!([{"from": "kailai", "content": "Hi [NEXT: max]"}]));
+    let with = |edit: &dyn Fn(&mut Value)| {
+        let mut s = base.clone();
+        edit(&mut s);
+        load_value(&s).unwrap_err().to_string()
+    };
+    type Edit<'a> = &'a dyn Fn(&mut Value);
+    let cases: [(Edit, &str); 3] = [
+        (
+            &|s| s["team_task"] = json!("Ship it"),
+            r#"team_task: not a key here; did you mean "teamTask"?"#,
+        ),
+        (
+            &|s| s["context"] = json!({"windowsize": 0}),
+            r#"context.windowsize: not a key here; did you mean "windowSize"?"#,
+        ),
+        (
+            &|s| s["messages"][0]["From"] = json!("kailai"),
+            r#"messages[0].From: not a key here; did you mean "from"?"#,
+        ),
+    ];
+    for (edit, expected) in cases {
+        let error = with(edit);
+        assert!(error.ends_with(expected), "{error}");
+    }
+}

@@ -39,21 +39,42 @@ impl From<serde_json::Error> for JsonSyntaxError {
     }
 }
 
-/// serde_json's syntax messages in a user's words: what the text lacks, not the parser's
-/// state ("EOF while parsing a list" is "the text ends inside an array"). Others pass as
-/// they are; they already read plainly ("trailing comma", "key must be a string").
+/// serde_json's syntax messages in a user's words: what the text lacks or holds, not the
+/// parser's state ("EOF while parsing a list" is "the text ends inside an array"). A message
+/// serde_json may add later passes as it is.
 fn syntax_words(reason: &str) -> String {
     let inside =
         |what: &str| format!("the text ends inside {what} (something is cut off or not closed)");
-    match reason {
-        "EOF while parsing a list" => inside("an array"),
-        "EOF while parsing an object" => inside("an object"),
-        "EOF while parsing a string" => inside("a string"),
-        "EOF while parsing a value" => "the text ends where a value should be".to_string(),
-        "expected value" => "expected a JSON value here".to_string(),
-        "trailing characters" => "unexpected text after the JSON value".to_string(),
-        other => other.to_string(),
-    }
+    let words = match reason {
+        "EOF while parsing a list" => return inside("an array"),
+        "EOF while parsing an object" => return inside("an object"),
+        "EOF while parsing a string" => return inside("a string"),
+        "EOF while parsing a value" => "the text ends where a value should be",
+        "expected value" => "expected a JSON value here",
+        "expected ident" => {
+            "expected a JSON value here (true, false and null are lowercase; text needs double \
+             quotes)"
+        }
+        "expected `:`" => "expected a colon (:) after the key",
+        "expected `,` or `]`" => "expected a comma or ] (the end of the array)",
+        "expected `,` or `}`" => "expected a comma or } (the end of the object)",
+        "key must be a string" => "an object key must be text in double quotes",
+        "trailing comma" => "a comma before the closing bracket (JSON allows no trailing comma)",
+        "trailing characters" => "unexpected text after the JSON value",
+        "invalid escape" => {
+            "invalid escape in a string (after \\ come only \", \\, /, b, f, n, r, t or uXXXX)"
+        }
+        "unexpected end of hex escape" => "a \\u escape needs four hexadecimal digits",
+        "invalid unicode code point" | "lone leading surrogate in hex escape" => {
+            "a \\u escape that is not a Unicode character"
+        }
+        "control character (\\u0000-\\u001F) found while parsing a string" => {
+            "a control character (a raw line break or tab) inside a string: write it as \\n or \\t"
+        }
+        "recursion limit exceeded" => "nested too deeply (more than 128 levels)",
+        other => other,
+    };
+    words.to_string()
 }
 
 /// A JSON value that is missing, of the wrong type, or out of range. `path` is the JSON path
@@ -178,6 +199,33 @@ pub(crate) struct Obj<'v, 'p> {
     pub(crate) path: Path<'p>,
 }
 
+impl Obj<'_, '_> {
+    /// Refuses a key that is one of `known` written another way (`windowsize`, `window_size`,
+    /// `Window-Size` for `windowSize`): the format ignores unknown keys, so such a typo would
+    /// otherwise leave the setting at its default without a word. Other keys stay ignored.
+    pub(crate) fn refuse_near_misses(&self, known: &[&str]) -> Result<(), FieldError> {
+        let folded = |key: &str| -> String {
+            key.chars()
+                .filter(|c| !matches!(c, '_' | '-' | ' '))
+                .flat_map(char::to_lowercase)
+                .collect()
+        };
+        for key in self.map.keys() {
+            if known.contains(&key.as_str()) {
+                continue;
+            }
+            let key_folded = folded(key);
+            if let Some(meant) = known.iter().find(|k| folded(k) == key_folded) {
+                return Err(self
+                    .path
+                    .key(key)
+                    .invalid(format!("not a key here; did you mean \"{meant}\"?")));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// `v` as an object, or an error naming `path`.
 pub(crate) fn object<'v, 'p>(v: &'v Value, path: Path<'p>) -> Result<Obj<'v, 'p>, FieldError> {
     match v {
@@ -292,6 +340,28 @@ impl<'v, 'p> Obj<'v, 'p> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_syntax_error_reads_in_plain_words() {
+        let cases = [
+            ("nope", "expected a JSON value here (true, false and null are lowercase; text needs double quotes)"),
+            ("{\"a\" 1}", "expected a colon (:) after the key"),
+            ("[1 2]", "expected a comma or ] (the end of the array)"),
+            ("{\"a\": 1 \"b\": 2}", "expected a comma or } (the end of the object)"),
+            ("{a: 1}", "an object key must be text in double quotes"),
+            ("[1,]", "a comma before the closing bracket (JSON allows no trailing comma)"),
+            ("{} x", "unexpected text after the JSON value"),
+            ("\"\\q\"", "invalid escape in a string (after \\ come only \", \\, /, b, f, n, r, t or uXXXX)"),
+            ("\"a\nb\"", "a control character (a raw line break or tab) inside a string: write it as \\n or \\t"),
+            (&"[".repeat(200), "nested too deeply (more than 128 levels)"),
+        ];
+        for (text, words) in cases {
+            let e: JsonSyntaxError = serde_json::from_str::<serde_json::Value>(text)
+                .unwrap_err()
+                .into();
+            assert_eq!(e.reason, words, "{text:?}");
+        }
+    }
 
     #[test]
     fn paths_render_like_javascript_accessors() {

@@ -19,6 +19,21 @@ pub(crate) fn member(
     kind_key: &str,
 ) -> Result<Member, ConfigError> {
     let obj = json::object(value, *path)?;
+    if kind_key == "kind" {
+        // Ours only: the peer's format ignores unknown keys, as the peer does (DESIGN §11).
+        obj.refuse_near_misses(&[
+            "id",
+            "name",
+            "displayName",
+            "kind",
+            "agentType",
+            "systemInstruction",
+            "instructionFile",
+            "instructionFileText",
+            "baseDir",
+            "windowSize",
+        ])?;
+    }
     let name = obj.str("name")?.trim();
     let id = obj.opt_str("id")?.map(str::trim).unwrap_or(name);
     let display_name = obj
@@ -60,6 +75,17 @@ pub(crate) fn settings_at(value: &Value, path: &Path<'_>) -> Result<TeamSettings
 }
 
 pub(crate) fn settings(obj: Obj<'_, '_>) -> Result<TeamSettings, ConfigError> {
+    obj.refuse_near_misses(&[
+        "windowSize",
+        "maxBytes",
+        "pinFirst",
+        "delivery",
+        "compaction",
+        "maxRounds",
+        "maxAgentResponseMs",
+        "tokenEstimator",
+        "maxTokens",
+    ])?;
     let mut s = TeamSettings::default();
     if let Some(w) = obj.opt_usize("windowSize")? {
         s.window_size = w;
