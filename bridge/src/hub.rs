@@ -127,6 +127,8 @@ impl Hub {
         Event::Session {
             id: self.session_id,
             facts: self.session.facts().to_vec(),
+            // Only for showing: a database that cannot say leaves the page without them.
+            sent: self.store.sent(self.session_id).unwrap_or_default(),
         }
     }
 
@@ -302,9 +304,20 @@ async fn perform(hub: &SharedHub, actions: Vec<Action>) {
 async fn deliver(hub: &SharedHub, delivery: Delivery) {
     let mut h = hub.lock().await;
     let prompt = &delivery.prompt;
+    let sha256 = prompt.sha256_hex();
+    if let Err(e) = h
+        .store
+        .record_sent(h.session_id, &delivery.message.0, &delivery.to, &sha256)
+    {
+        eprintln!(
+            "bridge: the digest of {}'s delivery was not kept: {e}",
+            delivery.to
+        );
+    }
     h.send(&Event::Delivering {
         to: delivery.to.clone(),
-        prompt_sha256: prompt.sha256_hex(),
+        message: delivery.message.0.clone(),
+        prompt_sha256: sha256,
         bytes: prompt.explain.total_bytes,
     });
     let agent_type = h

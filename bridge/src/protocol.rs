@@ -46,6 +46,9 @@ pub enum Event {
     Session {
         id: i64,
         facts: Vec<Fact>,
+        /// The digest of every delivery made in this session so far (an addition to DESIGN
+        /// §14b: the page verifies past deliveries too, not only the running one).
+        sent: Vec<crate::store::Sent>,
     },
     Fact {
         seq: i64,
@@ -53,6 +56,8 @@ pub enum Event {
     },
     Delivering {
         to: String,
+        /// The message shown as its `[MESSAGE]` (an addition to DESIGN §14b, see `sent`).
+        message: String,
         prompt_sha256: String,
         bytes: usize,
     },

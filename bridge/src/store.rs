@@ -35,6 +35,20 @@ CREATE TABLE outputs (
 );
 ";
 
+/// What the bridge sent: the SHA-256 of each delivery's exact bytes, by message and member,
+/// so a page can show, for any past delivery, that its preview is what the agent got. Not a
+/// fact (the facts replay to the same bytes); added to files of schema 1 when they are opened,
+/// which older versions, reading only their own tables, do not mind.
+const SENT_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS sent (
+    session_id INTEGER NOT NULL REFERENCES sessions(id),
+    message    TEXT NOT NULL,
+    member     TEXT NOT NULL,
+    sha256     TEXT NOT NULL,
+    PRIMARY KEY (session_id, message, member)
+);
+";
+
 /// What went wrong with the session database, in the user's terms.
 #[derive(Debug, Error)]
 pub enum StoreError {
@@ -73,6 +87,16 @@ pub struct SessionInfo {
     pub title: String,
     pub created_ms: i64,
     pub facts: i64,
+}
+
+/// The digest of what one delivery sent (see [`Store::record_sent`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Sent {
+    /// The message the delivery showed as `[MESSAGE]` (`msg-3`).
+    pub message: String,
+    pub to: String,
+    pub prompt_sha256: String,
 }
 
 /// The session database.
@@ -131,6 +155,7 @@ impl Store {
             "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-256;",
         )
         .map_err(open_err)?;
+        conn.execute_batch(SENT_SCHEMA).map_err(open_err)?;
         Ok(Store { conn })
     }
 
@@ -200,6 +225,37 @@ impl Store {
             params![session, member, at_ms, output],
         )?;
         Ok(())
+    }
+
+    /// Notes the digest of what was sent to `member` for `message` of `session` (a delivery
+    /// made again on resume sends the same bytes, and replaces the row).
+    pub fn record_sent(
+        &self,
+        session: i64,
+        message: &str,
+        member: &str,
+        sha256: &str,
+    ) -> Result<(), StoreError> {
+        self.conn.execute(
+            "INSERT OR REPLACE INTO sent (session_id, message, member, sha256) VALUES (?1, ?2, ?3, ?4)",
+            params![session, message, member, sha256],
+        )?;
+        Ok(())
+    }
+
+    /// Every digest noted by [`Self::record_sent`] for `session`.
+    pub fn sent(&self, session: i64) -> Result<Vec<Sent>, StoreError> {
+        let mut stmt = self.conn.prepare(
+            "SELECT message, member, sha256 FROM sent WHERE session_id = ?1 ORDER BY rowid",
+        )?;
+        let rows = stmt.query_map([session], |r| {
+            Ok(Sent {
+                message: r.get(0)?,
+                to: r.get(1)?,
+                prompt_sha256: r.get(2)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     /// Every fact of `session`, in order.

@@ -176,6 +176,15 @@ async fn a_claude_agent_streams_its_reply_and_the_delivery_is_verifiable() {
         .to_string();
     assert!(reply.starts_with("Relay héllo, "), "{reply}");
     assert!(reply.ends_with(" prompt bytes [NEXT: kailai]"), "{reply}");
+
+    // A page that opens the session later gets the digest of that past delivery too, by message.
+    let delivering = events.iter().find(|e| e["type"] == "delivering").unwrap();
+    assert_eq!(delivering["message"], "msg-1");
+    let (_, later) = bridge.hello().await;
+    assert_eq!(
+        later["sent"],
+        json!([{"message": "msg-1", "to": "max", "promptSha256": sent[0].1}])
+    );
 }
 
 #[tokio::test]

@@ -79,6 +79,17 @@ test('the page mirrors the bridge: a fake Claude streams its reply and the deliv
   await page.page.reload();
   await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
   await page.page.waitForFunction(() => document.querySelectorAll('[data-testid="timeline-message"]').length === 2);
+  // The past delivery is still verified: Max at #1 is what the bridge sent him.
+  await page.selectRecipient('max');
+  await page.by('timeline-message').first().click();
+  await page.by('delivered-badge').waitFor();
+  assert.match(await page.by('delivered-badge').textContent(), /^✓ the bridge sent these exact bytes \(sha256 [0-9a-f]{12}…\)$/);
+  // A what-if is not what was sent: no badge then.
+  await page.by('whatif-window').fill('0');
+  await page.by('whatif-window').dispatchEvent('change');
+  await page.by('whatif-panel').filter({ hasText: 'what-if (on' }).waitFor();
+  assert.equal(await page.by('delivered-badge').count(), 0);
+  await page.by('whatif-reset').click();
 
   // A new session, then back to the first one from the sessions list.
   await page.by('new-session').click();

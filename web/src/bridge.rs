@@ -123,6 +123,22 @@ fn receive(state: &AppState, text: &str) {
             state
                 .bridge_session
                 .set(event.get("id").and_then(Value::as_i64));
+            let sent = event["sent"]
+                .as_array()
+                .map_or_else(Default::default, |list| {
+                    list.iter()
+                        .filter_map(|d| {
+                            Some((
+                                (
+                                    d["message"].as_str()?.to_string(),
+                                    d["to"].as_str()?.to_string(),
+                                ),
+                                d["promptSha256"].as_str()?.to_string(),
+                            ))
+                        })
+                        .collect()
+                });
+            state.sent.set(sent);
             // The list may have grown (a new session): ask again.
             send(json!({"v": 1, "type": "listSessions"}));
             let facts: Result<Vec<Fact>, _> = serde_json::from_value(event["facts"].clone());
@@ -162,6 +178,9 @@ fn receive(state: &AppState, text: &str) {
         }
         "delivering" => {
             let to = str_of("to");
+            state.sent.update(|sent| {
+                sent.insert((str_of("message"), to.clone()), str_of("promptSha256"));
+            });
             let previewed = state.due.with_untracked(|d| {
                 d.as_ref()
                     .filter(|d| d.to == to)

@@ -74,6 +74,9 @@ pub struct AppState {
     pub verification: RwSignal<Option<Verification>>,
     /// The running agent's streamed output so far (bridge mode; not stored).
     pub output: RwSignal<String>,
+    /// The bridge's SHA-256 of every delivery it made in this session, by (message id,
+    /// member): past deliveries are verified as the running one is.
+    pub sent: RwSignal<BTreeMap<(String, MemberId), String>>,
     /// What-if settings per recipient (window, budgets, pin-first): previews use them, the
     /// session does not change.
     pub whatif: RwSignal<BTreeMap<MemberId, PreviewOverrides>>,
@@ -193,6 +196,7 @@ impl AppState {
             mode: RwSignal::new(Mode::Simulation),
             verification: RwSignal::new(None),
             output: RwSignal::new(String::new()),
+            sent: RwSignal::new(BTreeMap::new()),
             whatif,
             shown_whatif,
             actual,

@@ -50,6 +50,26 @@ pub fn Inspector() -> impl IntoView {
         };
         format!("{at} · {what}")
     };
+    // For a delivery the bridge made: does the page's preview hash to what it sent? Hashed
+    // only when there is such a digest (bridge mode), once per change of what is shown.
+    let sent_check = Memo::new(move |_| {
+        if !matches!(state.mode.get(), crate::state::Mode::Bridge { .. })
+            || !state.shown_whatif.get().is_empty()
+        {
+            return None;
+        }
+        let member = state.shown_recipient.get()?;
+        let at = state.shown_at.get()?;
+        let message = state
+            .session
+            .with(|s| s.messages().get(at).map(|m| m.id.0.clone()))?;
+        let sent = state.sent.with(|d| d.get(&(message, member)).cloned())?;
+        let previewed = state.actual.with(|p| match p {
+            Some(Ok(p)) => Some(p.sha256_hex()),
+            _ => None,
+        })?;
+        Some((previewed == sent, sent))
+    });
     let problem = move || {
         state.preview.with(|p| match p {
             Some(Err(e)) => Some(e.clone()),
@@ -78,6 +98,15 @@ pub fn Inspector() -> impl IntoView {
                     </select>
                 </label>
                 <span class="at" data-testid="inspector-at">{at_label}</span>
+                {move || sent_check.get().map(|(same, sent)| {
+                    let short = sent.get(..12).unwrap_or_default().to_string();
+                    let (class, text) = if same {
+                        ("delivered-badge ok", format!("✓ the bridge sent these exact bytes (sha256 {short}…)"))
+                    } else {
+                        ("delivered-badge bad", format!("✗ the bridge sent other bytes (sha256 {short}…)"))
+                    };
+                    view! { <span class=class data-testid="delivered-badge" title=sent>{text}</span> }
+                })}
                 <Show when=move || state.selected.get().is_some()>
                     <button on:click=move |_| state.selected.set(None)>"latest"</button>
                 </Show>
