@@ -217,10 +217,12 @@ mod tests {
         assert_eq!(value["type"], "error");
         let frame = Event::Delivering {
             to: "max".into(),
+            message: "msg-1".into(),
             prompt_sha256: "ab".into(),
             bytes: 3,
         }
         .to_frame();
         assert!(frame.contains(r#""promptSha256":"ab""#), "{frame}");
+        assert!(frame.contains(r#""message":"msg-1""#), "{frame}");
     }
 }
