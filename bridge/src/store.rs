@@ -316,6 +316,33 @@ mod tests {
     }
 
     #[test]
+    fn a_file_from_before_digests_were_kept_gets_their_table_and_keeps_its_facts() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.db");
+        let id = {
+            let mut store = Store::open(&path).unwrap();
+            let id = store.create_session("old", 5).unwrap();
+            store.append(id, 1, &fact("a")).unwrap();
+            // As a file written by the version before: no `sent` table.
+            store.conn.execute_batch("DROP TABLE sent").unwrap();
+            id
+        };
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.facts(id).unwrap(), [fact("a")]);
+        store.record_sent(id, "msg-1", "max", "ab").unwrap();
+        // Made again on resume: the same row, replaced.
+        store.record_sent(id, "msg-1", "max", "cd").unwrap();
+        assert_eq!(
+            store.sent(id).unwrap(),
+            [Sent {
+                message: "msg-1".into(),
+                to: "max".into(),
+                prompt_sha256: "cd".into()
+            }]
+        );
+    }
+
+    #[test]
     fn facts_are_kept_in_order_across_reopen() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.db");
