@@ -203,13 +203,16 @@ fn fit_bytes(
         (Some(used), Some(max)) => BudgetStatus::of(used, max),
         _ => BudgetStatus::Ok,
     };
-    // A cut message is never "ok", however little of the budget the rest uses: the agent
-    // does not get what it was asked.
-    let message_cuts = truncations.iter().filter(|t| t.section == MESSAGE_SECTION);
-    let (message_cut, message_dropped) = message_cuts.fold((false, false), |(_, dropped), t| {
-        (true, dropped || t.to_bytes == 0)
-    });
-    let cut_status = if message_cut {
+    // A cut message, system part or team task is never "ok", however little of the budget
+    // the rest uses: the agent does not get what it was asked, or the instructions it works
+    // under (with no message yet, a cut system part is the whole story).
+    let message_dropped = truncations
+        .iter()
+        .any(|t| t.section == MESSAGE_SECTION && t.to_bytes == 0);
+    let essential_cut = truncations
+        .iter()
+        .any(|t| matches!(t.section.as_str(), MESSAGE_SECTION | "system" | "teamTask"));
+    let cut_status = if essential_cut {
         BudgetStatus::Critical
     } else {
         BudgetStatus::Ok

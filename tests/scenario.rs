@@ -481,3 +481,24 @@ fn a_scenario_key_written_another_way_is_refused_naming_the_key_meant() {
         assert!(error.ends_with(expected), "{error}");
     }
 }
+
+#[test]
+fn a_system_part_cut_by_the_budget_is_critical_even_with_no_message_yet() {
+    let scenario = load_value(&json!({
+        "team": {"name": "t", "members": [
+            {"name": "kailai", "kind": "human"},
+            {"name": "max", "kind": "ai", "agentType": "codex",
+             "systemInstruction": "You are Max. Keep drafts short and concrete."}]},
+        "context": {"maxBytes": 20},
+        "messages": []
+    }))
+    .unwrap();
+    let p = preview(&scenario, "max").unwrap();
+    assert!(p.prompt.len() <= 20);
+    assert!(p.explain.truncations.iter().any(|t| t.section == "system"));
+    assert_eq!(
+        p.explain.status,
+        agent_chatter::explain::BudgetStatus::Critical,
+        "the agent would run without its instructions"
+    );
+}

@@ -164,7 +164,7 @@ for (const [build, { Conversation }] of builds) {
     assert.equal(c.getTeam(), null, 'a bad team leaves the conversation without one');
 
     c.setTeam({ id: 't', name: 'T', members: [...members, { id: 'bob', name: 'bob', displayName: 'Bob', kind: 'human' }] });
-    assert.throws(() => c.submit('hello'), /Multiple human members detected/);
+    assert.throws(() => c.submit('hello'), /^Error: Multiple human members detected[^]*Example: \[FROM:kailai\] Your message here\n\nFrom code, pass the sender's member id instead: submit\(text, senderId\)$/);
     assert.throws(() => c.submit('hello', 'nobody'), { message: "Sender id 'nobody' is not a member of the team; the member ids are: kailai, max, sarah, bob" });
     assert.throws(() => c.submit('hello', 'max'), /First message must be from a human member/);
     assert.throws(() => c.agentReplied('max', 'unasked'), Error);

@@ -8,10 +8,11 @@
 use std::cell::{Ref, RefCell, RefMut};
 
 use agent_chatter::config;
+use agent_chatter::conversation::InputError;
 use agent_chatter::conversation::{Action, Delivery};
 use agent_chatter::markers::Intent;
 use agent_chatter::message::{Message, MessageId, Millis};
-use agent_chatter::session::{Fact, PreviewOverrides, Session};
+use agent_chatter::session::{Fact, PreviewOverrides, Session, SessionError};
 use js_sys::{Array, JsString, Object};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -113,7 +114,14 @@ impl JsConversation {
         let text = string_arg(text, "submit(text)")?;
         let sender = optional_string_arg(sender, "submit(text, sender)")?;
         let at = time(at, "submit(text, sender, at): at")?;
-        self.apply("submit", Fact::Human { text, sender, at })
+        self.apply_with("submit", Fact::Human { text, sender, at }, |e| match e {
+            // The catalogue's words are for people typing `[FROM:x]`; a JS host has the
+            // argument too.
+            SessionError::Input(e @ InputError::SenderRequired { .. }) => JsError::new(&format!(
+                "{e}\n\nFrom code, pass the sender's member id instead: submit(text, senderId)"
+            )),
+            e => into_error(e),
+        })
     }
 
     /// Agent `memberId` answered its delivery with `text` (its final text, stored exactly).
@@ -300,8 +308,18 @@ impl JsConversation {
 
     /// Applies a fact and returns the id of the message it stored.
     fn apply(&self, method: &str, fact: Fact) -> Result<String, JsError> {
+        self.apply_with(method, fact, into_error)
+    }
+
+    /// [`Self::apply`], with the session's refusal put in words by `refused`.
+    fn apply_with(
+        &self,
+        method: &str,
+        fact: Fact,
+        refused: impl FnOnce(SessionError) -> JsError,
+    ) -> Result<String, JsError> {
         let mut state = self.state_mut(method)?;
-        state.session.apply(&fact).map_err(into_error)?;
+        state.session.apply(&fact).map_err(refused)?;
         Ok(state
             .session
             .store()

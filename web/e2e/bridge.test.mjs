@@ -91,6 +91,16 @@ test('the page mirrors the bridge: a fake Claude streams its reply and the deliv
   assert.equal(await page.by('delivered-badge').count(), 0);
   await page.by('whatif-reset').click();
 
+  // Editing a member keeps the conversation (the bridge's log only grows: the history goes on
+  // under the edited team), and the prompts follow the edit.
+  const instruction = page.by('member-row').nth(1).locator('.member-instruction');
+  await instruction.fill('You are Max. Edited.');
+  await instruction.dispatchEvent('change');
+  await page.page.waitForFunction(() =>
+    document.querySelectorAll('[data-testid="member-row"]')[1]?.querySelector('.member-instruction')?.value === 'You are Max. Edited.');
+  await page.by('system-flag-text').filter({ hasText: 'Edited.' }).waitFor();
+  assert.equal(await page.timelineCount(), 2, 'the conversation is kept');
+
   // A new session, then back to the first one from the sessions list.
   await page.by('new-session').click();
   await page.page.waitForFunction(() => document.querySelectorAll('[data-testid="timeline-message"]').length === 0);

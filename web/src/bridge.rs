@@ -93,6 +93,26 @@ pub fn apply(state: &AppState, fact: &Fact) -> bool {
     sent
 }
 
+/// Whether the user agrees to leave the session shown: asked only while an agent runs in it,
+/// since leaving stops that agent (its delivery is made again when the session is opened).
+pub fn may_leave_session(state: &AppState) -> bool {
+    let running = state
+        .session
+        .with_untracked(|s| s.conversation().in_flight().map(|f| f.to.clone()));
+    let Some(to) = running else {
+        return true;
+    };
+    web_sys::window()
+        .and_then(|w| {
+            w.confirm_with_message(&format!(
+                "{to} is running in this session. Leaving it stops {to}; the delivery is made \
+                 again when you open this session again. Leave anyway?"
+            ))
+            .ok()
+        })
+        .unwrap_or(false)
+}
+
 /// Switches every page of the bridge to session `id`.
 pub fn open_session(id: i64) -> bool {
     send(json!({"v": 1, "type": "openSession", "id": id}))
@@ -169,7 +189,11 @@ fn receive(state: &AppState, text: &str) {
             match serde_json::from_value::<Fact>(event["fact"].clone()) {
                 Ok(fact) => {
                     state.output.set(String::new());
-                    host::apply_local(state, fact);
+                    // A fact a page caused was taken: an earlier refusal is no longer news.
+                    let from_a_page = !matches!(fact, Fact::Replied { .. } | Fact::Failed { .. });
+                    if host::apply_local(state, fact) && from_a_page {
+                        state.error.set(None);
+                    }
                 }
                 Err(e) => {
                     state.report(format!("the bridge sent a fact this page cannot read: {e}"))

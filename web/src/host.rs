@@ -7,6 +7,7 @@
 
 use agent_chatter::conversation::Action;
 use agent_chatter::message::Millis;
+use agent_chatter::scenario::Scenario;
 use agent_chatter::session::{Fact, Session};
 use agent_chatter::team::{Team, TeamSettings};
 use leptos::prelude::*;
@@ -88,16 +89,38 @@ fn show(state: &AppState, mut session: Session) {
     perform(state, actions);
 }
 
-/// Changes the team's members and names, keeping the conversation (in simulation; with a
-/// bridge, whose log only grows, the edited team is sent as a `setTeam` fact, which starts
-/// the conversation over): the log is rewritten with
-/// the new team in place of the last `setTeam` and replayed, so every prompt is rebuilt as if
-/// the team had always been this one. A history the new team cannot replay (a removed member
-/// who had to answer) is refused and nothing changes.
-pub fn edit_team(state: &AppState, team: Team) {
+/// Changes the team's members and names, keeping the conversation.
+///
+/// In simulation the log is rewritten with the new team in place of the last `setTeam` and
+/// replayed, so every prompt is rebuilt as if the team had always been this one. A history
+/// the new team cannot replay (a removed member who had to answer) is refused and nothing
+/// changes.
+///
+/// With a bridge, whose log only grows (a `setTeam` would start the conversation over), the
+/// history goes on under the edited team as a `loadScenario` fact: the same messages,
+/// addressees and team task, nothing pending. Refused while an agent runs, whose answer
+/// would then belong to no delivery.
+pub fn edit_team(state: &AppState, team: Team) -> bool {
     if state.is_bridge() {
-        apply(state, Fact::set_team(team));
-        return;
+        let running = state
+            .session
+            .with_untracked(|s| s.conversation().in_flight().map(|f| f.to.clone()));
+        if let Some(to) = running {
+            state.report(format!(
+                "team not changed: {to} is running; wait for the answer or cancel it, then edit \
+                 the team (the conversation goes on under the edited team)"
+            ));
+            return false;
+        }
+        let scenario = state
+            .session
+            .with_untracked(|s| Scenario::from_history(team, s.messages(), s.store().team_task()));
+        return apply(
+            state,
+            Fact::LoadScenario {
+                scenario: Box::new(scenario),
+            },
+        );
     }
     let facts = state.session.with_untracked(|s| s.facts().to_vec());
     let last_team = facts
@@ -115,10 +138,14 @@ pub fn edit_team(state: &AppState, team: Team) {
             adopt(state, session);
             state.selected.set(selected);
             state.recipient.set(recipient);
+            true
         }
-        Err(e) => state.report(format!(
-            "the edited team cannot replay this conversation, so it was not applied: {e}"
-        )),
+        Err(e) => {
+            state.report(format!(
+                "the edited team cannot replay this conversation, so it was not applied: {e}"
+            ));
+            false
+        }
     }
 }
 

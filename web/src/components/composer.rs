@@ -10,19 +10,42 @@ use crate::state::use_state;
 pub fn Composer() -> impl IntoView {
     let state = use_state();
     let text = RwSignal::new(String::new());
+    // With a bridge, the text stays until the bridge has stored it: a refused message (an
+    // error event) is still there to fix, not lost.
+    let pending = RwSignal::new(None::<String>);
+    Effect::new(move |_| {
+        state.message_count.track();
+        let Some(body) = pending.get_untracked() else {
+            return;
+        };
+        let landed = state
+            .session
+            .with_untracked(|s| s.messages().iter().rev().take(8).any(|m| m.content == body));
+        if landed {
+            pending.set(None);
+            if text.get_untracked() == body {
+                text.set(String::new());
+            }
+        }
+    });
     let send = move || {
         let body = text.get_untracked();
         if body.trim().is_empty() {
             return;
         }
-        if host::send_human(&state, body) {
-            text.set(String::new());
+        let bridge = state.is_bridge();
+        if host::send_human(&state, body.clone()) {
+            if bridge {
+                pending.set(Some(body));
+            } else {
+                text.set(String::new());
+            }
         }
     };
     view! {
         <div class="composer">
             <textarea data-testid="composer-input" rows="2"
-                placeholder="a message… e.g. [FROM: kailai] Please review. [NEXT: max, sarah!P1]"
+                placeholder="a message… e.g. [FROM: kailai] Please review. [NEXT: max, sarah!P1]   (Ctrl+Enter sends)"
                 prop:value=move || text.get()
                 on:input=move |ev| text.set(event_target_value(&ev))
                 on:keydown=move |ev: leptos::ev::KeyboardEvent| {

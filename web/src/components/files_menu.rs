@@ -50,7 +50,9 @@ pub fn FilesMenu() -> impl IntoView {
             <button data-testid="export-peer-team" on:click=save("cli-config")>"cli-config"</button>
             <button data-testid="new-session" on:click=move |_| {
                     if state.is_bridge() {
-                        crate::bridge::send(serde_json::json!({"v": 1, "type": "newSession"}));
+                        if crate::bridge::may_leave_session(&state) {
+                            crate::bridge::send(serde_json::json!({"v": 1, "type": "newSession"}));
+                        }
                     } else {
                         host::adopt(&state, host::demo_session());
                     }

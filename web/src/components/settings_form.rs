@@ -13,8 +13,14 @@ use crate::state::use_state;
 pub fn SettingsForm() -> impl IntoView {
     let state = use_state();
     let settings = Memo::new(move |_| state.team.with(|t| t.as_ref().map(|t| t.settings.clone())));
+    // Bumped when a change is refused: the fields read the settings again, so each shows what
+    // is in force, not the refused text.
+    let refused = RwSignal::new(0u32);
     let shown = move |read: fn(&TeamSettings) -> String| {
-        move || settings.with(|s| s.as_ref().map(read).unwrap_or_default())
+        move || {
+            refused.track();
+            settings.with(|s| s.as_ref().map(read).unwrap_or_default())
+        }
     };
     let set = move |write: fn(&mut TeamSettings, &str) -> Result<(), String>| {
         move |ev: leptos::ev::Event| {
@@ -22,9 +28,19 @@ pub fn SettingsForm() -> impl IntoView {
             let Some(mut next) = settings.get_untracked() else {
                 return;
             };
-            match write(&mut next, &value) {
-                Ok(()) => host::set_settings(&state, next),
-                Err(e) => state.report(format!("settings not changed: {e}")),
+            // Checked here by the core's settings reader (a zero budget, …), so a bridge is
+            // only sent settings it will take.
+            let checked = write(&mut next, &value).and_then(|()| {
+                serde_json::to_value(&next)
+                    .and_then(serde_json::from_value::<TeamSettings>)
+                    .map_err(|e| e.to_string())
+            });
+            match checked {
+                Ok(next) => host::set_settings(&state, next),
+                Err(e) => {
+                    state.report(format!("settings not changed: {e}"));
+                    refused.update(|n| *n += 1);
+                }
             }
         }
     };
@@ -85,9 +101,14 @@ pub fn SettingsForm() -> impl IntoView {
     }
 }
 
+/// A whole number typed in a number field. The browser gives `""` for text that is no number
+/// (`e`, `1e`), so an empty value is named as what it is.
 fn number(field: &str, value: &str) -> Result<usize, String> {
+    let value = value.trim();
+    if value.is_empty() {
+        return Err(format!("{field}: expected a whole number"));
+    }
     value
-        .trim()
         .parse()
-        .map_err(|_| format!("{field}: {value:?} is not a whole number"))
+        .map_err(|_| format!("{field}: expected a whole number, found {value:?}"))
 }

@@ -62,10 +62,7 @@ pub fn edit(state: &AppState, change: impl FnOnce(&mut Team)) -> bool {
         .map_err(|e| e.to_string())
         .and_then(|v| config::team_from_value(&v).map_err(|e| e.to_string()));
     match checked {
-        Ok(team) => {
-            host::edit_team(state, team);
-            true
-        }
+        Ok(team) => host::edit_team(state, team),
         Err(e) => {
             state.report(format!("team not changed: {e}"));
             false

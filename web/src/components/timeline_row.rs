@@ -3,6 +3,7 @@
 //! deduplicated (struck through, reason on hover), trimmed (greyed), current.
 
 use agent_chatter::explain::{DedupReason, Fate};
+use agent_chatter::message::SpeakerKind;
 use leptos::prelude::*;
 
 use crate::components::marked_text::MarkedText;
@@ -42,7 +43,19 @@ pub fn TimelineRow(index: usize) -> impl IntoView {
     let message = Memo::new(move |_| {
         state.session.with(|s| {
             s.messages().get(index).map(|m| {
-                let to = m.to_label();
+                // What the timeline says, where a prompt's context line says "all" (DESIGN §8):
+                // who the message actually reached.
+                let to = if m.speaker.kind == SpeakerKind::System {
+                    "(notice)".to_string()
+                } else if m.routing.is_done {
+                    "(done)".to_string()
+                } else if m.routing.resolved.is_empty() && !m.routing.raw_next.is_empty() {
+                    let names: Vec<&str> =
+                        m.routing.raw_next.iter().map(|a| a.name.as_str()).collect();
+                    format!("no one ({} is no member)", names.join(", "))
+                } else {
+                    m.to_label()
+                };
                 (
                     m.speaker.display_name.clone(),
                     to,
@@ -103,15 +116,19 @@ pub fn TimelineRow(index: usize) -> impl IntoView {
         <div class=class data-testid="timeline-message" data-index=index title=hover
             style:top=format!("{}px", index as f64 * ROW_HEIGHT)
             on:click=move |_| state.selected.set(Some(index))>
-            {move || message.get().map(|(from, to, content, intent)| view! {
+            {move || message.get().map(|(from, to, content, intent)| {
+                let full = content.clone();
+                view! {
                 <div class="who">
                     <span class="index">"#"{index + 1}</span>
                     <span class="from">{from}</span>" → "<span class="to">{to}</span>
-                    {intent.map(|i| view! { <span class="intent">{i.to_string()}</span> })}
+                    {intent.map(|i| view! {
+                        <span class="intent" title="intent: P1 interrupts, P2 answers (the default), P3 extends; the queue runs P1 first">{i.to_string()}</span>
+                    })}
                     <span class="fate-label">{hover}</span>
                 </div>
-                <div class="content"><MarkedText text=content/></div>
-            })}
+                <div class="content" title=full><MarkedText text=content/></div>
+            }})}
         </div>
     }
 }
