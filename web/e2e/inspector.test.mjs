@@ -168,6 +168,22 @@ test('a refused edit shows what is in force, names the problem, and the banner g
   await context.close();
 });
 
+test('a refused setting is named and the field shows the setting in force', async () => {
+  const { context, page } = await visit();
+  const budget = page.by('setting-max-bytes');
+  const before = await budget.inputValue();
+  await budget.fill('0');
+  await budget.dispatchEvent('change');
+  await page.by('error-banner').filter({ hasText: 'settings not changed: maxBytes: must be greater than 0' }).waitFor();
+  assert.equal(await budget.inputValue(), before);
+  const window = page.by('setting-window');
+  await window.fill('');
+  await window.dispatchEvent('change');
+  await page.by('error-banner').filter({ hasText: 'settings not changed: window: expected a whole number' }).waitFor();
+  assert.equal(await window.inputValue(), '5');
+  await context.close();
+});
+
 test('an agent type the core does not know can be typed, and its member gets the plain format', async () => {
   const { context, page } = await visit();
   const max = page.by('member-row').nth(1);
