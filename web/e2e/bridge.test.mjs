@@ -101,6 +101,20 @@ test('the page mirrors the bridge: a fake Claude streams its reply and the deliv
   await page.by('system-flag-text').filter({ hasText: 'Edited.' }).waitFor();
   assert.equal(await page.timelineCount(), 2, 'the conversation is kept');
 
+  // A share link opened in this tab opens the case as a new session of the bridge; the
+  // address bar keeps the token, so a reload stays connected.
+  await page.by('timeline-message').nth(1).click();
+  await page.by('share-link').click();
+  const link = await page.by('share-url').inputValue();
+  const sessionsBefore = await page.by('session-select').locator('option').count();
+  await page.page.evaluate((hash) => { window.location.hash = hash; }, new URL(link).hash);
+  await page.page.waitForFunction((n) => document.querySelectorAll('[data-testid="session-select"] option').length > n, sessionsBefore);
+  await page.page.waitForFunction(() => document.querySelectorAll('[data-testid="timeline-message"]').length === 2);
+  assert.match(page.page.url(), /#token=/);
+  await page.page.reload();
+  await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
+  await page.page.waitForFunction(() => document.querySelectorAll('[data-testid="timeline-message"]').length === 2);
+
   // A message the bridge refuses stays in the composer, to be fixed; the banner says why.
   const refused = '[FROM: max] I am max [NEXT: sarah]';
   await page.send(refused);

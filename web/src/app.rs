@@ -101,7 +101,18 @@ fn open_shared(state: &AppState, fragment: &str) {
 /// (no reload): open it then too.
 fn follow_share_links(state: AppState) {
     let handle = window_event_listener(leptos::ev::hashchange, move |_| {
-        if let Some(fragment) = shared_fragment() {
+        let Some(fragment) = shared_fragment() else {
+            return;
+        };
+        if state.is_bridge() {
+            // Mirroring a bridge: the case opens as a new session of the bridge, never as a
+            // local session the bridge does not hold; the token stays in the address bar.
+            bridge::restore_token_in_url();
+            match share::decode(&fragment) {
+                Ok(shared) => bridge::open_shared(&state, shared),
+                Err(e) => state.report(e),
+            }
+        } else {
             open_shared(&state, &fragment);
         }
     });

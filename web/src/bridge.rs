@@ -18,6 +18,38 @@ use crate::state::{AppState, Mode, SessionEntry, Verification};
 
 thread_local! {
     static SOCKET: RefCell<Option<WebSocket>> = const { RefCell::new(None) };
+    /// The launch token, to put back in the address bar when a share link replaced it.
+    static TOKEN: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// A shared case to load into the new session the bridge is about to open.
+    static PENDING_SHARE: RefCell<Option<crate::share::Shared>> = const { RefCell::new(None) };
+}
+
+/// Opens a shared case in bridge mode: in a new session of the bridge (the one shown keeps
+/// its log), after asking if an agent runs.
+pub fn open_shared(state: &AppState, shared: crate::share::Shared) {
+    if !may_leave_session(state) {
+        return;
+    }
+    PENDING_SHARE.with(|p| *p.borrow_mut() = Some(shared));
+    if !send(json!({"v": 1, "type": "newSession"})) {
+        PENDING_SHARE.with(|p| p.borrow_mut().take());
+        state.report("not connected to the bridge: the shared case was not opened");
+    }
+}
+
+/// Puts the launch token back in the address bar (a share link's fragment replaced it), so a
+/// reload stays connected.
+pub fn restore_token_in_url() {
+    let Some(token) = TOKEN.with(|t| t.borrow().clone()) else {
+        return;
+    };
+    if let Some(window) = web_sys::window() {
+        let path = window.location().pathname().unwrap_or_else(|_| "/".into());
+        if let Ok(history) = window.history() {
+            let url = format!("{path}#token={token}");
+            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+        }
+    }
 }
 
 /// The launch token in the page's URL fragment (`#token=…`), when opened from a bridge.
@@ -29,6 +61,7 @@ pub fn token_in_url() -> Option<String> {
 
 /// Connects to the bridge that served this page.
 pub fn connect(state: AppState, token: String) {
+    TOKEN.with(|t| *t.borrow_mut() = Some(token.clone()));
     state.mode.set(Mode::Bridge { connected: false });
     let Some(location) = web_sys::window().map(|w| w.location()) else {
         return;
@@ -166,7 +199,19 @@ fn receive(state: &AppState, text: &str) {
                 .map_err(|e| e.to_string())
                 .and_then(|f| Session::replay(f).map_err(|e| e.to_string()))
             {
-                Ok(session) => host::adopt(state, session),
+                Ok(session) => {
+                    host::adopt(state, session);
+                    // The new session a share link asked for: the case goes in as its fact.
+                    if let Some(shared) = PENDING_SHARE.with(|p| p.borrow_mut().take()) {
+                        state.recipient.set(shared.member);
+                        apply(
+                            state,
+                            &Fact::LoadScenario {
+                                scenario: Box::new(shared.scenario),
+                            },
+                        );
+                    }
+                }
                 Err(e) => state.report(format!("the bridge's session does not replay here: {e}")),
             }
         }
