@@ -1,5 +1,5 @@
 //! Prints the exact prompt each AI member of a scenario receives (DESIGN §11b), with the
-//! Claude system flag and a short explain. `cargo xtask run` runs this example.
+//! Claude system flag and a short explain. `cargo xtask prompts` runs this example.
 //!
 //! ```text
 //! cargo run --example preview -- [SCENARIO.json] [MEMBER]

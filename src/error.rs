@@ -8,19 +8,11 @@
 use thiserror::Error;
 
 pub use crate::config::ConfigError;
+/// How an error lists the names a value may take (kept here for the bindings).
+pub use crate::json::choices;
 pub use crate::json::{FieldError, JsonSyntaxError};
 pub use crate::scenario::ScenarioError;
 pub use crate::snapshot::SnapshotError;
-
-/// How an error lists the names a value may take: `"a", "b" or "c"` (each quoted as a JSON
-/// string), as in `kind: expected "human" or "ai", found "robot"`.
-pub fn choices<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
-    let names: Vec<String> = names.into_iter().map(|name| format!("{name:?}")).collect();
-    match names.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-        _ => names.concat(),
-    }
-}
 
 /// Any error of the core. Binding layers (npm, bridge) convert this one type.
 #[derive(Debug, Error)]

@@ -71,7 +71,8 @@ pub struct SectionExplain {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Truncation {
-    /// The section that was cut (or `prompt` for the last-resort cut).
+    /// What was cut: a section's name (`message`, `system`, `teamTask`, an extra section's
+    /// name), `parent`, or `system` for Claude's system flag.
     pub section: String,
     /// Body bytes before and after.
     pub from_bytes: usize,

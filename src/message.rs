@@ -68,7 +68,7 @@ impl<'de> Deserialize<'de> for SpeakerKind {
             type Value = SpeakerKind;
 
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(&crate::error::choices(SpeakerKind::NAMES))
+                f.write_str(&crate::json::choices(SpeakerKind::NAMES))
             }
 
             fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<SpeakerKind, E> {
@@ -151,7 +151,7 @@ pub struct Routing {
     /// The member ids the addressees resolved to (unknown names are left out and reported).
     /// Empty means "everyone" and prints as `all`.
     pub resolved: Vec<MemberId>,
-    /// Display names for `resolved`, in the same order, as the context line prints them
+    /// Member names for `resolved`, in the same order, as the context line prints them
     /// (`- from -> to: …`). Kept so history renders the same after the team changes.
     pub resolved_names: Vec<String>,
     /// The message carried `[DONE]`.

@@ -1,4 +1,4 @@
-//! The demo scenario that `cargo xtask run` previews (examples/demo-scenario.json) stays
+//! The demo scenario that `cargo xtask prompts` previews (examples/demo-scenario.json) stays
 //! loadable and shows what it is meant to show.
 
 use agent_chatter::explain::Fate;

@@ -13,6 +13,7 @@ use agent_chatter::session::{Fact, Session};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::broadcast;
 
 use crate::hub::{self, SharedHub};
 
@@ -222,15 +223,29 @@ async fn print_events(hub: SharedHub) {
         (h.subscribe(), mirror)
     };
     let mut spinner: Option<ProgressBar> = None;
-    while let Ok(frame) = events.recv().await {
+    let name_of = |id: &str, session: &Session| {
+        session
+            .team()
+            .and_then(|t| t.member(id))
+            .map_or(id.to_string(), |m| m.display_name.clone())
+    };
+    loop {
+        let frame = match events.recv().await {
+            Ok(frame) => frame,
+            // Behind (a long stream of output): the frames missed are gone, so the facts are
+            // taken from the hub and printed as if they had come.
+            Err(broadcast::error::RecvError::Lagged(_)) => {
+                if let Some(bar) = spinner.take() {
+                    bar.finish_and_clear();
+                }
+                let facts = hub.lock().await.session().facts().to_vec();
+                catch_up(&mut mirror, &facts, name_of);
+                continue;
+            }
+            Err(broadcast::error::RecvError::Closed) => break,
+        };
         let Ok(event) = serde_json::from_str::<Value>(&frame) else {
             continue;
-        };
-        let name_of = |id: &str, session: &Session| {
-            session
-                .team()
-                .and_then(|t| t.member(id))
-                .map_or(id.to_string(), |m| m.display_name.clone())
         };
         match event["type"].as_str().unwrap_or_default() {
             "delivering" => {
@@ -263,16 +278,15 @@ async fn print_events(hub: SharedHub) {
                 let Ok(fact) = serde_json::from_value::<Fact>(event["fact"].clone()) else {
                     continue;
                 };
-                let task_before = mirror.store().team_task().map(str::to_string);
-                if mirror.apply(&fact).is_err() {
+                let seq = event["seq"].as_u64().unwrap_or(0) as usize;
+                if seq <= mirror.facts().len() {
+                    // Printed already, when catching up after falling behind.
+                    continue;
+                }
+                if !apply_and_print(&mut mirror, &fact, name_of) {
                     // Cannot happen (the hub applied it first); start again from the hub's.
                     mirror = hub.lock().await.session().clone();
                     while mirror.poll_action().is_some() {}
-                    continue;
-                }
-                print_fact(&fact, &mirror, task_before.as_deref(), name_of);
-                while let Some(action) = mirror.poll_action() {
-                    print_action(&action, &mirror, name_of);
                 }
             }
             "session" => {
@@ -282,6 +296,33 @@ async fn print_events(hub: SharedHub) {
             }
             "error" => error(event["message"].as_str().unwrap_or_default()),
             _ => {}
+        }
+    }
+}
+
+/// Applies `fact` to the printer's mirror and prints it with what it causes; `false` (nothing
+/// printed) when the mirror refuses it.
+fn apply_and_print(
+    mirror: &mut Session,
+    fact: &Fact,
+    name_of: impl Fn(&str, &Session) -> String + Copy,
+) -> bool {
+    let task_before = mirror.store().team_task().map(str::to_string);
+    if mirror.apply(fact).is_err() {
+        return false;
+    }
+    print_fact(fact, mirror, task_before.as_deref(), name_of);
+    while let Some(action) = mirror.poll_action() {
+        print_action(&action, mirror, name_of);
+    }
+    true
+}
+
+/// Prints the facts of `log` (the hub's) that the mirror has not seen yet.
+fn catch_up(mirror: &mut Session, log: &[Fact], name_of: impl Fn(&str, &Session) -> String + Copy) {
+    for fact in log.iter().skip(mirror.facts().len()) {
+        if !apply_and_print(mirror, fact, name_of) {
+            break;
         }
     }
 }

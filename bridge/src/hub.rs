@@ -38,8 +38,9 @@ pub type SharedHub = Arc<Mutex<Hub>>;
 pub struct Hub {
     store: Store,
     session_id: i64,
-    /// Counts the sessions opened by this bridge; a run belongs to the opening it started in
-    /// (the same session left and reopened is a new opening: the old run's outcome is stale).
+    /// Counts the conversations begun by this bridge (a session opened, or a team set or a
+    /// scenario loaded in it); a run belongs to the opening it started in, and its outcome is
+    /// stale once another has begun (the same session left and reopened is a new opening).
     opening: u64,
     session: Session,
     agents: AgentsFile,
@@ -203,6 +204,15 @@ async fn apply_to(hub: &SharedHub, opening: Option<u64>, fact: Fact) -> Result<(
             return Err(format!("{e}; the session was reloaded from the database"));
         }
         let new_team = matches!(fact, Fact::SetTeam { .. } | Fact::LoadScenario { .. });
+        if new_team {
+            // A new team begins a new conversation: the running delivery belongs to the one
+            // that ended, so it is stopped and its outcome is not recorded (it would land on
+            // the next delivery to the same member).
+            if let Some(running) = h.running.take() {
+                let _ = running.cancel.send(());
+            }
+            h.opening += 1;
+        }
         h.send(&Event::Fact { seq, fact });
         if new_team {
             let agents = h.agents_event();

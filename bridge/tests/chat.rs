@@ -142,6 +142,56 @@ fn the_chat_says_what_the_conversation_says_back() {
 }
 
 #[test]
+fn a_chat_that_falls_behind_still_prints_every_reply_and_whose_turn_it_is() {
+    // max's long reply fills the terminal's pipe, which this test does not read yet; while
+    // the chat waits to print it, sarah streams far more output frames than it keeps.
+    let team = serde_json::json!({"name": "relay", "members": [
+        {"name": "kailai", "kind": "human"},
+        {"name": "max", "kind": "ai", "agentType": "claude-code"},
+        {"name": "sarah", "kind": "ai", "agentType": "claude-code"}]});
+    let dir = Bridge::new_dir(&team, "claude-long-reply.sh");
+    let d = dir.path();
+    let agents = serde_json::json!({"agents": {
+        "max": {"command": support::fixture("claude-long-reply.sh").display().to_string()},
+        "sarah": {"command": support::fixture("claude-chatty.sh").display().to_string()}}});
+    std::fs::write(d.join("agents.json"), agents.to_string()).unwrap();
+    let mut child = Command::new(support::bin())
+        .current_dir(d)
+        .arg("chat")
+        .arg("--team")
+        .arg(d.join("team.json"))
+        .arg("--db")
+        .arg(d.join("chat.db"))
+        .arg("--agents")
+        .arg(d.join("agents.json"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"[NEXT: max] tell me everything\n")
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !d.join("chatty-done").exists() {
+        assert!(std::time::Instant::now() < deadline, "sarah never ran");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let out = child.wait_with_output().unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    let reply = out.find("→ sarah (AI): Said a lot").expect(&err);
+    let turn = out.rfind("Waiting for kailai").expect(&err);
+    assert!(reply < turn, "{err}");
+}
+
+#[test]
 fn a_chat_resumes_from_the_database() {
     let dir = Bridge::new_dir(&team(None), "claude-stream.sh");
     let (out, err, ok) = chat(

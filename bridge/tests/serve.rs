@@ -672,6 +672,35 @@ async fn leaving_a_session_mid_run_keeps_its_log_and_reopening_delivers_again() 
 }
 
 #[tokio::test]
+async fn a_new_team_mid_run_stops_the_agent_and_its_outcome_is_not_recorded() {
+    let bridge = Bridge::start(Bridge::new_dir(&team(None), "hang.sh"), None);
+    let (mut page, _) = bridge.hello().await;
+    page.send(human("[NEXT: max] take your time")).await;
+    page.until(|e| e["type"] == "delivering").await;
+
+    // The same team again begins a new conversation, where max is asked again.
+    page.send(json!({"v": 1, "type": "apply", "fact": {"type": "setTeam", "team": team(None)}}))
+        .await;
+    page.until_fact("setTeam").await;
+    page.send(human("[NEXT: max] a new question")).await;
+    page.until(|e| e["type"] == "delivering").await;
+    // The first run's stop is not recorded against the second delivery.
+    while let Ok(event) =
+        tokio::time::timeout(std::time::Duration::from_millis(500), page.next()).await
+    {
+        assert_ne!(
+            event.as_ref().map(|e| &e["type"]),
+            Some(&json!("fact")),
+            "{event:?}"
+        );
+    }
+    page.send(json!({"v": 1, "type": "cancel", "to": "max"}))
+        .await;
+    let failed = page.until_fact("failed").await;
+    assert_eq!(failed["seq"], 5, "setTeam, human, setTeam, human, failed");
+}
+
+#[tokio::test]
 async fn cancel_stops_a_simulated_agent_too() {
     let bridge = Bridge::start(Bridge::new_dir(&team(None), "hang.sh"), None);
     let (mut page, _) = bridge.hello().await;

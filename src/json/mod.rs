@@ -13,6 +13,16 @@ use thiserror::Error;
 pub(crate) mod fields;
 pub mod objects;
 
+/// How an error lists the names a value may take: `"a", "b" or "c"` (each quoted as a JSON
+/// string), as in `kind: expected "human" or "ai", found "robot"`.
+pub fn choices<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+    let names: Vec<String> = names.into_iter().map(|name| format!("{name:?}")).collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => names.concat(),
+    }
+}
+
 /// Text that is not JSON at all. Line and column are 1-based, as editors show them.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("invalid JSON at line {line}, column {column}: {reason}")]
@@ -284,7 +294,7 @@ pub(crate) fn not_one_of<'a>(
     names: impl Iterator<Item = &'a str>,
     path: &Path<'_>,
 ) -> FieldError {
-    let expected = crate::error::choices(names);
+    let expected = choices(names);
     path.invalid(format!("expected {expected}, found {found:?}"))
 }
 

@@ -123,4 +123,13 @@ for (const [build, m] of builds) {
     assert.equal(cm.addMessage({ speaker: kailai, content: 'paired 👋 stays' }).content, 'paired 👋 stays');
     assert.equal(cm.assemblePrompt('codex', cm.getContextForAgent('max', 'codex')).prompt, '[CONTEXT]\n- kailai -> all: a\uFFFDb\uFFFD\n\n[MESSAGE]\npaired 👋 stays');
   });
+
+  test(`${build}: JSON text with a surrogate pair written as escapes gives the bytes of the character itself`, () => {
+    // Python's json.dumps writes 😀 as "\ud83d\ude00"; the same file must give the same prompt.
+    const team = { name: 't', members: [{ name: 'kailai', kind: 'human' }, { name: 'max', kind: 'ai', agentType: 'codex' }] };
+    const escaped = JSON.stringify({ team, messages: [{ from: 'kailai', content: 'X' }] }).replace('X', '\\ud83d\\ude00 [NEXT: max]');
+    const literal = JSON.stringify({ team, messages: [{ from: 'kailai', content: '😀 [NEXT: max]' }] });
+    assert.equal(m.preview(escaped, 'max').prompt, '[MESSAGE]\n😀');
+    assert.equal(m.preview(escaped, 'max').prompt, m.preview(literal, 'max').prompt);
+  });
 }

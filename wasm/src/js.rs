@@ -103,18 +103,26 @@ pub fn whole_number(value: &JsValue, argument: &str) -> Result<Option<usize>, Js
         }
         Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 => {
             return Err(JsError::new(&format!(
-                "{argument}: {n} is too large (at most {})",
+                "{argument}: {} is too large (at most {})",
+                number_text(n),
                 usize::MAX
             )));
         }
-        Some(n) if n.is_nan() => "NaN".to_owned(),
-        Some(n) if n.is_infinite() => if n > 0.0 { "Infinity" } else { "-Infinity" }.to_owned(),
-        Some(n) => n.to_string(),
+        Some(n) => number_text(n),
         None => kind_of(value),
     };
     Err(JsError::new(&format!(
         "{argument}: expected a non-negative integer, found {found}"
     )))
+}
+
+/// A number as JS writes it (`NaN`, `-Infinity`, `1.5`, `1e+21`): the way the caller wrote
+/// it, and JS's formatter rather than Rust's float printer, which would add ~10 KB to the wasm.
+fn number_text(n: f64) -> String {
+    js_sys::Number::from(n)
+        .to_string_with_radix(10)
+        .map(String::from)
+        .unwrap_or_else(|_| "a number".to_owned())
 }
 
 /// The one error conversion: JS receives an `Error` whose message is the error's `Display`.
@@ -188,9 +196,10 @@ fn rust_string(text: &js_sys::JsString) -> String {
 }
 
 /// JS strings may hold lone UTF-16 surrogates, which no Rust string (and no valid JSON text for
-/// serde_json) can. `JSON.stringify` writes each as a `\ud800`–`\udfff` escape (paired ones stay
-/// literal), so those escapes become `\ufffd`: the same U+FFFD replacement wasm-bindgen's
-/// string conversion makes for string arguments.
+/// serde_json) can. `JSON.stringify` writes each as a `\ud800`–`\udfff` escape, so those escapes
+/// become `\ufffd`: the same U+FFFD replacement wasm-bindgen's string conversion makes for
+/// string arguments. A high escape followed by a low one is a pair (`\ud83d\ude00`, 😀, as
+/// Python's `json.dumps` writes it) and stays: the same file gives the same bytes everywhere.
 pub fn replace_lone_surrogates(json: &str) -> std::borrow::Cow<'_, str> {
     if !json.contains("\\ud") && !json.contains("\\uD") {
         return std::borrow::Cow::Borrowed(json);
@@ -204,28 +213,38 @@ pub fn replace_lone_surrogates(json: &str) -> std::borrow::Cow<'_, str> {
             i += 1;
             continue;
         }
-        let is_surrogate = bytes.get(i + 1) == Some(&b'u')
-            && bytes
-                .get(i + 2)
-                .is_some_and(|b| b.eq_ignore_ascii_case(&b'd'))
-            && bytes.get(i + 3).is_some_and(|b| {
-                (b'8'..=b'9').contains(b) || (b'a'..=b'f').contains(&b.to_ascii_lowercase())
-            })
-            && bytes.get(i + 4).is_some_and(u8::is_ascii_hexdigit)
-            && bytes.get(i + 5).is_some_and(u8::is_ascii_hexdigit);
-        if is_surrogate {
-            out.push_str(&json[copied..i]);
-            out.push_str("\\ufffd");
-            i += 6;
-            copied = i;
-        } else {
-            // Any other escape is two characters (`\\`, `\"`, `\n`, …) or `\u` plus four hex digits; skipping
-            // the character after the backslash keeps `\\ud800` (an escaped backslash) intact.
-            i += 2;
+        match surrogate_escape_at(bytes, i) {
+            // A high surrogate then a low one: a pair, kept.
+            Some(0xd800..=0xdbff)
+                if surrogate_escape_at(bytes, i + 6).is_some_and(|low| low >= 0xdc00) =>
+            {
+                i += 12;
+            }
+            Some(_) => {
+                out.push_str(&json[copied..i]);
+                out.push_str("\\ufffd");
+                i += 6;
+                copied = i;
+            }
+            // Any other escape is two characters (`\\`, `\"`, `\n`, …) or `\u` plus four hex
+            // digits; skipping the character after the backslash keeps `\\ud800` (an escaped
+            // backslash) intact.
+            None => i += 2,
         }
     }
     out.push_str(&json[copied..]);
     std::borrow::Cow::Owned(out)
+}
+
+/// The UTF-16 surrogate written as the escape `\uXXXX` at `at` (`0xd800..=0xdfff`), if any.
+fn surrogate_escape_at(bytes: &[u8], at: usize) -> Option<u16> {
+    let escape = bytes.get(at..at + 6)?;
+    if escape[0] != b'\\' || escape[1] != b'u' {
+        return None;
+    }
+    let hex = std::str::from_utf8(&escape[2..]).ok()?;
+    let unit = u16::from_str_radix(hex, 16).ok()?;
+    (0xd800..=0xdfff).contains(&unit).then_some(unit)
 }
 
 /// Milliseconds of a JS time value: a `Date`, a number of ms, or a date string `Date` can
@@ -241,12 +260,7 @@ pub fn millis(value: &JsValue, argument: &str) -> Result<Option<u64>, JsError> {
     let (ms, found) = if let Some(date) = value.dyn_ref::<js_sys::Date>() {
         (date.get_time(), "an invalid Date".to_owned())
     } else if let Some(n) = value.as_f64() {
-        let shown = match n {
-            n if n.is_nan() => "NaN".to_owned(),
-            n if n.is_infinite() => if n > 0.0 { "Infinity" } else { "-Infinity" }.to_owned(),
-            n => n.to_string(),
-        };
-        (n, shown)
+        (n, number_text(n))
     } else if let Some(s) = value.as_string() {
         let shown = if s.chars().count() <= 40 {
             format!("{s:?}")
@@ -331,6 +345,9 @@ mod tests {
             (r#""a\ud800b""#, r#""a\ufffdb""#),
             (r#""\uDFFF""#, r#""\ufffd""#),
             (r#""\ud83d\ud83d""#, r#""\ufffd\ufffd""#),
+            (r#""\ud83d\ude00 ok""#, r#""\ud83d\ude00 ok""#),
+            (r#""\uD83D\uDE00\ude00""#, r#""\uD83D\uDE00\ufffd""#),
+            (r#""\ude00\ud83d""#, r#""\ufffd\ufffd""#),
             (r#""plain \u00e9 \n""#, r#""plain \u00e9 \n""#),
             (r#""\\ud800""#, r#""\\ud800""#),
             (r#""\\\ud800""#, r#""\\\ufffd""#),

@@ -91,6 +91,13 @@ test('share: the link opens the same prompts elsewhere; a damaged link shows an 
   assert.equal(await visitor.promptText(), prompt);
   assert.doesNotMatch(visitor.page.url(), /#share=/, 'the fragment is cleared after opening');
 
+  // Editing a member of the opened case keeps its history, and the prompt follows the edit.
+  const instruction = visitor.by('member-row').nth(2).locator('.member-instruction');
+  await instruction.fill('You are Sarah. Edited.');
+  await instruction.dispatchEvent('change');
+  await visitor.by('prompt-text').filter({ hasText: 'You are Sarah. Edited.' }).waitFor();
+  assert.equal(await visitor.timelineCount(), 2, 'the opened history is kept');
+
   // Opened in a tab that already shows the page: only the fragment changes, no reload.
   const { context: fourth, page: open } = await visit();
   await open.by('composer-input').waitFor();

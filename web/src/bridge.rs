@@ -2,7 +2,8 @@
 //! prints (`…/#token=…`), the page connects to `/api/ws`, says hello with the token, and from
 //! then on applies the facts the bridge commits, in order, to its own `Session`. It computes
 //! every preview itself and checks each delivery's digest against its own ("verified"). It
-//! sends only human, team and settings facts; replies come from the agents the bridge runs.
+//! sends only human, team, settings and loaded-history (`loadScenario`) facts; replies come
+//! from the agents the bridge runs.
 
 use std::cell::RefCell;
 

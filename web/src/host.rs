@@ -91,8 +91,9 @@ fn show(state: &AppState, mut session: Session) {
 
 /// Changes the team's members and names, keeping the conversation.
 ///
-/// In simulation the log is rewritten with the new team in place of the last `setTeam` and
-/// replayed, so every prompt is rebuilt as if the team had always been this one. A history
+/// In simulation the log is rewritten with the new team in place of the last `setTeam` (or
+/// as the team of the last loaded scenario) and replayed, so every prompt is rebuilt as if the
+/// team had always been this one. A history
 /// the new team cannot replay (a removed member who had to answer) is refused and nothing
 /// changes.
 ///
@@ -122,13 +123,17 @@ pub fn edit_team(state: &AppState, team: Team) -> bool {
             },
         );
     }
-    let facts = state.session.with_untracked(|s| s.facts().to_vec());
-    let last_team = facts
-        .iter()
-        .rposition(|f| matches!(f, Fact::SetTeam { .. }))
-        .unwrap_or(0);
-    let mut log = vec![Fact::set_team(team)];
-    log.extend(facts.into_iter().skip(last_team + 1));
+    let mut log = state.session.with_untracked(|s| s.facts().to_vec());
+    match log
+        .iter_mut()
+        .rev()
+        .find(|f| matches!(f, Fact::SetTeam { .. } | Fact::LoadScenario { .. }))
+    {
+        // A loaded history (a scenario, a share link) stays, under the edited team.
+        Some(Fact::LoadScenario { scenario }) => scenario.team = team,
+        Some(last_team) => *last_team = Fact::set_team(team),
+        None => log.insert(0, Fact::set_team(team)),
+    }
     match Session::replay(log) {
         Ok(session) => {
             let (selected, recipient) = (

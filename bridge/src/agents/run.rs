@@ -17,6 +17,10 @@ use super::{AgentCommand, AgentType};
 /// The reason recorded when a run is cancelled (`cancel{to}`, `/cancel`).
 pub const CANCELLED: &str = "cancelled by the user: the agent was stopped";
 
+/// The longest one command-line argument may be on Linux (`MAX_ARG_STRLEN`, 32 pages, less
+/// the closing NUL). Claude's system part is an argument, so a longer one cannot be passed.
+pub const MAX_ARGUMENT_BYTES: usize = 32 * 4096 - 1;
+
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
@@ -46,6 +50,16 @@ pub async fn run(
     let mut cmd = Command::new(&job.command.command);
     cmd.args(&job.command.args);
     if let Some(flag) = job.system_flag {
+        if flag.len() > MAX_ARGUMENT_BYTES {
+            let reason = format!(
+                "the system part is {} bytes, and it goes to {} as one command-line argument, \
+                 which holds at most {MAX_ARGUMENT_BYTES} bytes: shorten the member's system \
+                 instruction or instruction file (the CLI reads CLAUDE.md by itself)",
+                flag.len(),
+                job.command.command
+            );
+            return (Outcome::Failed(reason), Vec::new());
+        }
         cmd.arg("--append-system-prompt").arg(flag);
     }
     cmd.stdin(Stdio::piped())
@@ -217,6 +231,41 @@ mod tests {
         let (outcome, deltas) = go(&sh("wc -c"), &big, Duration::from_secs(10)).await;
         assert_eq!(outcome, Outcome::Replied("400000".into()));
         assert_eq!(deltas, "400000\n");
+    }
+
+    #[tokio::test]
+    async fn a_system_flag_longer_than_one_argument_holds_is_a_failure_saying_so() {
+        // `sh -c 'script' <arg0> <flag>`: the script prints the flag's length.
+        let command = AgentCommand {
+            command: "/bin/sh".into(),
+            args: vec!["-c".into(), "printf %s \"$2\" | wc -c".into(), "sh".into()],
+            output: Some(AgentType::Command),
+        };
+        for (bytes, fits) in [(MAX_ARGUMENT_BYTES, true), (MAX_ARGUMENT_BYTES + 1, false)] {
+            let flag = "s".repeat(bytes);
+            let (tx, _rx) = mpsc::unbounded_channel();
+            let (_cancel_tx, cancel) = oneshot::channel();
+            let job = Job {
+                command: &command,
+                agent_type: AgentType::Command,
+                prompt: "x",
+                system_flag: Some(&flag),
+                timeout: Duration::from_secs(10),
+            };
+            let (outcome, _) = run(job, tx, cancel).await;
+            if fits {
+                assert_eq!(outcome, Outcome::Replied(bytes.to_string()));
+            } else {
+                let Outcome::Failed(reason) = outcome else {
+                    panic!("{outcome:?}")
+                };
+                assert!(
+                    reason.starts_with("the system part is 131072 bytes")
+                        && reason.contains("at most 131071 bytes"),
+                    "{reason}"
+                );
+            }
+        }
     }
 
     #[tokio::test]
