@@ -209,6 +209,8 @@ fn load_scenario(scenario: &Scenario) -> Result<(Conversation, TeamTaskHistory),
 pub enum SessionError {
     #[error("no team yet: a session starts with a setTeam fact")]
     NoTeam,
+    #[error("the message is empty: write some text, or a marker such as [NEXT: name] or [DONE]")]
+    EmptyMessage,
     #[error("team: {0}")]
     Team(ConfigError),
     #[error("settings: {0}")]
@@ -347,7 +349,16 @@ impl Session {
 
     /// Applies one fact. A refused fact changes nothing and says why; an accepted one is
     /// appended to the log and its actions queue up for [`Self::poll_action`].
+    ///
+    /// A new human message with no text (nothing but whitespace) is refused: it would be
+    /// stored and shown as a message that says nothing. A log written before this rule may
+    /// hold one, and [`Self::replay`] still takes it, so no stored session stops loading.
     pub fn apply(&mut self, fact: &Fact) -> Result<(), SessionError> {
+        if let Fact::Human { text, .. } = fact {
+            if text.trim().is_empty() {
+                return Err(SessionError::EmptyMessage);
+            }
+        }
         self.apply_owned(fact.clone())
     }
 

@@ -131,6 +131,23 @@ fn a_refused_fact_changes_nothing_and_says_why() {
 }
 
 #[test]
+fn an_empty_human_message_is_refused_but_an_old_log_holding_one_still_replays() {
+    let mut s = session();
+    let before = s.export();
+    for text in ["", "  \n\t", "\u{3000}"] {
+        let err = s.apply(&Fact::human(text, Millis(1))).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the message is empty: write some text, or a marker such as [NEXT: name] or [DONE]"
+        );
+        assert_eq!(s.export(), before, "nothing changed");
+    }
+    let old_log = [Fact::set_team(team()), Fact::human("", Millis(1))];
+    let replayed = Session::replay(&old_log[..]).expect("a stored log keeps loading");
+    assert_eq!(replayed.messages().len(), 1);
+}
+
+#[test]
 fn settings_change_without_resetting_the_conversation() {
     let (mut s, _) = chain();
     let messages = s.messages().len();

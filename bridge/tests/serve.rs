@@ -102,6 +102,10 @@ async fn hostile_frames_get_an_error_and_the_session_is_unchanged() {
             "zed",
         ),
         (
+            json!({"v": 1, "type": "apply", "fact": {"type": "human", "text": " ", "sender": null, "at": 1}}),
+            "the message is empty",
+        ),
+        (
             json!({"v": 1, "type": "cancel", "to": "max"}),
             "cancel: max is not running",
         ),

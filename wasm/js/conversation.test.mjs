@@ -167,6 +167,7 @@ for (const [build, { Conversation }] of builds) {
     assert.throws(() => c.submit('hello'), /^Error: Multiple human members detected[^]*Example: \[FROM:kailai\] Your message here\n\nFrom code, pass the sender's member id instead: submit\(text, senderId\)$/);
     assert.throws(() => c.submit('hello', 'nobody'), { message: "Sender id 'nobody' is not a member of the team; the member ids are: kailai, max, sarah, bob" });
     assert.throws(() => c.submit('hello', 'max'), /First message must be from a human member/);
+    assert.throws(() => c.submit(' \n', 'kailai'), { message: 'the message is empty: write some text, or a marker such as [NEXT: name] or [DONE]' });
     assert.throws(() => c.agentReplied('max', 'unasked'), Error);
     const badTime = (found) =>
       `submit(text, sender, at): at: expected a Date, whole milliseconds since 1970 (at most 8.64e15) or a date string, found ${found}`;
