@@ -148,6 +148,41 @@ fn an_empty_human_message_is_refused_but_an_old_log_holding_one_still_replays() 
 }
 
 #[test]
+fn a_message_cut_to_fit_the_budget_is_a_notice_before_its_delivery() {
+    for (max_bytes, says) in [
+        (120, "msg-1 reaches sarah cut to fit sarah's budget: "),
+        (
+            3,
+            "msg-1 does not reach sarah: none of its 1000 bytes fit sarah's budget",
+        ),
+    ] {
+        let mut s = session();
+        s.apply(&Fact::set_settings(TeamSettings {
+            max_bytes,
+            ..TeamSettings::default()
+        }))
+        .unwrap();
+        let text = format!("[NEXT: sarah] {}", "x".repeat(1000));
+        s.apply(&Fact::human(text, Millis(1))).unwrap();
+        let actions = drain(&mut s);
+        let notice = actions
+            .iter()
+            .position(|a| matches!(a, Action::Notice(n) if n.to_string().starts_with(says)))
+            .unwrap_or_else(|| panic!("{max_bytes}: {actions:?}"));
+        let deliver = actions
+            .iter()
+            .position(|a| matches!(a, Action::Deliver(_)))
+            .expect("the delivery goes ahead");
+        assert!(notice < deliver, "{actions:?}");
+    }
+    // A message that fits raises none.
+    let mut s = session();
+    s.apply(&Fact::human("[NEXT: sarah] short", Millis(1)))
+        .unwrap();
+    assert!(!drain(&mut s).iter().any(|a| matches!(a, Action::Notice(_))));
+}
+
+#[test]
 fn settings_change_without_resetting_the_conversation() {
     let (mut s, _) = chain();
     let messages = s.messages().len();

@@ -118,6 +118,15 @@ pub enum Notice {
     },
     /// The prompt for `to` could not be built; the delivery was skipped.
     PromptFailed { to: MemberId, error: String },
+    /// `message` did not fit `to`'s budget whole: its text was cut from `from_bytes` to
+    /// `to_bytes` (0: none of it fits) so the prompt stays within the budget. The delivery
+    /// goes ahead; the notice says so where the explain alone would not be seen (a terminal).
+    MessageCut {
+        to: MemberId,
+        message: MessageId,
+        from_bytes: usize,
+        to_bytes: usize,
+    },
 }
 
 /// One sentence a user can read, for hosts that show notices (the page, the terminal chat).
@@ -190,6 +199,25 @@ impl std::fmt::Display for Notice {
             Notice::PromptFailed { to, error } => {
                 write!(f, "the prompt for {to} could not be built: {error}")
             }
+            Notice::MessageCut {
+                to,
+                message,
+                to_bytes: 0,
+                from_bytes,
+                ..
+            } => write!(
+                f,
+                "{message} does not reach {to}: none of its {from_bytes} bytes fit {to}'s budget"
+            ),
+            Notice::MessageCut {
+                to,
+                message,
+                from_bytes,
+                to_bytes,
+            } => write!(
+                f,
+                "{message} reaches {to} cut to fit {to}'s budget: {to_bytes} of its {from_bytes} bytes"
+            ),
         }
     }
 }

@@ -147,6 +147,16 @@ for (const [build, { Conversation }] of builds) {
     assert.equal(delivery(actions).to, 'max');
   });
 
+  test(`${build}: a message cut to fit the budget is a notice before the delivery`, () => {
+    const c = new Conversation({ id: 't', name: 'T', members, settings: { maxBytes: 40 } });
+    c.submit(`[NEXT: sarah] ${'x'.repeat(500)}`, 'kailai', 1);
+    const actions = c.pollActions();
+    assert.deepEqual(actions[0], { type: 'notice', kind: 'messageCut', to: 'sarah', message: 'msg-1', fromBytes: 500, toBytes: actions[0].toBytes });
+    assert.ok(actions[0].toBytes > 0 && actions[0].toBytes < 40, String(actions[0].toBytes));
+    assert.equal(actions[1].type, 'deliver');
+    assert.ok(actions[1].prompt.explain.totalBytes <= 40);
+  });
+
   test(`${build}: the peer's cli-config is accepted as a team`, async () => {
     const config = await readJson('tests/fixtures/scenarios/peer-team.json');
     const c = new Conversation(config.team);

@@ -446,7 +446,8 @@ export type Notice =
   | { kind: "alreadyQueued"; to: string; parent: string; intent: Intent }
   | { kind: "roundLimitReached"; limit: number; dropped: string[] }
   | { kind: "unknownAgentType"; member: string; agentType: string }
-  | { kind: "promptFailed"; to: string; error: string };
+  | { kind: "promptFailed"; to: string; error: string }
+  | { kind: "messageCut"; to: string; message: string; fromBytes: number; toBytes: number };
 
 /**
  * What the host must do next:

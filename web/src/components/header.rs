@@ -22,7 +22,8 @@ pub fn Header() -> impl IntoView {
             <h1>"agent-chatter"</h1>
             <span class="team-name">{team_name}</span>
             <span class="connection" data-testid="connection-status" title=move || match state.mode.get() {
-                Mode::Simulation => "No bridge: the page is its own host and agents are answered by you or the simulator",
+                Mode::Simulation => "No bridge: the page is its own host and agents are answered by you or the simulator. \
+                    To mirror a bridge, open the address `agent-chatter serve` printed (it ends in #token=…)",
                 Mode::Bridge { .. } => "Mirroring the bridge's session: it runs the agents and keeps the log",
             }>
                 {move || match state.mode.get() {
