@@ -135,7 +135,7 @@ fn from_naming_an_ai_is_refused() {
     let err = h.say("[FROM:max] Hi").unwrap_err();
     assert_eq!(
         err.to_string(),
-        "Cannot use [FROM:max]. Max is an AI agent.\n[FROM:xxx] is only for human members: kailai, bob"
+        "Cannot use [FROM:max]. Max is an AI agent.\n[FROM:xxx] is only for human members."
     );
 }
 

@@ -9,6 +9,8 @@ use std::time::Duration;
 
 use agent_chatter::conversation::Action;
 use agent_chatter::conversation::Status;
+use agent_chatter::markers;
+use agent_chatter::message::SpeakerKind;
 use agent_chatter::session::{Fact, Session};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
@@ -77,12 +79,10 @@ pub fn parse_line(line: &str) -> Line {
     }
 }
 
+/// An error as seed 004's catalogue prints it: plain text after `Error: `, the lines after the
+/// first as they are (no emoji, no indent: some terminals show neither well).
 fn error(message: &str) {
-    let mut lines = message.lines();
-    eprintln!("❌ Error: {}", lines.next().unwrap_or(""));
-    for l in lines {
-        eprintln!("   {l}");
-    }
+    eprintln!("Error: {message}");
 }
 
 /// Runs the chat until `/exit`, or the end of piped input once nothing is running.
@@ -102,6 +102,7 @@ pub async fn run(hub: SharedHub) -> Result<(), String> {
     }
     hub::resume(&hub).await;
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let mut said_anything = false;
     loop {
         if interactive {
             let mut out = tokio::io::stdout();
@@ -111,7 +112,9 @@ pub async fn run(hub: SharedHub) -> Result<(), String> {
         let Ok(Some(line)) = lines.next_line().await else {
             break;
         };
-        match parse_line(&line) {
+        let line = parse_line(&line);
+        said_anything |= !matches!(line, Line::Empty);
+        match line {
             Line::Empty => {}
             Line::Help => println!("{HELP}"),
             Line::Exit => {
@@ -184,6 +187,13 @@ pub async fn run(hub: SharedHub) -> Result<(), String> {
                 "Unknown command: {command}\nType /help for the commands"
             )),
         }
+    }
+    // Piped input with nothing in it, for a conversation with no message yet: seed 004's CLI
+    // refuses it rather than exit as if something had happened.
+    if !interactive && !said_anything && hub.lock().await.session().messages().is_empty() {
+        error("First message cannot be empty");
+        printer.abort();
+        std::process::exit(1);
     }
     // End of input: let the agents finish what they were asked.
     loop {
@@ -307,11 +317,19 @@ fn apply_and_print(
     fact: &Fact,
     name_of: impl Fn(&str, &Session) -> String + Copy,
 ) -> bool {
-    let task_before = mirror.store().team_task().map(str::to_string);
+    let before = Before {
+        team_task: mirror.store().team_task().map(str::to_string),
+        last_human: mirror
+            .messages()
+            .iter()
+            .rev()
+            .find(|m| m.speaker.kind == SpeakerKind::Human)
+            .map(|m| m.speaker.id.clone()),
+    };
     if mirror.apply(fact).is_err() {
         return false;
     }
-    print_fact(fact, mirror, task_before.as_deref(), name_of);
+    print_fact(fact, mirror, &before, name_of);
     while let Some(action) = mirror.poll_action() {
         print_action(&action, mirror, name_of);
     }
@@ -327,14 +345,37 @@ fn catch_up(mirror: &mut Session, log: &[Fact], name_of: impl Fn(&str, &Session)
     }
 }
 
-/// One fact as the terminal shows it: an agent's reply or failure, a new team task.
+/// What the printer needs of the session as it was before a fact.
+struct Before {
+    team_task: Option<String>,
+    /// Who spoke last among the humans.
+    last_human: Option<String>,
+}
+
+/// One fact as the terminal shows it: an agent's reply or failure, a new team task, and a
+/// human message that named its sender with `[FROM]`, to confirm whom it is credited to
+/// (`→ bob: … (buzzing in)` when another human spoke last), as seed 004 shows it.
 fn print_fact(
     fact: &Fact,
     session: &Session,
-    task_before: Option<&str>,
+    before: &Before,
     name_of: impl Fn(&str, &Session) -> String,
 ) {
     match fact {
+        Fact::Human { text, .. } if markers::parse(text).from.is_some() => {
+            if let Some(speaker) = session.messages().last().map(|m| &m.speaker) {
+                let buzzing_in = before
+                    .last_human
+                    .as_deref()
+                    .is_some_and(|h| h != speaker.id);
+                println!(
+                    "→ {}: {}{}",
+                    speaker.name,
+                    markers::strip_all(text),
+                    if buzzing_in { " (buzzing in)" } else { "" }
+                );
+            }
+        }
         Fact::Replied { to, text, .. } => println!("→ {} (AI): {text}", name_of(to, session)),
         Fact::Failed { to, reason, .. } => {
             error(&format!("{} failed: {reason}", name_of(to, session)));
@@ -342,7 +383,7 @@ fn print_fact(
         _ => {}
     }
     let task = session.store().team_task();
-    if task != task_before {
+    if task != before.team_task.as_deref() {
         match task {
             Some(task) => println!("✓ Team task set: \"{task}\""),
             None if !matches!(fact, Fact::SetTeam { .. }) => println!("✓ Team task cleared"),
@@ -354,7 +395,7 @@ fn print_fact(
 /// What the conversation says back after a fact; deliveries show as the spinner instead.
 fn print_action(action: &Action, session: &Session, name_of: impl Fn(&str, &Session) -> String) {
     match action {
-        Action::Notice(notice) => eprintln!("⚠ {notice}"),
+        Action::Notice(notice) => eprintln!("Warning: {notice}"),
         Action::AwaitHuman { member } => println!("Waiting for {}", name_of(member, session)),
         Action::Finished => {
             println!("✓ Conversation completed ([DONE]); a new message starts it again");

@@ -73,7 +73,7 @@ fn slash_commands_answer_and_start_is_a_deprecated_alias() {
     assert!(ok, "{err}");
     assert!(out.contains("Available commands:\n  /team deploy <config.json> - Load team and enter conversation mode"), "{out}");
     assert!(out.contains("  max (max) - claude-code"), "{out}");
-    assert!(err.contains("❌ Error: Unknown command: /dance"), "{err}");
+    assert!(err.contains("Error: Unknown command: /dance"), "{err}");
     assert!(
         err.contains("⚠ WARNING: /start command is deprecated and will be removed in v0.3.0"),
         "{err}"
@@ -101,11 +101,19 @@ fn errors_come_from_the_seed_catalogue() {
     assert!(ok);
     assert!(
         err.contains(
-            "❌ Error: Multiple human members detected. Please specify sender with [FROM:xxx]"
+            "Error: Multiple human members detected. Please specify sender with [FROM:xxx]"
         ),
         "{err}"
     );
-    assert!(err.contains("❌ Error: Member 'zed' not found."), "{err}");
+    assert!(err.contains("Error: Member 'zed' not found."), "{err}");
+    // Plain text as the catalogue prints it: no emoji, the lines after the first unindented.
+    assert!(
+        err.contains(
+            "Available members: kailai, bob\n\nExample: [FROM:kailai] Your message here\n"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains('❌'), "{err}");
     assert!(
         err.contains("missing.json: cannot read the team config"),
         "{err}"
@@ -120,7 +128,7 @@ fn the_chat_says_what_the_conversation_says_back() {
     assert!(ok, "{err}");
     // A name that matched nobody is reported, not swallowed.
     assert!(
-        err.contains("⚠ [NEXT] in msg-1: no member matches nobody; not routed"),
+        err.contains("Warning: [NEXT] in msg-1: no member matches nobody; not routed"),
         "{err}"
     );
     // Whose turn it is, in order: after the first message, before the second one's effects.
@@ -129,7 +137,7 @@ fn the_chat_says_what_the_conversation_says_back() {
     let reply = out.find("→ sarah (AI): ").expect(&out);
     assert!(turn < task && task < reply, "{out}");
     assert!(
-        err.contains("❌ Error: Usage: /team deploy <config.json>"),
+        err.contains("Error: Usage: /team deploy <config.json>"),
         "{err}"
     );
 
@@ -189,6 +197,34 @@ fn a_chat_that_falls_behind_still_prints_every_reply_and_whose_turn_it_is() {
     let reply = out.find("→ sarah (AI): Said a lot").expect(&err);
     let turn = out.rfind("Waiting for kailai").expect(&err);
     assert!(reply < turn, "{err}");
+}
+
+#[test]
+fn a_message_with_from_is_echoed_with_its_sender_and_a_buzz_in_says_so() {
+    let dir = Bridge::new_dir(
+        &serde_json::json!({"name": "two", "members": [
+        {"name": "kailai", "kind": "human"}, {"name": "bob", "kind": "human"},
+        {"name": "max", "kind": "ai", "agentType": "claude-code"}]}),
+        "claude-stream.sh",
+    );
+    let input = "[FROM:kailai] Design a login page [NEXT:max]\n[FROM:bob] Add OAuth [NEXT:max]\n";
+    let (out, err, ok) = chat(input, "claude-stream.sh", None, Some(&dir));
+    assert!(ok, "{err}");
+    let first = out.find("→ kailai: Design a login page\n").expect(&out);
+    let buzz = out.find("→ bob: Add OAuth (buzzing in)\n").expect(&out);
+    assert!(first < buzz, "{out}");
+}
+
+#[test]
+fn empty_piped_input_is_refused_as_the_seed_cli_does() {
+    for input in ["", "\n  \n"] {
+        let (_, err, ok) = chat(input, "claude-stream.sh", None, None);
+        assert!(!ok, "exit code 1");
+        assert!(
+            err.contains("Error: First message cannot be empty"),
+            "{err}"
+        );
+    }
 }
 
 #[test]

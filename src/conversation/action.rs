@@ -134,7 +134,8 @@ impl std::fmt::Display for Notice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Notice::TeamTaskTruncated { from, to } => {
-                write!(f, "the team task was cut from {from} to {to} bytes (limit 5 KiB)")
+                // Seed 004's warning, word for word.
+                write!(f, "Team task truncated from {from} bytes to {to} bytes (5KB limit).")
             }
             Notice::UnresolvedAddressees { message, names } => write!(
                 f,

@@ -54,8 +54,7 @@ pub enum InputError {
     #[error("Member '{name}' not found.\nAvailable human members: {}", .humans.join(", "))]
     UnknownFrom { name: String, humans: Vec<String> },
     #[error(
-        "Cannot use [FROM:{name}]. {display_name} is an AI agent.\n[FROM:xxx] is only for human members: {}",
-        .humans.join(", ")
+        "Cannot use [FROM:{name}]. {display_name} is an AI agent.\n[FROM:xxx] is only for human members."
     )]
     FromAi {
         name: String,
