@@ -370,8 +370,7 @@ impl Fitter<'_> {
     }
 
     /// Drops the fewest oldest history lines that make the layout fit, in one pass over the
-    /// cached line lengths: window lines first, then the omitted marker, then the pinned
-    /// first message.
+    /// cached line lengths. With pin-first, see [`Self::trim_pinned_history`].
     fn trim_history(&mut self, target: usize) {
         let over = self.over(target);
         if over == 0 {
@@ -387,24 +386,24 @@ impl Fitter<'_> {
             .enumerate()
             .filter(|(j, s)| *j != i && s.is_emitted())
             .count();
+        let separator = if others_emitted > 0 { 2 } else { 0 };
         let section = &mut self.layout.sections[i];
         let header = section.header.len();
         let section_len = section.len();
         let Body::Lines { lines, len } = &mut section.body else {
             return;
         };
+        if lines.first().is_some_and(|l| l.pinned) {
+            return self.trim_pinned_history(i, over);
+        }
         let n = lines.len();
-        // The pinned line and its omitted marker come first in the section but go last.
-        let pinned = lines.iter().take_while(|l| l.pinned).count();
-        let order = (pinned..n).chain((0..pinned).rev());
-        let separator = if others_emitted > 0 { 2 } else { 0 };
         let mut body = *len;
         let mut remaining = n;
-        let mut drop = vec![false; n];
-        for k in order {
-            body -= lines[k].len + usize::from(remaining > 1);
+        let mut drop = 0;
+        while drop < n {
+            body -= lines[drop].len + usize::from(remaining > 1);
             remaining -= 1;
-            drop[k] = true;
+            drop += 1;
             let now = if remaining == 0 {
                 0
             } else {
@@ -415,17 +414,65 @@ impl Fitter<'_> {
                 break;
             }
         }
-        let mut k = 0;
-        let trimmed = &mut self.trimmed;
-        lines.retain(|l| {
-            let d = drop[k];
-            k += 1;
-            if d {
-                trimmed.extend(l.index);
-            }
-            !d
-        });
+        self.trimmed
+            .extend(lines.drain(..drop).filter_map(|l| l.index));
         *len = body;
+    }
+
+    /// History trimming under pin-first: window lines go first, oldest first, and each one
+    /// dropped joins the omitted count, so the `[N earlier messages omitted]` line always says
+    /// how many messages lie between the pinned one and the first shown (a marker appears
+    /// when the first window line goes). The pinned line and its marker go last, together:
+    /// the pinned message alone would read as if nothing came between it and `[MESSAGE]`.
+    fn trim_pinned_history(&mut self, i: usize, over: usize) {
+        let omitted = self.layout.omitted;
+        let section = &mut self.layout.sections[i];
+        let header = section.header.len();
+        let head = header + usize::from(header > 0);
+        let section_len = section.len();
+        let Body::Lines { lines, len } = &mut section.body else {
+            return;
+        };
+        let pinned = lines.iter().take_while(|l| l.pinned).count();
+        let pinned_len = lines[0].len;
+        let marker_len = |n: usize| {
+            if n == 0 {
+                0
+            } else {
+                1 + crate::assemble::omitted_line(n).len()
+            }
+        };
+        // Bytes of the window lines kept, each with the newline before it.
+        let mut window: usize = lines[pinned..].iter().map(|l| l.len + 1).sum();
+        let window_lines = lines.len() - pinned;
+        let fits = (0..=window_lines).find(|&d| {
+            if d > 0 {
+                window -= lines[pinned + d - 1].len + 1;
+            }
+            let now = head + pinned_len + marker_len(omitted + d) + window;
+            section_len.saturating_sub(now) >= over
+        });
+        match fits {
+            Some(dropped) => {
+                let first_kept = pinned + dropped;
+                self.trimmed
+                    .extend(lines[pinned..first_kept].iter().filter_map(|l| l.index));
+                let count = omitted + dropped;
+                let kept: Vec<_> = lines.drain(first_kept..).collect();
+                lines.truncate(1);
+                if count > 0 {
+                    lines.push(crate::assemble::Line::omitted_marker(count));
+                }
+                lines.extend(kept);
+                *len = lines.iter().map(|l| l.len).sum::<usize>() + lines.len() - 1;
+                self.layout.omitted = count;
+            }
+            None => {
+                self.trimmed.extend(lines.drain(..).filter_map(|l| l.index));
+                *len = 0;
+                self.layout.omitted = 0;
+            }
+        }
     }
 
     /// Cuts a text section to fit, ending it with a note. When not even the note fits, the

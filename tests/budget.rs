@@ -240,3 +240,54 @@ fn token_estimates_are_reported_when_an_estimator_is_set() {
     assert_eq!(p.explain.sections[0].tokens, Some(13));
     let _ = Routing::default();
 }
+
+/// Pin-first under a tight budget (DESIGN §7, seed 002): whenever the pinned first message is
+/// shown, the `[N earlier messages omitted]` line says exactly how many messages lie between
+/// it and the first history line shown, counting those the budget trimmed; and the pinned
+/// line never stays without it when messages were skipped.
+#[test]
+fn under_pin_first_the_omitted_line_counts_what_the_budget_trimmed_too() {
+    for max_bytes in 1..=200 {
+        let scenario = agent_chatter::scenario::load_scenario(
+            &serde_json::json!({
+                "team": {"name": "t", "members": [
+                    {"name": "kailai", "kind": "human"},
+                    {"name": "carol", "kind": "ai", "agentType": "codex"}]},
+                "context": {"windowSize": 2, "maxBytes": max_bytes, "pinFirst": true},
+                "messages": (1..=8).map(|i| serde_json::json!({"from": "kailai", "content": format!("m{i}")})).collect::<Vec<_>>()
+            })
+            .to_string(),
+        )
+        .unwrap();
+        let prompt = agent_chatter::scenario::preview(&scenario, "carol")
+            .unwrap()
+            .prompt;
+        let Some(context) = prompt
+            .split("\n\n")
+            .find_map(|s| s.strip_prefix("[CONTEXT]\n"))
+        else {
+            continue;
+        };
+        let lines: Vec<&str> = context.lines().collect();
+        assert_eq!(lines[0], "- kailai -> all: m1", "{max_bytes}: {prompt:?}");
+        let shown: Vec<usize> = lines
+            .iter()
+            .skip(1)
+            .filter_map(|l| l.strip_prefix("- kailai -> all: m"))
+            .map(|n| n.parse().unwrap())
+            .collect();
+        // m8 is the [MESSAGE]; the history runs m2..=m7.
+        let skipped = shown.first().map_or(6, |first| first - 2);
+        let marker = lines
+            .iter()
+            .find(|l| l.starts_with('['))
+            .map(|l| l.to_string());
+        let expected = match skipped {
+            0 => None,
+            1 => Some("[1 earlier message omitted]".to_string()),
+            n => Some(format!("[{n} earlier messages omitted]")),
+        };
+        assert_eq!(marker, expected, "{max_bytes}: {prompt:?}");
+        assert!(prompt.len() <= max_bytes);
+    }
+}

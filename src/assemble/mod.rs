@@ -287,6 +287,11 @@ impl<'a> Line<'a> {
         }
     }
 
+    /// The pin-first `[N earlier messages omitted]` line.
+    pub(crate) fn omitted_marker(n: usize) -> Self {
+        Line::raw(omitted_line(n), None, true)
+    }
+
     fn raw(text: String, index: Option<usize>, pinned: bool) -> Self {
         let len = text.len();
         Line {
@@ -445,6 +450,9 @@ pub struct Layout<'a> {
     pub sections: Vec<Section<'a>>,
     /// Claude only: the system body, passed as `--append-system-prompt` (no header).
     pub system_flag: Option<Section<'a>>,
+    /// Pin-first: how many messages lie between the pinned one and the first history line
+    /// shown (the count its `[N earlier messages omitted]` line states; 0 = no such line).
+    pub omitted: usize,
 }
 
 impl Layout<'_> {
@@ -640,7 +648,7 @@ pub fn assemble<'a>(format: PromptFormat, input: &InputRef<'a>) -> Layout<'a> {
     if let Some(pinned) = &input.pinned {
         lines.push(Line::styled(sp.line, pinned, true));
         if input.omitted > 0 {
-            lines.push(Line::raw(omitted_line(input.omitted), None, true));
+            lines.push(Line::omitted_marker(input.omitted));
         }
     }
     lines.extend(
@@ -676,5 +684,10 @@ pub fn assemble<'a>(format: PromptFormat, input: &InputRef<'a>) -> Layout<'a> {
         format,
         sections,
         system_flag,
+        omitted: if input.pinned.is_some() {
+            input.omitted
+        } else {
+            0
+        },
     }
 }
