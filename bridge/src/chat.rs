@@ -88,7 +88,9 @@ fn error(message: &str) {
 /// Runs the chat until `/exit`, or the end of piped input once nothing is running.
 pub async fn run(hub: SharedHub) -> Result<(), String> {
     let interactive = std::io::stdin().is_terminal();
-    let printer = tokio::spawn(print_events(hub.clone()));
+    // Subscribed before any input is read, so the printer sees every fact from the first.
+    let subscription = subscribe(&hub).await;
+    let printer = tokio::spawn(print_events(hub.clone(), subscription));
     {
         let h = hub.lock().await;
         if let Some(team) = h.session().team() {
@@ -220,18 +222,22 @@ async fn send(hub: &SharedHub, text: String) {
     }
 }
 
+/// The hub's events from now on, and the session as it is now to apply them to.
+type Subscription = (broadcast::Receiver<String>, Session);
+
+async fn subscribe(hub: &SharedHub) -> Subscription {
+    let h = hub.lock().await;
+    let mut mirror = h.session().clone();
+    // Already performed, or about to be by the hub: not news.
+    while mirror.poll_action().is_some() {}
+    (h.subscribe(), mirror)
+}
+
 /// Prints what happens: agents' replies and failures, streamed output under a spinner, and
 /// what the conversation says back — notices (a name that matched nobody, a limit hit), whose
 /// turn it is, a `[DONE]`. Those come from a mirror of the session that applies the same
 /// facts, as a page does (DESIGN §6b), so they print in order after the fact that caused them.
-async fn print_events(hub: SharedHub) {
-    let (mut events, mut mirror) = {
-        let h = hub.lock().await;
-        let mut mirror = h.session().clone();
-        // Already performed, or about to be by the hub: not news.
-        while mirror.poll_action().is_some() {}
-        (h.subscribe(), mirror)
-    };
+async fn print_events(hub: SharedHub, (mut events, mut mirror): Subscription) {
     let mut spinner: Option<ProgressBar> = None;
     let name_of = |id: &str, session: &Session| {
         session
