@@ -26,10 +26,15 @@ impl MessageId {
         MessageId(format!("msg-{n}"))
     }
 
-    /// The numeric part of a `msg-N` id, if it has that shape (used to continue the counter
-    /// after a snapshot import).
+    /// The numeric part of a `msg-N` id (`N` decimal digits only, as the peer's `/^msg-(\d+)$/`
+    /// reads it: not `msg-+5`), if it has that shape (used to continue the counter after a
+    /// snapshot import).
     pub fn seq(&self) -> Option<u64> {
-        self.0.strip_prefix("msg-")?.parse().ok()
+        let digits = self.0.strip_prefix("msg-")?;
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        digits.parse().ok()
     }
 
     pub fn as_str(&self) -> &str {

@@ -769,3 +769,17 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn only_decimal_digits_make_a_numbered_id_as_in_the_peer() {
+    use agent_chatter::message::MessageId;
+    for (id, seq) in [
+        ("msg-5", Some(5)),
+        ("msg-+5", None),
+        ("msg-", None),
+        ("msg-5a", None),
+        ("msg-007", Some(7)),
+    ] {
+        assert_eq!(MessageId(id.to_string()).seq(), seq, "{id}");
+    }
+}

@@ -32,8 +32,9 @@ pub const MESSAGE_SECTION: &str = "message";
 #[serde(rename_all = "camelCase")]
 pub struct ContextLine {
     pub from: String,
-    /// Resolved addressees' names joined by `, `, or `all`.
-    #[serde(default = "all")]
+    /// Resolved addressees' names joined by `, `, or `all` (also when absent or `null`, as
+    /// the peer prints it).
+    #[serde(default = "all", deserialize_with = "to_or_all")]
     pub to: String,
     pub content: String,
     /// Position of the message in the conversation (0-based), when known.
@@ -43,6 +44,17 @@ pub struct ContextLine {
 
 fn all() -> String {
     "all".to_string()
+}
+
+/// A line's `to`: a string, or `null` for everyone.
+fn to_or_all<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    Ok(Option::<String>::deserialize(d)?.unwrap_or_else(all))
+}
+
+/// The `[MESSAGE]` body: a string, or `null` for none (the peer then leaves the section out,
+/// as an empty body is).
+fn message_or_none<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    Ok(Option::<String>::deserialize(d)?.unwrap_or_default())
 }
 
 impl ContextLine {
@@ -65,6 +77,7 @@ pub struct AssemblerInput {
     #[serde(deserialize_with = "crate::objects::objects")]
     pub context_messages: Vec<ContextLine>,
     /// The `[MESSAGE]` body, stripped of every marker.
+    #[serde(deserialize_with = "message_or_none")]
     pub current_message: String,
     /// Position of the current message in the conversation, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -90,14 +103,17 @@ pub struct AssemblerInput {
     #[serde(skip_serializing_if = "is_zero")]
     pub omitted: usize,
     /// `[PARENT_CONTEXT]`: the routed parent, when it is not the message and fell out of the
-    /// window.
+    /// window. Read as `parentContext` too, the peer's name for it.
     #[serde(
+        alias = "parentContext",
         skip_serializing_if = "Option::is_none",
         deserialize_with = "crate::objects::optional_object"
     )]
     pub parent: Option<ContextLine>,
     /// `[RELATED_CONTEXT]`: sibling answers to the same parent, newest first.
+    /// Read as `siblingContext` too, the peer's name for it.
     #[serde(
+        alias = "siblingContext",
         skip_serializing_if = "Vec::is_empty",
         deserialize_with = "crate::objects::objects"
     )]

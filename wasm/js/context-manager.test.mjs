@@ -185,13 +185,14 @@ for (const [build, { ContextManager }] of builds) {
     }
   });
 
-  test(`${build}: Codex and Gemini formats put the system part in the prompt; no systemFlag key`, () => {
+  test(`${build}: Codex and Gemini formats put the system part in the prompt; systemFlag is undefined, as in the peer`, () => {
     const cm = new ContextManager();
     cm.addMessage({ speaker: kailai, content: 'Hello team' });
     const opts = { systemInstruction: 'Be brief.' };
     const codex = cm.assemblePrompt('codex', cm.getContextForAgent('max', 'codex', opts));
     assert.equal(codex.prompt, '[SYSTEM]\nBe brief.\n\n[MESSAGE]\nHello team');
-    assert.ok(!('systemFlag' in codex));
+    assert.ok('systemFlag' in codex && codex.systemFlag === undefined);
+    assert.deepEqual(Object.keys(codex), ['prompt', 'systemFlag', 'explain']);
     const gemini = cm.assemblePrompt('gemini', cm.getContextForAgent('max', 'gemini', opts));
     assert.equal(gemini.prompt, 'Instructions:\nBe brief.\n\nLast message:\nHello team');
   });
@@ -370,5 +371,66 @@ for (const [build, { ContextManager }] of builds) {
     }
     assert.deepEqual(cm.getMessages().map((m) => m.content), ['kept']);
     assert.equal(cm.addMessage({ speaker: kailai, content: 'after' }).id, 'msg-2');
+  });
+
+  test(`${build}: an imported snapshot object keeps its message objects as given, unusual ones too`, () => {
+    const first = { id: 'msg-1', speaker: { id: 'kailai', name: 'kailai', type: 'human', avatar: 'k.png' }, content: 'hi', timestamp: new Date(5), meta: { tokens: 12 } };
+    // An ISO time without milliseconds takes the core's reader; the objects stay the caller's.
+    const second = { id: 'msg-2', speaker: kailai, content: 'yo', timestamp: '2024-01-01T00:00:00Z' };
+    const cm = new ContextManager();
+    cm.importSnapshot({ version: 1, teamTask: null, timestamp: 1, messages: [first, second] });
+    const [a, b] = cm.getMessages();
+    assert.equal(a, first);
+    assert.equal(b, second);
+    assert.deepEqual(a.meta, { tokens: 12 });
+    assert.equal(cm.assemblePrompt('codex', cm.getContextForAgent('max', 'codex')).prompt, '[CONTEXT]\n- kailai -> all: hi\n\n[MESSAGE]\nyo');
+    assert.equal(cm.addMessage({ speaker: kailai, content: 'next' }).id, 'msg-3');
+  });
+
+  test(`${build}: an empty team task reads back as "" everywhere, as in the peer`, () => {
+    const seen = [];
+    const cm = new ContextManager({ onTeamTaskChanged: (t) => seen.push(t) });
+    cm.addMessage({ speaker: kailai, content: 'hi' });
+    cm.setTeamTask('');
+    assert.equal(cm.getTeamTask(), '');
+    assert.equal(cm.getContextForAgent('max', 'codex').teamTask, '');
+    const copy = new ContextManager({ onTeamTaskChanged: (t) => seen.push(t) });
+    copy.importSnapshot(cm.exportSnapshot());
+    assert.equal(copy.getTeamTask(), '');
+    assert.deepEqual(seen, ['', '']);
+  });
+
+  test(`${build}: getContextForAgent does not need the agent type, as the peer does not read it`, () => {
+    const cm = new ContextManager();
+    cm.addMessage({ speaker: kailai, content: 'hi' });
+    assert.equal(cm.getContextForAgent('max').currentMessage, 'hi');
+  });
+
+  test(`${build}: an imported team task over 5 KiB is cut and warned about, as setTeamTask does`, () => {
+    const warnings = [];
+    const logger = { warn: (m) => warnings.push(m), info() {}, error() {}, debug() {} };
+    const cm = new ContextManager({ logger });
+    cm.importSnapshot({ version: 1, teamTask: 'x'.repeat(6000), timestamp: 1, messages: [] });
+    assert.equal(cm.getTeamTask().length, 5120);
+    assert.deepEqual(warnings, ['[ContextManager] TeamTask exceeded 5KB limit (6000 bytes), truncated to 5120 bytes']);
+  });
+
+  test(`${build}: assemblePrompt reads the peer's parentContext and siblingContext, a null to and a null message`, () => {
+    const cm = new ContextManager();
+    const routed = cm.assemblePrompt('codex', {
+      contextMessages: [{ from: 'kailai', to: null, content: 'hi' }],
+      currentMessage: 'now',
+      teamTask: null,
+      maxBytes: 10000,
+      parentContext: { from: 'kailai', content: 'original question' },
+      siblingContext: [{ from: 'sarah', content: 'my answer' }],
+    });
+    assert.equal(
+      routed.prompt,
+      '[CONTEXT]\n- kailai -> all: hi\n\n[PARENT_CONTEXT]\n(This is the message you are replying to, reinserted for context)\n- kailai: original question\n\n' +
+        '[RELATED_CONTEXT]\n(Other responses to the same message - avoid repeating)\n- sarah: my answer\n\n[MESSAGE]\nnow',
+    );
+    const none = cm.assemblePrompt('codex', { contextMessages: [{ from: 'kailai', to: 'max', content: 'hi' }], currentMessage: null, maxBytes: 100 });
+    assert.equal(none.prompt, '[CONTEXT]\n- kailai -> max: hi');
   });
 }

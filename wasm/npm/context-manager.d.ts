@@ -24,7 +24,7 @@ export declare class ContextManager {
     /** The team task, or `null`. */
     getTeamTask(): string | null;
     /** The assembler input for `agentId`: the latest message as current and the window before it. */
-    getContextForAgent(agentId: string, agentType: string, options?: AgentContextOptions | null): AssemblerInput;
+    getContextForAgent(agentId: string, agentType?: string | null, options?: AgentContextOptions | null): AssemblerInput;
     /** Assembles `input` in `agentType`'s format within `input.maxBytes`. */
     assemblePrompt(agentType: string, input: AssemblerInput): AssemblerOutput;
     /** Empties the store and the team task, restarts ids at `msg-1`. */

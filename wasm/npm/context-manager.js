@@ -127,7 +127,9 @@ export function defineContextManager(PromptEngine) {
     getContextForAgent(agentId, agentType, options) {
       const argument = 'getContextForAgent(agentId, agentType, options)';
       stringArgument(agentId, 'getContextForAgent(agentId)');
-      stringArgument(agentType, 'getContextForAgent(agentId, agentType)');
+      // `agentType` is not read, as in the peer (the format is chosen by `assemblePrompt`): it
+      // may be left out, but a value that is not a string is a mistake worth naming.
+      if (agentType !== undefined && agentType !== null) stringArgument(agentType, 'getContextForAgent(agentId, agentType)');
       if (options !== undefined && options !== null && typeof options !== 'object') {
         throw new Error(`${argument}: expected an object, found ${describe(options)}`);
       }
@@ -136,7 +138,7 @@ export function defineContextManager(PromptEngine) {
       const end = this.#messages.length;
       this.#mirror(end, windowOverride);
       const held = this.#wasm().context(end, agentId, windowOverride, o.systemInstruction, o.instructionFileText);
-      return heldInput(held, o.systemInstruction);
+      return heldInput(held, o.systemInstruction, this.#teamTask);
     }
 
     /**
@@ -191,9 +193,11 @@ export function defineContextManager(PromptEngine) {
      * checking all of it: on error nothing changes and the message names the field
      * (`messages[3].speaker.id: missing`). Then calls `onTeamTaskChanged`.
      *
-     * A snapshot object is stored as the peer stores it (its message objects, timestamps as
-     * given); from JSON text, timestamps become `Date`s. Snapshots in our format (and unusual
-     * ones) are read by the core's reader, which gives the peer's shapes with `Date`s.
+     * A snapshot object in the peer's shapes is stored as the peer stores it (its message
+     * objects, with every field and timestamp as given), however unusual; from JSON text,
+     * timestamps become `Date`s. A snapshot in our format is read by the core's reader, which
+     * gives the peer's shapes with `Date`s. A team task over 5 KiB is cut, and warned about,
+     * as `setTeamTask` does.
      */
     importSnapshot(snapshot) {
       let messages;
@@ -207,10 +211,18 @@ export function defineContextManager(PromptEngine) {
         // Objects parsed here are ours to finish: their timestamps become `Date`s.
         if (text) for (const m of messages) if (m.timestamp !== undefined) m.timestamp = new Date(m.timestamp);
       } else {
-        ({ messages, teamTask } = PromptEngine.readSnapshot(snapshot));
+        const read = PromptEngine.readSnapshot(snapshot);
+        // Checked by the core's reader; kept as given when they are the peer's shapes.
+        messages = !text && peerShaped(value.messages) ? value.messages.slice() : read.messages;
+        teamTask = !text && typeof value.teamTask === 'string' ? value.teamTask : read.teamTask;
       }
       const engine = teamTask === null ? undefined : newEngine(PromptEngine, this.#window, this.#maxBytes);
-      const stored = teamTask === null ? null : engine.setTeamTask(teamTask) ?? null;
+      const stored = teamTask === null ? null : engine.setTeamTask(teamTask) ?? (teamTask === '' ? '' : null);
+      if (this.#logger && stored !== null && utf8Length(teamTask) > 5120) {
+        this.#logger.warn(
+          `[ContextManager] TeamTask exceeded 5KB limit (${utf8Length(teamTask)} bytes), truncated to ${utf8Length(stored)} bytes`,
+        );
+      }
       this.#messages = messages;
       this.#latest = messages.length === 0 ? null : messages[messages.length - 1];
       this.#nextSeq = clean > 0 ? clean : nextSeq(messages);
@@ -264,8 +276,8 @@ function newEngine(PromptEngine, window, maxBytes) {
  * properties (spreads, `JSON.stringify` and deep-equal see them), and a literal is cheaper to
  * make on every `getContextForAgent` call.
  */
-function heldInput(held, systemInstruction) {
-  const state = new HeldState(held, systemInstruction);
+function heldInput(held, systemInstruction, teamTask) {
+  const state = new HeldState(held, systemInstruction, teamTask === '');
   const input = {
     get contextMessages() { return state.read().contextMessages; },
     set contextMessages(v) { state.write('contextMessages', v); },
@@ -289,8 +301,10 @@ const INPUT_KEYS = 6;
 
 /** What `assemblePrompt` needs to know of one input object. */
 class HeldState {
-  constructor(held, systemInstruction) {
+  constructor(held, systemInstruction, emptyTeamTask) {
     this.held = held;
+    /** The team task was set to `""`: shown as `""`, as the peer shows it (no section either way). */
+    this.emptyTeamTask = emptyTeamTask;
     /** The lines given, shown as given (as the peer does); the engine holds them joined. */
     this.givenLines = Array.isArray(systemInstruction) ? systemInstruction : undefined;
     this.owner = null;
@@ -303,6 +317,7 @@ class HeldState {
     if (this.full === undefined) {
       this.full = this.held.input();
       if (this.givenLines !== undefined) this.full.systemInstruction = this.givenLines;
+      if (this.emptyTeamTask && this.full.teamTask === null) this.full.teamTask = '';
       this.lines = this.full.contextMessages.map((l) => [l, l.from, l.to, l.content]);
     }
     return this.full;
@@ -339,15 +354,22 @@ function unchangedHeld(input) {
 }
 
 /**
- * `{prompt, systemFlag?, explain}`; the explain is made when first read (`explain()` gives its
- * JSON text).
+ * `{prompt, systemFlag, explain}`, with `systemFlag` `undefined` when there is none (the key
+ * is there, as in the peer's result); the explain is made when first read (`explain()` gives
+ * its JSON text).
  */
 function assembled(prompt, systemFlag, explain) {
   let value;
   const read = () => (value ??= JSON.parse(explain()));
-  return systemFlag === undefined
-    ? { prompt, get explain() { return read(); }, set explain(v) { value = v; } }
-    : { prompt, systemFlag, get explain() { return read(); }, set explain(v) { value = v; } };
+  return { prompt, systemFlag, get explain() { return read(); }, set explain(v) { value = v; } };
+}
+
+/** Messages in the peer's shapes (`speaker.type`), not our snapshot format's (`speaker.kind`). */
+function peerShaped(messages) {
+  return (
+    Array.isArray(messages) &&
+    messages.every((m) => m !== null && typeof m === 'object' && m.speaker !== null && typeof m.speaker === 'object' && 'type' in m.speaker)
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -485,10 +507,10 @@ function nextSeq(messages) {
   return max + 1;
 }
 
-/** N of an id `msg-N` (N: digits, an optional `+`, as the core reads it), else -1. */
+/** N of an id `msg-N` (N: decimal digits, as the peer's `/^msg-(\d+)$/` and the core read it), else -1. */
 function idNumber(id) {
   if (!id.startsWith('msg-')) return -1;
-  let i = id.charCodeAt(4) === 43 ? 5 : 4; // '+'
+  let i = 4;
   if (i === id.length) return -1;
   let n = 0;
   for (; i < id.length; i++) {
