@@ -433,4 +433,18 @@ for (const [build, { ContextManager }] of builds) {
     const none = cm.assemblePrompt('codex', { contextMessages: [{ from: 'kailai', to: 'max', content: 'hi' }], currentMessage: null, maxBytes: 100 });
     assert.equal(none.prompt, '[CONTEXT]\n- kailai -> max: hi');
   });
+
+  test(`${build}: console.log in Node shows a context's and a result's values, not getters`, async () => {
+    if (typeof process === 'undefined') return; // util.inspect is Node's (the suite also runs in Chromium)
+    const { inspect } = await import('node:util');
+    const cm = new ContextManager();
+    cm.addMessage({ speaker: kailai, content: 'hi' });
+    const input = cm.getContextForAgent('max', 'codex');
+    const shown = inspect(input, { depth: 4 });
+    assert.match(shown, /currentMessage: 'hi'/);
+    assert.doesNotMatch(shown, /Getter|held/i);
+    const out = inspect(cm.assemblePrompt('codex', input), { depth: 0 });
+    assert.match(out, /prompt: '\[MESSAGE\]\\nhi'/);
+    assert.doesNotMatch(out, /Getter/);
+  });
 }

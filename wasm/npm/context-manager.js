@@ -17,6 +17,20 @@ import { describe, initialised, stringArgument } from './guard.js';
 
 /** The wasm-side context of a `getContextForAgent` result (symbol-keyed: not in its keys or JSON). */
 const HELD = Symbol('agent-chatter.held');
+/** Node's `util.inspect` (and so `console.log`) shows what this method returns. */
+const INSPECT = Symbol.for('nodejs.util.inspect.custom');
+
+/** `console.log` of a `getContextForAgent` result: its values, not `[Getter/Setter]`s. */
+function inspectInput() {
+  const { contextMessages, currentMessage, teamTask, systemInstruction, instructionFileText, maxBytes } = this;
+  return { contextMessages, currentMessage, teamTask, systemInstruction, instructionFileText, maxBytes };
+}
+
+/** `console.log` of an `assemblePrompt` result: the explain shown, not a `[Getter/Setter]`. */
+function inspectAssembled() {
+  const { prompt, systemFlag, explain } = this;
+  return { prompt, systemFlag, explain };
+}
 
 /**
  * The `ContextManager` class over a build's `PromptEngine` (node or web).
@@ -292,6 +306,7 @@ function heldInput(held, systemInstruction, teamTask) {
     get maxBytes() { return state.read().maxBytes; },
     set maxBytes(v) { state.write('maxBytes', v); },
     [HELD]: state,
+    [INSPECT]: inspectInput,
   };
   state.owner = input;
   return input;
@@ -361,7 +376,7 @@ function unchangedHeld(input) {
 function assembled(prompt, systemFlag, explain) {
   let value;
   const read = () => (value ??= JSON.parse(explain()));
-  return { prompt, systemFlag, get explain() { return read(); }, set explain(v) { value = v; } };
+  return { prompt, systemFlag, get explain() { return read(); }, set explain(v) { value = v; }, [INSPECT]: inspectAssembled };
 }
 
 /** Messages in the peer's shapes (`speaker.type`), not our snapshot format's (`speaker.kind`). */
