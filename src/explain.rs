@@ -138,6 +138,20 @@ pub struct Explain {
     pub window: usize,
 }
 
+impl Explain {
+    /// How the current message was cut to fit the budget: its body's bytes before the first
+    /// cut and after the last (0: none of it fits), or `None` when it fits whole.
+    pub fn message_cut(&self) -> Option<(usize, usize)> {
+        let mut cuts = self
+            .truncations
+            .iter()
+            .filter(|t| t.section == crate::assemble::MESSAGE_SECTION);
+        let first = cuts.next()?;
+        let last = cuts.next_back().unwrap_or(first);
+        Some((first.from_bytes, last.to_bytes))
+    }
+}
+
 /// Sections in a rendered prompt are joined by one blank line (DESIGN §8).
 const SECTION_SEPARATOR: usize = "\n\n".len();
 

@@ -313,23 +313,6 @@ async fn perform(hub: &SharedHub, actions: Vec<Action>) {
 
 async fn deliver(hub: &SharedHub, delivery: Delivery) {
     let mut h = hub.lock().await;
-    let prompt = &delivery.prompt;
-    let sha256 = prompt.sha256_hex();
-    if let Err(e) = h
-        .store
-        .record_sent(h.session_id, &delivery.message.0, &delivery.to, &sha256)
-    {
-        eprintln!(
-            "bridge: the digest of {}'s delivery was not kept: {e}",
-            delivery.to
-        );
-    }
-    h.send(&Event::Delivering {
-        to: delivery.to.clone(),
-        message: delivery.message.0.clone(),
-        prompt_sha256: sha256,
-        bytes: prompt.explain.total_bytes,
-    });
     let agent_type = h
         .session
         .team()
@@ -340,6 +323,29 @@ async fn deliver(hub: &SharedHub, delivery: Delivery) {
         .agents
         .command_for(&delivery.to, &agent_type)
         .filter(|c| locate(&c.command).is_some());
+    // A delivery that cannot be handed over is not announced, and no digest says it was sent.
+    let unsendable = command
+        .as_ref()
+        .and_then(|c| run::unsendable(c, delivery.prompt.system_flag.as_deref()));
+    if unsendable.is_none() {
+        let prompt = &delivery.prompt;
+        let sha256 = prompt.sha256_hex();
+        if let Err(e) =
+            h.store
+                .record_sent(h.session_id, &delivery.message.0, &delivery.to, &sha256)
+        {
+            eprintln!(
+                "bridge: the digest of {}'s delivery was not kept: {e}",
+                delivery.to
+            );
+        }
+        h.send(&Event::Delivering {
+            to: delivery.to.clone(),
+            message: delivery.message.0.clone(),
+            prompt_sha256: sha256,
+            bytes: prompt.explain.total_bytes,
+        });
+    }
     let timeout = h
         .session
         .settings()
@@ -367,6 +373,11 @@ async fn deliver(hub: &SharedHub, delivery: Delivery) {
             output,
         });
     };
+    if let Some(reason) = unsendable {
+        drop(h);
+        tokio::spawn(async move { finished(to, Outcome::Failed(reason), Vec::new()) });
+        return;
+    }
     match command {
         None => {
             // Not installed here: the core's simulated agent answers (DESIGN §14), after a

@@ -705,6 +705,25 @@ async fn a_new_team_mid_run_stops_the_agent_and_its_outcome_is_not_recorded() {
 }
 
 #[tokio::test]
+async fn a_system_part_too_long_for_one_argument_fails_without_being_announced_as_sent() {
+    let mut long_team = team(None);
+    long_team["members"][1]["systemInstruction"] = json!("s".repeat(131_072));
+    let bridge = Bridge::start(Bridge::new_dir(&long_team, "claude-stream.sh"), None);
+    let (mut page, _) = bridge.hello().await;
+    page.send(human("[NEXT: max] hi")).await;
+    let events = page.collect_until_fact("failed").await;
+    assert!(
+        !events.iter().any(|e| e["type"] == "delivering"),
+        "{events:?}"
+    );
+    let reason = events.last().unwrap()["fact"]["reason"].as_str().unwrap();
+    assert!(reason.contains("at most 131071 bytes"), "{reason}");
+    // No digest says it was sent: a reload's session lists none.
+    let (_, session) = bridge.hello().await;
+    assert_eq!(session["sent"], json!([]), "{session}");
+}
+
+#[tokio::test]
 async fn cancel_stops_a_simulated_agent_too() {
     let bridge = Bridge::start(Bridge::new_dir(&team(None), "hang.sh"), None);
     let (mut page, _) = bridge.hello().await;

@@ -699,19 +699,12 @@ impl Conversation {
             };
             match built {
                 Ok(prompt) => {
-                    // The message may be cut more than once (to a note, then to nothing).
-                    let mut cuts = prompt
-                        .explain
-                        .truncations
-                        .iter()
-                        .filter(|t| t.section == crate::assemble::MESSAGE_SECTION);
-                    if let Some(first) = cuts.next() {
-                        let last = cuts.next_back().unwrap_or(first);
+                    if let Some((from_bytes, to_bytes)) = prompt.explain.message_cut() {
                         self.actions.push_back(Action::Notice(Notice::MessageCut {
                             to: item.to.clone(),
                             message: current.clone(),
-                            from_bytes: first.from_bytes,
-                            to_bytes: last.to_bytes,
+                            from_bytes,
+                            to_bytes,
                         }));
                     }
                     self.rounds += 1;

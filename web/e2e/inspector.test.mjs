@@ -113,7 +113,12 @@ test('a saved scenario and snapshot open again with the same prompts; a broken o
   const count = await page.timelineCount();
   const scenario = await page.download('export-scenario');
   const snapshot = await page.download('export-snapshot');
+  // "reset demo" asks first: declined, the conversation stays.
+  page.page.once('dialog', (d) => d.dismiss());
+  await page.by('new-session').click();
+  assert.equal(await page.timelineCount(), count, 'declined: nothing discarded');
   for (const [name, file] of [['case.json', scenario], ['snapshot.json', snapshot]]) {
+    page.page.once('dialog', (d) => d.accept());
     await page.by('new-session').click();
     await page.openFile(name, file);
     await page.page.waitForFunction((n) => document.querySelectorAll('[data-testid="timeline-message"]').length === n, count);
@@ -165,6 +170,30 @@ test('a refused edit shows what is in force, names the problem, and the banner g
   assert.equal(await window.inputValue(), '', "the field shows the team's window, still in force");
   await page.send('[FROM: kailai] carry on [NEXT: max]');
   assert.equal(await page.by('error-banner').count(), 0, 'a successful send clears the old error');
+  await context.close();
+});
+
+test('a member edit leaves earlier settings in place: a past delivery keeps its budget and bytes', async () => {
+  const { context, page } = await visit();
+  await page.simulate();
+  await page.simulate();
+  await page.by('timeline-message').nth(3).click();
+  await page.selectRecipient('max');
+  const delivered = await page.promptText();
+  // A smaller budget from now on leaves the past delivery as it was…
+  const budget = page.by('setting-max-bytes');
+  await budget.fill('300');
+  await budget.dispatchEvent('change');
+  await page.page.waitForFunction(() => document.querySelector('[data-testid="setting-max-bytes"]')?.value === '300');
+  assert.equal(await page.promptText(), delivered);
+  // …and so does a later edit of another member.
+  const display = page.by('member-row').nth(3).locator('.member-display');
+  await display.fill('Caroline');
+  await display.dispatchEvent('change');
+  await page.by('member-row').nth(3).locator('.member-display[value="Caroline"], .member-display').first().waitFor();
+  await page.page.waitForFunction(() => [...document.querySelectorAll('[data-testid="timeline-message"]')].some((r) => r.textContent.includes('Caroline')));
+  assert.equal(await page.promptText(), delivered);
+  page.assertNoErrors();
   await context.close();
 });
 

@@ -65,6 +65,14 @@ test('what-if: a window change shows another prompt and leaves the session file 
   await page.by('whatif-reset').click();
   await page.by('diff-toggle').locator('xpath=..').locator('button').first().click();
   assert.equal(await page.promptText(), actual);
+  assert.equal(await page.by('message-cut').count(), 0, 'the message fits');
+
+  // A budget too small for the message says so in words, not only in the list of cuts.
+  await page.by('whatif-max-bytes').fill('20');
+  await page.by('whatif-max-bytes').dispatchEvent('change');
+  await page.by('message-cut').filter({ hasText: 'the message does not reach sarah: none of its' }).waitFor();
+  assert.equal(await page.promptText(), '');
+  await page.by('whatif-reset').click();
 
   // A value that is not a whole number is refused by name; the field shows what is on.
   await page.by('whatif-max-bytes').fill('1e3');

@@ -61,3 +61,9 @@ pub fn mark(name: &str) {
         let _ = performance.mark(name);
     }
 }
+
+/// Asks the user `question` (the browser's confirm dialog); `true` when there is no window to
+/// ask in.
+pub fn confirm(question: &str) -> bool {
+    web_sys::window().is_none_or(|w| w.confirm_with_message(question).unwrap_or(true))
+}

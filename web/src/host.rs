@@ -124,15 +124,24 @@ pub fn edit_team(state: &AppState, team: Team) -> bool {
         );
     }
     let mut log = state.session.with_untracked(|s| s.facts().to_vec());
+    // The members change; the settings stay as they were at that point of the log (later
+    // `setSettings` facts keep their place), so a past delivery keeps its budget and window.
+    let mut team = team;
     match log
         .iter_mut()
         .rev()
         .find(|f| matches!(f, Fact::SetTeam { .. } | Fact::LoadScenario { .. }))
     {
         // A loaded history (a scenario, a share link) stays, under the edited team.
-        Some(Fact::LoadScenario { scenario }) => scenario.team = team,
-        Some(last_team) => *last_team = Fact::set_team(team),
-        None => log.insert(0, Fact::set_team(team)),
+        Some(Fact::LoadScenario { scenario }) => {
+            team.settings = scenario.team.settings.clone();
+            scenario.team = team;
+        }
+        Some(Fact::SetTeam { team: old, .. }) => {
+            team.settings = old.settings.clone();
+            **old = team;
+        }
+        _ => log.insert(0, Fact::set_team(team)),
     }
     match Session::replay(log) {
         Ok(session) => {

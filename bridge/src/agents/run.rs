@@ -21,6 +21,21 @@ pub const CANCELLED: &str = "cancelled by the user: the agent was stopped";
 /// the closing NUL). Claude's system part is an argument, so a longer one cannot be passed.
 pub const MAX_ARGUMENT_BYTES: usize = 32 * 4096 - 1;
 
+/// Why a delivery cannot be handed to `command` at all, if it cannot: a system flag longer
+/// than one argument may be. Checked before anything is announced or spawned.
+pub fn unsendable(command: &AgentCommand, system_flag: Option<&str>) -> Option<String> {
+    let flag = system_flag?;
+    (flag.len() > MAX_ARGUMENT_BYTES).then(|| {
+        format!(
+            "the system part is {} bytes, and it goes to {} as one command-line argument, which \
+             holds at most {MAX_ARGUMENT_BYTES} bytes: shorten the member's system instruction or \
+             instruction file (the CLI reads CLAUDE.md by itself)",
+            flag.len(),
+            command.command
+        )
+    })
+}
+
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
@@ -47,19 +62,12 @@ pub async fn run(
     deltas: mpsc::UnboundedSender<String>,
     cancel: oneshot::Receiver<()>,
 ) -> (Outcome, Vec<u8>) {
+    if let Some(reason) = unsendable(job.command, job.system_flag) {
+        return (Outcome::Failed(reason), Vec::new());
+    }
     let mut cmd = Command::new(&job.command.command);
     cmd.args(&job.command.args);
     if let Some(flag) = job.system_flag {
-        if flag.len() > MAX_ARGUMENT_BYTES {
-            let reason = format!(
-                "the system part is {} bytes, and it goes to {} as one command-line argument, \
-                 which holds at most {MAX_ARGUMENT_BYTES} bytes: shorten the member's system \
-                 instruction or instruction file (the CLI reads CLAUDE.md by itself)",
-                flag.len(),
-                job.command.command
-            );
-            return (Outcome::Failed(reason), Vec::new());
-        }
         cmd.arg("--append-system-prompt").arg(flag);
     }
     cmd.stdin(Stdio::piped())

@@ -33,9 +33,9 @@ pub fn DueAgent() -> impl IntoView {
             <div class="due-agent" data-testid="due-agent">
                 <div class="due-title">
                     {move || due().map(|(name, intent, bytes)| if matches!(state.mode.get(), Mode::Bridge { .. }) {
-                        format!("{name} is running ({intent}): it was given the {bytes}-byte prompt shown in the inspector")
+                        format!("{name} is running ({intent}): it was given a {bytes}-byte prompt (the inspector shows it with {name} selected at the message it answers)")
                     } else {
-                        format!("{name} is due ({intent}): it gets the {bytes}-byte prompt shown in the inspector")
+                        format!("{name} is due ({intent}): it gets a {bytes}-byte prompt (the inspector shows it with {name} selected at the message it answers)")
                     })}
                 </div>
                 <Show when=move || !matches!(state.mode.get(), Mode::Bridge { .. })>

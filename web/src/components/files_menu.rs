@@ -53,7 +53,7 @@ pub fn FilesMenu() -> impl IntoView {
                         if crate::bridge::may_leave_session(&state) {
                             crate::bridge::send(serde_json::json!({"v": 1, "type": "newSession"}));
                         }
-                    } else {
+                    } else if browser::confirm("Start over with the demo? This conversation is discarded (save the session first to keep it).") {
                         host::adopt(&state, host::demo_session());
                     }
                 }

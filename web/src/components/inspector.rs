@@ -53,8 +53,11 @@ pub fn Inspector() -> impl IntoView {
     // For a delivery the bridge made: does the page's preview hash to what it sent? Hashed
     // only when there is such a digest (bridge mode), once per change of what is shown.
     let sent_check = Memo::new(move |_| {
+        // Only a delivery of this conversation: after a team edit the history goes on under
+        // a new team, and the page cannot rebuild what the old one was sent.
         if !matches!(state.mode.get(), crate::state::Mode::Bridge { .. })
             || !state.shown_whatif.get().is_empty()
+            || !state.delivered.get()
         {
             return None;
         }

@@ -50,9 +50,19 @@ pub fn SectionBars() -> impl IntoView {
                 _ => String::new(),
             };
             let truncations = e.truncations.iter().map(|t| format!("{} cut from {} to {} B", t.section, t.from_bytes, t.to_bytes)).collect::<Vec<_>>();
+            // The message itself cut: said in words, not only in the list of cuts.
+            let message_cut = e.message_cut().map(|(from, to)| match to {
+                0 => format!("⚠ the message does not reach {}: none of its {from} bytes fit the budget", e.recipient),
+                _ => format!("⚠ the message reaches {} cut to fit the budget: {to} of its {from} bytes", e.recipient),
+            });
+            // The bar shows the fuller budget, the one that decides the status.
+            let fill = match (e.total_tokens, e.max_tokens) {
+                (Some(t), Some(m)) if m > 0 && t as u128 * e.max_bytes as u128 > e.total_bytes as u128 * m as u128 => percent(t, m),
+                _ => percent(e.total_bytes, e.max_bytes),
+            };
             view! {
                 <div class=format!("budget {status}") data-testid="budget">
-                    <div class="bar"><div class="fill" style:width=percent(e.total_bytes, e.max_bytes)></div></div>
+                    <div class="bar"><div class="fill" style:width=fill></div></div>
                     <span class="budget-text">
                         {format!("{} / {} B · {}{tokens} · window {} · {} marker(s) stripped",
                             e.total_bytes, e.max_bytes, status_label(e.status), e.window, e.markers_stripped)}
@@ -71,6 +81,7 @@ pub fn SectionBars() -> impl IntoView {
                         }
                     }).collect_view()}
                 </ul>
+                {message_cut.map(|text| view! { <p class="message-cut" data-testid="message-cut">{text}</p> })}
                 {(!truncations.is_empty()).then(|| view! {
                     <p class="truncations" data-testid="truncations">{format!("truncated: {}", truncations.join("; "))}</p>
                 })}

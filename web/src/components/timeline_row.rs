@@ -21,7 +21,7 @@ pub fn fate_style(fate: Fate) -> (&'static str, String) {
             "fate-dedup",
             format!("deduplicated: {}", dedup_reason(reason)),
         ),
-        Fate::TrimmedForBudget => ("fate-trimmed", "trimmed to fit the byte budget".into()),
+        Fate::TrimmedForBudget => ("fate-trimmed", "trimmed to fit the budget".into()),
         Fate::Current => ("fate-current", "the current message ([MESSAGE])".into()),
         Fate::Pinned => ("fate-pinned", "pinned first message".into()),
         Fate::ParentContext => ("fate-parent", "shown as the parent context".into()),
