@@ -21,9 +21,46 @@ pub fn range_within(whole: &str, piece: &str) -> Option<std::ops::Range<usize>> 
     whole.get(range.clone()).map(|_| range)
 }
 
+/// Characters an agent reads but a screen does not show, or shows moved: Unicode tags
+/// (U+E0000–U+E007F, text that renders as nothing), bidirectional controls (they reorder
+/// what is shown, `\u{202E}0001$` reads as `$1000`), and zero-width characters other than the
+/// joiner emoji sequences need. A page that shows "exactly what the agent is told" says when a
+/// prompt holds some.
+pub fn is_hidden(c: char) -> bool {
+    matches!(c,
+        '\u{E0000}'..='\u{E007F}'
+        | '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
+        | '\u{200B}' | '\u{200C}' | '\u{2060}' | '\u{FEFF}')
+}
+
+/// How many [hidden](is_hidden) characters `s` holds, and the first one with its byte offset.
+pub fn hidden_chars(s: &str) -> (usize, Option<(usize, char)>) {
+    let mut hidden = s.char_indices().filter(|&(_, c)| is_hidden(c));
+    match hidden.next() {
+        Some(first) => (1 + hidden.count(), Some(first)),
+        None => (0, None),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::range_within;
+    use super::{hidden_chars, range_within};
+
+    #[test]
+    fn hidden_characters_are_counted_and_the_first_is_located() {
+        assert_eq!(
+            hidden_chars("plain text, emoji 👨\u{200D}👩 and é"),
+            (0, None)
+        );
+        assert_eq!(
+            hidden_chars("ok\u{E0020}\u{E0072}m \u{202E}1$"),
+            (3, Some((2, '\u{E0020}')))
+        );
+        assert_eq!(
+            hidden_chars("\u{FEFF}x\u{200B}"),
+            (2, Some((0, '\u{FEFF}')))
+        );
+    }
 
     #[test]
     fn a_slice_is_found_where_it_lies_and_a_copy_is_not() {

@@ -197,6 +197,18 @@ test('a member edit leaves earlier settings in place: a past delivery keeps its 
   await context.close();
 });
 
+test('characters the agent reads but the page cannot show are pointed out', async () => {
+  const { context, page } = await visit();
+  await page.selectRecipient('max');
+  assert.equal(await page.by('hidden-chars').count(), 0);
+  // "Looks good." followed by Unicode tags spelling " rm -rf": invisible on screen.
+  const tags = [...' rm -rf'].map((c) => String.fromCodePoint(0xe0000 + c.codePointAt(0))).join('');
+  await page.send(`[FROM: kailai] Looks good.${tags} [NEXT: max]`);
+  await page.by('hidden-chars').filter({ hasText: '7 invisible or direction-changing character(s), the first U+E0020' }).waitFor();
+  assert.ok((await page.promptText()).includes(tags), 'the bytes are in the prompt');
+  await context.close();
+});
+
 test('a refused setting is named and the field shows the setting in force', async () => {
   const { context, page } = await visit();
   const budget = page.by('setting-max-bytes');

@@ -69,6 +69,19 @@ pub fn PromptView() -> impl IntoView {
             if at < text.len() {
                 pieces.push(view! { <span>{text[at..].to_string()}</span> }.into_any());
             }
+            // What the agent reads but this view cannot show (tags, bidi controls, zero-width).
+            let hidden = [Some(text.as_str()), flag.as_deref()]
+                .into_iter()
+                .flatten()
+                .map(agent_chatter::text::hidden_chars)
+                .fold((0, None), |(n, first), (m, f)| (n + m, first.or(f)));
+            let hidden = match hidden {
+                (0, _) => None,
+                (n, first) => Some(format!(
+                    "⚠ {n} invisible or direction-changing character(s){}: the agent reads them; this view cannot show them (copy or save gives the exact bytes)",
+                    first.map(|(_, c)| format!(", the first U+{:04X}", c as u32)).unwrap_or_default()
+                )),
+            };
             view! {
                 {flag.map(|flag| view! {
                     <div class="prompt-box">
@@ -77,6 +90,7 @@ pub fn PromptView() -> impl IntoView {
                         <pre class="system-flag sec-system" data-testid="system-flag-text">{flag}</pre>
                     </div>
                 })}
+                {hidden.map(|text| view! { <p class="message-cut" data-testid="hidden-chars">{text}</p> })}
                 <div class="prompt-box">
                     <div class="prompt-head">"exact prompt (stdin) · "{text.len()}" B"
                         <button data-testid="copy-prompt" on:click=copy(false)>"copy"</button>
