@@ -50,6 +50,8 @@ pub struct Column {
     pub member: MemberId,
     pub display_name: String,
     pub agent_type: String,
+    /// The column shows a what-if (the member's overrides are on), not the real prompt.
+    pub whatif: bool,
     pub prompt: Result<Prompt, String>,
 }
 
@@ -175,13 +177,15 @@ impl AppState {
                 team.members
                     .iter()
                     .filter(|m| m.is_ai())
-                    .map(|m| Column {
-                        member: m.id.clone(),
-                        display_name: m.display_name.clone(),
-                        agent_type: m.agent_type.clone().unwrap_or_default(),
-                        prompt: s
-                            .preview(&m.id, at, &whatifs.get(&m.id).copied().unwrap_or_default())
-                            .map_err(|e| e.to_string()),
+                    .map(|m| {
+                        let overrides = whatifs.get(&m.id).copied().unwrap_or_default();
+                        Column {
+                            member: m.id.clone(),
+                            display_name: m.display_name.clone(),
+                            agent_type: m.agent_type.clone().unwrap_or_default(),
+                            whatif: !overrides.is_empty(),
+                            prompt: s.preview(&m.id, at, &overrides).map_err(|e| e.to_string()),
+                        }
                     })
                     .collect()
             })

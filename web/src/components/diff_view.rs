@@ -24,6 +24,16 @@ pub fn diff_lines(old: &str, new: &str) -> Vec<(char, String)> {
         .collect()
 }
 
+/// What an agent is handed, as one text: Claude's system flag first (when there is one), then
+/// the prompt on stdin. The diff and the side-by-side columns compare and show this, so a
+/// change of the system part is never left out.
+pub fn handed_text(p: &agent_chatter::context::Prompt) -> String {
+    match &p.system_flag {
+        Some(flag) => format!("{flag}\n\n── stdin ──\n{}", p.prompt),
+        None => p.prompt.clone(),
+    }
+}
+
 #[component]
 pub fn DiffView() -> impl IntoView {
     let state = use_state();
@@ -36,7 +46,7 @@ pub fn DiffView() -> impl IntoView {
         let with = |member: &str, at: Option<usize>, o: &PreviewOverrides| {
             state.session.with(|s| {
                 s.preview(member, at, o)
-                    .map(|p| p.prompt)
+                    .map(|p| handed_text(&p))
                     .map_err(|e| e.to_string())
             })
         };
@@ -56,13 +66,13 @@ pub fn DiffView() -> impl IntoView {
                     Some(with(&member, Some(n - 1), &state.shown_whatif.get()))
                 }
             }
-            "actual" => state.actual.get().map(|p| p.map(|p| p.prompt)),
+            "actual" => state.actual.get().map(|p| p.map(|p| handed_text(&p))),
             id => Some(with(id, at, &PreviewOverrides::default())),
         }
     });
     let lines = Memo::new(move |_| {
         let shown = state.preview.with(|p| match p {
-            Some(Ok(p)) => Some(p.prompt.clone()),
+            Some(Ok(p)) => Some(handed_text(p)),
             _ => None,
         })?;
         match other.get()? {

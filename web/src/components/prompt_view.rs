@@ -16,11 +16,17 @@ pub fn PromptView() -> impl IntoView {
             _ => None,
         })
     });
+    // A what-if prompt is saved under a name that says so, never as the real one's.
     let file_stem = move || {
         format!(
-            "prompt-{}-{}",
+            "prompt-{}-{}{}",
             state.shown_recipient.get().unwrap_or_default(),
-            state.shown_at.get().map_or(0, |a| a + 1)
+            state.shown_at.get().map_or(0, |a| a + 1),
+            if state.shown_whatif.get().is_empty() {
+                ""
+            } else {
+                "-whatif"
+            }
         )
     };
     // The exact bytes of the prompt, or of the system flag.

@@ -17,13 +17,11 @@ pub fn SideBySide() -> impl IntoView {
             <div class="columns">
                 {move || state.side_by_side.get().into_iter().map(|c| {
                     let member = c.member.clone();
+                    let whatif = if c.whatif { " · what-if" } else { "" };
                     let (head, body, class) = match &c.prompt {
                         Ok(p) => (
-                            format!("{} · {} · {} / {} B · {}", c.display_name, c.agent_type, p.explain.total_bytes, p.explain.max_bytes, status_label(p.explain.status)),
-                            match &p.system_flag {
-                                Some(flag) => format!("{flag}\n\n── stdin ──\n{}", p.prompt),
-                                None => p.prompt.clone(),
-                            },
+                            format!("{} · {} · {} / {} B · {}{whatif}", c.display_name, c.agent_type, p.explain.total_bytes, p.explain.max_bytes, status_label(p.explain.status)),
+                            crate::components::diff_view::handed_text(p),
                             status_class(p.explain.status),
                         ),
                         Err(e) => (c.display_name.clone(), e.clone(), "status-critical"),
