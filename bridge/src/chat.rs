@@ -19,6 +19,42 @@ use tokio::sync::broadcast;
 
 use crate::hub::{self, SharedHub};
 
+/// A line on stdout as the terminal shows it (see [`terminal_safe`]); a closed stdout
+/// (`chat | head -1`) is not an error worth a panic: the line is dropped.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), "{}", terminal_safe(&format!($($arg)*)));
+    }};
+}
+
+/// [`say!`] on stderr.
+macro_rules! tell {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), "{}", terminal_safe(&format!($($arg)*)));
+    }};
+}
+
+/// Text for the terminal: control characters other than line breaks and tabs (escape
+/// sequences, carriage returns, bells) are written out as `\u{1b}`, so what an agent says
+/// cannot clear the screen, retitle the window, hide text or overwrite a speaker's name.
+fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.contains(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// seed 004's `/help`.
 pub const HELP: &str = "\
 Available commands:
@@ -82,7 +118,7 @@ pub fn parse_line(line: &str) -> Line {
 /// An error as seed 004's catalogue prints it: plain text after `Error: `, the lines after the
 /// first as they are (no emoji, no indent: some terminals show neither well).
 fn error(message: &str) {
-    eprintln!("Error: {message}");
+    tell!("Error: {message}");
 }
 
 /// Runs the chat until `/exit`, or the end of piped input once nothing is running.
@@ -94,12 +130,12 @@ pub async fn run(hub: SharedHub) -> Result<(), String> {
     {
         let h = hub.lock().await;
         if let Some(team) = h.session().team() {
-            println!(
+            say!(
                 "✓ Team \"{}\" loaded (session {})",
                 team.name,
                 h.session_id()
             );
-            println!("Type your first message to begin conversation...");
+            say!("Type your first message to begin conversation...");
         }
     }
     hub::resume(&hub).await;
@@ -118,11 +154,11 @@ pub async fn run(hub: SharedHub) -> Result<(), String> {
         said_anything |= !matches!(line, Line::Empty);
         match line {
             Line::Empty => {}
-            Line::Help => println!("{HELP}"),
+            Line::Help => say!("{HELP}"),
             Line::Exit => {
                 let h = hub.lock().await;
                 if let Some(running) = h.session().conversation().in_flight() {
-                    eprintln!(
+                    tell!(
                         "Stopping {}: its delivery is made again on `--resume {}`",
                         running.to,
                         h.session_id()
@@ -152,10 +188,10 @@ pub async fn run(hub: SharedHub) -> Result<(), String> {
                 let h = hub.lock().await;
                 match h.session().team() {
                     Some(team) => {
-                        println!("Team \"{}\":", team.name);
+                        say!("Team \"{}\":", team.name);
                         for m in &team.members {
                             let kind = m.agent_type.as_deref().unwrap_or("human");
-                            println!("  {} ({}) - {kind}", m.display_name, m.id);
+                            say!("  {} ({}) - {kind}", m.display_name, m.id);
                         }
                     }
                     None => error("No team loaded. Use /team deploy <config> first"),
@@ -167,8 +203,8 @@ pub async fn run(hub: SharedHub) -> Result<(), String> {
                     let name = team.name.clone();
                     match hub::apply(&hub, Fact::set_team(team)).await {
                         Ok(()) => {
-                            println!("✓ Team \"{name}\" loaded");
-                            println!("Type your first message to begin conversation...");
+                            say!("✓ Team \"{name}\" loaded");
+                            say!("Type your first message to begin conversation...");
                         }
                         Err(e) => error(&e),
                     }
@@ -176,10 +212,10 @@ pub async fn run(hub: SharedHub) -> Result<(), String> {
                 Err(e) => error(&e),
             },
             Line::Start(message) => {
-                eprintln!("⚠ WARNING: /start command is deprecated and will be removed in v0.3.0");
-                eprintln!("  → Just type your message directly (no /start needed)");
+                tell!("⚠ WARNING: /start command is deprecated and will be removed in v0.3.0");
+                tell!("  → Just type your message directly (no /start needed)");
                 if message.is_empty() {
-                    eprintln!("Usage: Type your message directly");
+                    tell!("Usage: Type your message directly");
                 } else {
                     send(&hub, message).await;
                 }
@@ -374,7 +410,7 @@ fn print_fact(
                     .last_human
                     .as_deref()
                     .is_some_and(|h| h != speaker.id);
-                println!(
+                say!(
                     "→ {}: {}{}",
                     speaker.name,
                     markers::strip_all(text),
@@ -382,7 +418,7 @@ fn print_fact(
                 );
             }
         }
-        Fact::Replied { to, text, .. } => println!("→ {} (AI): {text}", name_of(to, session)),
+        Fact::Replied { to, text, .. } => say!("→ {} (AI): {text}", name_of(to, session)),
         Fact::Failed { to, reason, .. } => {
             error(&format!("{} failed: {reason}", name_of(to, session)));
         }
@@ -391,8 +427,8 @@ fn print_fact(
     let task = session.store().team_task();
     if task != before.team_task.as_deref() {
         match task {
-            Some(task) => println!("✓ Team task set: \"{task}\""),
-            None if !matches!(fact, Fact::SetTeam { .. }) => println!("✓ Team task cleared"),
+            Some(task) => say!("✓ Team task set: \"{task}\""),
+            None if !matches!(fact, Fact::SetTeam { .. }) => say!("✓ Team task cleared"),
             None => {}
         }
     }
@@ -401,10 +437,10 @@ fn print_fact(
 /// What the conversation says back after a fact; deliveries show as the spinner instead.
 fn print_action(action: &Action, session: &Session, name_of: impl Fn(&str, &Session) -> String) {
     match action {
-        Action::Notice(notice) => eprintln!("Warning: {notice}"),
-        Action::AwaitHuman { member } => println!("Waiting for {}", name_of(member, session)),
+        Action::Notice(notice) => tell!("Warning: {notice}"),
+        Action::AwaitHuman { member } => say!("Waiting for {}", name_of(member, session)),
         Action::Finished => {
-            println!("✓ Conversation completed ([DONE]); a new message starts it again");
+            say!("✓ Conversation completed ([DONE]); a new message starts it again");
         }
         Action::Deliver(_) => {}
     }

@@ -216,6 +216,48 @@ fn a_message_with_from_is_echoed_with_its_sender_and_a_buzz_in_says_so() {
 }
 
 #[test]
+fn an_agents_control_characters_are_shown_not_obeyed_by_the_terminal() {
+    let (out, err, ok) = chat("[NEXT: max] go\n", "claude-ansi.sh", None, None);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("→ max (AI): ok\\u{1b}[2J\\u{d}FAKE: kailai approves\\u{7} [NEXT: kailai]"),
+        "{out}"
+    );
+    assert!(!out.contains('\u{1b}') && !out.contains('\r'), "{out:?}");
+}
+
+#[test]
+fn a_closed_stdout_does_not_panic_the_chat() {
+    let dir = Bridge::new_dir(&team(None), "claude-stream.sh");
+    let d = dir.path();
+    let mut child = Command::new(support::bin())
+        .arg("chat")
+        .arg("--team")
+        .arg(d.join("team.json"))
+        .arg("--db")
+        .arg(d.join("chat.db"))
+        .arg("--agents")
+        .arg(d.join("agents.json"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Like `| head -1`: the reader goes away before the chat has printed everything.
+    drop(child.stdout.take());
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"[NEXT: max] go\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
 fn empty_piped_input_is_refused_as_the_seed_cli_does() {
     for input in ["", "\n  \n"] {
         let (_, err, ok) = chat(input, "claude-stream.sh", None, None);

@@ -92,6 +92,14 @@ test('share: the link opens the same prompts elsewhere; a damaged link shows an 
   await page.by('share-link').click();
   const link = await page.by('share-url').inputValue();
   assert.match(link, /#share=[A-Za-z0-9_-]+$/);
+  assert.equal(await page.by('share-note').count(), 0, 'the link opens the prompt shown');
+  // A what-if is not carried by the link, and the box says so.
+  await page.by('whatif-window').fill('0');
+  await page.by('whatif-window').dispatchEvent('change');
+  await page.by('whatif-panel').filter({ hasText: 'what-if (on' }).waitFor();
+  await page.by('share-link').click();
+  await page.by('share-note').filter({ hasText: "this link opens sarah's prompt as it would be built now" }).waitFor();
+  await page.by('whatif-reset').click();
 
   const { context: other, page: visitor } = await visit(link);
   assert.equal(await visitor.timelineCount(), 2, 'the case ends at the shown message');

@@ -15,17 +15,22 @@ pub struct Lines {
 
 impl Lines {
     /// The complete lines in `chunk` (plus what was pending); the rest waits for more.
+    /// Linear in the bytes read: what is pending holds no newline, so only the new chunk is
+    /// searched, and the lines found leave the buffer in one move.
     pub fn push(&mut self, chunk: &[u8]) -> Vec<String> {
+        let mut search = self.pending.len();
         self.pending.extend_from_slice(chunk);
         let mut lines = Vec::new();
-        while let Some(end) = self.pending.iter().position(|&b| b == b'\n') {
-            let mut line: Vec<u8> = self.pending.drain(..=end).collect();
-            line.pop();
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
-            lines.push(String::from_utf8_lossy(&line).into_owned());
+        let mut start = 0;
+        while let Some(i) = self.pending[search..].iter().position(|&b| b == b'\n') {
+            let end = search + i;
+            let line = &self.pending[start..end];
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            lines.push(String::from_utf8_lossy(line).into_owned());
+            start = end + 1;
+            search = start;
         }
+        self.pending.drain(..start);
         lines
     }
 
@@ -83,8 +88,24 @@ impl Decoder {
 
     /// Ends the stream: the last deltas and the verdict.
     pub fn finish(mut self) -> (Vec<String>, Verdict) {
-        let last = self.lines.finish().and_then(|l| self.line(&l));
+        let rest = self.lines.finish();
+        // A JSON stream cut off inside an event: the unfinished line is not the agent's text
+        // (it would be routed, markers and all), and with no final event it is a failure.
+        let cut_off = self.kind != AgentType::Command
+            && rest.as_deref().is_some_and(|l| {
+                l.trim_start().starts_with('{') && serde_json::from_str::<Value>(l).is_err()
+            });
+        let last = if cut_off {
+            None
+        } else {
+            rest.and_then(|l| self.line(&l))
+        };
         let verdict = match (self.kind, self.verdict) {
+            (_, Verdict::Nothing) if cut_off => Verdict::Error(
+                "the agent's output ended in the middle of an event (an unfinished JSON line): \
+                 it was cut off before its final text"
+                    .to_string(),
+            ),
             (AgentType::Gemini, Verdict::Nothing) if !self.current.is_empty() => {
                 Verdict::Reply(std::mem::take(&mut self.current))
             }
@@ -254,6 +275,34 @@ mod tests {
         let (last, verdict) = d.finish();
         deltas.extend(last);
         (deltas, verdict)
+    }
+
+    #[test]
+    fn a_stream_cut_off_inside_an_event_is_a_failure_not_a_reply() {
+        let stream = "{\"type\":\"system\",\"subtype\":\"init\"}\n{\"type\":\"result\",\"subtype\":\"success\",\"result\":\"Partial [NEXT: sarah] then mo";
+        for size in [1, 7, 4096] {
+            let (deltas, verdict) = decode(AgentType::Claude, stream, size);
+            assert_eq!(deltas, "", "{size}");
+            assert!(
+                matches!(&verdict, Verdict::Error(m) if m.contains("ended in the middle of an event")),
+                "{size}: {verdict:?}"
+            );
+        }
+        // A plain last line without a newline is still text.
+        let (_, verdict) = decode(AgentType::Claude, "WARNING: not JSON", 3);
+        assert_eq!(verdict, Verdict::Reply("WARNING: not JSON".into()));
+    }
+
+    #[test]
+    fn lines_split_anywhere_come_out_whole_and_crlf_is_one_break() {
+        let mut lines = Lines::default();
+        let text = format!("{}\r\nb\n\nc", "a".repeat(100_000));
+        let mut out = Vec::new();
+        for chunk in text.as_bytes().chunks(16 * 1024) {
+            out.extend(lines.push(chunk));
+        }
+        assert_eq!(out, ["a".repeat(100_000), "b".into(), String::new()]);
+        assert_eq!(lines.finish().as_deref(), Some("c"));
     }
 
     const CLAUDE: &str = r#"{"type":"system","subtype":"init","session_id":"s"}

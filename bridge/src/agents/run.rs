@@ -87,7 +87,7 @@ pub async fn run(
     let mut group = GroupGuard(pid);
     let mut stdin = child.stdin.take();
     let mut stdout = child.stdout.take();
-    let mut stderr = child.stderr.take();
+    let stderr = child.stderr.take();
     let prompt = job.prompt.as_bytes().to_vec();
     // Write the prompt concurrently with reading, so a large prompt cannot deadlock on a
     // full pipe; then close stdin (the CLIs read until EOF).
@@ -97,16 +97,11 @@ pub async fn run(
             let _ = stdin.shutdown().await;
         }
     });
-    let stderr_reader = tokio::spawn(async move {
-        let mut buf = Vec::new();
-        if let Some(stderr) = stderr.as_mut() {
-            let _ = stderr.take(64 * 1024).read_to_end(&mut buf).await;
-        }
-        String::from_utf8_lossy(&buf).into_owned()
-    });
+    let mut stderr_reader = tokio::spawn(stderr_tail(stderr));
 
     let mut decoder = Decoder::new(job.command.output.unwrap_or(job.agent_type));
     let mut all = Vec::new();
+    let mut stdout_done = false;
     let reading = async {
         let mut buf = vec![0u8; 16 * 1024];
         if let Some(out) = stdout.as_mut() {
@@ -114,7 +109,9 @@ pub async fn run(
                 match out.read(&mut buf).await {
                     Ok(0) | Err(_) => break,
                     Ok(n) => {
-                        all.extend_from_slice(&buf[..n]);
+                        if all.len() < MAX_KEPT_OUTPUT {
+                            all.extend_from_slice(&buf[..n]);
+                        }
                         for delta in decoder.push(&buf[..n]) {
                             let _ = deltas.send(delta);
                         }
@@ -122,44 +119,77 @@ pub async fn run(
                 }
             }
         }
+        stdout_done = true;
     };
-    let stopped = tokio::select! {
-        () = reading => None,
-        () = tokio::time::sleep(job.timeout) => Some(format!("no reply within {}: the agent was stopped", human(job.timeout))),
-        _ = cancel => Some(CANCELLED.to_string()),
+    // The run ends when the agent has exited and its output is read. Helpers it leaves behind
+    // holding a pipe, or an agent that closed its output but keeps running, are not waited for
+    // beyond a short grace: the timeout and a cancel hold over all of it.
+    let ended = tokio::select! {
+        ended = async {
+            tokio::pin!(reading);
+            tokio::select! {
+                () = &mut reading => match tokio::time::timeout(AFTER_EXIT, child.wait()).await {
+                    Ok(status) => Ended::Exited(status),
+                    Err(_) => Ended::KeptRunning,
+                },
+                status = child.wait() => {
+                    let _ = tokio::time::timeout(AFTER_EXIT, &mut reading).await;
+                    Ended::Exited(status)
+                }
+            }
+        } => Ok(ended),
+        () = tokio::time::sleep(job.timeout) => Err(format!("no reply within {}: the agent was stopped", human(job.timeout))),
+        _ = cancel => Err(CANCELLED.to_string()),
     };
-    if let Some(reason) = stopped {
-        drop(group); // kills the group
-        let _ = child.wait().await;
-        writer.abort();
-        return (Outcome::Failed(reason), all);
-    }
-    let status = child.wait().await;
-    // Ended on its own: nothing to kill (and its pid may be reused from here on).
+    let status = match ended {
+        Err(reason) => {
+            drop(group); // kills the group
+            let _ = child.wait().await;
+            writer.abort();
+            stderr_reader.abort();
+            return (Outcome::Failed(cap(reason)), all);
+        }
+        Ok(Ended::KeptRunning) => {
+            // Its output is closed and read: what it said stands; the process is stopped.
+            group.kill();
+            let _ = child.wait().await;
+            None
+        }
+        Ok(Ended::Exited(status)) => Some(status),
+    };
+    // Helpers still holding stdout or stderr keep the group alive (so its id is not reused):
+    // they are stopped, and what the agent itself wrote is kept.
+    let stderr = match tokio::time::timeout(AFTER_EXIT, &mut stderr_reader).await {
+        Ok(tail) if stdout_done => tail.unwrap_or_default(),
+        _ => {
+            group.kill();
+            stderr_reader.await.unwrap_or_default()
+        }
+    };
+    // Ended on its own: nothing more to kill (and its pid may be reused from here on).
     group.0 = None;
-    let _ = writer.await;
-    let stderr = stderr_reader.await.unwrap_or_default();
+    writer.abort();
     let (last, verdict) = decoder.finish();
     for delta in last {
         let _ = deltas.send(delta);
     }
-    let last_stderr = stderr
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim()
-        .to_string();
+    let said_on_stderr = stderr_summary(&stderr);
     let outcome = match (status, verdict) {
-        (Ok(s), Verdict::Reply(text)) if s.success() => Outcome::Replied(text),
-        (Ok(s), Verdict::Error(message)) if s.success() => Outcome::Failed(message),
-        (Ok(s), Verdict::Nothing) if s.success() => {
+        (None, Verdict::Reply(text)) => Outcome::Replied(text),
+        (None, Verdict::Error(message)) => Outcome::Failed(message),
+        (None, Verdict::Nothing) => Outcome::Failed(
+            "the agent closed its output without a reply and did not exit: it was stopped"
+                .to_string(),
+        ),
+        (Some(Ok(s)), Verdict::Reply(text)) if s.success() => Outcome::Replied(text),
+        (Some(Ok(s)), Verdict::Error(message)) if s.success() => Outcome::Failed(message),
+        (Some(Ok(s)), Verdict::Nothing) if s.success() => {
             Outcome::Failed("the agent ended without a reply".to_string())
         }
-        (Ok(s), verdict) => {
+        (Some(Ok(s)), verdict) => {
             let said = match verdict {
                 Verdict::Error(m) => m,
-                _ if !last_stderr.is_empty() => last_stderr,
+                _ if !said_on_stderr.is_empty() => said_on_stderr,
                 _ => "no message".to_string(),
             };
             let code = s
@@ -170,9 +200,80 @@ pub async fn run(
                 job.command.command
             ))
         }
-        (Err(e), _) => Outcome::Failed(format!("could not wait for {}: {e}", job.command.command)),
+        (Some(Err(e)), _) => {
+            Outcome::Failed(format!("could not wait for {}: {e}", job.command.command))
+        }
+    };
+    let outcome = match outcome {
+        Outcome::Failed(reason) => Outcome::Failed(cap(reason)),
+        replied => replied,
     };
     (outcome, all)
+}
+
+/// How long an agent gets, after it exited, to have its output read (and after closing its
+/// output, to exit) before whatever holds the pipes is stopped.
+const AFTER_EXIT: Duration = Duration::from_millis(500);
+/// The stdout kept for a reply too big for the conversation (stored whole up to this).
+const MAX_KEPT_OUTPUT: usize = 64 * 1024 * 1024;
+/// The stderr kept: its end, where the reason for a failure is.
+const STDERR_TAIL: usize = 64 * 1024;
+/// The longest failure reason recorded (an agent's own error text can be megabytes).
+const MAX_REASON: usize = 4 * 1024;
+
+/// How the agent's process ended.
+enum Ended {
+    Exited(std::io::Result<std::process::ExitStatus>),
+    /// It closed its output but did not exit.
+    KeptRunning,
+}
+
+/// Reads stderr to its end — an agent writing more than a pipe holds must never block, or die
+/// of a closed pipe — keeping its last [`STDERR_TAIL`] bytes.
+async fn stderr_tail(stderr: Option<tokio::process::ChildStderr>) -> String {
+    let mut tail = Vec::new();
+    if let Some(mut stderr) = stderr {
+        let mut buf = vec![0u8; 16 * 1024];
+        while let Ok(n) = stderr.read(&mut buf).await {
+            if n == 0 {
+                break;
+            }
+            tail.extend_from_slice(&buf[..n]);
+            if tail.len() > 2 * STDERR_TAIL {
+                tail.drain(..tail.len() - STDERR_TAIL);
+            }
+        }
+    }
+    if tail.len() > STDERR_TAIL {
+        tail.drain(..tail.len() - STDERR_TAIL);
+    }
+    String::from_utf8_lossy(&tail).into_owned()
+}
+
+/// The line of stderr that says why: among its last lines, the last that names an error, else
+/// the last one (never a runtime's version footer such as Node's `Node.js v20.20.2`).
+fn stderr_summary(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("Node.js v"))
+        .collect();
+    let recent = &lines[lines.len().saturating_sub(12)..];
+    recent
+        .iter()
+        .rev()
+        .find(|l| l.contains("rror"))
+        .or(recent.last())
+        .map_or_else(String::new, |l| (*l).to_string())
+}
+
+/// A failure reason of at most [`MAX_REASON`] bytes, cut at a character boundary.
+fn cap(reason: String) -> String {
+    if reason.len() <= MAX_REASON {
+        return reason;
+    }
+    let end = agent_chatter::text::floor_char_boundary(&reason, MAX_REASON);
+    format!("{} … ({} more bytes)", &reason[..end], reason.len() - end)
 }
 
 /// `300 ms`, `1.5 s`, `30 s`, `30 min`: exact, so a timeout set to 1500 ms never reads `1 s`.
@@ -190,6 +291,19 @@ fn human(d: Duration) -> String {
 /// timeout, a cancel, or the run itself dropped), it kills the group — the agent and
 /// everything it started. (`kill_on_drop` would kill the agent alone, orphaning its helpers.)
 struct GroupGuard(Option<u32>);
+
+impl GroupGuard {
+    /// Kills the group now (its leader may have exited; a helper still in it keeps the group's
+    /// id in use, so it names no other process).
+    fn kill(&mut self) {
+        if let Some(pid) = self.0.and_then(|p| i32::try_from(p).ok()) {
+            // SAFETY: kill(2) with a negative pid signals the process group; no memory is shared.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+    }
+}
 
 impl Drop for GroupGuard {
     fn drop(&mut self) {
@@ -274,6 +388,59 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[tokio::test]
+    async fn a_chatty_stderr_never_kills_the_agent() {
+        // 1 MB of logs: the pipe is read to its end, so the agent neither blocks nor dies.
+        let script = "set -e; head -c 1000000 /dev/zero | tr '\\0' 'e' >&2; echo done";
+        let (outcome, _) = go(&sh(script), "x", Duration::from_secs(20)).await;
+        assert_eq!(outcome, Outcome::Replied("done".into()));
+    }
+
+    #[tokio::test]
+    async fn helpers_holding_a_pipe_or_an_agent_that_closed_its_output_are_not_waited_for() {
+        for script in [
+            // A helper keeps stdout open after the agent exited.
+            "(sleep 20; echo late) & echo answered",
+            // A helper keeps stderr open.
+            "(sleep 20) >/dev/null & echo answered",
+            // The agent closes its output and keeps running.
+            "echo answered; exec 1>&-; sleep 20",
+        ] {
+            let started = std::time::Instant::now();
+            let (outcome, _) = go(&sh(script), "x", Duration::from_secs(15)).await;
+            assert_eq!(outcome, Outcome::Replied("answered".into()), "{script}");
+            assert!(
+                started.elapsed() < Duration::from_secs(5),
+                "{script}: {:?}",
+                started.elapsed()
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn a_failure_names_the_stderr_line_that_says_why_and_is_kept_short() {
+        let script =
+            "echo 'Error: ANTHROPIC_API_KEY is not set' >&2; echo '    at main (x.js:1)' >&2; \
+                      echo 'Node.js v20.20.2' >&2; exit 1";
+        let (outcome, _) = go(&sh(script), "x", Duration::from_secs(10)).await;
+        assert_eq!(
+            outcome,
+            Outcome::Failed(
+                "/bin/sh exited with code 1: Error: ANTHROPIC_API_KEY is not set".into()
+            )
+        );
+        let long = format!("echo '{}' >&2; exit 1", "Error ".repeat(2000));
+        let (Outcome::Failed(reason), _) = go(&sh(&long), "x", Duration::from_secs(10)).await
+        else {
+            panic!("a failure")
+        };
+        assert!(
+            reason.len() < 4200 && reason.ends_with("more bytes)"),
+            "{}",
+            reason.len()
+        );
     }
 
     #[tokio::test]

@@ -16,6 +16,9 @@ fn select_all(ev: leptos::ev::FocusEvent) {
 pub fn ShareLink() -> impl IntoView {
     let state = use_state();
     let url = RwSignal::new(None::<String>);
+    // When the link opens another prompt than the one shown (a delivery built with earlier
+    // settings, a what-if, a routed parent), the box says so rather than let it pass.
+    let differs = RwSignal::new(None::<String>);
     let make = move |_| {
         let scenario = state.session.with_untracked(|s| {
             let team = s.team()?.clone();
@@ -31,6 +34,20 @@ pub fn ShareLink() -> impl IntoView {
             return state.report("load a team first: there is nothing to share");
         };
         let member = state.shown_recipient.get_untracked();
+        let shown = state.preview.with_untracked(|p| match p {
+            Some(Ok(p)) => Some((p.sha256_hex(), p.explain.total_bytes)),
+            _ => None,
+        });
+        let opened = member
+            .as_deref()
+            .and_then(|m| agent_chatter::scenario::preview(&scenario, m).ok())
+            .map(|p| (p.sha256_hex(), p.explain.total_bytes));
+        differs.set(match (shown, opened, member.as_deref()) {
+            (Some((a, shown)), Some((b, opened)), Some(m)) if a != b => Some(format!(
+                "this link opens {m}'s prompt as it would be built now ({opened} B), not the {shown} B shown: it carries the history, the team and the settings in force now, not earlier settings or a what-if"
+            )),
+            _ => None,
+        });
         match share::encode(&scenario, member.as_deref()) {
             Ok(fragment) => {
                 let Some(location) = web_sys::window().map(|w| w.location()) else {
@@ -55,6 +72,7 @@ pub fn ShareLink() -> impl IntoView {
                 <input data-testid="share-url" readonly prop:value=move || url.get().unwrap_or_default()
                     on:focus=select_all/>
                 <button on:click=move |_| url.set(None)>"×"</button>
+                {move || differs.get().map(|text| view! { <span class="share-note" data-testid="share-note">{text}</span> })}
             </span>
         </Show>
     }
