@@ -303,6 +303,53 @@ fn alive(pid: &str) -> bool {
 /// However the chat ends while an agent runs — `/exit`, Ctrl-C, SIGTERM — the agent and the
 /// helpers it started end with it (they are in their own process group, which the terminal's
 /// Ctrl-C does not reach).
+/// Linux only (`PR_SET_PDEATHSIG`): a `kill -9` runs no destructor, so only the kernel can
+/// take the agent down with the chat.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_chat_killed_with_sigkill_takes_its_running_agent_with_it() {
+    let dir = Bridge::new_dir(&team(None), "hang.sh");
+    let d = dir.path();
+    let agent_pid = d.join("agent.pid");
+    let mut child = Command::new(support::bin())
+        .args(["chat", "--team"])
+        .arg(d.join("team.json"))
+        .arg("--db")
+        .arg(d.join("chat.db"))
+        .arg("--agents")
+        .arg(d.join("agents.json"))
+        .env("AGENT_CHATTER_TEST_AGENT", &agent_pid)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"[NEXT: max] Please draft it.\n").unwrap();
+    let agent = (0..500)
+        .find_map(|_| {
+            let pid = std::fs::read_to_string(&agent_pid).unwrap_or_default();
+            if pid.trim().is_empty() {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+                None
+            } else {
+                Some(pid.trim().to_string())
+            }
+        })
+        .expect("the agent started");
+    // SAFETY: kill(2) on the child we spawned; no memory is shared.
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    let _ = child.wait();
+    let gone = (0..500).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        !alive(&agent)
+    });
+    assert!(
+        gone,
+        "the agent {agent} outlived a chat killed with SIGKILL"
+    );
+}
+
 #[test]
 fn stopping_the_chat_stops_the_running_agent_and_its_helpers() {
     for stop in ["/exit", "SIGINT", "SIGTERM"] {

@@ -74,6 +74,7 @@ pub async fn run(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
+    die_with_the_bridge(&mut cmd);
     let mut child = match cmd.spawn() {
         Ok(child) => child,
         Err(e) => {
@@ -210,6 +211,31 @@ pub async fn run(
     };
     (outcome, all)
 }
+
+/// On Linux the agent is killed when the bridge dies, however it dies: a `kill -9` skips every
+/// destructor, and an agent left running would work on beside its own re-delivery after the
+/// session is resumed. (Helpers the agent started are its to stop.)
+#[cfg(target_os = "linux")]
+fn die_with_the_bridge(cmd: &mut Command) {
+    let bridge = std::process::id();
+    // SAFETY: between fork and exec the closure calls only prctl(2) and getppid(2), which are
+    // async-signal-safe, and allocates nothing.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The bridge died before the signal was armed: do not start orphaned.
+            if libc::getppid() as u32 != bridge {
+                return Err(std::io::Error::other("the bridge is gone"));
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn die_with_the_bridge(_: &mut Command) {}
 
 /// How long an agent gets, after it exited, to have its output read (and after closing its
 /// output, to exit) before whatever holds the pipes is stopped.
