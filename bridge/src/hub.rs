@@ -282,13 +282,13 @@ pub async fn cancel(hub: &SharedHub, to: &str) -> Result<(), String> {
 
 /// A new session in `store` that starts with `team` (its `setTeam` fact committed).
 fn create(store: &mut Store, team: Team) -> Result<(i64, Session), String> {
-    let id = store
-        .create_session(&team.name, now().0 as i64)
-        .map_err(|e| e.to_string())?;
+    let title = team.name.clone();
     let fact = Fact::set_team(team);
     let mut session = Session::new();
     session.apply(&fact).map_err(|e| e.to_string())?;
-    store.append(id, 1, &fact).map_err(|e| e.to_string())?;
+    let id = store
+        .create_session(&title, now().0 as i64, &fact)
+        .map_err(|e| e.to_string())?;
     Ok((id, session))
 }
 
@@ -402,7 +402,15 @@ async fn deliver(hub: &SharedHub, delivery: Delivery) {
                 let (tx, mut rx) = mpsc::unbounded_channel::<String>();
                 let relay_to = to.clone();
                 let relay = tokio::spawn(async move {
-                    while let Some(delta) = rx.recv().await {
+                    while let Some(mut delta) = rx.recv().await {
+                        // What arrived meanwhile goes in the same frame: a burst of tiny deltas
+                        // is a few frames, not thousands no page keeps up with.
+                        while delta.len() < 64 * 1024 {
+                            match rx.try_recv() {
+                                Ok(more) => delta.push_str(&more),
+                                Err(_) => break,
+                            }
+                        }
                         let event = Event::Output {
                             to: relay_to.clone(),
                             delta,

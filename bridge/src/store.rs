@@ -159,13 +159,32 @@ impl Store {
         Ok(Store { conn })
     }
 
-    /// A new, empty session.
-    pub fn create_session(&self, title: &str, now_ms: i64) -> Result<i64, StoreError> {
-        self.conn.execute(
+    /// A new session whose log starts with `first` (its `setTeam`).
+    pub fn create_session(
+        &mut self,
+        title: &str,
+        now_ms: i64,
+        first: &Fact,
+    ) -> Result<i64, StoreError> {
+        let json = serde_json::to_string(first).map_err(|e| StoreError::BadFact {
+            session: 0,
+            seq: 1,
+            message: e.to_string(),
+        })?;
+        // One transaction: a crash never leaves a session without its first fact (its team),
+        // which would not resume.
+        let tx = self.conn.transaction()?;
+        tx.execute(
             "INSERT INTO sessions (title, created_ms) VALUES (?1, ?2)",
             params![title, now_ms],
         )?;
-        Ok(self.conn.last_insert_rowid())
+        let id = tx.last_insert_rowid();
+        tx.execute(
+            "INSERT INTO facts (session_id, seq, fact) VALUES (?1, 1, ?2)",
+            params![id, json],
+        )?;
+        tx.commit()?;
+        Ok(id)
     }
 
     /// Appends `fact` to `session` as its fact number `seq` (from 1: the caller's log length
@@ -321,8 +340,7 @@ mod tests {
         let path = dir.path().join("s.db");
         let id = {
             let mut store = Store::open(&path).unwrap();
-            let id = store.create_session("old", 5).unwrap();
-            store.append(id, 1, &fact("a")).unwrap();
+            let id = store.create_session("old", 5, &fact("a")).unwrap();
             // As a file written by the version before: no `sent` table.
             store.conn.execute_batch("DROP TABLE sent").unwrap();
             id
@@ -348,8 +366,7 @@ mod tests {
         let path = dir.path().join("s.db");
         let id = {
             let mut store = Store::open(&path).unwrap();
-            let id = store.create_session("demo", 5).unwrap();
-            store.append(id, 1, &fact("a")).unwrap();
+            let id = store.create_session("demo", 5, &fact("a")).unwrap();
             store.append(id, 2, &fact("b")).unwrap();
             id
         };
@@ -412,8 +429,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.db");
         let mut first = Store::open(&path).unwrap();
-        let id = first.create_session("demo", 5).unwrap();
-        first.append(id, 1, &fact("a")).unwrap();
+        let id = first.create_session("demo", 5, &fact("a")).unwrap();
         let mut second = Store::open(&path).unwrap();
 
         first.append(id, 2, &fact("from the first")).unwrap();

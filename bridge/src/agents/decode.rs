@@ -52,7 +52,13 @@ pub enum Verdict {
     Error(String),
     /// The stream had no final text and no error.
     Nothing,
+    /// The stream ended inside an event (an unfinished JSON line) with no final text: the
+    /// agent was cut off.
+    CutOff,
 }
+
+/// What a failure says when the stream was cut off inside an event.
+pub const CUT_OFF: &str = "the agent's output ended in the middle of an event (an unfinished JSON line): it was cut off before its final text";
 
 /// One CLI's stream, decoded line by line.
 #[derive(Debug)]
@@ -101,11 +107,7 @@ impl Decoder {
             rest.and_then(|l| self.line(&l))
         };
         let verdict = match (self.kind, self.verdict) {
-            (_, Verdict::Nothing) if cut_off => Verdict::Error(
-                "the agent's output ended in the middle of an event (an unfinished JSON line): \
-                 it was cut off before its final text"
-                    .to_string(),
-            ),
+            (_, Verdict::Nothing) if cut_off => Verdict::CutOff,
             (AgentType::Gemini, Verdict::Nothing) if !self.current.is_empty() => {
                 Verdict::Reply(std::mem::take(&mut self.current))
             }
@@ -283,10 +285,7 @@ mod tests {
         for size in [1, 7, 4096] {
             let (deltas, verdict) = decode(AgentType::Claude, stream, size);
             assert_eq!(deltas, "", "{size}");
-            assert!(
-                matches!(&verdict, Verdict::Error(m) if m.contains("ended in the middle of an event")),
-                "{size}: {verdict:?}"
-            );
+            assert_eq!(verdict, Verdict::CutOff, "{size}");
         }
         // A plain last line without a newline is still text.
         let (_, verdict) = decode(AgentType::Claude, "WARNING: not JSON", 3);

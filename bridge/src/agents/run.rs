@@ -11,7 +11,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 use tokio::sync::{mpsc, oneshot};
 
-use super::decode::{Decoder, Verdict};
+use super::decode::{Decoder, Verdict, CUT_OFF};
 use super::{AgentCommand, AgentType};
 
 /// The reason recorded when a run is cancelled (`cancel{to}`, `/cancel`).
@@ -178,19 +178,24 @@ pub async fn run(
     let outcome = match (status, verdict) {
         (None, Verdict::Reply(text)) => Outcome::Replied(text),
         (None, Verdict::Error(message)) => Outcome::Failed(message),
+        (None, Verdict::CutOff) => Outcome::Failed(CUT_OFF.to_string()),
         (None, Verdict::Nothing) => Outcome::Failed(
             "the agent closed its output without a reply and did not exit: it was stopped"
                 .to_string(),
         ),
         (Some(Ok(s)), Verdict::Reply(text)) if s.success() => Outcome::Replied(text),
         (Some(Ok(s)), Verdict::Error(message)) if s.success() => Outcome::Failed(message),
+        (Some(Ok(s)), Verdict::CutOff) if s.success() => Outcome::Failed(CUT_OFF.to_string()),
         (Some(Ok(s)), Verdict::Nothing) if s.success() => {
             Outcome::Failed("the agent ended without a reply".to_string())
         }
         (Some(Ok(s)), verdict) => {
+            // The agent's own error first, then what stderr says (a crash cuts the stream
+            // off, and stderr says why better than the cut does).
             let said = match verdict {
                 Verdict::Error(m) => m,
                 _ if !said_on_stderr.is_empty() => said_on_stderr,
+                Verdict::CutOff => CUT_OFF.to_string(),
                 _ => "no message".to_string(),
             };
             let code = s
