@@ -36,6 +36,10 @@ test('keyboard: ↑/↓ move through messages and ←/→ through recipients', a
   assert.notEqual(await page.by('recipient-select').inputValue(), before);
   await page.page.keyboard.press('ArrowLeft');
   assert.equal(await page.by('recipient-select').inputValue(), before);
+  // A timeline row is reached with Tab (it is focusable) and chosen with Enter.
+  await page.by('timeline-message').nth(0).focus();
+  await page.page.keyboard.press('Enter');
+  await page.page.waitForFunction(() => /^at #1 /.test(document.querySelector('[data-testid="inspector-at"]')?.textContent ?? ''));
   await context.close();
 });
 

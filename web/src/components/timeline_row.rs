@@ -113,9 +113,17 @@ pub fn TimelineRow(index: usize) -> impl IntoView {
         None => String::new(),
     };
     view! {
+        // A button to the keyboard too: Tab reaches it, Enter or Space selects it.
         <div class=class data-testid="timeline-message" data-index=index title=hover
+            role="button" tabindex="0"
             style:top=format!("{}px", index as f64 * ROW_HEIGHT)
-            on:click=move |_| state.selected.set(Some(index))>
+            on:click=move |_| state.selected.set(Some(index))
+            on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                if ev.key() == "Enter" || ev.key() == " " {
+                    ev.prevent_default();
+                    state.selected.set(Some(index));
+                }
+            }>
             {move || message.get().map(|(from, to, content, intent)| {
                 let full = content.clone();
                 view! {
