@@ -443,7 +443,7 @@ async fn report_outcomes(hub: SharedHub, mut finished: mpsc::UnboundedReceiver<F
 /// Turns a run's outcome into a fact of the session it was delivered in. A reply above the
 /// core's message limit is never lost: the whole output is kept in the database and the
 /// conversation records a `failed` fact naming its size (a cut reply could mislead the next
-/// agent). The outcome of a run whose session was left meanwhile is not recorded: that
+/// agent); so is the output of a run that failed. The outcome of a run whose session was left meanwhile is not recorded: that
 /// session's log stays as it was, and the delivery is made again when it is reopened.
 async fn report(hub: &SharedHub, run: Finished) {
     let Finished {
@@ -488,6 +488,19 @@ async fn report(hub: &SharedHub, run: Finished) {
             )
         }
         Outcome::Replied(text) => Fact::replied(to.as_str(), text, at),
+        // What a failed agent wrote (streamed text with no final one, a half event) is kept
+        // too, so nothing it said is lost; a run the user cancelled is not.
+        Outcome::Failed(reason) if !output.is_empty() && reason != CANCELLED => {
+            let h = hub.lock().await;
+            let reason = match h.store.keep_output(session, &to, at.0 as i64, &output) {
+                Ok(()) => format!(
+                    "{reason}; its output ({} bytes) is kept in the session database (table outputs)",
+                    output.len()
+                ),
+                Err(_) => reason,
+            };
+            Fact::failed(to.as_str(), reason, at)
+        }
         Outcome::Failed(reason) => Fact::failed(to.as_str(), reason, at),
     };
     if let Err(e) = apply_to(hub, Some(opening), fact).await {
