@@ -10,7 +10,6 @@ use std::time::Duration;
 use agent_chatter::conversation::Action;
 use agent_chatter::conversation::Status;
 use agent_chatter::markers;
-use agent_chatter::message::SpeakerKind;
 use agent_chatter::session::{Fact, Session};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
@@ -319,7 +318,7 @@ async fn print_events(hub: SharedHub, (mut events, mut mirror): Subscription) {
                     let delta = event["delta"].as_str().unwrap_or_default();
                     let last = delta.lines().last().unwrap_or("").trim();
                     if !last.is_empty() {
-                        bar.set_message(last.chars().take(70).collect::<String>());
+                        bar.set_message(terminal_safe(last).chars().take(70).collect::<String>());
                     }
                 }
             }
@@ -361,12 +360,7 @@ fn apply_and_print(
 ) -> bool {
     let before = Before {
         team_task: mirror.store().team_task().map(str::to_string),
-        last_human: mirror
-            .messages()
-            .iter()
-            .rev()
-            .find(|m| m.speaker.kind == SpeakerKind::Human)
-            .map(|m| m.speaker.id.clone()),
+        waiting_for: mirror.conversation().waiting_for().map(str::to_string),
     };
     if mirror.apply(fact).is_err() {
         return false;
@@ -390,13 +384,14 @@ fn catch_up(mirror: &mut Session, log: &[Fact], name_of: impl Fn(&str, &Session)
 /// What the printer needs of the session as it was before a fact.
 struct Before {
     team_task: Option<String>,
-    /// Who spoke last among the humans.
-    last_human: Option<String>,
+    /// The human whose turn it was.
+    waiting_for: Option<String>,
 }
 
 /// One fact as the terminal shows it: an agent's reply or failure, a new team task, and a
 /// human message that named its sender with `[FROM]`, to confirm whom it is credited to
-/// (`→ bob: … (buzzing in)` when another human spoke last), as seed 004 shows it.
+/// (`→ bob: … (buzzing in)` when it was another human's turn: `[FROM]` took it), as seed 004
+/// shows it.
 fn print_fact(
     fact: &Fact,
     session: &Session,
@@ -407,9 +402,9 @@ fn print_fact(
         Fact::Human { text, .. } if markers::parse(text).from.is_some() => {
             if let Some(speaker) = session.messages().last().map(|m| &m.speaker) {
                 let buzzing_in = before
-                    .last_human
+                    .waiting_for
                     .as_deref()
-                    .is_some_and(|h| h != speaker.id);
+                    .is_some_and(|w| w != speaker.id);
                 say!(
                     "→ {}: {}{}",
                     speaker.name,

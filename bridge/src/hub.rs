@@ -472,10 +472,12 @@ async fn report(hub: &SharedHub, run: Finished) {
         Outcome::Replied(text) if text.len() > MAX_MESSAGE_BYTES => {
             let h = hub.lock().await;
             let kept = h.store.keep_output(session, &to, at.0 as i64, &output);
-            let where_ = if kept.is_ok() {
-                "its full output is kept in the session database (table outputs)"
-            } else {
-                "its output could not be kept"
+            let where_ = match kept {
+                Ok(()) if output.len() >= run::MAX_KEPT_OUTPUT => {
+                    "the first 64 MiB of its output are kept in the session database (table outputs)"
+                }
+                Ok(()) => "its full output is kept in the session database (table outputs)",
+                Err(_) => "its output could not be kept",
             };
             Fact::failed(
                 to.as_str(),
@@ -493,6 +495,9 @@ async fn report(hub: &SharedHub, run: Finished) {
         Outcome::Failed(reason) if !output.is_empty() && reason != CANCELLED => {
             let h = hub.lock().await;
             let reason = match h.store.keep_output(session, &to, at.0 as i64, &output) {
+                Ok(()) if output.len() >= run::MAX_KEPT_OUTPUT => format!(
+                    "{reason}; the first 64 MiB of its output are kept in the session database (table outputs)"
+                ),
                 Ok(()) => format!(
                     "{reason}; its output ({} bytes) is kept in the session database (table outputs)",
                     output.len()

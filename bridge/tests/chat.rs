@@ -207,12 +207,24 @@ fn a_message_with_from_is_echoed_with_its_sender_and_a_buzz_in_says_so() {
         {"name": "max", "kind": "ai", "agentType": "claude-code"}]}),
         "claude-stream.sh",
     );
-    let input = "[FROM:kailai] Design a login page [NEXT:max]\n[FROM:bob] Add OAuth [NEXT:max]\n";
+    // After kailai's message it is kailai's turn again (the first human): bob takes it.
+    let input = "[FROM:kailai] Design a login page\n[FROM:bob] Add OAuth\n";
     let (out, err, ok) = chat(input, "claude-stream.sh", None, Some(&dir));
     assert!(ok, "{err}");
     let first = out.find("→ kailai: Design a login page\n").expect(&out);
     let buzz = out.find("→ bob: Add OAuth (buzzing in)\n").expect(&out);
     assert!(first < buzz, "{out}");
+    // Answering when it is one's turn is not buzzing in.
+    let dir = Bridge::new_dir(
+        &serde_json::json!({"name": "two", "members": [
+        {"name": "kailai", "kind": "human"}, {"name": "bob", "kind": "human"},
+        {"name": "max", "kind": "ai", "agentType": "claude-code"}]}),
+        "claude-stream.sh",
+    );
+    let input = "[FROM:kailai] over to you [NEXT: bob]\n[FROM:bob] I agree\n";
+    let (out, err, ok) = chat(input, "claude-stream.sh", None, Some(&dir));
+    assert!(ok, "{err}");
+    assert!(out.contains("→ bob: I agree\n"), "{out}");
 }
 
 #[test]
@@ -300,9 +312,6 @@ fn alive(pid: &str) -> bool {
     })
 }
 
-/// However the chat ends while an agent runs — `/exit`, Ctrl-C, SIGTERM — the agent and the
-/// helpers it started end with it (they are in their own process group, which the terminal's
-/// Ctrl-C does not reach).
 /// Linux only (`PR_SET_PDEATHSIG`): a `kill -9` runs no destructor, so only the kernel can
 /// take the agent down with the chat.
 #[cfg(target_os = "linux")]
@@ -319,6 +328,7 @@ fn a_chat_killed_with_sigkill_takes_its_running_agent_with_it() {
         .arg("--agents")
         .arg(d.join("agents.json"))
         .env("AGENT_CHATTER_TEST_AGENT", &agent_pid)
+        .env("AGENT_CHATTER_TEST_PIDS", d.join("helper.pids"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -344,12 +354,22 @@ fn a_chat_killed_with_sigkill_takes_its_running_agent_with_it() {
         std::thread::sleep(std::time::Duration::from_millis(10));
         !alive(&agent)
     });
+    // The agent's own helper is not reached by the kernel's signal: stopped here.
+    if let Ok(helper) = std::fs::read_to_string(d.join("helper.pids")) {
+        if let Ok(pid) = helper.trim().parse::<i32>() {
+            // SAFETY: kill(2) on the test agent's helper; no memory is shared.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    }
     assert!(
         gone,
         "the agent {agent} outlived a chat killed with SIGKILL"
     );
 }
 
+/// However the chat ends while an agent runs — `/exit`, Ctrl-C, SIGTERM — the agent and the
+/// helpers it started end with it (they are in their own process group, which the terminal's
+/// Ctrl-C does not reach).
 #[test]
 fn stopping_the_chat_stops_the_running_agent_and_its_helpers() {
     for stop in ["/exit", "SIGINT", "SIGTERM"] {

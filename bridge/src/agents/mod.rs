@@ -196,12 +196,20 @@ impl AgentsFile {
         Ok(AgentsFile { agents })
     }
     /// The command for `member` (by id) or its agent type; the file wins over the defaults.
+    /// A key that is no member's id names an agent type, in any of the team config's
+    /// spellings (`claude`, `Claude`, `claude-code`), as the team's `agentType` does.
     pub fn command_for(&self, member_id: &str, agent_type: &str) -> Option<AgentCommand> {
+        let agent_type = agent_chatter::team::normalize_agent_type(agent_type);
         self.agents
             .get(member_id)
-            .or_else(|| self.agents.get(agent_type))
+            .or_else(|| {
+                self.agents
+                    .iter()
+                    .find(|(key, _)| agent_chatter::team::normalize_agent_type(key) == agent_type)
+                    .map(|(_, command)| command)
+            })
             .cloned()
-            .or_else(|| default_command(agent_type))
+            .or_else(|| default_command(&agent_type))
     }
 }
 

@@ -98,7 +98,8 @@ pub async fn run(
             let _ = stdin.shutdown().await;
         }
     });
-    let mut stderr_reader = tokio::spawn(stderr_tail(stderr));
+    let stderr_kept = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut stderr_reader = tokio::spawn(stderr_tail(stderr, stderr_kept.clone()));
 
     let mut decoder = Decoder::new(job.command.output.unwrap_or(job.agent_type));
     let mut all = Vec::new();
@@ -158,14 +159,25 @@ pub async fn run(
         }
         Ok(Ended::Exited(status)) => Some(status),
     };
-    // Helpers still holding stdout or stderr keep the group alive (so its id is not reused):
-    // they are stopped, and what the agent itself wrote is kept.
-    let stderr = match tokio::time::timeout(AFTER_EXIT, &mut stderr_reader).await {
-        Ok(tail) if stdout_done => tail.unwrap_or_default(),
-        _ => {
-            group.kill();
-            stderr_reader.await.unwrap_or_default()
+    // Helpers still holding stdout or stderr are stopped with the agent's group, and what the
+    // agent itself wrote is kept. A holder outside the group (`setsid`) is not waited for:
+    // after one more grace its pipe is left behind.
+    let stderr_done = tokio::time::timeout(AFTER_EXIT, &mut stderr_reader)
+        .await
+        .is_ok();
+    if !stdout_done || !stderr_done {
+        group.kill();
+        if !stderr_done
+            && tokio::time::timeout(AFTER_EXIT, &mut stderr_reader)
+                .await
+                .is_err()
+        {
+            stderr_reader.abort();
         }
+    }
+    let stderr = {
+        let kept = stderr_kept.lock().map(|k| k.clone()).unwrap_or_default();
+        String::from_utf8_lossy(&kept).into_owned()
     };
     // Ended on its own: nothing more to kill (and its pid may be reused from here on).
     group.0 = None;
@@ -219,7 +231,10 @@ pub async fn run(
 
 /// On Linux the agent is killed when the bridge dies, however it dies: a `kill -9` skips every
 /// destructor, and an agent left running would work on beside its own re-delivery after the
-/// session is resumed. (Helpers the agent started are its to stop.)
+/// session is resumed. Only the agent's own process is reached: a CLI that is a wrapper
+/// running its real work in a child (npm's `codex` runs a native binary) leaves that child to
+/// the wrapper. The signal follows the spawning thread, a tokio worker that lives as long as
+/// the runtime (so `run` must not be called from `spawn_blocking`).
 #[cfg(target_os = "linux")]
 fn die_with_the_bridge(cmd: &mut Command) {
     let bridge = std::process::id();
@@ -230,9 +245,10 @@ fn die_with_the_bridge(cmd: &mut Command) {
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
                 return Err(std::io::Error::last_os_error());
             }
-            // The bridge died before the signal was armed: do not start orphaned.
+            // The bridge died before the signal was armed: do not start orphaned. (An error
+            // from the OS's numbers: nothing may be allocated here.)
             if libc::getppid() as u32 != bridge {
-                return Err(std::io::Error::other("the bridge is gone"));
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
             }
             Ok(())
         });
@@ -245,8 +261,9 @@ fn die_with_the_bridge(_: &mut Command) {}
 /// How long an agent gets, after it exited, to have its output read (and after closing its
 /// output, to exit) before whatever holds the pipes is stopped.
 const AFTER_EXIT: Duration = Duration::from_millis(500);
-/// The stdout kept for a reply too big for the conversation (stored whole up to this).
-const MAX_KEPT_OUTPUT: usize = 64 * 1024 * 1024;
+/// The stdout kept for a reply too big for the conversation or a failed run (stored whole up
+/// to this; an output this long or longer was cut here).
+pub const MAX_KEPT_OUTPUT: usize = 64 * 1024 * 1024;
 /// The stderr kept: its end, where the reason for a failure is.
 const STDERR_TAIL: usize = 64 * 1024;
 /// The longest failure reason recorded (an agent's own error text can be megabytes).
@@ -260,40 +277,45 @@ enum Ended {
 }
 
 /// Reads stderr to its end — an agent writing more than a pipe holds must never block, or die
-/// of a closed pipe — keeping its last [`STDERR_TAIL`] bytes.
-async fn stderr_tail(stderr: Option<tokio::process::ChildStderr>) -> String {
-    let mut tail = Vec::new();
-    if let Some(mut stderr) = stderr {
-        let mut buf = vec![0u8; 16 * 1024];
-        while let Ok(n) = stderr.read(&mut buf).await {
-            if n == 0 {
-                break;
-            }
-            tail.extend_from_slice(&buf[..n]);
-            if tail.len() > 2 * STDERR_TAIL {
-                tail.drain(..tail.len() - STDERR_TAIL);
-            }
+/// of a closed pipe — keeping its last [`STDERR_TAIL`] bytes in `kept` as it goes (so a reader
+/// stopped early still leaves what it read).
+async fn stderr_tail(
+    stderr: Option<tokio::process::ChildStderr>,
+    kept: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+) {
+    let Some(mut stderr) = stderr else { return };
+    let mut buf = vec![0u8; 16 * 1024];
+    while let Ok(n) = stderr.read(&mut buf).await {
+        if n == 0 {
+            break;
+        }
+        let Ok(mut tail) = kept.lock() else { return };
+        tail.extend_from_slice(&buf[..n]);
+        if tail.len() > STDERR_TAIL {
+            let extra = tail.len() - STDERR_TAIL;
+            tail.drain(..extra);
         }
     }
-    if tail.len() > STDERR_TAIL {
-        tail.drain(..tail.len() - STDERR_TAIL);
-    }
-    String::from_utf8_lossy(&tail).into_owned()
 }
 
-/// The line of stderr that says why: among its last lines, the last that names an error, else
-/// the last one (never a runtime's version footer such as Node's `Node.js v20.20.2`).
+/// The line of stderr that says why: among its last lines (stack frames such as `at f (x.js:1)`
+/// and a runtime's version footer such as Node's `Node.js v20.20.2` left out), the last that
+/// starts like an error (`Error: …`, `TypeError …`, `error: …`), else the last one.
 fn stderr_summary(stderr: &str) -> String {
     let lines: Vec<&str> = stderr
         .lines()
         .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with("Node.js v"))
+        .filter(|l| !l.is_empty() && !l.starts_with("at ") && !l.starts_with("Node.js v"))
         .collect();
     let recent = &lines[lines.len().saturating_sub(12)..];
+    let names_an_error = |l: &&&str| {
+        let head = l.split([':', ' ']).next().unwrap_or_default();
+        head.ends_with("Error") || head.eq_ignore_ascii_case("error") || head.ends_with("Exception")
+    };
     recent
         .iter()
         .rev()
-        .find(|l| l.contains("rror"))
+        .find(names_an_error)
         .or(recent.last())
         .map_or_else(String::new, |l| (*l).to_string())
 }
@@ -324,8 +346,10 @@ fn human(d: Duration) -> String {
 struct GroupGuard(Option<u32>);
 
 impl GroupGuard {
-    /// Kills the group now (its leader may have exited; a helper still in it keeps the group's
-    /// id in use, so it names no other process).
+    /// Kills the group now. Its leader may have exited and been reaped: a helper still in the
+    /// group keeps the group's id in use, so it names no other process; were the group empty,
+    /// the id could name a new group only if process ids wrapped around within the half
+    /// second this is called after the exit.
     fn kill(&mut self) {
         if let Some(pid) = self.0.and_then(|p| i32::try_from(p).ok()) {
             // SAFETY: kill(2) with a negative pid signals the process group; no memory is shared.
@@ -434,6 +458,10 @@ mod tests {
         for script in [
             // A helper keeps stdout open after the agent exited.
             "(sleep 20; echo late) & echo answered",
+            // A helper keeps stdout open but not stderr.
+            "(sleep 20; echo late) 2>/dev/null & echo answered",
+            // A helper outside the agent's group (its own session) keeps stderr open.
+            "setsid sleep 20 >/dev/null & echo answered",
             // A helper keeps stderr open.
             "(sleep 20) >/dev/null & echo answered",
             // The agent closes its output and keeps running.
@@ -472,6 +500,21 @@ mod tests {
             "{}",
             reason.len()
         );
+    }
+
+    #[test]
+    fn the_stderr_line_chosen_names_the_error_not_a_stack_frame() {
+        let node = "node:events:497\n      throw er; // Unhandled 'error' event\n      ^\n\n\
+                    Error: connect ECONNREFUSED 127.0.0.1:443\n    at TCPConnectWrap.afterConnect (node:net:1555:16)\n\
+                    Emitted 'error' event on Socket instance at:\n    at emitErrorNT (node:internal/streams/destroy:169:8)\n\
+                    at emitErrorCloseNT (node:internal/streams/destroy:128:3) {\n  errno: -111,\n  code: 'ECONNREFUSED',\n}\n\nNode.js v20.20.2\n";
+        assert_eq!(
+            stderr_summary(node),
+            "Error: connect ECONNREFUSED 127.0.0.1:443"
+        );
+        let python = "Traceback (most recent call last):\n  File \"x.py\", line 1\nRuntimeError: 401 Unauthorized\n";
+        assert_eq!(stderr_summary(python), "RuntimeError: 401 Unauthorized");
+        assert_eq!(stderr_summary("plain last words\n"), "plain last words");
     }
 
     #[tokio::test]
