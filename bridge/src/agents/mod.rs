@@ -323,6 +323,27 @@ mod tests {
     }
 
     #[test]
+    fn an_agents_file_key_may_spell_the_agent_type_as_a_team_config_does() {
+        for key in ["claude", "Claude", "claude-code"] {
+            let file = AgentsFile::parse(&format!(
+                r#"{{"agents": {{"{key}": {{"command": "/opt/claude"}}}}}}"#
+            ))
+            .unwrap();
+            let command = file.command_for("max", "claude").unwrap();
+            assert_eq!(command.command, "/opt/claude", "{key}");
+        }
+        // A member id still comes first.
+        let file = AgentsFile::parse(
+            r#"{"agents": {"claude": {"command": "/opt/claude"}, "max": {"command": "/opt/max"}}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            file.command_for("max", "claude-code").unwrap().command,
+            "/opt/max"
+        );
+    }
+
+    #[test]
     fn the_agents_file_wins_and_names_bad_fields() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("agents.json");
