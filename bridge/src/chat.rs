@@ -126,15 +126,22 @@ pub async fn run(hub: SharedHub) -> Result<(), String> {
     // Subscribed before any input is read, so the printer sees every fact from the first.
     let subscription = subscribe(&hub).await;
     let printer = tokio::spawn(print_events(hub.clone(), subscription));
-    {
+    let banner = {
         let h = hub.lock().await;
-        if let Some(team) = h.session().team() {
-            say!(
-                "✓ Team \"{}\" loaded (session {})",
+        h.session().team().map(|team| {
+            format!(
+                "✓ Team \"{}\" loaded (session {})\nType your first message to begin conversation...",
                 team.name,
                 h.session_id()
-            );
-            say!("Type your first message to begin conversation...");
+            )
+        })
+    };
+    // At once in a terminal; for piped input, once there is input (empty input is refused
+    // with nothing announced, as the seed's CLI does).
+    let mut banner = banner;
+    if interactive {
+        if let Some(b) = banner.take() {
+            say!("{b}");
         }
     }
     hub::resume(&hub).await;
@@ -151,6 +158,11 @@ pub async fn run(hub: SharedHub) -> Result<(), String> {
         };
         let line = parse_line(&line);
         said_anything |= !matches!(line, Line::Empty);
+        if said_anything {
+            if let Some(b) = banner.take() {
+                say!("{b}");
+            }
+        }
         match line {
             Line::Empty => {}
             Line::Help => say!("{HELP}"),
@@ -228,6 +240,7 @@ pub async fn run(hub: SharedHub) -> Result<(), String> {
     // Piped input with nothing in it, for a conversation with no message yet: seed 004's CLI
     // refuses it rather than exit as if something had happened.
     if !interactive && !said_anything && hub.lock().await.session().messages().is_empty() {
+        hub.lock().await.discard_if_unused();
         error("First message cannot be empty");
         printer.abort();
         std::process::exit(1);

@@ -55,6 +55,8 @@ pub struct Hub {
     simulated_delay: Duration,
     /// Finished runs, reported in order by one task ([`report_outcomes`]).
     outcomes: mpsc::UnboundedSender<Finished>,
+    /// The open session was created by this start (not resumed).
+    created: bool,
 }
 
 /// The delivery being run: which run, for whom, and its cancel switch (sending on it, or
@@ -87,6 +89,7 @@ impl Hub {
         // flat; a page that falls further behind gets the whole log again (server.rs).
         let (events, _) = broadcast::channel(EVENT_BUFFER);
         let (outcomes, finished) = mpsc::unbounded_channel();
+        let created = session.is_none();
         let (session_id, session) = match session {
             Some(id) => (id, reopen(&store, id)?),
             None => create(&mut store, team)?,
@@ -102,6 +105,7 @@ impl Hub {
             events,
             simulated_delay: SIMULATED_DELAY,
             outcomes,
+            created,
         }));
         tokio::spawn(report_outcomes(hub.clone(), finished));
         Ok(hub)
@@ -113,6 +117,19 @@ impl Hub {
 
     pub fn session_id(&self) -> i64 {
         self.session_id
+    }
+
+    /// Removes the session this start created when nothing happened in it but its team (the
+    /// terminal chat given no message), so no empty session is left in the list.
+    pub fn discard_if_unused(&mut self) {
+        if self.created && self.session.facts().len() == 1 {
+            if let Err(e) = self.store.delete_session(self.session_id) {
+                eprintln!(
+                    "bridge: the unused session {} was not removed: {e}",
+                    self.session_id
+                );
+            }
+        }
     }
 
     pub fn session(&self) -> &Session {

@@ -187,6 +187,20 @@ impl Store {
         Ok(id)
     }
 
+    /// Deletes `session` and everything kept for it, in one transaction.
+    pub fn delete_session(&mut self, session: i64) -> Result<(), StoreError> {
+        let tx = self.conn.transaction()?;
+        for table in ["facts", "sent", "outputs"] {
+            tx.execute(
+                &format!("DELETE FROM {table} WHERE session_id = ?1"),
+                [session],
+            )?;
+        }
+        tx.execute("DELETE FROM sessions WHERE id = ?1", [session])?;
+        tx.commit()?;
+        Ok(())
+    }
+
     /// Appends `fact` to `session` as its fact number `seq` (from 1: the caller's log length
     /// with it) and commits. The log must hold `seq - 1` facts: when another bridge on the same
     /// file has appended meanwhile, the fact was checked against an older state, so it is

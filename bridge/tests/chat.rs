@@ -272,12 +272,20 @@ fn a_closed_stdout_does_not_panic_the_chat() {
 #[test]
 fn empty_piped_input_is_refused_as_the_seed_cli_does() {
     for input in ["", "\n  \n"] {
-        let (_, err, ok) = chat(input, "claude-stream.sh", None, None);
+        let dir = Bridge::new_dir(&team(None), "claude-stream.sh");
+        let (out, err, ok) = chat(input, "claude-stream.sh", None, Some(&dir));
         assert!(!ok, "exit code 1");
         assert!(
             err.contains("Error: First message cannot be empty"),
             "{err}"
         );
+        // Nothing announced, and no empty session left behind.
+        assert!(!out.contains("loaded"), "{out}");
+        let db = rusqlite::Connection::open(dir.path().join("chat.db")).unwrap();
+        let sessions: i64 = db
+            .query_row("SELECT count(*) FROM sessions", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(sessions, 0);
     }
 }
 
