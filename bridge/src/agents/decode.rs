@@ -165,7 +165,10 @@ impl Decoder {
                     && str_at(e, &["delta", "type"]).as_deref() == Some("text_delta")
                 {
                     self.saw_deltas = true;
-                    return str_at(e, &["delta", "text"]);
+                    let text = str_at(e, &["delta", "text"])?;
+                    // Kept: the reply, should the final event carry no text of its own.
+                    self.current.push_str(&text);
+                    return Some(text);
                 }
                 None
             }
@@ -179,7 +182,10 @@ impl Decoder {
                 (!text.is_empty()).then_some(text)
             }
             "result" => {
-                let text = str_at(event, &["result"]).unwrap_or_default();
+                // A result without a `result` field stands on the streamed text (never an
+                // empty reply that drops what the agent said, routing included).
+                let text = str_at(event, &["result"]);
+                let streamed = std::mem::take(&mut self.current);
                 let is_error = event
                     .get("is_error")
                     .and_then(Value::as_bool)
@@ -196,9 +202,16 @@ impl Decoder {
                                 .join("; ")
                         })
                         .unwrap_or_default();
-                    Verdict::Error(if text.is_empty() { errors } else { text })
+                    match text {
+                        Some(text) if !text.is_empty() => Verdict::Error(text),
+                        _ => Verdict::Error(errors),
+                    }
                 } else {
-                    Verdict::Reply(text)
+                    match text {
+                        Some(text) => Verdict::Reply(text),
+                        None if !streamed.is_empty() => Verdict::Reply(streamed),
+                        None => Verdict::Nothing,
+                    }
                 };
                 None
             }
@@ -277,6 +290,34 @@ mod tests {
         let (last, verdict) = d.finish();
         deltas.extend(last);
         (deltas, verdict)
+    }
+
+    #[test]
+    fn a_claude_result_without_text_stands_on_the_streamed_text() {
+        let delta = |t: &str| {
+            format!(
+                "{{\"type\":\"stream_event\",\"event\":{{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{{\"type\":\"text_delta\",\"text\":\"{t}\"}}}},\"parent_tool_use_id\":null}}\n"
+            )
+        };
+        let stream = format!(
+            "{}{}{{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false}}\n",
+            delta("I streamed a real answer "),
+            delta("[NEXT: sarah]")
+        );
+        let (_, verdict) = decode(AgentType::Claude, &stream, 64);
+        assert_eq!(
+            verdict,
+            Verdict::Reply("I streamed a real answer [NEXT: sarah]".into())
+        );
+        // With its own text, the result's text is the reply.
+        let stream = format!(
+            "{}{{\"type\":\"result\",\"result\":\"final\"}}\n",
+            delta("draft")
+        );
+        assert_eq!(
+            decode(AgentType::Claude, &stream, 64).1,
+            Verdict::Reply("final".into())
+        );
     }
 
     #[test]
