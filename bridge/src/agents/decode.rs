@@ -70,7 +70,10 @@ pub struct Decoder {
     /// Claude: deltas were streamed (so whole `assistant` blocks are not streamed again).
     saw_deltas: bool,
     /// Gemini: assistant text since the last tool call. Codex: the last agent message.
+    /// Claude: the text streamed so far.
     current: String,
+    /// Gemini: the message of the last `error` event.
+    last_error: Option<String>,
     verdict: Verdict,
 }
 
@@ -82,6 +85,7 @@ impl Decoder {
             plain: String::new(),
             saw_deltas: false,
             current: String::new(),
+            last_error: None,
             verdict: Verdict::Nothing,
         }
     }
@@ -258,14 +262,26 @@ impl Decoder {
                 self.current.clear();
                 None
             }
+            // Non-fatal on its own; remembered, since a failed result may carry no message of
+            // its own (an empty model response: `error`, then `result` with no `error`).
+            "error" => {
+                if let Some(message) = event.get("message").and_then(Value::as_str) {
+                    self.last_error = Some(message.to_string());
+                }
+                None
+            }
             "result" => {
                 self.verdict = if event.get("status").and_then(Value::as_str) == Some("error") {
                     let message = event
                         .get("error")
                         .and_then(|e| e.get("message"))
                         .and_then(Value::as_str)
-                        .unwrap_or("gemini reported an error without a message");
-                    Verdict::Error(message.to_string())
+                        .map(str::to_string)
+                        .or_else(|| self.last_error.take())
+                        .unwrap_or_else(|| {
+                            "gemini reported an error without a message".to_string()
+                        });
+                    Verdict::Error(message)
                 } else {
                     Verdict::Reply(std::mem::take(&mut self.current))
                 };
@@ -385,6 +401,13 @@ mod tests {
             decode(AgentType::Codex, failed, 4).1,
             Verdict::Error("quota".into())
         );
+    }
+
+    #[test]
+    fn a_gemini_failure_without_a_message_says_what_its_error_event_said() {
+        let stream = "{\"type\":\"error\",\"severity\":\"error\",\"message\":\"empty model response\"}\n{\"type\":\"result\",\"status\":\"error\",\"stats\":{}}\n";
+        let (_, verdict) = decode(AgentType::Gemini, stream, 5);
+        assert_eq!(verdict, Verdict::Error("empty model response".into()));
     }
 
     #[test]
