@@ -495,6 +495,33 @@ impl Session {
             .is_some_and(|ds| ds.iter().any(|d| d.to == member))
     }
 
+    /// The team's settings as they were for the prompt `member` was delivered with message
+    /// `at` as its `[MESSAGE]` (the settings in force now, with that delivery's window, budgets,
+    /// pin-first, policy and compaction), so a scenario cut at `at` opens that prompt again;
+    /// `None` when there was no such delivery. The window goes to the team's setting only
+    /// when the member has no window of its own.
+    pub fn settings_delivered(&self, member: &str, at: usize) -> Option<TeamSettings> {
+        let team = self.team()?;
+        let record = self
+            .deliveries
+            .get(&at)?
+            .iter()
+            .rev()
+            .find(|d| d.to == member)?;
+        let used = &record.settings;
+        let mut settings = team.settings.clone();
+        if team.member(member).is_some_and(|m| m.window_size.is_none()) {
+            settings.window_size = used.window;
+        }
+        settings.pin_first = used.pin_first;
+        settings.max_bytes = used.max_bytes;
+        settings.delivery = used.delivery;
+        settings.compaction = used.compaction;
+        settings.token_estimator = used.tokens;
+        settings.max_tokens = used.max_tokens;
+        Some(settings)
+    }
+
     /// The simulated agent's reply to `delivery` ([`crate::demo::reply`]), for hosts that
     /// answer in simulation: apply it as `Fact::replied(&delivery.to, text, at)`.
     pub fn simulate_reply(&self, delivery: &Delivery) -> String {

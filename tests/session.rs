@@ -183,6 +183,30 @@ fn a_message_cut_to_fit_the_budget_is_a_notice_before_its_delivery() {
 }
 
 #[test]
+fn a_delivery_keeps_the_settings_it_was_built_with_for_a_scenario_cut_there() {
+    let (mut s, delivered) = chain();
+    s.apply(&Fact::set_settings(TeamSettings {
+        max_bytes: 300,
+        ..TeamSettings::default()
+    }))
+    .unwrap();
+    let first = &delivered[0];
+    let at = s
+        .messages()
+        .iter()
+        .position(|m| m.id == first.message)
+        .unwrap();
+    let then = s.settings_delivered(&first.to, at).expect("a delivery");
+    assert_eq!(then.max_bytes, TeamSettings::default().max_bytes);
+    assert_eq!(s.settings().unwrap().max_bytes, 300, "the settings now");
+    assert_eq!(
+        s.settings_delivered("kailai", at),
+        None,
+        "no delivery to a human"
+    );
+}
+
+#[test]
 fn settings_change_without_resetting_the_conversation() {
     let (mut s, _) = chain();
     let messages = s.messages().len();

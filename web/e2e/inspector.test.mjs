@@ -193,6 +193,13 @@ test('a member edit leaves earlier settings in place: a past delivery keeps its 
   await page.by('member-row').nth(3).locator('.member-display[value="Caroline"], .member-display').first().waitFor();
   await page.page.waitForFunction(() => [...document.querySelectorAll('[data-testid="timeline-message"]')].some((r) => r.textContent.includes('Caroline')));
   assert.equal(await page.promptText(), delivered);
+  // Shared, the past delivery travels with the settings it was built with.
+  await page.by('share-link').click();
+  const link = await page.by('share-url').inputValue();
+  assert.equal(await page.by('share-note').count(), 0, 'the link opens the prompt shown');
+  const { context: other, page: visitor } = await visit(link);
+  assert.equal(await visitor.promptText(), delivered);
+  await other.close();
   page.assertNoErrors();
   await context.close();
 });

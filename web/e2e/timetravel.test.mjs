@@ -102,7 +102,7 @@ test('share: the link opens the same prompts elsewhere; a damaged link shows an 
   await page.by('whatif-window').dispatchEvent('change');
   await page.by('whatif-panel').filter({ hasText: 'what-if (on' }).waitFor();
   await page.by('share-link').click();
-  await page.by('share-note').filter({ hasText: "this link opens sarah's prompt as it would be built now" }).waitFor();
+  await page.by('share-note').filter({ hasText: "this link opens sarah's prompt as the case builds it" }).waitFor();
   await page.by('whatif-reset').click();
 
   const { context: other, page: visitor } = await visit(link);

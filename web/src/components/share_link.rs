@@ -20,9 +20,18 @@ pub fn ShareLink() -> impl IntoView {
     // settings, a what-if, a routed parent), the box says so rather than let it pass.
     let differs = RwSignal::new(None::<String>);
     let make = move |_| {
+        let member = state.shown_recipient.get_untracked();
         let scenario = state.session.with_untracked(|s| {
-            let team = s.team()?.clone();
-            let len = state.shown_at.get_untracked().map_or(0, |at| at + 1);
+            let mut team = s.team()?.clone();
+            let at = state.shown_at.get_untracked();
+            // A delivered prompt travels with the settings it was built with.
+            if let Some(settings) = at
+                .zip(member.as_deref())
+                .and_then(|(at, m)| s.settings_delivered(m, at))
+            {
+                team.settings = settings;
+            }
+            let len = at.map_or(0, |at| at + 1);
             let messages = &s.messages()[..len];
             Some(Scenario::from_history(
                 team,
@@ -33,7 +42,6 @@ pub fn ShareLink() -> impl IntoView {
         let Some(scenario) = scenario else {
             return state.report("load a team first: there is nothing to share");
         };
-        let member = state.shown_recipient.get_untracked();
         let shown = state.preview.with_untracked(|p| match p {
             Some(Ok(p)) => Some((p.sha256_hex(), p.explain.total_bytes)),
             _ => None,
@@ -44,7 +52,7 @@ pub fn ShareLink() -> impl IntoView {
             .map(|p| (p.sha256_hex(), p.explain.total_bytes));
         differs.set(match (shown, opened, member.as_deref()) {
             (Some((a, shown)), Some((b, opened)), Some(m)) if a != b => Some(format!(
-                "this link opens {m}'s prompt as it would be built now ({opened} B), not the {shown} B shown: it carries the history, the team and the settings in force now, not earlier settings or a what-if"
+                "this link opens {m}'s prompt as the case builds it ({opened} B), not the {shown} B shown: it carries the history, the team and the settings of the delivery shown (or those in force now), not a what-if"
             )),
             _ => None,
         });
