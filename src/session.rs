@@ -490,9 +490,16 @@ impl Session {
     /// Whether `member` (id) was delivered a prompt whose `[MESSAGE]` is message `at`: a
     /// preview there is what the agent got, not only what it would get.
     pub fn was_delivered(&self, member: &str, at: usize) -> bool {
+        self.delivery(member, at).is_some()
+    }
+
+    /// The newest delivery to `member` whose `[MESSAGE]` is message `at`.
+    fn delivery(&self, member: &str, at: usize) -> Option<&DeliveryRecord> {
         self.deliveries
-            .get(&at)
-            .is_some_and(|ds| ds.iter().any(|d| d.to == member))
+            .get(&at)?
+            .iter()
+            .rev()
+            .find(|d| d.to == member)
     }
 
     /// The team's settings as they were for the prompt `member` was delivered with message
@@ -502,13 +509,7 @@ impl Session {
     /// when the member has no window of its own.
     pub fn settings_delivered(&self, member: &str, at: usize) -> Option<TeamSettings> {
         let team = self.team()?;
-        let record = self
-            .deliveries
-            .get(&at)?
-            .iter()
-            .rev()
-            .find(|d| d.to == member)?;
-        let used = &record.settings;
+        let used = &self.delivery(member, at)?.settings;
         let mut settings = team.settings.clone();
         if team.member(member).is_some_and(|m| m.window_size.is_none()) {
             settings.window_size = used.window;
@@ -568,10 +569,7 @@ impl Session {
             }
             None => len - 1,
         };
-        let delivered = self
-            .deliveries
-            .get(&at)
-            .and_then(|ds| ds.iter().rev().find(|d| d.to == member.id));
+        let delivered = self.delivery(&member.id, at);
         // A delivered prompt is rebuilt with the settings it was built with (what-if
         // overrides apply on top); any other point, with the settings in force now.
         let (parent, seen, mut settings) = match delivered {

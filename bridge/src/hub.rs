@@ -460,8 +460,9 @@ async fn report_outcomes(hub: SharedHub, mut finished: mpsc::UnboundedReceiver<F
 /// Turns a run's outcome into a fact of the session it was delivered in. A reply above the
 /// core's message limit is never lost: the whole output is kept in the database and the
 /// conversation records a `failed` fact naming its size (a cut reply could mislead the next
-/// agent); so is the output of a run that failed. The outcome of a run whose session was left meanwhile is not recorded: that
-/// session's log stays as it was, and the delivery is made again when it is reopened.
+/// agent); so is the output of a run that failed. The outcome of a run whose session was left
+/// meanwhile is not recorded: that session's log stays as it was, and the delivery is made
+/// again when it is reopened.
 async fn report(hub: &SharedHub, run: Finished) {
     let Finished {
         opening,

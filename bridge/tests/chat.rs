@@ -8,6 +8,19 @@ use std::process::{Command, Stdio};
 
 use support::{team, Bridge};
 
+/// `agent-chatter chat` on the team, database and agents file of directory `d`.
+fn chat_command(d: &std::path::Path) -> Command {
+    let mut cmd = Command::new(support::bin());
+    cmd.arg("chat")
+        .arg("--team")
+        .arg(d.join("team.json"))
+        .arg("--db")
+        .arg(d.join("chat.db"))
+        .arg("--agents")
+        .arg(d.join("agents.json"));
+    cmd
+}
+
 /// Runs `chat` in a fresh directory with `input` piped in; returns (stdout, stderr, success).
 fn chat(
     input: &str,
@@ -24,15 +37,8 @@ fn chat(
         }
     };
     let d = dir.path();
-    let mut cmd = Command::new(support::bin());
-    cmd.arg("chat")
-        .arg("--team")
-        .arg(d.join("team.json"))
-        .arg("--db")
-        .arg(d.join("chat.db"))
-        .arg("--agents")
-        .arg(d.join("agents.json"))
-        .stdin(Stdio::piped())
+    let mut cmd = chat_command(d);
+    cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     if let Some(id) = resume {
@@ -163,15 +169,8 @@ fn a_chat_that_falls_behind_still_prints_every_reply_and_whose_turn_it_is() {
         "max": {"command": support::fixture("claude-long-reply.sh").display().to_string()},
         "sarah": {"command": support::fixture("claude-chatty.sh").display().to_string()}}});
     std::fs::write(d.join("agents.json"), agents.to_string()).unwrap();
-    let mut child = Command::new(support::bin())
+    let mut child = chat_command(d)
         .current_dir(d)
-        .arg("chat")
-        .arg("--team")
-        .arg(d.join("team.json"))
-        .arg("--db")
-        .arg(d.join("chat.db"))
-        .arg("--agents")
-        .arg(d.join("agents.json"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -242,14 +241,7 @@ fn an_agents_control_characters_are_shown_not_obeyed_by_the_terminal() {
 fn a_closed_stdout_does_not_panic_the_chat() {
     let dir = Bridge::new_dir(&team(None), "claude-stream.sh");
     let d = dir.path();
-    let mut child = Command::new(support::bin())
-        .arg("chat")
-        .arg("--team")
-        .arg(d.join("team.json"))
-        .arg("--db")
-        .arg(d.join("chat.db"))
-        .arg("--agents")
-        .arg(d.join("agents.json"))
+    let mut child = chat_command(d)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -328,13 +320,7 @@ fn a_chat_killed_with_sigkill_takes_its_running_agent_with_it() {
     let dir = Bridge::new_dir(&team(None), "hang.sh");
     let d = dir.path();
     let agent_pid = d.join("agent.pid");
-    let mut child = Command::new(support::bin())
-        .args(["chat", "--team"])
-        .arg(d.join("team.json"))
-        .arg("--db")
-        .arg(d.join("chat.db"))
-        .arg("--agents")
-        .arg(d.join("agents.json"))
+    let mut child = chat_command(d)
         .env("AGENT_CHATTER_TEST_AGENT", &agent_pid)
         .env("AGENT_CHATTER_TEST_PIDS", d.join("helper.pids"))
         .stdin(Stdio::piped())
@@ -384,13 +370,7 @@ fn stopping_the_chat_stops_the_running_agent_and_its_helpers() {
         let dir = Bridge::new_dir(&team(None), "hang.sh");
         let d = dir.path();
         let pids = d.join("helper.pids");
-        let mut child = Command::new(support::bin())
-            .args(["chat", "--team"])
-            .arg(d.join("team.json"))
-            .arg("--db")
-            .arg(d.join("chat.db"))
-            .arg("--agents")
-            .arg(d.join("agents.json"))
+        let mut child = chat_command(d)
             .env("AGENT_CHATTER_TEST_PIDS", &pids)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -446,13 +426,7 @@ fn cancel_stops_the_running_agent_and_the_chat_goes_on() {
     let dir = Bridge::new_dir(&team(None), "hang.sh");
     let d = dir.path();
     let pids = d.join("helper.pids");
-    let mut child = Command::new(support::bin())
-        .args(["chat", "--team"])
-        .arg(d.join("team.json"))
-        .arg("--db")
-        .arg(d.join("chat.db"))
-        .arg("--agents")
-        .arg(d.join("agents.json"))
+    let mut child = chat_command(d)
         .env("AGENT_CHATTER_TEST_PIDS", &pids)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -602,15 +602,7 @@ async fn opening_a_session_that_does_not_exist_changes_nothing_and_stops_nothing
         "{error}"
     );
     // Nothing is recorded meanwhile: max still runs in the same session.
-    while let Ok(event) =
-        tokio::time::timeout(std::time::Duration::from_millis(500), page.next()).await
-    {
-        assert_ne!(
-            event.as_ref().map(|e| &e["type"]),
-            Some(&json!("fact")),
-            "{event:?}"
-        );
-    }
+    page.no_fact_for_half_a_second().await;
     // Only a cancel ends it, as the next fact.
     page.send(json!({"v": 1, "type": "cancel", "to": "max"}))
         .await;
@@ -654,15 +646,7 @@ async fn leaving_a_session_mid_run_keeps_its_log_and_reopening_delivers_again() 
     let delivering = page.until(|e| e["type"] == "delivering").await;
     assert_eq!(delivering["to"], "max");
     // The run stopped in the second session is recorded in neither.
-    while let Ok(event) =
-        tokio::time::timeout(std::time::Duration::from_millis(500), page.next()).await
-    {
-        assert_ne!(
-            event.as_ref().map(|e| &e["type"]),
-            Some(&json!("fact")),
-            "{event:?}"
-        );
-    }
+    page.no_fact_for_half_a_second().await;
     // This run is the live one: a cancel ends it, as the first session's next fact.
     page.send(json!({"v": 1, "type": "cancel", "to": "max"}))
         .await;
@@ -689,15 +673,7 @@ async fn a_new_team_mid_run_stops_the_agent_and_its_outcome_is_not_recorded() {
     page.send(human("[NEXT: max] a new question")).await;
     page.until(|e| e["type"] == "delivering").await;
     // The first run's stop is not recorded against the second delivery.
-    while let Ok(event) =
-        tokio::time::timeout(std::time::Duration::from_millis(500), page.next()).await
-    {
-        assert_ne!(
-            event.as_ref().map(|e| &e["type"]),
-            Some(&json!("fact")),
-            "{event:?}"
-        );
-    }
+    page.no_fact_for_half_a_second().await;
     page.send(json!({"v": 1, "type": "cancel", "to": "max"}))
         .await;
     let failed = page.until_fact("failed").await;

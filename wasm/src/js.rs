@@ -236,7 +236,8 @@ pub fn replace_lone_surrogates(json: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-/// The UTF-16 surrogate written as the escape `\uXXXX` at `at` (`0xd800..=0xdfff`), if any.
+/// The UTF-16 surrogate written as an escape (`\u` and four hex digits) at `at`
+/// (`0xd800..=0xdfff`), if any.
 fn surrogate_escape_at(bytes: &[u8], at: usize) -> Option<u16> {
     let escape = bytes.get(at..at + 6)?;
     if escape[0] != b'\\' || escape[1] != b'u' {

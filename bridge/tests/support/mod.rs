@@ -169,6 +169,17 @@ impl Client {
             .unwrap();
     }
 
+    /// Asserts that no `fact` event comes within half a second (other events may).
+    pub async fn no_fact_for_half_a_second(&mut self) {
+        while let Ok(event) = tokio::time::timeout(Duration::from_millis(500), self.next()).await {
+            assert_ne!(
+                event.as_ref().map(|e| &e["type"]),
+                Some(&serde_json::json!("fact")),
+                "{event:?}"
+            );
+        }
+    }
+
     /// The next event, or `None` when the socket closed; panics after 10 s of silence.
     pub async fn next(&mut self) -> Option<Value> {
         loop {
