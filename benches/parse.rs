@@ -1,5 +1,5 @@
-//! Marker parsing and stripping throughput (DESIGN §15): `parse` must reach 1 GiB/s on plain
-//! text and stay fast with a marker every ~200 bytes; the strips are linear.
+//! Marker parsing and stripping throughput (docs/architecture.md §15): `parse` must reach 1 GiB/s
+//! on plain text and stay fast with a marker every ~200 bytes; the strips are linear.
 //!
 //! The `*_reference` groups run the same inputs through `markers::reference`, the plain
 //! regex, line-by-line reading of the grammar: the trial of `regex` for this job (issue 7),

@@ -1,6 +1,6 @@
-//! Prompt build cost (DESIGN §9, §15): one prompt for histories of 10², 10⁴ and 10⁶ messages
-//! (window 5, 768 KiB), and window 1000 over 10⁴ messages at 768 KiB and at 100 KB (trimming).
-//! The cost must not grow with the history's length.
+//! Prompt build cost (docs/architecture.md §9, §15): one prompt for histories of 10², 10⁴ and 10⁶
+//! messages (window 5, 768 KiB), and window 1000 over 10⁴ messages at 768 KiB and at 100 KB
+//! (trimming). The cost must not grow with the history's length.
 
 use std::hint::black_box;
 use std::sync::OnceLock;

@@ -1,8 +1,8 @@
-//! Session replay (DESIGN §6b): rebuilding a 10⁴-message session from its fact log, as the
-//! bridge does on resume and the page on reload (target ≤ 50 ms natively). Measured from the
-//! facts in memory (`replay`) and from the session file's text (`import`). Also the import of
-//! the same conversation's snapshot (DESIGN §11), from its text and from a parsed `Value` (the
-//! page's path).
+//! Session replay (docs/architecture.md §6b): rebuilding a 10⁴-message session from its fact log,
+//! as the bridge does on resume and the page on reload (target ≤ 50 ms natively). Measured from the
+//! facts in memory (`replay`) and from the session file's text (`import`). Also the import of the
+//! same conversation's snapshot (docs/architecture.md §11), from its text and from a parsed `Value`
+//! (the page's path).
 
 use std::hint::black_box;
 

@@ -1,5 +1,5 @@
-//! Prints the exact prompt each AI member of a scenario receives (DESIGN §11b), with the
-//! Claude system flag and a short explain. `cargo xtask prompts` runs this example.
+//! Prints the exact prompt each AI member of a scenario receives (docs/architecture.md §11b), with
+//! the Claude system flag and a short explain. `cargo xtask prompts` runs this example.
 //!
 //! ```text
 //! cargo run --example preview -- [SCENARIO.json] [MEMBER]
@@ -93,7 +93,8 @@ fn print_prompt(scenario: &Scenario, member: &str, prompt: &Prompt) {
         "\n==== {} ({agent}): {} of {} bytes ({:?}), window {} ====",
         explain.recipient, explain.total_bytes, explain.max_bytes, explain.status, explain.window
     );
-    // The core reads no files (DESIGN §11); say so rather than show a prompt without it.
+    // The core reads no files (docs/architecture.md §11); say so rather than show a prompt without
+    // it.
     if let Some(m) = scenario.team.find(member) {
         if let (Some(file), None) = (&m.instruction_file, &m.instruction_file_text) {
             println!(

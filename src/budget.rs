@@ -1,5 +1,5 @@
-//! Byte budget (DESIGN §9): trim a [`Layout`] so that `prompt.len() + system_flag.len() <=
-//! max_bytes`, always, then render it once.
+//! Byte budget (docs/architecture.md §9): trim a [`Layout`] so that `prompt.len() +
+//! system_flag.len() <= max_bytes`, always, then render it once.
 //!
 //! Trim order: related answers (oldest first) → compactable extra sections (highest priority
 //! first) → the parent line (cut to 1 KiB) → history lines, oldest first (the pinned first
@@ -19,7 +19,7 @@ use crate::explain::{BudgetStatus, SectionExplain, Truncation};
 use crate::team::CompactionStrategy;
 use crate::tokens::{estimate_chars_div4, TokenEstimator};
 
-/// The parent line is cut to this many bytes before history is touched (DESIGN §9).
+/// The parent line is cut to this many bytes before history is touched (docs/architecture.md §9).
 pub const PARENT_CUT_BYTES: usize = 1024;
 
 pub use crate::text::floor_char_boundary;

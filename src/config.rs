@@ -1,4 +1,4 @@
-//! Team configs: ours and the peer's `cli-config` 1.1/1.2 (DESIGN §4, §11).
+//! Team configs: ours and the peer's `cli-config` 1.1/1.2 (docs/architecture.md §4, §11).
 //!
 //! [`load_team`] reads either format (auto-detected) and returns a validated [`Team`]; every
 //! error names the JSON path and, for a member, its name (`team.members[2] (max): agentType:
@@ -44,7 +44,7 @@ pub fn detect_format(value: &Value) -> ConfigFormat {
     }
 }
 
-/// Reads a team config in either format (auto-detected) and validates it (DESIGN §4).
+/// Reads a team config in either format (auto-detected) and validates it (docs/architecture.md §4).
 pub fn load_team(json: &str) -> Result<Team, ConfigError> {
     team_from_value(&json::parse(json)?)
 }

@@ -1,5 +1,5 @@
-//! The simulated agent (DESIGN §14): a pure, deterministic stand-in for an agent CLI, so a new
-//! user sees the whole loop — delivery, reply, routing — with no API keys. The page's
+//! The simulated agent (docs/architecture.md §14): a pure, deterministic stand-in for an agent CLI,
+//! so a new user sees the whole loop — delivery, reply, routing — with no API keys. The page's
 //! "simulate" button and the bridge (for agents whose CLI is not installed) both use it.
 //!
 //! The reply summarises what the agent received — its sections and their bytes, how many

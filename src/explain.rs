@@ -1,5 +1,5 @@
-//! Why a prompt is what it is (DESIGN §9): section sizes, each history message's fate, cuts,
-//! and the budget status. Returned with every prompt; the page draws it.
+//! Why a prompt is what it is (docs/architecture.md §9): section sizes, each history message's
+//! fate, cuts, and the budget status. Returned with every prompt; the page draws it.
 
 use serde::{Deserialize, Serialize};
 
@@ -33,7 +33,8 @@ pub enum Fate {
     TrimmedForBudget,
     /// The `[MESSAGE]` of this prompt.
     Current,
-    /// Pinned first message (seed 002 pin-first policy), shown in context.
+    /// Pinned first message (docs/architecture.md §19 (seed 002) pin-first policy), shown in
+    /// context.
     Pinned,
     /// Shown in the parent section (`[PARENT_CONTEXT]`).
     ParentContext,
@@ -79,7 +80,7 @@ pub struct Truncation {
     pub to_bytes: usize,
 }
 
-/// ok < 75% ≤ warning < 90% ≤ critical (seed 003).
+/// ok < 75% ≤ warning < 90% ≤ critical (docs/architecture.md §19 (seed 003)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum BudgetStatus {
@@ -152,7 +153,7 @@ impl Explain {
     }
 }
 
-/// Sections in a rendered prompt are joined by one blank line (DESIGN §8).
+/// Sections in a rendered prompt are joined by one blank line (docs/architecture.md §8).
 const SECTION_SEPARATOR: usize = "\n\n".len();
 
 /// Where one section lies in the rendered prompt.

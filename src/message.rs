@@ -1,4 +1,4 @@
-//! Stored conversation messages (DESIGN §4).
+//! Stored conversation messages (docs/architecture.md §4).
 //!
 //! A message is stored **raw**, exactly as sent, with its parsed routing beside it; the strip
 //! functions in [`crate::markers`] are views over the raw text, never applied on store.

@@ -1,5 +1,5 @@
-//! Scenario files and `preview` (DESIGN §11b): one JSON format that the CLI, the npm package
-//! and the page all load, so the same file gives the same prompt bytes everywhere.
+//! Scenario files and `preview` (docs/architecture.md §11b): one JSON format that the CLI, the npm
+//! package and the page all load, so the same file gives the same prompt bytes everywhere.
 //!
 //! ```json
 //! { "team": { …team config, ours or the peer's… },
@@ -23,7 +23,7 @@
 //!   leaves it to the markers.
 //! - `context` replaces the team's window, byte budget and pin-first settings, exactly as given
 //!   (`windowSize: 0` means no history); keys left out keep the team's values. A member's own
-//!   `windowSize` still overrides the window (DESIGN §7 order).
+//!   `windowSize` still overrides the window (docs/architecture.md §7 order).
 
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -69,7 +69,7 @@ pub struct ScenarioContext {
     pub window_size: usize,
     pub max_bytes: usize,
     pub pin_first: bool,
-    /// Optional token budget (`chars/4` estimate, DESIGN §9).
+    /// Optional token budget (`chars/4` estimate, docs/architecture.md §9).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<usize>,
 }
@@ -127,8 +127,8 @@ pub struct Scenario {
     pub messages: Vec<ScenarioMessage>,
 }
 
-/// Reads a scenario (DESIGN §11b) and checks it: the team config, the settings, and that
-/// every `from` is a member or `system` and every content fits the message limit.
+/// Reads a scenario (docs/architecture.md §11b) and checks it: the team config, the settings, and
+/// that every `from` is a member or `system` and every content fits the message limit.
 pub fn load_scenario(json: &str) -> Result<Scenario, ScenarioError> {
     scenario_from_value(&json::parse(json)?)
 }
@@ -366,10 +366,10 @@ fn add_addressee(routing: &mut Routing, id: &str, name: &str) {
 }
 
 /// The prompt `member` (id or name) receives with the scenario's last message as the current
-/// one (DESIGN §11b): `{prompt, systemFlag, explain}`. With no messages it is the skeleton
-/// the first delivery starts from ([`context::build_skeleton`]), never an error. The core reads no files: a host that
-/// wants a member's `instructionFile` in the prompt sets its `instruction_file_text` in
-/// [`Scenario::team`] first.
+/// one (docs/architecture.md §11b): `{prompt, systemFlag, explain}`. With no messages it is the
+/// skeleton the first delivery starts from ([`context::build_skeleton`]), never an error. The core
+/// reads no files: a host that wants a member's `instructionFile` in the prompt sets its
+/// `instruction_file_text` in [`Scenario::team`] first.
 pub fn preview(scenario: &Scenario, member: &str) -> Result<Prompt, ScenarioError> {
     let recipient_member = scenario.member(member, &Path::Root.key("member"))?;
     let store = scenario.to_store()?;
@@ -377,8 +377,9 @@ pub fn preview(scenario: &Scenario, member: &str) -> Result<Prompt, ScenarioErro
 }
 
 /// A scenario with its history stored once, so each preview costs O(window + bytes emitted)
-/// instead of rebuilding the whole history (DESIGN §9 cost rule): for hosts that preview many
-/// members, or the same member many times (the npm package's `Scenario` class, benches).
+/// instead of rebuilding the whole history (docs/architecture.md §9 cost rule): for hosts that
+/// preview many members, or the same member many times (the npm package's `Scenario` class,
+/// benches).
 #[derive(Debug, Clone)]
 pub struct PreparedScenario {
     scenario: Scenario,

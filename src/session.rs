@@ -1,8 +1,8 @@
-//! The session (DESIGN §6b): a team, its settings and the conversation machine, fed by one
-//! log of serializable [`Fact`]s. Every host holds one — the page, the bridge, the terminal
-//! chat, the npm `Conversation` — and because the core is deterministic (no clock, no
-//! randomness, fixed hash keys) **the same facts give the same messages, actions and prompt
-//! bytes on every host**.
+//! The session (docs/architecture.md §6b): a team, its settings and the conversation machine, fed
+//! by one log of serializable [`Fact`]s. Every host holds one — the page, the bridge, the terminal
+//! chat, the npm `Conversation` — and because the core is deterministic (no clock, no randomness,
+//! fixed hash keys) **the same facts give the same messages, actions and prompt bytes on every
+//! host**.
 //!
 //! - persistence = append each applied fact; resume = [`Session::import`] (a replay);
 //! - time travel and what-if = [`Session::preview`], which never changes the session;
@@ -30,7 +30,7 @@
 //! assert_eq!(copy.messages(), session.messages());
 //! ```
 //!
-//! Decisions where DESIGN is silent:
+//! Decisions where docs/architecture.md is silent:
 //! - `setTeam`'s optional `settings` replace the team's own (the team config keeps its
 //!   settings too; a fact that names both uses the fact's).
 //! - A replayed session's pending actions are only what the host must do now: the in-flight
@@ -39,11 +39,12 @@
 //! - [`Session::preview`] of a message that `member` was actually delivered uses that
 //!   delivery's parent, the store as it was then (the history it saw, the team task in force
 //!   then) and the settings it was built with (recorded with the delivery), so time travel
-//!   shows exactly what the agent got (DESIGN §13: "what each agent received at that point"),
-//!   even after a settings change; a what-if override still applies on top. DESIGN §6b's "the
-//!   settings in force" is read as "in force for that delivery". Otherwise the message is
-//!   previewed as the current one, after it was stored, with no parent, under the settings in
-//!   force now — what [`crate::scenario::preview`] gives for the history up to it.
+//!   shows exactly what the agent got (docs/architecture.md §13: "what each agent received at that
+//!   point"), even after a settings change; a what-if override still applies on top.
+//!   docs/architecture.md §6b's "the settings in force" is read as "in force for that delivery".
+//!   Otherwise the message is previewed as the current one, after it was stored, with no parent,
+//!   under the settings in force now — what [`crate::scenario::preview`] gives for the history up
+//!   to it.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -102,13 +103,12 @@ pub enum Fact {
         reason: String,
         at: Millis,
     },
-    /// A recorded history was opened (a scenario, DESIGN §11b; a snapshot becomes one with the
-    /// team in use): everything resets to the scenario's team, settings and messages, appended
-    /// as history without routing, exactly as `scenario::preview` stores them. The
-    /// conversation then waits for the team's first human, as after any message that routes
-    /// no one: the next human message is routed as usual.
-    /// Not in DESIGN §6b's list: added so a shared case opens in every host and stays a
-    /// replayable fact log.
+    /// A recorded history was opened (a scenario, docs/architecture.md §11b; a snapshot becomes one
+    /// with the team in use): everything resets to the scenario's team, settings and messages,
+    /// appended as history without routing, exactly as `scenario::preview` stores them. The
+    /// conversation then waits for the team's first human, as after any message that routes no one:
+    /// the next human message is routed as usual. Not in docs/architecture.md §6b's list: added so
+    /// a shared case opens in every host and stays a replayable fact log.
     LoadScenario { scenario: Box<Scenario> },
 }
 
@@ -186,8 +186,8 @@ fn load_scenario(scenario: &Scenario) -> Result<(Conversation, TeamTaskHistory),
         .to_store_with(|len, task| record(&mut team_tasks, len, task))
         .map_err(SessionError::Scenario)?;
     // Nothing is pending after a recorded history, so the conversation waits for the first
-    // human, as it does after any message that routes no one (DESIGN §6): a message without
-    // `[FROM]` is theirs, and the page says whose turn it is rather than "done".
+    // human, as it does after any message that routes no one (docs/architecture.md §6): a message
+    // without `[FROM]` is theirs, and the page says whose turn it is rather than "done".
     let first_human = scenario.team.humans().next().map(|h| h.id.clone());
     let state = crate::conversation::RoutingState {
         status: if store.is_empty() {

@@ -1,5 +1,5 @@
-//! Snapshot v1 export/import, validated fully before anything changes (DESIGN §11, seed 001
-//! §2.4, §4.9, §4.10).
+//! Snapshot v1 export/import, validated fully before anything changes (docs/architecture.md §11,
+//! §19 (seed 001 §2.4, §4.9, §4.10)).
 //!
 //! A snapshot is `{"version": 1, "messages": [...], "teamTask": "..." | null, "timestamp":
 //! <ms>}`, the messages in the camelCase JSON of [`Message`]. One reader (module `read`) takes
@@ -38,7 +38,8 @@ use crate::message::{Message, Millis, MAX_MESSAGE_BYTES};
 /// The snapshot format version this code writes and reads.
 pub const SNAPSHOT_VERSION: u32 = 1;
 
-/// The state of a conversation's store (seed 001 §2.4): messages, team task, when it was taken.
+/// The state of a conversation's store (docs/architecture.md §19 (seed 001 §2.4)): messages, team
+/// task, when it was taken.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Snapshot {
@@ -83,7 +84,7 @@ pub enum SnapshotError {
     },
 }
 
-/// The store's state as a snapshot taken at `now` (seed 001 §4.9).
+/// The store's state as a snapshot taken at `now` (docs/architecture.md §19 (seed 001 §4.9)).
 pub fn export(store: &Store, now: Millis) -> Snapshot {
     Snapshot {
         version: SNAPSHOT_VERSION,
@@ -93,8 +94,9 @@ pub fn export(store: &Store, now: Millis) -> Snapshot {
     }
 }
 
-/// Replaces the store with the snapshot in `value`, after validating all of it (seed 001
-/// §4.10, DESIGN §11). On error the store is untouched.
+/// Replaces the store with the snapshot in `value`, after validating all of it
+/// (docs/architecture.md §19 (seed 001 §4.10), docs/architecture.md §11). On error the store is
+/// untouched.
 pub fn import(store: &mut Store, value: &Value) -> Result<Imported, SnapshotError> {
     let snapshot = Snapshot::from_value(value)?;
     Ok(restore(store, snapshot))

@@ -1,5 +1,5 @@
 //! Character-boundary helpers: every cut in the core goes through here, so none splits a
-//! UTF-8 character (DESIGN §9, §16).
+//! UTF-8 character (docs/architecture.md §9, §16).
 
 /// The largest index `<= max` that is a char boundary of `s` (never splits UTF-8).
 pub fn floor_char_boundary(s: &str, max: usize) -> usize {

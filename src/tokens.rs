@@ -1,6 +1,8 @@
-//! Token estimates (DESIGN §9, seed 002): an optional second budget beside the byte budget.
+//! Token estimates (docs/architecture.md §9, §19 (seed 002)): an optional second budget beside the
+//! byte budget.
 //!
-//! The only estimator is seed 002's `ceil(chars / 4)`; exact BPE counts would plug in here.
+//! The only estimator is docs/architecture.md §19 (seed 002)'s `ceil(chars / 4)`; exact BPE counts
+//! would plug in here.
 
 use serde::{Deserialize, Serialize};
 
@@ -11,7 +13,7 @@ pub enum TokenEstimator {
     /// No token figures (unless `maxTokens` is set, which implies [`Self::CharsDiv4`]).
     #[default]
     None,
-    /// `ceil(chars / 4)`, seed 002's estimate.
+    /// `ceil(chars / 4)`, docs/architecture.md §19 (seed 002)'s estimate.
     CharsDiv4,
 }
 

@@ -1,4 +1,4 @@
-//! DESIGN §9: the trim order, the hard bound, and what the explain reports.
+//! docs/architecture.md §9: the trim order, the hard bound, and what the explain reports.
 
 mod common;
 
@@ -241,10 +241,10 @@ fn token_estimates_are_reported_when_an_estimator_is_set() {
     let _ = Routing::default();
 }
 
-/// Pin-first under a tight budget (DESIGN §7, seed 002): whenever the pinned first message is
-/// shown, the `[N earlier messages omitted]` line says exactly how many messages lie between
-/// it and the first history line shown, counting those the budget trimmed; and the pinned
-/// line never stays without it when messages were skipped.
+/// Pin-first under a tight budget (docs/architecture.md §7, §19 (seed 002)): whenever the pinned
+/// first message is shown, the `[N earlier messages omitted]` line says exactly how many messages
+/// lie between it and the first history line shown, counting those the budget trimmed; and the
+/// pinned line never stays without it when messages were skipped.
 #[test]
 fn under_pin_first_the_omitted_line_counts_what_the_budget_trimmed_too() {
     for max_bytes in 1..=200 {

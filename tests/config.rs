@@ -1,4 +1,5 @@
-//! Team configs (DESIGN §4, §11): our format, the peer's cli-config 1.1/1.2, validation.
+//! Team configs (docs/architecture.md §4, §11): our format, the peer's cli-config 1.1/1.2,
+//! validation.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -240,7 +241,7 @@ fn exported_peer_config_has_the_schema_required_fields() {
     assert_eq!(exported["maxRounds"], 20);
     let members = exported["team"]["members"].as_array().expect("members");
     assert_eq!(members.len(), 4);
-    // TeamMemberConfig's `required` in peer-formats/cli-config-v1.2.schema.json.
+    // TeamMemberConfig's `required` in tests/fixtures/peer/cli-config-v1.2.schema.json.
     for m in members {
         for key in [
             "displayName",

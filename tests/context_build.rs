@@ -1,4 +1,5 @@
-//! DESIGN §7: window, pin-first, dedup, route context, and the fates the explain records.
+//! docs/architecture.md §7: window, pin-first, dedup, route context, and the fates the explain
+//! records.
 
 mod common;
 

@@ -1,4 +1,5 @@
-//! Seed 001 §8 and seed 000 §8.1/§8.5: the `ContextManager` API, one behaviour per test.
+//! docs/architecture.md §19 (seed 001 §8 and seed 000 §8.1/§8.5): the `ContextManager` API, one
+//! behaviour per test.
 
 mod common;
 

@@ -1,5 +1,5 @@
-//! The conversation routing state machine (DESIGN §6, seed 004), driven through the harness in
-//! `tests/support`: scripted agents, bounded driving, recorded actions.
+//! The conversation routing state machine (docs/architecture.md §6, §19 (seed 004)), driven through
+//! the harness in `tests/support`: scripted agents, bounded driving, recorded actions.
 
 mod support;
 
@@ -27,11 +27,11 @@ fn msg(n: u64) -> MessageId {
     MessageId::from_seq(n)
 }
 
-// ------------------------------------------------------------------ seed 004 routing scenarios
+// ------------------------------------------- docs/architecture.md §19 (seed 004) routing scenarios
 
-/// Seed 004 R3 §4 scenario 1 (human → AI → AI → human), scheduled by routing v3 (DESIGN §6
-/// wins over the seed's plain FIFO): sarah, addressed by max's reply, answers it before carol
-/// and bob take their turns on the human's message.
+/// docs/architecture.md §19 (seed 004 R3 §4 scenario 1) (human → AI → AI → human), scheduled by
+/// routing v3 (docs/architecture.md §6 wins over the seed's plain FIFO): sarah, addressed by max's
+/// reply, answers it before carol and bob take their turns on the human's message.
 #[test]
 fn seed004_scenario1_human_ai_ai_human() {
     let mut h = multi();
@@ -60,7 +60,8 @@ fn seed004_scenario1_human_ai_ai_human() {
     );
 }
 
-/// Seed 004 R3 §4 scenario 2: an AI→AI chain with no human in between, ended by `[DONE]`.
+/// docs/architecture.md §19 (seed 004 R3 §4 scenario 2): an AI→AI chain with no human in between,
+/// ended by `[DONE]`.
 #[test]
 fn seed004_scenario2_ai_chain_without_human() {
     let mut h = multi();
@@ -74,8 +75,8 @@ fn seed004_scenario2_ai_chain_without_human() {
     assert_eq!(h.conv.waiting_for(), None);
 }
 
-/// Seed 004 R3 §4 scenario 3: no `[NEXT]` → wait for the first human, whose next message needs
-/// no `[FROM]` even in a multi-human team.
+/// docs/architecture.md §19 (seed 004 R3 §4 scenario 3): no `[NEXT]` → wait for the first human,
+/// whose next message needs no `[FROM]` even in a multi-human team.
 #[test]
 fn seed004_scenario3_no_next_waits_for_first_human() {
     let mut h = multi();
@@ -86,7 +87,7 @@ fn seed004_scenario3_no_next_waits_for_first_human() {
     assert_eq!(h.message(&id).speaker.id, "kailai");
 }
 
-// ------------------------------------------------------------------ senders (seed 004 REQ-2/3)
+// ------------------------------------------- senders (docs/architecture.md §19 (seed 004 REQ-2/3))
 
 #[test]
 fn single_human_needs_no_from() {

@@ -1,4 +1,5 @@
-//! The marker rules of DESIGN §5 (seed 004, final round), example by example.
+//! The marker rules of docs/architecture.md §5 (docs/architecture.md §19 (seed 004, final round)),
+//! example by example.
 
 use std::borrow::Cow;
 
@@ -21,7 +22,7 @@ fn addr(name: &str, intent: Intent) -> Addressee {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Seed 004, round 3, "Examples of Strip Behavior"
+// docs/architecture.md §19 (seed 004, round 3), "Examples of Strip Behavior"
 
 #[test]
 fn seed_example_1_basic_message_with_multiple_markers() {
@@ -85,8 +86,8 @@ fn seed_example_4_multi_line_content() {
 
 #[test]
 fn seed_team_task_dedup_example_history_lines_do_not_repeat_the_task() {
-    // Seed 004 round 3 §7: the stored message keeps every marker; the context line uses
-    // strip_all, so the task appears only in its own prompt section.
+    // docs/architecture.md §19 (seed 004 round 3 §7): the stored message keeps every marker; the
+    // context line uses strip_all, so the task appears only in its own prompt section.
     let first = "[FROM:kailai][TEAM_TASK:Design OAuth2 authentication] Let's start";
     let second = "I'll create a PRD [NEXT:carol]";
     assert_eq!(
@@ -230,7 +231,7 @@ fn drop_merges_names_and_all_absorbs_them() {
         ("[DROP:]", None),
         ("[DROP: , ]", None),
         ("[DROP: allx]", members(&["allx"])),
-        // DROP names take NEXT's intent suffix, which is ignored (DESIGN §5).
+        // DROP names take NEXT's intent suffix, which is ignored (docs/architecture.md §5).
         ("[DROP: max, sarah!P1]", members(&["max", "sarah"])),
         ("[DROP: sarah !p3, sarah]", members(&["sarah"])),
         ("[DROP: max, ALL!P1]", Some(DropTargets::All)),

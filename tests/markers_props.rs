@@ -1,4 +1,4 @@
-//! Property tests for the marker invariants of DESIGN §5.
+//! Property tests for the marker invariants of docs/architecture.md §5.
 
 use agent_chatter::markers::{
     line_spans, parse, spans, strip_all, strip_all_counted, strip_routing, LineKind, Markers,

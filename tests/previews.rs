@@ -1,6 +1,7 @@
-//! Golden previews (DESIGN §11b): every `tests/fixtures/previews/<case>/scenario.json` gives,
-//! for each member with a `<member>.prompt.txt`, exactly that prompt (and flag). The npm
-//! package's Node tests read the same files.
+//! Golden previews (docs/architecture.md §11b): every
+//! `tests/fixtures/previews/<case>/scenario.json` gives, for each member with a
+//! `<member>.prompt.txt`, exactly that prompt (and flag). The npm package's Node tests read the
+//! same files.
 
 use std::fs;
 use std::path::{Path, PathBuf};

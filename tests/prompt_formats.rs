@@ -1,4 +1,4 @@
-//! The four prompt formats of DESIGN §8, compared byte for byte with fixture files.
+//! The four prompt formats of docs/architecture.md §8, compared byte for byte with fixture files.
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! Property tests for the invariants of DESIGN §7 and §9.
+//! Property tests for the invariants of docs/architecture.md §7 and §9.
 
 mod common;
 

@@ -1,4 +1,5 @@
-//! Scenarios (DESIGN §11b): loading, history as a store, team task precedence, preview.
+//! Scenarios (docs/architecture.md §11b): loading, history as a store, team task precedence,
+//! preview.
 
 use std::fs;
 use std::path::Path;
@@ -424,8 +425,8 @@ fn preview_without_messages_is_the_skeleton_of_the_first_delivery() {
 
 #[test]
 fn preview_of_the_demo_scenario_is_byte_exact() {
-    // DESIGN §8: sections joined by one blank line; markers stripped from history and message;
-    // `to` = resolved names or `all`; Claude's system part travels as the flag only.
+    // docs/architecture.md §8: sections joined by one blank line; markers stripped from history and
+    // message; `to` = resolved names or `all`; Claude's system part travels as the flag only.
     let history = "[TEAM_TASK]\nBuild a login page\n\n\
                    [CONTEXT]\n\
                    - kailai -> max: Max, please plan it.\n\

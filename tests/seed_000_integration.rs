@@ -1,5 +1,5 @@
-//! Seed 000 §8.3 integration tests, driven through the conversation state machine with
-//! scripted replies (no processes, no sleeps).
+//! docs/architecture.md §19 (seed 000 §8.3) integration tests, driven through the conversation
+//! state machine with scripted replies (no processes, no sleeps).
 
 use agent_chatter::config::load_team;
 use agent_chatter::conversation::{Action, Conversation, Delivery, HumanInput};
@@ -38,8 +38,8 @@ fn run(conv: &mut Conversation, input: &str, reply: impl Fn(&str) -> String) -> 
 
 #[test]
 fn parallel_next_routing_each_agent_gets_correct_context() {
-    // Seed 000 §2.4: "[NEXT:max] [NEXT:sarah] [NEXT:carol] Hi"; each answer is stored before
-    // the next agent runs, and each agent gets the newest message.
+    // docs/architecture.md §19 (seed 000 §2.4): "[NEXT:max] [NEXT:sarah] [NEXT:carol] Hi"; each
+    // answer is stored before the next agent runs, and each agent gets the newest message.
     let mut conv = Conversation::with_team(team(768 * 1024));
     let answers = |to: &str| match to {
         "max" => "我建议先写测试".to_string(),

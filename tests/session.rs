@@ -1,4 +1,5 @@
-//! The session (DESIGN §6b): facts in, the same bytes out; files; time travel and what-if.
+//! The session (docs/architecture.md §6b): facts in, the same bytes out; files; time travel and
+//! what-if.
 
 use agent_chatter::config::load_team;
 use agent_chatter::conversation::{Action, Delivery, Status};

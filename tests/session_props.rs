@@ -1,5 +1,5 @@
-//! Replay is exact (DESIGN §6b): any sequence of facts applied to one session, and the same
-//! facts exported at any cut, imported and continued, give identical messages, actions and
+//! Replay is exact (docs/architecture.md §6b): any sequence of facts applied to one session, and
+//! the same facts exported at any cut, imported and continued, give identical messages, actions and
 //! prompt bytes for every member.
 
 use agent_chatter::config::load_team;

@@ -1,5 +1,5 @@
-//! Snapshot v1 (DESIGN §11, seed 001 §2.4/§4.9/§4.10): export, full validation before import,
-//! the peer's message shape.
+//! Snapshot v1 (docs/architecture.md §11, §19 (seed 001 §2.4/§4.9/§4.10)): export, full validation
+//! before import, the peer's message shape.
 
 use std::fs;
 use std::path::Path;

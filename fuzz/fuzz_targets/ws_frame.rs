@@ -1,5 +1,5 @@
-//! The bridge's WebSocket frames (DESIGN §14b): any text decodes to a command or an error
-//! message, never a panic; a page can never smuggle in an agent's reply.
+//! The bridge's WebSocket frames (docs/architecture.md §14b): any text decodes to a command or an
+//! error message, never a panic; a page can never smuggle in an agent's reply.
 #![no_main]
 use agent_chatter::session::Fact;
 use agent_chatter_bridge::protocol::{decode, Command};

@@ -1,6 +1,7 @@
 //! `claude-code`: the system part is not in the prompt; it travels as the
-//! `--append-system-prompt` flag (seed 000 §4.2). The peer also inlines `[SYSTEM]`, so Claude
-//! reads its instructions twice and they count twice against the budget; we follow the seed.
+//! `--append-system-prompt` flag (docs/architecture.md §19 (seed 000 §4.2)). The peer also inlines
+//! `[SYSTEM]`, so Claude reads its instructions twice and they count twice against the budget; we
+//! follow the seed.
 
 use super::{ExtraHeader, LineStyle, Spelling};
 

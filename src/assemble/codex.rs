@@ -1,4 +1,4 @@
-//! `openai-codex`: everything inline, `[SYSTEM]` first (seed 000 §4.2).
+//! `openai-codex`: everything inline, `[SYSTEM]` first (docs/architecture.md §19 (seed 000 §4.2)).
 
 use super::{ExtraHeader, LineStyle, Spelling};
 

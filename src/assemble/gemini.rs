@@ -1,4 +1,5 @@
-//! `google-gemini`: plain headings, no brackets, history without addressees (seed 000 §4.2).
+//! `google-gemini`: plain headings, no brackets, history without addressees
+//! (docs/architecture.md §19 (seed 000 §4.2)).
 
 use super::{ExtraHeader, LineStyle, Spelling};
 

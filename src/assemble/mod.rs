@@ -1,10 +1,10 @@
-//! Per-agent prompt formats (DESIGN §8), built as data and rendered once.
+//! Per-agent prompt formats (docs/architecture.md §8), built as data and rendered once.
 //!
 //! An assembler turns an input (already windowed, stripped and deduplicated) into a
 //! [`Layout`]: named sections with a header and a body whose pieces borrow from the input.
 //! The budget ([`crate::budget`]) trims the layout by byte counts and renders it exactly
 //! once, so nothing is ever re-parsed out of rendered text (the peer's regex re-parsing loses
-//! paragraphs, DESIGN §16) and no history line is copied before it is written out.
+//! paragraphs, docs/architecture.md §16) and no history line is copied before it is written out.
 //!
 //! Sections are joined by one blank line; a section whose body is empty after trimming is not
 //! emitted at all. Order: system, team task, extra sections, context, parent, related, message.
@@ -68,8 +68,8 @@ impl ContextLine {
     }
 }
 
-/// Everything an assembler needs (seed 001 `AssemblerInput`, plus route context, extra
-/// sections and the pin-first marker). The owned form, for the `ContextManager` API.
+/// Everything an assembler needs (docs/architecture.md §19 (seed 001) `AssemblerInput`, plus route
+/// context, extra sections and the pin-first marker). The owned form, for the `ContextManager` API.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct AssemblerInput {
@@ -84,7 +84,7 @@ pub struct AssemblerInput {
     pub current_index: Option<usize>,
     pub team_task: Option<String>,
     /// Read from a string or, as the peer's `AssemblerInput` allows, an array of lines
-    /// (joined as a member's instruction lines are, DESIGN §4).
+    /// (joined as a member's instruction lines are, docs/architecture.md §4).
     #[serde(
         skip_serializing_if = "Option::is_none",
         deserialize_with = "instruction_lines"
@@ -93,7 +93,8 @@ pub struct AssemblerInput {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub instruction_file_text: Option<String>,
     pub max_bytes: usize,
-    /// Pin-first policy (seed 002): the pinned first message, shown before the window.
+    /// Pin-first policy (docs/architecture.md §19 (seed 002)): the pinned first message, shown
+    /// before the window.
     #[serde(
         skip_serializing_if = "Option::is_none",
         deserialize_with = "crate::objects::optional_object"
@@ -200,7 +201,8 @@ impl AssemblerInput {
     }
 }
 
-/// An extra named section of a member's context (seed 003 plugins: plan, memory, tool output).
+/// An extra named section of a member's context (docs/architecture.md §19 (seed 003) plugins: plan,
+/// memory, tool output).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExtraSection {
@@ -512,7 +514,7 @@ impl Layout<'_> {
     }
 }
 
-/// How one format spells its sections (DESIGN §8 table).
+/// How one format spells its sections (docs/architecture.md §8 table).
 #[derive(Debug, Clone, Copy)]
 pub struct Spelling {
     /// `None`: the system part goes into the flag (Claude).
@@ -586,7 +588,7 @@ pub fn omitted_line(n: usize) -> String {
 }
 
 /// System body: instruction and instruction file text, each trimmed, empty ones dropped,
-/// joined by a blank line (seed 000 §6.4).
+/// joined by a blank line (docs/architecture.md §19 (seed 000 §6.4)).
 pub fn system_body<'a>(
     system_instruction: Option<&'a str>,
     instruction_file_text: Option<&'a str>,
@@ -675,7 +677,7 @@ pub fn assemble<'a>(format: PromptFormat, input: &InputRef<'a>) -> Layout<'a> {
     );
     sections.push(Section::lines("context", sp.context, lines, Role::Context));
 
-    // Parent and related lines are always `- from: content` (DESIGN §8).
+    // Parent and related lines are always `- from: content` (docs/architecture.md §8).
     if let (Some(header), Some(parent)) = (sp.parent, &input.parent) {
         let line = Line::styled(LineStyle::DashFrom, parent, false);
         sections.push(Section::lines("parent", header, vec![line], Role::Parent));

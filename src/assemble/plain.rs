@@ -1,5 +1,5 @@
 //! Fallback for any other agent type: bodies without headers, `from: content` history lines,
-//! no route sections (seed 000 §6.1 PlainTextAssembler).
+//! no route sections (docs/architecture.md §19 (seed 000 §6.1) PlainTextAssembler).
 
 use super::{ExtraHeader, LineStyle, Spelling};
 

@@ -1,4 +1,4 @@
-//! AI→AI deduplication (DESIGN §7.3, seed 000 D3).
+//! AI→AI deduplication (docs/architecture.md §7.3, §19 (seed 000 D3)).
 //!
 //! When the current message comes from an AI, the last history line may repeat it: drop it
 //! when it is the current message itself (same id) or has the same speaker **id** and the same

@@ -1,5 +1,5 @@
-//! The context for one delivery (DESIGN §7): window → strip → dedup → route context → assemble
-//! → budget, recording each message's fate on the way.
+//! The context for one delivery (docs/architecture.md §7): window → strip → dedup → route context →
+//! assemble → budget, recording each message's fate on the way.
 
 pub mod dedup;
 pub mod route;
@@ -62,7 +62,7 @@ pub struct BuildSettings {
     pub compaction: CompactionStrategy,
     /// Token estimate for the explain; with `max_tokens`, `chars/4` is used in any case.
     pub tokens: TokenEstimator,
-    /// Optional token budget kept beside `max_bytes` (DESIGN §9).
+    /// Optional token budget kept beside `max_bytes` (docs/architecture.md §9).
     #[serde(default)]
     pub max_tokens: Option<usize>,
 }
@@ -142,8 +142,8 @@ impl Prompt {
 
     /// The SHA-256 (lowercase hex) of exactly what an agent is given: the prompt's bytes, and
     /// when there is a system flag, a NUL byte and the flag's bytes. A bridge sends it with
-    /// each delivery and a page recomputes it from its own session (DESIGN §6b), so both can
-    /// show that what was previewed is what was sent. The NUL keeps the two parts apart.
+    /// each delivery and a page recomputes it from its own session (docs/architecture.md §6b), so
+    /// both can show that what was previewed is what was sent. The NUL keeps the two parts apart.
     pub fn sha256_hex(&self) -> String {
         use sha2::{Digest, Sha256};
         let mut hasher = Sha256::new();
@@ -160,8 +160,8 @@ impl Prompt {
     }
 }
 
-/// The store as it was at an earlier point (time travel, DESIGN §6b): only its first `len`
-/// messages exist, and the team task is the one in force then.
+/// The store as it was at an earlier point (time travel, docs/architecture.md §6b): only its first
+/// `len` messages exist, and the team task is the one in force then.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AsOf<'a> {
     pub len: usize,
@@ -209,8 +209,8 @@ pub struct Gathered<'a> {
     pub markers_stripped: usize,
 }
 
-/// Steps 1–4 of DESIGN §7: window, strip, dedup, route context. O(window + siblings); the
-/// stripped text comes from the store's views, so nothing is copied.
+/// Steps 1–4 of docs/architecture.md §7: window, strip, dedup, route context. O(window + siblings);
+/// the stripped text comes from the store's views, so nothing is copied.
 pub fn gather<'a>(
     store: &'a Store,
     recipient: &'a Recipient,
@@ -484,7 +484,8 @@ pub fn assemble_input_ref(
     }
 }
 
-/// The exact prompt `recipient` receives for `target` (DESIGN §7–§9), with its explain.
+/// The exact prompt `recipient` receives for `target` (docs/architecture.md §7–§9), with its
+/// explain.
 ///
 /// Cost: O(window + sibling answers + bytes emitted), independent of the history's length.
 pub fn build(
@@ -496,8 +497,8 @@ pub fn build(
     build_as_of(store, recipient, target, settings, AsOf::now(store))
 }
 
-/// The prompt `recipient` would start from before any message exists (DESIGN §11b): the
-/// system and team task sections, no history and no message section. The explain lists no
+/// The prompt `recipient` would start from before any message exists (docs/architecture.md §11b):
+/// the system and team task sections, no history and no message section. The explain lists no
 /// message and its `current` is `None`. Never an error: a page or CLI shows it for an empty
 /// conversation.
 pub fn build_skeleton(

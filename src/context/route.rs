@@ -1,5 +1,5 @@
-//! Route context (DESIGN §7.4): the parent that fell out of the window, and sibling answers to
-//! the same parent (policy `parent` only).
+//! Route context (docs/architecture.md §7.4): the parent that fell out of the window, and sibling
+//! answers to the same parent (policy `parent` only).
 
 use crate::markers::{self, LineKind};
 

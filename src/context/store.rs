@@ -1,11 +1,13 @@
-//! The message store: raw messages in order, the team task, the id counter (DESIGN §4, seed 001).
+//! The message store: raw messages in order, the team task, the id counter
+//! (docs/architecture.md §4, §19 (seed 001)).
 
 use serde::{Deserialize, Serialize};
 
 use crate::hash::HashMap;
 use crate::message::{Message, MessageId, Millis, Routing, Speaker};
 
-/// Team task cap: 5 KiB, cut at a character boundary (seed 001 D6, seed 004).
+/// Team task cap: 5 KiB, cut at a character boundary (docs/architecture.md §19 (seed 001 D6,
+/// seed 004)).
 pub const MAX_TEAM_TASK_BYTES: usize = 5 * 1024;
 
 /// What [`Store::set_team_task`] did to the text.
@@ -16,7 +18,7 @@ pub struct TeamTaskTruncated {
 }
 
 /// What every prompt shows of a stored message, computed once when it is stored: messages
-/// never change, so no prompt re-strips history (DESIGN §9 cost rule).
+/// never change, so no prompt re-strips history (docs/architecture.md §9 cost rule).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct View {
     /// `strip_all` of the content ([`Store::stripped`]).

@@ -1,4 +1,4 @@
-//! History window (DESIGN §7.1, seed 002 pin-first).
+//! History window (docs/architecture.md §7.1, §19 (seed 002) pin-first).
 
 use std::ops::Range;
 
@@ -14,7 +14,8 @@ pub struct Window {
 }
 
 /// The `w` messages before position `current`; `w = 0` gives none. With `pin_first`, the first
-/// message is kept when it falls out, and the skipped ones are counted (seed 002).
+/// message is kept when it falls out, and the skipped ones are counted
+/// (docs/architecture.md §19 (seed 002)).
 pub fn select(current: usize, w: usize, pin_first: bool) -> Window {
     let start = current.saturating_sub(w);
     if pin_first && w > 0 && start > 0 {

@@ -1,5 +1,5 @@
-//! What the conversation asks its host to do (DESIGN §2, §6): drained one at a time with
-//! [`Conversation::poll_action`](super::Conversation::poll_action). Each variant says what the
+//! What the conversation asks its host to do (docs/architecture.md §2, §6): drained one at a time
+//! with [`Conversation::poll_action`](super::Conversation::poll_action). Each variant says what the
 //! host MUST do next.
 
 use serde::{Deserialize, Serialize};
@@ -134,7 +134,7 @@ impl std::fmt::Display for Notice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Notice::TeamTaskTruncated { from, to } => {
-                // Seed 004's warning, word for word.
+                // docs/architecture.md §19 (seed 004)'s warning, word for word.
                 write!(f, "Team task truncated from {from} bytes to {to} bytes (5KB limit).")
             }
             Notice::UnresolvedAddressees { message, names } => write!(

@@ -1,5 +1,5 @@
-//! Facts coming in, and who sent them (DESIGN §6, seed 004 REQ-2/REQ-3 and its error
-//! catalogue).
+//! Facts coming in, and who sent them (docs/architecture.md §6, §19 (seed 004 REQ-2/REQ-3) and its
+//! error catalogue).
 
 use serde::{Deserialize, Serialize};
 
@@ -37,7 +37,8 @@ impl HumanInput {
 }
 
 /// Why an input was refused. Nothing is stored or changed when one is returned. Texts follow
-/// seed 004's catalogue in its final, plain-text form; hosts print them after `Error: `.
+/// docs/architecture.md §19 (seed 004)'s catalogue in its final, plain-text form; hosts print them
+/// after `Error: `.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum InputError {
@@ -98,8 +99,9 @@ pub(crate) fn check_size(text: &str) -> Result<(), InputError> {
     Ok(())
 }
 
-/// Sender resolution, in order (seed 004 R3 §6): explicit id → `[FROM:x]` (humans only) → the
-/// human we wait for → the only human → an error listing the humans with an example.
+/// Sender resolution, in order (docs/architecture.md §19 (seed 004 R3 §6)): explicit id →
+/// `[FROM:x]` (humans only) → the human we wait for → the only human → an error listing the humans
+/// with an example.
 pub(crate) fn resolve_sender<'t>(
     team: &'t Team,
     explicit: Option<&str>,

@@ -1,4 +1,4 @@
-//! The conversation: a sans-IO routing state machine (DESIGN §6, seed 004).
+//! The conversation: a sans-IO routing state machine (docs/architecture.md §6, §19 (seed 004)).
 //!
 //! It contains no I/O and reads no clock: facts come in through `handle_*` methods (a human
 //! typed, an agent replied, an agent failed), with the time as an argument, and what the host
@@ -32,15 +32,16 @@
 //! assert_eq!(conv.waiting_for(), Some("kailai"));
 //! ```
 //!
-//! Rules (DESIGN §6): the first message comes from a human; each `[NEXT]` addressee becomes a
-//! queued delivery ([`queue`] decides the order and the limits); AI deliveries run one at a
-//! time; a human delivery pauses the queue; with nothing queued the first human is awaited;
+//! Rules (docs/architecture.md §6): the first message comes from a human; each `[NEXT]` addressee
+//! becomes a queued delivery ([`queue`] decides the order and the limits); AI deliveries run one at
+//! a time; a human delivery pauses the queue; with nothing queued the first human is awaited;
 //! `[DONE]` completes the conversation until a human speaks again; at most
 //! `team.settings.max_rounds` AI deliveries run per human message.
 //!
-//! Decisions where the seeds are silent or disagree:
-//! - Order is routing v3 (DESIGN §6), not seed 004's plain FIFO: the addressees of the newest
-//!   message go first, so in seed 004's scenario 1 sarah (named by max's reply) answers before
+//! Decisions where the seeds (docs/architecture.md §19) are silent or disagree:
+//! - Order is routing v3 (docs/architecture.md §6), not docs/architecture.md §19 (seed 004)'s plain
+//!   FIFO: the addressees of the newest message go first, so in
+//!   docs/architecture.md §19 (seed 004)'s scenario 1 sarah (named by max's reply) answers before
 //!   carol and bob take their turns on the human's message.
 //! - A member addressing itself is skipped with [`Notice::SelfAddressed`] (as the peer: an
 //!   agent never answers itself; a human who names themselves is not awaited either).
@@ -188,8 +189,9 @@ impl Conversation {
     }
 
     /// Replaces the team and resets everything (store, team task, queue, waiting state,
-    /// pending actions), as seed 004's `setTeam`. An AI member whose agent type the core does
-    /// not know raises [`Notice::UnknownAgentType`] (its prompts use the plain format).
+    /// pending actions), as docs/architecture.md §19 (seed 004)'s `setTeam`. An AI member whose
+    /// agent type the core does not know raises [`Notice::UnknownAgentType`] (its prompts use the
+    /// plain format).
     pub fn set_team(&mut self, team: Team) {
         *self = Self::new();
         for member in team.members.iter().filter(|m| m.is_ai()) {
@@ -254,13 +256,14 @@ impl Conversation {
         self.rounds
     }
 
-    /// True once the first message is stored (seed 004's `hasActiveSession`).
+    /// True once the first message is stored (docs/architecture.md §19 (seed 004)'s
+    /// `hasActiveSession`).
     pub fn has_active_session(&self) -> bool {
         !self.store.is_empty()
     }
 
     /// The routing state beyond the messages, for a host to persist beside a snapshot of
-    /// [`Self::store`] (DESIGN §14).
+    /// [`Self::store`] (docs/architecture.md §14).
     pub fn routing_state(&self) -> RoutingState {
         RoutingState {
             queue: self.queue.clone(),
@@ -642,7 +645,8 @@ impl Conversation {
         };
         loop {
             let Some(item) = self.queue.pop_next(self.last_completed.as_ref()) else {
-                // Nothing queued: wait for the first human (seed 004 routeToNext fallback).
+                // Nothing queued: wait for the first human (docs/architecture.md §19 (seed 004)
+                // routeToNext fallback).
                 self.status = Status::AwaitingHuman;
                 if let Some(first) = team.humans().next() {
                     self.waiting_for = Some(first.id.clone());

@@ -1,5 +1,5 @@
-//! The routing queue: pending deliveries and the order they run in (DESIGN §6, the peer's
-//! routing v3 made explicit).
+//! The routing queue: pending deliveries and the order they run in (docs/architecture.md §6, the
+//! peer's routing v3 made explicit).
 //!
 //! Scheduling, one item at a time:
 //! 1. any P1 item, earliest first;

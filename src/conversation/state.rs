@@ -1,5 +1,6 @@
 //! The routing state beyond the messages, so a host can persist it beside a snapshot and
-//! resume after a restart with nothing lost (DESIGN §14: "a killed bridge resumes the session").
+//! resume after a restart with nothing lost (docs/architecture.md §14: "a killed bridge resumes the
+//! session").
 
 use serde::{Deserialize, Serialize};
 

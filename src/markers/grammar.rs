@@ -35,7 +35,8 @@ impl<'a> Found<'a> {
             MarkerKind::Next => self.next.extend(parse_addressees(value)),
             MarkerKind::Done => self.done = true,
             MarkerKind::Drop => {
-                // DROP names take NEXT's `!Pn` suffix, which means nothing here (DESIGN §5).
+                // DROP names take NEXT's `!Pn` suffix, which means nothing here
+                // (docs/architecture.md §5).
                 let names = value.split(',').map(|item| split_intent(item.trim()).0);
                 for name in names.filter(|s| !s.is_empty()) {
                     if name.eq_ignore_ascii_case("all") {

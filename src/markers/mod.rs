@@ -1,4 +1,4 @@
-//! Routing markers inside message text (DESIGN §5, seed 004).
+//! Routing markers inside message text (docs/architecture.md §5, §19 (seed 004)).
 //!
 //! Members route a conversation by writing markers into their messages:
 //! `[FROM: x]`, `[TEAM_TASK: x]`, `[NEXT: a, b !P1]`, `[DONE]`, `[DROP: a]` / `[DROP: ALL]`.
@@ -18,7 +18,7 @@
 //! - VALUE runs to the first `]` and never contains a line break (`\n`): an unclosed `[NEXT: a`
 //!   or one whose value runs onto the next line is plain text and eats nothing. VALUE may
 //!   contain `[` (as in the seed), so `[NEXT: a [DONE]` is one NEXT marker whose name is
-//!   `a [DONE`. The block form `[TEAM_TASK]` (no colon) is text (DESIGN §16).
+//!   `a [DONE`. The block form `[TEAM_TASK]` (no colon) is text (docs/architecture.md §16).
 //! - Fenced code blocks are text. Lines are split on `\n`. Outside a fence, a line opens one
 //!   when, after leading whitespace and any leading markers, it starts with three backticks
 //!   (`[NEXT: max] ```rust` routes to max and opens a fence); the rest of that line after the
@@ -123,7 +123,7 @@ pub enum MarkerKind {
 
 impl MarkerKind {
     /// Routing markers (NEXT, DONE, DROP) are removed even from the stored-content view;
-    /// FROM and TEAM_TASK are kept there for history and audit (DESIGN §5).
+    /// FROM and TEAM_TASK are kept there for history and audit (docs/architecture.md §5).
     pub fn is_routing(self) -> bool {
         matches!(self, MarkerKind::Next | MarkerKind::Done | MarkerKind::Drop)
     }
@@ -235,7 +235,7 @@ pub fn spans(text: &str) -> impl Iterator<Item = MarkerSpan> + '_ {
     })
 }
 
-/// Fuzzy identifier form (DESIGN §5): lowercase, without whitespace (any Unicode
+/// Fuzzy identifier form (docs/architecture.md §5): lowercase, without whitespace (any Unicode
 /// White_Space, not only spaces), `-` and `_`, so `Max-Smith`, `max_smith` and `MAX SMITH`
 /// name the same member.
 pub fn normalize_identifier(s: &str) -> String {

@@ -1,8 +1,9 @@
-//! `ContextManager`: the seed 001 API (the TypeScript peer's class) over the same pipeline the
-//! conversation uses, so code written against the peer can switch to this engine.
+//! `ContextManager`: the docs/architecture.md §19 (seed 001) API (the TypeScript peer's class) over
+//! the same pipeline the conversation uses, so code written against the peer can switch to this
+//! engine.
 //!
-//! Deliberate differences (DESIGN §12): window 0 gives no history; Claude's system part is in
-//! the flag only; markers are stripped by the rules of §5; the budget is a hard bound.
+//! Deliberate differences (docs/architecture.md §12): window 0 gives no history; Claude's system
+//! part is in the flag only; markers are stripped by the rules of §5; the budget is a hard bound.
 
 use serde::{Deserialize, Serialize};
 
@@ -17,8 +18,8 @@ use crate::team::{
     prompt_format, CompactionStrategy, DeliveryPolicy, DEFAULT_MAX_BYTES, DEFAULT_WINDOW_SIZE,
 };
 
-/// Constructor options (seed 001 `ContextManagerOptions`, hooks excepted: the host calls its
-/// own hooks after each call).
+/// Constructor options (docs/architecture.md §19 (seed 001) `ContextManagerOptions`, hooks
+/// excepted: the host calls its own hooks after each call).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ManagerOptions {

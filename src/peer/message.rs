@@ -1,7 +1,7 @@
 //! The peer's message shapes (`ConversationMessage`, `SpeakerInfo`, `MessageRouting`,
 //! `ResolvedAddressee`, the long intent names), as serde types, and their conversion to and
 //! from the core's [`Message`]. The npm binding reads `addMessage`'s argument and writes
-//! stored messages with them, so it only converts (DESIGN §12).
+//! stored messages with them, so it only converts (docs/architecture.md §12).
 //!
 //! Conversion rules (documented for npm users in the README):
 //! - speaker `{id, name, displayName, type}` ↔ the core's `Speaker` (`type` ↔ `kind`);

@@ -1,4 +1,4 @@
-//! Team members and their settings (DESIGN §4).
+//! Team members and their settings (docs/architecture.md §4).
 
 use serde::{Deserialize, Serialize};
 
@@ -23,7 +23,7 @@ pub enum MemberKind {
     Ai,
 }
 
-/// The prompt format an agent type uses (DESIGN §8).
+/// The prompt format an agent type uses (docs/architecture.md §8).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PromptFormat {
@@ -76,7 +76,7 @@ pub struct Member {
     /// Normalised agent type (`claude-code`, …); required for AI members.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_type: Option<String>,
-    /// A string or an array of lines in config files (DESIGN §4), joined by
+    /// A string or an array of lines in config files (docs/architecture.md §4), joined by
     /// [`join_instruction_lines`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_instruction: Option<String>,
@@ -123,8 +123,8 @@ impl Member {
             .map_or(PromptFormat::Plain, prompt_format)
     }
 
-    /// Fuzzy match (DESIGN §5): lowercase, without spaces, `-`, `_`, against id, name and
-    /// display name.
+    /// Fuzzy match (docs/architecture.md §5): lowercase, without spaces, `-`, `_`, against id, name
+    /// and display name.
     pub fn matches(&self, identifier: &str) -> bool {
         let wanted = normalize_identifier(identifier);
         !wanted.is_empty()
@@ -134,18 +134,18 @@ impl Member {
     }
 }
 
-/// How parallel `[NEXT: a, b, c]` deliveries choose their `[MESSAGE]` (DESIGN §6).
+/// How parallel `[NEXT: a, b, c]` deliveries choose their `[MESSAGE]` (docs/architecture.md §6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DeliveryPolicy {
-    /// Each agent gets the newest message (seed 000 §2.4).
+    /// Each agent gets the newest message (docs/architecture.md §19 (seed 000 §2.4)).
     #[default]
     Latest,
     /// Each agent gets the message that addressed it, with sibling answers as related context.
     Parent,
 }
 
-/// When extra compactable sections are trimmed (DESIGN §10).
+/// When extra compactable sections are trimmed (docs/architecture.md §10).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CompactionStrategy {
@@ -159,12 +159,12 @@ pub enum CompactionStrategy {
 /// The peer's `maxRounds: 0` ("unlimited"): a bound no conversation reaches, and one that
 /// reads back on every host (a 64-bit `usize::MAX` would not fit a wasm32 `usize`).
 pub const UNLIMITED_ROUNDS: usize = u32::MAX as usize;
-/// Reserved for system notices (DESIGN §11b): no member may be called this.
+/// Reserved for system notices (docs/architecture.md §11b): no member may be called this.
 pub const RESERVED_MEMBER: &str = "system";
 
-/// Default history window (seeds 000/001).
+/// Default history window (docs/architecture.md §19 (seeds 000/001)).
 pub const DEFAULT_WINDOW_SIZE: usize = 5;
-/// Default prompt budget: 768 KiB (seed 001).
+/// Default prompt budget: 768 KiB (docs/architecture.md §19 (seed 001)).
 pub const DEFAULT_MAX_BYTES: usize = 768 * 1024;
 /// Default bound on AI deliveries per human message.
 pub const DEFAULT_MAX_ROUNDS: usize = 50;
@@ -175,7 +175,8 @@ pub const DEFAULT_MAX_ROUNDS: usize = 50;
 pub struct TeamSettings {
     pub window_size: usize,
     pub max_bytes: usize,
-    /// Pin the first message and show `[N earlier messages omitted]` (seed 002). Off by default.
+    /// Pin the first message and show `[N earlier messages omitted]`
+    /// (docs/architecture.md §19 (seed 002)). Off by default.
     pub pin_first: bool,
     pub delivery: DeliveryPolicy,
     pub compaction: CompactionStrategy,
@@ -184,7 +185,8 @@ pub struct TeamSettings {
     /// `conversation.maxAgentResponseTime` in ms, for hosts that run agents.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_agent_response_ms: Option<u64>,
-    /// Token estimate shown in the explain (DESIGN §9); `maxTokens` implies `charsDiv4`.
+    /// Token estimate shown in the explain (docs/architecture.md §9); `maxTokens` implies
+    /// `charsDiv4`.
     #[serde(skip_serializing_if = "is_no_estimator")]
     pub token_estimator: TokenEstimator,
     /// Optional token budget, kept beside `max_bytes` with the `chars/4` estimate.

@@ -20,7 +20,8 @@ pub(crate) fn member(
 ) -> Result<Member, ConfigError> {
     let obj = json::object(value, *path)?;
     if kind_key == "kind" {
-        // Ours only: the peer's format ignores unknown keys, as the peer does (DESIGN §11).
+        // Ours only: the peer's format ignores unknown keys, as the peer does
+        // (docs/architecture.md §11).
         obj.refuse_near_misses(&[
             "id",
             "name",
@@ -125,8 +126,8 @@ pub(crate) fn settings(obj: Obj<'_, '_>) -> Result<TeamSettings, ConfigError> {
     Ok(s)
 }
 
-/// Joins system-instruction lines (DESIGN §4): blank entries dropped, joined with `\n`, the
-/// result trimmed; nothing left → `None`. A single string is one entry.
+/// Joins system-instruction lines (docs/architecture.md §4): blank entries dropped, joined with
+/// `\n`, the result trimmed; nothing left → `None`. A single string is one entry.
 pub fn join_instruction_lines<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<String> {
     let joined = lines
         .into_iter()

@@ -1,4 +1,4 @@
-//! A team's invariants (DESIGN §4), checked whichever format it was read from.
+//! A team's invariants (docs/architecture.md §4), checked whichever format it was read from.
 
 use super::{ConfigError, Team, TeamSettings, RESERVED_MEMBER};
 use crate::hash::HashMap;
@@ -6,9 +6,10 @@ use crate::json::Path;
 use crate::markers::normalize_identifier;
 
 impl Team {
-    /// Checks the invariants of DESIGN §4: at least one human; unique ids; unique names once
-    /// normalised (so `[NEXT: …]` is never ambiguous); an agent type for every AI member;
-    /// nobody called `system` (reserved for notices); a positive byte budget and round bound.
+    /// Checks the invariants of docs/architecture.md §4: at least one human; unique ids; unique
+    /// names once normalised (so `[NEXT: …]` is never ambiguous); an agent type for every AI
+    /// member; nobody called `system` (reserved for notices); a positive byte budget and round
+    /// bound.
     pub fn validate(&self) -> Result<(), ConfigError> {
         let root = Path::Root;
         self.validate_at(&root.key("members"), &root.key("settings"))

@@ -1,5 +1,5 @@
 //! `cargo xtask bench`: criterion benches of the core, then the npm package's Node bench;
-//! results appended to `target/bench-report.md` (DESIGN §15).
+//! results appended to `target/bench-report.md` (docs/architecture.md §15).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

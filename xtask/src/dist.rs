@@ -1,4 +1,4 @@
-//! `cargo xtask dist`: builds the npm package into `pkg/` (DESIGN §12).
+//! `cargo xtask dist`: builds the npm package into `pkg/` (docs/architecture.md §12).
 //!
 //! Layout: `pkg/node/` (wasm-bindgen `experimental-nodejs-module`: pure ESM for Node ≥ 20),
 //! `pkg/web/` (`web`: ESM for browsers, `initSync`/`init` to load the wasm), each with an
@@ -6,8 +6,8 @@
 //! whose JS half `wasm/npm/context-manager.js` is shared at `pkg/context-manager.js`), and the
 //! package's own `package.json`, `README.md` and `LICENSE`. The two builds share one
 //! `pkg/agent_chatter_wasm_bg.wasm` (the binaries are identical). Each `_bg.wasm` goes through
-//! npm binaryen's `wasm-opt -Oz` (never Debian's: toolchain.md P4). Self-contained: the wasm
-//! binding's author may reshape it freely as long as `dist()` keeps its signature.
+//! npm binaryen's `wasm-opt -Oz` (never Debian's: docs/architecture.md §18 P4). Self-contained: the
+//! wasm binding's author may reshape it freely as long as `dist()` keeps its signature.
 
 use std::path::{Path, PathBuf};
 
@@ -177,7 +177,8 @@ fn write_entry(ctx: &Ctx, out_dir: &Path, build: &str) -> Result<(), String> {
 
 /// wasm-bindgen declares the raw wasm exports (the `InitOutput` interface and the
 /// `*_bg.wasm.d.ts` file) with `any` for externref slots. Nobody calls them directly, but the
-/// package promises no `any` in its declarations (DESIGN §12), so they become `unknown`.
+/// package promises no `any` in its declarations (docs/architecture.md §12), so they become
+/// `unknown`.
 fn type_raw_exports(out_dir: &Path) -> Result<(), String> {
     let entries = std::fs::read_dir(out_dir)
         .map_err(|e| format!("cannot list {}: {e}", out_dir.display()))?;

@@ -1,4 +1,4 @@
-//! `cargo xtask`: the project's commands (DESIGN §3, §15).
+//! `cargo xtask`: the project's commands (docs/architecture.md §3, §15).
 //!
 //! - `setup` — install or check the pinned tools (see [`setup`]).
 //! - `test`  — every check CI runs, in order, stopping at the first failure.

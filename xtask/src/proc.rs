@@ -10,8 +10,8 @@ pub struct Ctx {
     /// Workspace root (parent of `xtask/`).
     pub root: PathBuf,
     /// PATH for children: `node_modules/.bin` first (npm binaryen's wasm-opt must win over any
-    /// system wasm-opt, toolchain.md P4), then cargo's bin dir (where `cargo install` puts
-    /// wasm-bindgen), then the inherited PATH.
+    /// system wasm-opt, docs/architecture.md §18 P4), then cargo's bin dir (where `cargo install`
+    /// puts wasm-bindgen), then the inherited PATH.
     path: OsString,
     /// The cargo that runs xtask (`$CARGO`), so children use the same toolchain.
     cargo: OsString,

@@ -1,4 +1,5 @@
-//! `cargo xtask setup`: installs or checks the pinned tools, idempotently (toolchain.md).
+//! `cargo xtask setup`: installs or checks the pinned tools, idempotently
+//! (docs/architecture.md §18).
 //!
 //! Each tool is one function returning what it did; a tool is installed only when missing or
 //! at the wrong version, and only from the registries (rustup, crates.io, npm). Adding a tool
@@ -14,7 +15,7 @@ use crate::steps::format_duration;
 /// The wasm target the core and the npm package build for.
 pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
 
-/// Minimum Node major version (DESIGN §12: the package works in Node ≥ 20).
+/// Minimum Node major version (docs/architecture.md §12: the package works in Node ≥ 20).
 const MIN_NODE_MAJOR: u32 = 20;
 
 type Tool = (&'static str, fn(&Ctx) -> Result<String, String>);
@@ -32,10 +33,10 @@ const TOOLS: &[Tool] = &[
 ];
 
 /// Trunk, the web page's builder: exactly 0.21.14 and always `--locked` (newer releases need a
-/// newer rustc, and an unlocked build fails to compile; toolchain.md P3).
+/// newer rustc, and an unlocked build fails to compile; docs/architecture.md §18 P3).
 pub const TRUNK_VERSION: &str = "0.21.14";
 
-/// The browser the e2e suite drives (Debian's package, toolchain.md §d).
+/// The browser the e2e suite drives (Debian's package, docs/architecture.md §18 (d)).
 pub const CHROMIUM: &str = "chromium";
 
 /// Installs or checks every tool and prints one line per tool.
@@ -106,7 +107,8 @@ fn wasm_bindgen_cli(ctx: &Ctx) -> Result<String, String> {
             version: &version,
             bins: &["wasm-bindgen", "wasm-bindgen-test-runner"],
             // Its published lock can name a dependency version a registry mirror lacks (seen:
-            // webpki-roots 1.0.11); the unlocked build is verified to work (toolchain.md).
+            // webpki-roots 1.0.11); the unlocked build is verified to work
+            // (docs/architecture.md §18).
             unlocked_fallback: true,
         },
     )
@@ -177,7 +179,7 @@ struct CargoTool<'a> {
     bins: &'a [&'a str],
     /// `--locked` is always tried first; when true and it fails (e.g. a registry mirror lacks
     /// a locked version), once more without it. Keep false where an unlocked build is known to
-    /// break (Trunk 0.21.14, toolchain.md P3).
+    /// break (Trunk 0.21.14, docs/architecture.md §18 P3).
     unlocked_fallback: bool,
 }
 

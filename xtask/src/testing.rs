@@ -1,6 +1,6 @@
 //! `cargo xtask test`: everything CI checks, in order, stopping at the first failure
-//! (DESIGN §15). Steps whose files do not exist yet are skipped with the reason, so the
-//! command stays green while the wasm package is being written.
+//! (docs/architecture.md §15). Steps whose files do not exist yet are skipped with the reason, so
+//! the command stays green while the wasm package is being written.
 
 use std::path::Path;
 

@@ -1,5 +1,6 @@
-//! The web page (DESIGN §13): built by Trunk from `index.html` + `Trunk.toml` at the root into
-//! `web/dist`, tested in Chromium by `web/e2e/`, served on 127.0.0.1 by `cargo xtask run`.
+//! The web page (docs/architecture.md §13): built by Trunk from `index.html` + `Trunk.toml` at the
+//! root into `web/dist`, tested in Chromium by `web/e2e/`, served on 127.0.0.1 by
+//! `cargo xtask run`.
 
 use crate::proc::{self, Ctx};
 
