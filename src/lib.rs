@@ -10,8 +10,8 @@
 //! ## Inputs: facts
 //!
 //! Every host — the page, the bridge, the terminal chat, the npm `Conversation` — holds one
-//! [`session::Session`] and feeds it [`session::Fact`]s (DESIGN §6b). A fact is plain data
-//! (camelCase JSON), so the log of facts *is* the session: persisting it and replaying it
+//! [`session::Session`] and feeds it [`session::Fact`]s (docs/architecture.md §6b). A fact is plain
+//! data (camelCase JSON), so the log of facts *is* the session: persisting it and replaying it
 //! anywhere gives the same messages, actions and prompt bytes.
 //!
 //! | fact | meaning |
@@ -102,7 +102,7 @@
 //! the session adds the fact log, replay, previews and the derived files. [`demo::reply`] is
 //! the simulated agent the page and the bridge use when no real CLI answers.
 //!
-//! ## The pipeline of one prompt (DESIGN §7–§9)
+//! ## The pipeline of one prompt (docs/architecture.md §7–§9)
 //!
 //! [`markers`] parse and strip routing markers → [`context`] windows the history, strips it,
 //! removes AI→AI duplicates ([`context::dedup`]) and adds route context ([`context::route`])
@@ -129,6 +129,8 @@
 //! - [`peer`]: the TypeScript peer's shapes — messages, routing and intents
 //!   ([`peer::message`]), its `cli-config` ([`peer::cli_config`]) and its `ContextManager`
 //!   API ([`peer::context_manager`]) — converted at the edge, so the pipeline takes only ours.
+//! - [`protocol`]: the page ⇄ bridge frames, one set of types for the bridge, the page and the
+//!   terminal chat.
 
 pub mod assemble;
 pub mod budget;
@@ -145,6 +147,7 @@ pub use json::objects;
 pub mod markers;
 pub mod message;
 pub mod peer;
+pub mod protocol;
 pub mod scenario;
 pub mod session;
 pub mod snapshot;

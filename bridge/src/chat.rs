@@ -1,7 +1,7 @@
-//! `agent-chatter chat`: the terminal conversation of seed 004. Lines typed (or piped) are
-//! human messages; agents answer through the same hub as the page (facts committed to SQLite,
-//! real CLIs or the simulator), their output streamed under a spinner. Piped input ends when
-//! stdin does and the conversation has gone quiet.
+//! `agent-chatter chat`: the terminal conversation of docs/architecture.md §19 (seed 004). Lines
+//! typed (or piped) are human messages; agents answer through the same hub as the page (facts
+//! committed to SQLite, real CLIs or the simulator), their output streamed under a spinner. Piped
+//! input ends when stdin does and the conversation has gone quiet.
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -12,11 +12,13 @@ use agent_chatter::conversation::Status;
 use agent_chatter::markers;
 use agent_chatter::session::{Fact, Session};
 use indicatif::{ProgressBar, ProgressStyle};
-use serde_json::Value;
+use std::sync::Arc;
+
+use agent_chatter::protocol::Event;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::broadcast;
 
-use crate::hub::{self, SharedHub};
+use crate::hub::{self, Hub, Published};
 
 /// A line on stdout as the terminal shows it (see [`terminal_safe`]); a closed stdout
 /// (`chat | head -1`) is not an error worth a panic: the line is dropped.
@@ -54,7 +56,7 @@ fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-/// seed 004's `/help`.
+/// docs/architecture.md §19 (seed 004)'s `/help`.
 pub const HELP: &str = "\
 Available commands:
   /team deploy <config.json> - Load team and enter conversation mode
@@ -114,28 +116,32 @@ pub fn parse_line(line: &str) -> Line {
     }
 }
 
-/// An error as seed 004's catalogue prints it: plain text after `Error: `, the lines after the
-/// first as they are (no emoji, no indent: some terminals show neither well).
+/// An error as docs/architecture.md §19 (seed 004)'s catalogue prints it: plain text after
+/// `Error: `, the lines after the first as they are (no emoji, no indent: some terminals show
+/// neither well).
 fn error(message: &str) {
     tell!("Error: {message}");
 }
 
 /// Runs the chat until `/exit`, or the end of piped input once nothing is running.
-pub async fn run(hub: SharedHub) -> Result<(), String> {
+pub async fn run(hub: Hub) -> Result<(), String> {
+    let stopped = |e: hub::HubError| e.to_string();
     let interactive = std::io::stdin().is_terminal();
     // Subscribed before any input is read, so the printer sees every fact from the first.
-    let subscription = subscribe(&hub).await;
-    let printer = tokio::spawn(print_events(hub.clone(), subscription));
-    let banner = {
-        let h = hub.lock().await;
-        h.session().team().map(|team| {
-            format!(
-                "✓ Team \"{}\" loaded (session {})\nType your first message to begin conversation...",
-                team.name,
-                h.session_id()
-            )
+    let subscription = subscribe(&hub).await.map_err(stopped)?;
+    let (printed, mut printed_rx) = tokio::sync::watch::channel(0usize);
+    let printer = tokio::spawn(print_events(hub.clone(), subscription, printed));
+    let banner = hub
+        .query(|session, id| {
+            session.team().map(|team| {
+                format!(
+                    "✓ Team \"{}\" loaded (session {id})\nType your first message to begin conversation...",
+                    team.name,
+                )
+            })
         })
-    };
+        .await
+        .map_err(stopped)?;
     // At once in a terminal; for piped input, once there is input (empty input is refused
     // with nothing announced, as the seed's CLI does).
     let mut banner = banner;
@@ -144,7 +150,7 @@ pub async fn run(hub: SharedHub) -> Result<(), String> {
             say!("{b}");
         }
     }
-    hub::resume(&hub).await;
+    hub.resume();
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     let mut said_anything = false;
     loop {
@@ -167,57 +173,50 @@ pub async fn run(hub: SharedHub) -> Result<(), String> {
             Line::Empty => {}
             Line::Help => say!("{HELP}"),
             Line::Exit => {
-                let h = hub.lock().await;
-                if let Some(running) = h.session().conversation().in_flight() {
-                    tell!(
-                        "Stopping {}: its delivery is made again on `--resume {}`",
-                        running.to,
-                        h.session_id()
-                    );
+                let running = hub
+                    .query(|s, id| (s.conversation().in_flight().map(|f| f.to.clone()), id))
+                    .await;
+                if let Ok((Some(to), id)) = running {
+                    tell!("Stopping {to}: its delivery is made again on `--resume {id}`");
                 }
                 printer.abort();
                 return Ok(());
             }
             Line::Cancel => {
                 let running = hub
-                    .lock()
+                    .query(|s, _| s.conversation().in_flight().map(|f| f.to.clone()))
                     .await
-                    .session()
-                    .conversation()
-                    .in_flight()
-                    .map(|f| f.to.clone());
+                    .ok()
+                    .flatten();
                 match running {
                     Some(to) => {
-                        if let Err(e) = hub::cancel(&hub, &to).await {
-                            error(&e);
+                        if let Err(e) = hub.cancel(&to).await {
+                            error(&e.to_string());
                         }
                     }
                     None => error("No agent is running"),
                 }
             }
-            Line::List => {
-                let h = hub.lock().await;
-                match h.session().team() {
-                    Some(team) => {
-                        say!("Team \"{}\":", team.name);
-                        for m in &team.members {
-                            let kind = m.agent_type.as_deref().unwrap_or("human");
-                            say!("  {} ({}) - {kind}", m.display_name, m.id);
-                        }
+            Line::List => match hub.query(|s, _| s.team().cloned()).await.ok().flatten() {
+                Some(team) => {
+                    say!("Team \"{}\":", team.name);
+                    for m in &team.members {
+                        let kind = m.agent_type.as_deref().unwrap_or("human");
+                        say!("  {} ({}) - {kind}", m.display_name, m.id);
                     }
-                    None => error("No team loaded. Use /team deploy <config> first"),
                 }
-            }
+                None => error("No team loaded. Use /team deploy <config> first"),
+            },
             Line::Deploy(file) if file.is_empty() => error("Usage: /team deploy <config.json>"),
             Line::Deploy(file) => match crate::files::read_team(Path::new(&file)) {
                 Ok(team) => {
                     let name = team.name.clone();
-                    match hub::apply(&hub, Fact::set_team(team)).await {
+                    match hub.apply(Fact::set_team(team)).await {
                         Ok(()) => {
                             say!("✓ Team \"{name}\" loaded");
                             say!("Type your first message to begin conversation...");
                         }
-                        Err(e) => error(&e),
+                        Err(e) => error(&e.to_string()),
                     }
                 }
                 Err(e) => error(&e),
@@ -237,55 +236,80 @@ pub async fn run(hub: SharedHub) -> Result<(), String> {
             )),
         }
     }
-    // Piped input with nothing in it, for a conversation with no message yet: seed 004's CLI
-    // refuses it rather than exit as if something had happened.
-    if !interactive && !said_anything && hub.lock().await.session().messages().is_empty() {
-        hub.lock().await.discard_if_unused();
+    // Piped input with nothing in it, for a conversation with no message yet:
+    // docs/architecture.md §19 (seed 004)'s CLI refuses it rather than exit as if something had
+    // happened.
+    let no_message = || async {
+        hub.query(|s, _| s.messages().is_empty())
+            .await
+            .unwrap_or(false)
+    };
+    if !interactive && !said_anything && no_message().await {
+        hub.discard_if_unused().await;
         error("First message cannot be empty");
         printer.abort();
         std::process::exit(1);
     }
     // End of input: let the agents finish what they were asked.
     loop {
-        let status = hub.lock().await.session().conversation().status();
-        if status != Status::Running {
+        let status = hub.query(|s, _| s.conversation().status()).await;
+        if status.map_or(true, |s| s != Status::Running) {
             break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    // Let the printer show the last fact.
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // Let the printer show every fact (it may be behind a terminal that reads slowly), within
+    // a bound for a terminal that does not read at all.
+    if let Ok(held) = hub.query(|s, _| s.facts().len()).await {
+        let _ = tokio::time::timeout(
+            Duration::from_secs(10),
+            printed_rx.wait_for(|&printed| printed >= held),
+        )
+        .await;
+    }
     printer.abort();
     Ok(())
 }
 
-async fn send(hub: &SharedHub, text: String) {
+async fn send(hub: &Hub, text: String) {
     let fact = Fact::Human {
         text,
         sender: None,
         at: hub::now(),
     };
-    if let Err(e) = hub::apply(hub, fact).await {
-        error(&e);
+    if let Err(e) = hub.apply(fact).await {
+        error(&e.to_string());
     }
 }
 
 /// The hub's events from now on, and the session as it is now to apply them to.
-type Subscription = (broadcast::Receiver<String>, Session);
+type Subscription = (broadcast::Receiver<Arc<Published>>, Session);
 
-async fn subscribe(hub: &SharedHub) -> Subscription {
-    let h = hub.lock().await;
-    let mut mirror = h.session().clone();
+async fn subscribe(hub: &Hub) -> Result<Subscription, hub::HubError> {
+    let (events, mut mirror) = hub.subscribe().await?;
     // Already performed, or about to be by the hub: not news.
     while mirror.poll_action().is_some() {}
-    (h.subscribe(), mirror)
+    Ok((events, mirror))
+}
+
+/// The hub's session as it is now, its pending actions dropped (the hub performs them).
+async fn hub_session(hub: &Hub) -> Option<Session> {
+    let mut session = hub.query(|s, _| s.clone()).await.ok()?;
+    while session.poll_action().is_some() {}
+    Some(session)
 }
 
 /// Prints what happens: agents' replies and failures, streamed output under a spinner, and
 /// what the conversation says back — notices (a name that matched nobody, a limit hit), whose
 /// turn it is, a `[DONE]`. Those come from a mirror of the session that applies the same
-/// facts, as a page does (DESIGN §6b), so they print in order after the fact that caused them.
-async fn print_events(hub: SharedHub, (mut events, mut mirror): Subscription) {
+/// facts, as a page does (docs/architecture.md §6b), so they print in order after the fact that
+/// caused them. `printed` follows how many facts of the log have been printed.
+async fn print_events(
+    hub: Hub,
+    (mut events, mut mirror): Subscription,
+    printed: tokio::sync::watch::Sender<usize>,
+) {
+    printed.send_replace(mirror.facts().len());
     let mut spinner: Option<ProgressBar> = None;
     let name_of = |id: &str, session: &Session| {
         session
@@ -294,73 +318,70 @@ async fn print_events(hub: SharedHub, (mut events, mut mirror): Subscription) {
             .map_or(id.to_string(), |m| m.display_name.clone())
     };
     loop {
-        let frame = match events.recv().await {
-            Ok(frame) => frame,
+        let published = match events.recv().await {
+            Ok(published) => published,
             // Behind (a long stream of output): the frames missed are gone, so the facts are
             // taken from the hub and printed as if they had come.
             Err(broadcast::error::RecvError::Lagged(_)) => {
                 if let Some(bar) = spinner.take() {
                     bar.finish_and_clear();
                 }
-                let facts = hub.lock().await.session().facts().to_vec();
+                let Ok(facts) = hub.query(|s, _| s.facts().to_vec()).await else {
+                    break;
+                };
                 catch_up(&mut mirror, &facts, name_of);
+                printed.send_replace(mirror.facts().len());
                 continue;
             }
             Err(broadcast::error::RecvError::Closed) => break,
         };
-        let Ok(event) = serde_json::from_str::<Value>(&frame) else {
-            continue;
-        };
-        match event["type"].as_str().unwrap_or_default() {
-            "delivering" => {
-                let name = name_of(event["to"].as_str().unwrap_or_default(), &mirror);
+        match published.event() {
+            Event::Delivering { to, bytes, .. } => {
+                let name = name_of(to, &mirror);
                 let bar = ProgressBar::new_spinner();
                 bar.set_style(
                     ProgressStyle::with_template("{spinner} {msg}")
                         .unwrap_or_else(|_| ProgressStyle::default_spinner()),
                 );
                 bar.enable_steady_tick(Duration::from_millis(100));
-                bar.set_message(format!(
-                    "{name} is working… ({} bytes of prompt)",
-                    event["bytes"]
-                ));
+                bar.set_message(format!("{name} is working… ({bytes} bytes of prompt)"));
                 spinner = Some(bar);
             }
-            "output" => {
+            Event::Output { delta, .. } => {
                 if let Some(bar) = &spinner {
-                    let delta = event["delta"].as_str().unwrap_or_default();
                     let last = delta.lines().last().unwrap_or("").trim();
                     if !last.is_empty() {
                         bar.set_message(terminal_safe(last).chars().take(70).collect::<String>());
                     }
                 }
             }
-            "fact" => {
+            Event::Fact { seq, fact } => {
                 if let Some(bar) = spinner.take() {
                     bar.finish_and_clear();
                 }
-                let Ok(fact) = serde_json::from_value::<Fact>(event["fact"].clone()) else {
-                    continue;
-                };
-                let seq = event["seq"].as_u64().unwrap_or(0) as usize;
-                if seq <= mirror.facts().len() {
+                if *seq as usize <= mirror.facts().len() {
                     // Printed already, when catching up after falling behind.
                     continue;
                 }
-                if !apply_and_print(&mut mirror, &fact, name_of) {
+                if !apply_and_print(&mut mirror, fact, name_of) {
                     // Cannot happen (the hub applied it first); start again from the hub's.
-                    mirror = hub.lock().await.session().clone();
-                    while mirror.poll_action().is_some() {}
+                    match hub_session(&hub).await {
+                        Some(session) => mirror = session,
+                        None => break,
+                    }
                 }
             }
-            "session" => {
+            Event::Session { .. } => {
                 // The hub reloaded the session from the database (another writer).
-                mirror = hub.lock().await.session().clone();
-                while mirror.poll_action().is_some() {}
+                match hub_session(&hub).await {
+                    Some(session) => mirror = session,
+                    None => break,
+                }
             }
-            "error" => error(event["message"].as_str().unwrap_or_default()),
-            _ => {}
+            Event::Error { message } => error(message),
+            Event::Sessions { .. } | Event::Agents { .. } => {}
         }
+        printed.send_replace(mirror.facts().len());
     }
 }
 
@@ -403,8 +424,8 @@ struct Before {
 
 /// One fact as the terminal shows it: an agent's reply or failure, a new team task, and a
 /// human message that named its sender with `[FROM]`, to confirm whom it is credited to
-/// (`→ bob: … (buzzing in)` when it was another human's turn: `[FROM]` took it), as seed 004
-/// shows it.
+/// (`→ bob: … (buzzing in)` when it was another human's turn: `[FROM]` took it), as
+/// docs/architecture.md §19 (seed 004) shows it.
 fn print_fact(
     fact: &Fact,
     session: &Session,

@@ -1,7 +1,7 @@
 //! The user's files the bridge reads: team configs, scenarios, the agents file, and the
-//! members' instruction files (DESIGN §11: the core takes an instruction file as text; the
-//! host reads it). Every error names the file and says what is wrong with it in words a user
-//! can act on (`no such file`, `not UTF-8 text: invalid byte at line 3, column 7`), never an
+//! members' instruction files (docs/architecture.md §11: the core takes an instruction file as
+//! text; the host reads it). Every error names the file and says what is wrong with it in words a
+//! user can act on (`no such file`, `not UTF-8 text: invalid byte at line 3, column 7`), never an
 //! OS error number.
 
 use std::io;
@@ -64,10 +64,10 @@ fn member_dir(base_dir: Option<&str>, config_dir: &Path) -> PathBuf {
 }
 
 /// Reads every member's `instructionFile` into its `instruction_file_text`, so the prompts
-/// carry it (DESIGN §8: the system body is the instruction, then the file's text). Relative
-/// paths resolve against the member's `baseDir`, and a relative `baseDir` against
-/// `config_dir` (the directory of the file the team came from: the same result from any
-/// working directory). A text given inline (`instructionFileText`) wins and no file is read.
+/// carry it (docs/architecture.md §8: the system body is the instruction, then the file's text).
+/// Relative paths resolve against the member's `baseDir`, and a relative `baseDir` against
+/// `config_dir` (the directory of the file the team came from: the same result from any working
+/// directory). A text given inline (`instructionFileText`) wins and no file is read.
 ///
 /// A file that does not exist is a warning, returned for the caller to show, and the member
 /// goes without it: the TypeScript peer's configs name files such as `AGENTS.md` before they

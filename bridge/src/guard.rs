@@ -1,7 +1,8 @@
-//! Who may talk to the bridge (DESIGN §14). The page runs real agent CLIs on this machine, so
-//! every request is checked like Jupyter's server checks its own: the Host header (against DNS
-//! rebinding), the Origin (against other sites in the same browser) and, on the WebSocket,
-//! the per-launch token. Each rejection names its reason, which the server logs and returns.
+//! Who may talk to the bridge (docs/architecture.md §14). The page runs real agent CLIs on this
+//! machine, so every request is checked like Jupyter's server checks its own: the Host header
+//! (against DNS rebinding), the Origin (against other sites in the same browser) and, on the
+//! WebSocket, the per-launch token. Each rejection names its reason, which the server logs and
+//! returns.
 
 use std::net::{IpAddr, SocketAddr};
 

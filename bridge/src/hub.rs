@@ -1,27 +1,36 @@
-//! The bridge's one session (DESIGN §6b, §14): the core's `Session`, its fact log in SQLite,
-//! and the agents it runs. Every fact is committed before the actions it causes run; every
+//! The bridge's one session (docs/architecture.md §6b, §14) as an actor: one thread owns the
+//! core's `Session`, its fact log in SQLite and the running agent; the server and the terminal
+//! chat hold a [`Hub`] handle and send it commands over a channel, each with a oneshot for the
+//! answer. Finished runs report into the same inbox, so every change to the session happens in
+//! one place, one at a time. Every fact is committed before the actions it causes run; every
 //! page connected sees the same facts, in `seq` order.
+//!
+//! The actor is a dedicated OS thread, not an async task: SQLite's calls block, and they never
+//! hold up an async worker. Agent runs are async tasks on the runtime that started the hub.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use agent_chatter::conversation::{Action, Delivery};
 use agent_chatter::message::{Millis, MAX_MESSAGE_BYTES};
-use agent_chatter::session::{Fact, Session};
+use agent_chatter::protocol::{encode_event, AgentReport, Event, SessionInfo};
+use agent_chatter::session::{Fact, Session, SessionError, SessionFileError};
 use agent_chatter::team::Team;
-use tokio::sync::{broadcast, mpsc, oneshot, Mutex};
+use thiserror::Error;
+use tokio::sync::{broadcast, mpsc, oneshot};
 
 use crate::agents::run::{self, Job, Outcome, CANCELLED};
 use crate::agents::{locate, AgentType, AgentsFile};
-use crate::protocol::Event;
-use crate::store::Store;
+use crate::store::{Store, StoreError};
 
 /// Default agent timeout when the team sets none (`maxAgentResponseTime`): 30 minutes.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
-/// Event frames kept for pages that are behind.
+/// Events kept for pages that are behind.
 const EVENT_BUFFER: usize = 256;
 /// Pause before a simulated reply, so a person can watch the chain unfold.
 const SIMULATED_DELAY: Duration = Duration::from_millis(300);
+/// Streamed output is relayed in frames of at most about this size.
+const OUTPUT_FRAME_BYTES: usize = 64 * 1024;
 
 /// The wall clock in ms (the core reads none; time enters with each fact).
 pub fn now() -> Millis {
@@ -32,10 +41,237 @@ pub fn now() -> Millis {
     )
 }
 
-/// Shared handle to the hub.
-pub type SharedHub = Arc<Mutex<Hub>>;
+/// Why the hub refused or could not do what it was asked.
+#[derive(Debug, Error)]
+pub enum HubError {
+    /// The core refused the fact (an unknown sender, no team, …): nothing changed.
+    #[error("{0}")]
+    Refused(#[from] SessionError),
+    /// The fact was not committed, so not applied; the session is what the database holds.
+    #[error("{0}; the session was reloaded from the database")]
+    NotStored(StoreError),
+    #[error("{0}")]
+    Store(#[from] StoreError),
+    #[error("session {id}: {error}")]
+    DoesNotReplay { id: i64, error: SessionFileError },
+    #[error("cancel: {0} is not running")]
+    NotRunning(String),
+    #[error("cannot start the session's thread: {0}")]
+    Thread(std::io::Error),
+    /// The actor is gone (the bridge is stopping).
+    #[error("the bridge is stopping: the session no longer takes commands")]
+    Stopped,
+}
 
+/// An event as every subscriber receives it; its frame text is made once, by whichever
+/// connection sends it first, and shared by the others.
+#[derive(Debug)]
+pub struct Published {
+    event: Event,
+    frame: OnceLock<String>,
+}
+
+impl Published {
+    fn new(event: Event) -> Arc<Published> {
+        Arc::new(Published {
+            event,
+            frame: OnceLock::new(),
+        })
+    }
+
+    pub fn event(&self) -> &Event {
+        &self.event
+    }
+
+    /// The event's protocol frame.
+    pub fn frame(&self) -> &str {
+        self.frame.get_or_init(|| encode_event(&self.event))
+    }
+}
+
+/// What a page needs when it connects: the events from now on, and the log and agents as
+/// they are at that instant (taken together, so nothing falls between them).
+pub struct Attached {
+    pub events: broadcast::Receiver<Arc<Published>>,
+    pub session: Event,
+    pub agents: Event,
+}
+
+/// A handle to the hub; cheap to clone.
+#[derive(Clone)]
 pub struct Hub {
+    inbox: mpsc::UnboundedSender<Msg>,
+    events: broadcast::Sender<Arc<Published>>,
+}
+
+type Reply<T> = oneshot::Sender<Result<T, HubError>>;
+type Query = Box<dyn FnOnce(&Actor) + Send>;
+
+/// What the actor is asked to do.
+enum Msg {
+    Apply {
+        fact: Fact,
+        reply: Reply<()>,
+    },
+    Cancel {
+        to: String,
+        reply: Reply<()>,
+    },
+    Open {
+        id: Option<i64>,
+        reply: Reply<()>,
+    },
+    Sessions {
+        reply: Reply<Vec<SessionInfo>>,
+    },
+    /// Performs the actions pending after a start or a replay.
+    Resume,
+    DiscardIfUnused {
+        reply: oneshot::Sender<()>,
+    },
+    /// A read of the state, run on the actor's thread.
+    Query(Query),
+    /// A run ended (sent by the run's own task).
+    Finished(Finished),
+}
+
+impl Hub {
+    /// Opens session `id` from `store` (replaying its facts), or starts a new one with `team`,
+    /// and starts the actor. Call it inside the tokio runtime that is to run the agents.
+    pub fn start(
+        mut store: Store,
+        session: Option<i64>,
+        team: Team,
+        agents: AgentsFile,
+    ) -> Result<Hub, HubError> {
+        // The channel keeps its last events in memory: a small ring keeps the bridge's memory
+        // flat; a page that falls further behind gets the whole log again (server.rs).
+        let (events, _) = broadcast::channel(EVENT_BUFFER);
+        let (inbox, messages) = mpsc::unbounded_channel();
+        let created = session.is_none();
+        let (session_id, session) = match session {
+            Some(id) => (id, reopen(&store, id)?),
+            None => create(&mut store, team)?,
+        };
+        let actor = Actor {
+            store,
+            session_id,
+            opening: 1,
+            session,
+            agents,
+            running: None,
+            next_run: 1,
+            events: events.clone(),
+            inbox: inbox.downgrade(),
+            runtime: tokio::runtime::Handle::current(),
+            created,
+        };
+        std::thread::Builder::new()
+            .name("agent-chatter-hub".into())
+            .spawn(move || actor.run(messages))
+            .map_err(HubError::Thread)?;
+        Ok(Hub { inbox, events })
+    }
+
+    async fn ask<T>(&self, msg: impl FnOnce(Reply<T>) -> Msg) -> Result<T, HubError> {
+        let (reply, answer) = oneshot::channel();
+        self.inbox.send(msg(reply)).map_err(|_| HubError::Stopped)?;
+        answer.await.map_err(|_| HubError::Stopped)?
+    }
+
+    /// Applies `fact`: the core checks it, SQLite commits it, every page gets it, and then
+    /// what it causes is performed. A refused fact changes nothing and its reason comes back.
+    pub async fn apply(&self, fact: Fact) -> Result<(), HubError> {
+        self.ask(|reply| Msg::Apply { fact, reply }).await
+    }
+
+    /// Stops the running delivery to `to` (a real agent or the simulator); it becomes a
+    /// `failed` fact.
+    pub async fn cancel(&self, to: &str) -> Result<(), HubError> {
+        let to = to.to_string();
+        self.ask(|reply| Msg::Cancel { to, reply }).await
+    }
+
+    /// Switches every page to session `id` (or a new one with the current team). The session
+    /// being left keeps its log as it is: its running agent is stopped and that run's outcome
+    /// is not recorded, so the delivery is made again when the session is reopened (as after
+    /// a restart). A session that cannot be opened changes nothing, and nothing is stopped.
+    pub async fn open(&self, id: Option<i64>) -> Result<(), HubError> {
+        self.ask(|reply| Msg::Open { id, reply }).await
+    }
+
+    /// The sessions of the database.
+    pub async fn sessions(&self) -> Result<Vec<SessionInfo>, HubError> {
+        self.ask(|reply| Msg::Sessions { reply }).await
+    }
+
+    /// Performs the actions pending after a start (an agent that was running when the bridge
+    /// died is simply delivered again).
+    pub fn resume(&self) {
+        let _ = self.inbox.send(Msg::Resume);
+    }
+
+    /// Removes the session this start created when nothing happened in it but its team (the
+    /// terminal chat given no message), so no empty session is left in the list.
+    pub async fn discard_if_unused(&self) {
+        let (reply, done) = oneshot::channel();
+        if self.inbox.send(Msg::DiscardIfUnused { reply }).is_ok() {
+            let _ = done.await;
+        }
+    }
+
+    /// `read` of the session and its id, as they are once every earlier command is done.
+    pub async fn query<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(&Session, i64) -> T + Send + 'static,
+    ) -> Result<T, HubError> {
+        self.read(move |actor| read(&actor.session, actor.session_id))
+            .await
+    }
+
+    async fn read<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(&Actor) -> T + Send + 'static,
+    ) -> Result<T, HubError> {
+        let (reply, answer) = oneshot::channel();
+        let query: Query = Box::new(move |actor| {
+            let _ = reply.send(read(actor));
+        });
+        self.inbox
+            .send(Msg::Query(query))
+            .map_err(|_| HubError::Stopped)?;
+        answer.await.map_err(|_| HubError::Stopped)
+    }
+
+    /// The events from now on, with the session as it is now, to apply them to: taken on the
+    /// actor's thread, where every event is sent, so none falls between the two.
+    pub async fn subscribe(
+        &self,
+    ) -> Result<(broadcast::Receiver<Arc<Published>>, Session), HubError> {
+        let events = self.events.clone();
+        self.query(move |session, _| (events.subscribe(), session.clone()))
+            .await
+    }
+
+    /// A page connects: see [`Attached`].
+    pub async fn attach(&self) -> Result<Attached, HubError> {
+        let events = self.events.clone();
+        self.read(move |actor| Attached {
+            events: events.subscribe(),
+            session: actor.session_event(),
+            agents: actor.agents_event(),
+        })
+        .await
+    }
+
+    /// The `session` event (the whole log), for a page that fell behind.
+    pub async fn session_event(&self) -> Result<Event, HubError> {
+        self.read(Actor::session_event).await
+    }
+}
+
+/// The hub's state, owned by its thread.
+struct Actor {
     store: Store,
     session_id: i64,
     /// Counts the conversations begun by this bridge (a session opened, or a team set or a
@@ -49,12 +285,11 @@ pub struct Hub {
     /// The number the next run gets, so a finished run is told apart from a newer one for the
     /// same member.
     next_run: u64,
-    /// Event frames for every connected page.
-    events: broadcast::Sender<String>,
-    /// Simulated replies come after this pause (0 in tests).
-    simulated_delay: Duration,
-    /// Finished runs, reported in order by one task ([`report_outcomes`]).
-    outcomes: mpsc::UnboundedSender<Finished>,
+    events: broadcast::Sender<Arc<Published>>,
+    /// The actor's own inbox, for runs to report into (weak: the actor ends when every
+    /// handle is gone).
+    inbox: mpsc::WeakUnboundedSender<Msg>,
+    runtime: tokio::runtime::Handle,
     /// The open session was created by this start (not resumed).
     created: bool,
 }
@@ -77,51 +312,45 @@ struct Finished {
     output: Vec<u8>,
 }
 
-impl Hub {
-    /// Opens session `id` from `store` (replaying its facts), or starts a new one with `team`.
-    pub fn start(
-        mut store: Store,
-        session: Option<i64>,
-        team: Team,
-        agents: AgentsFile,
-    ) -> Result<SharedHub, String> {
-        // The channel keeps its last frames in memory: a small ring keeps the bridge's memory
-        // flat; a page that falls further behind gets the whole log again (server.rs).
-        let (events, _) = broadcast::channel(EVENT_BUFFER);
-        let (outcomes, finished) = mpsc::unbounded_channel();
-        let created = session.is_none();
-        let (session_id, session) = match session {
-            Some(id) => (id, reopen(&store, id)?),
-            None => create(&mut store, team)?,
-        };
-        let hub = Arc::new(Mutex::new(Hub {
-            store,
-            session_id,
-            opening: 1,
-            session,
-            agents,
-            running: None,
-            next_run: 1,
-            events,
-            simulated_delay: SIMULATED_DELAY,
-            outcomes,
-            created,
-        }));
-        tokio::spawn(report_outcomes(hub.clone(), finished));
-        Ok(hub)
+impl Actor {
+    fn run(mut self, mut inbox: mpsc::UnboundedReceiver<Msg>) {
+        while let Some(msg) = inbox.blocking_recv() {
+            self.handle(msg);
+        }
     }
 
-    pub fn set_simulated_delay(&mut self, delay: Duration) {
-        self.simulated_delay = delay;
+    fn handle(&mut self, msg: Msg) {
+        match msg {
+            Msg::Apply { fact, reply } => {
+                let _ = reply.send(self.apply(None, fact));
+            }
+            Msg::Cancel { to, reply } => {
+                let _ = reply.send(self.cancel(to));
+            }
+            Msg::Open { id, reply } => {
+                let _ = reply.send(self.open(id));
+            }
+            Msg::Sessions { reply } => {
+                let _ = reply.send(self.store.list().map_err(HubError::from));
+            }
+            Msg::Resume => {
+                let actions = drain(&mut self.session);
+                self.perform(actions);
+            }
+            Msg::DiscardIfUnused { reply } => {
+                self.discard_if_unused();
+                let _ = reply.send(());
+            }
+            Msg::Query(read) => read(self),
+            Msg::Finished(run) => self.report(run),
+        }
     }
 
-    pub fn session_id(&self) -> i64 {
-        self.session_id
+    fn publish(&self, event: Event) {
+        let _ = self.events.send(Published::new(event));
     }
 
-    /// Removes the session this start created when nothing happened in it but its team (the
-    /// terminal chat given no message), so no empty session is left in the list.
-    pub fn discard_if_unused(&mut self) {
+    fn discard_if_unused(&mut self) {
         if self.created && self.session.facts().len() == 1 {
             if let Err(e) = self.store.delete_session(self.session_id) {
                 eprintln!(
@@ -132,16 +361,8 @@ impl Hub {
         }
     }
 
-    pub fn session(&self) -> &Session {
-        &self.session
-    }
-
-    pub fn subscribe(&self) -> broadcast::Receiver<String> {
-        self.events.subscribe()
-    }
-
     /// The `session` event: the whole log.
-    pub fn session_event(&self) -> Event {
+    fn session_event(&self) -> Event {
         Event::Session {
             id: self.session_id,
             facts: self.session.facts().to_vec(),
@@ -151,11 +372,11 @@ impl Hub {
     }
 
     /// The `agents` event: how each AI member of the current team is answered here.
-    pub fn agents_event(&self) -> Event {
+    fn agents_event(&self) -> Event {
         let list = match self.session.team() {
             Some(team) => crate::agents::members(team, &self.agents)
                 .into_iter()
-                .map(|m| crate::protocol::AgentReport {
+                .map(|m| AgentReport {
                     runs: m.path.is_some(),
                     command: m.command.map(|c| {
                         std::iter::once(c.command)
@@ -171,12 +392,6 @@ impl Hub {
         Event::Agents { list }
     }
 
-    pub fn list(&self) -> Result<Event, String> {
-        Ok(Event::Sessions {
-            list: self.store.list().map_err(|e| e.to_string())?,
-        })
-    }
-
     /// After a fact was not stored: the session becomes what the database holds (the same
     /// log, or one another bridge on the same file has added to) and every page is sent it.
     /// The replayed actions are dropped, not performed again: the delivery they re-emit is
@@ -188,348 +403,304 @@ impl Hub {
         if let Ok(mut session) = Session::replay(facts) {
             drain(&mut session);
             self.session = session;
-            let event = self.session_event();
-            self.send(&event);
+            self.publish(self.session_event());
         }
     }
 
-    fn send(&self, event: &Event) {
-        let _ = self.events.send(event.to_frame());
-    }
-}
-
-/// Applies `fact`: the core checks it, SQLite commits it, every page gets it, and then what
-/// it causes is performed. A refused fact changes nothing and its reason comes back.
-pub async fn apply(hub: &SharedHub, fact: Fact) -> Result<(), String> {
-    apply_to(hub, None, fact).await
-}
-
-/// [`apply`], only while `opening` (when given) is still the open session: a run's outcome
-/// belongs to the session it was delivered in, and is dropped (`Ok`) once another is open.
-async fn apply_to(hub: &SharedHub, opening: Option<u64>, fact: Fact) -> Result<(), String> {
-    let actions = {
-        let mut h = hub.lock().await;
-        if opening.is_some_and(|o| o != h.opening) {
+    /// Applies `fact` while `opening` (when given) is still the open session: a run's outcome
+    /// belongs to the session it was delivered in, and is dropped (`Ok`) once another is open.
+    fn apply(&mut self, opening: Option<u64>, fact: Fact) -> Result<(), HubError> {
+        if opening.is_some_and(|o| o != self.opening) {
             return Ok(());
         }
-        h.session.apply(&fact).map_err(|e| e.to_string())?;
-        let id = h.session_id;
-        let seq = h.session.facts().len() as i64;
-        if let Err(e) = h.store.append(id, seq, &fact) {
+        self.session.apply(&fact)?;
+        let seq = self.session.facts().len() as i64;
+        if let Err(e) = self.store.append(self.session_id, seq, &fact) {
             // Not stored, so not applied: go back to what the database holds.
-            h.reload();
-            return Err(format!("{e}; the session was reloaded from the database"));
+            self.reload();
+            return Err(HubError::NotStored(e));
         }
         let new_team = matches!(fact, Fact::SetTeam { .. } | Fact::LoadScenario { .. });
         if new_team {
             // A new team begins a new conversation: the running delivery belongs to the one
             // that ended, so it is stopped and its outcome is not recorded (it would land on
             // the next delivery to the same member).
-            if let Some(running) = h.running.take() {
+            if let Some(running) = self.running.take() {
                 let _ = running.cancel.send(());
             }
-            h.opening += 1;
+            self.opening += 1;
         }
-        h.send(&Event::Fact { seq, fact });
+        self.publish(Event::Fact {
+            seq: seq as u64,
+            fact,
+        });
         if new_team {
-            let agents = h.agents_event();
-            h.send(&agents);
+            self.publish(self.agents_event());
         }
-        drain(&mut h.session)
-    };
-    perform(hub, actions).await;
-    Ok(())
-}
+        let actions = drain(&mut self.session);
+        self.perform(actions);
+        Ok(())
+    }
 
-/// Performs the actions pending after a start or a replay (an agent that was running when the
-/// bridge died is simply delivered again).
-pub async fn resume(hub: &SharedHub) {
-    let actions = drain(&mut hub.lock().await.session);
-    perform(hub, actions).await;
-}
-
-/// Switches every page to session `id` (or a new one with the current team). The session
-/// being left keeps its log as it is: its running agent is stopped and that run's outcome is
-/// not recorded, so the delivery is made again when the session is reopened (as after a
-/// restart). A session that cannot be opened changes nothing, and nothing is stopped.
-pub async fn open(hub: &SharedHub, id: Option<i64>) -> Result<(), String> {
-    {
-        let mut h = hub.lock().await;
+    fn open(&mut self, id: Option<i64>) -> Result<(), HubError> {
         let (id, session) = match id {
-            Some(id) => (id, reopen(&h.store, id)?),
+            Some(id) => (id, reopen(&self.store, id)?),
             None => {
-                let team = h
+                let team = self
                     .session
                     .team()
                     .cloned()
                     .unwrap_or_else(agent_chatter::demo::team);
-                create(&mut h.store, team)?
+                create(&mut self.store, team)?
             }
         };
-        if let Some(running) = h.running.take() {
+        if let Some(running) = self.running.take() {
             let _ = running.cancel.send(());
         }
-        h.session_id = id;
-        h.opening += 1;
-        h.session = session;
-        let event = h.session_event();
-        h.send(&event);
-        let agents = h.agents_event();
-        h.send(&agents);
+        self.session_id = id;
+        self.opening += 1;
+        self.session = session;
+        self.publish(self.session_event());
+        self.publish(self.agents_event());
+        let actions = drain(&mut self.session);
+        self.perform(actions);
+        Ok(())
     }
-    resume(hub).await;
-    Ok(())
-}
 
-/// Stops the running delivery to `to` (a real agent or the simulator); it becomes a `failed`
-/// fact.
-pub async fn cancel(hub: &SharedHub, to: &str) -> Result<(), String> {
-    let mut h = hub.lock().await;
-    match h.running.take() {
-        Some(running) if running.to == to => {
-            let _ = running.cancel.send(());
-            Ok(())
-        }
-        other => {
-            h.running = other;
-            Err(format!("cancel: {to} is not running"))
+    fn cancel(&mut self, to: String) -> Result<(), HubError> {
+        match self.running.take() {
+            Some(running) if running.to == to => {
+                let _ = running.cancel.send(());
+                Ok(())
+            }
+            other => {
+                self.running = other;
+                Err(HubError::NotRunning(to))
+            }
         }
     }
-}
 
-/// A new session in `store` that starts with `team` (its `setTeam` fact committed).
-fn create(store: &mut Store, team: Team) -> Result<(i64, Session), String> {
-    let title = team.name.clone();
-    let fact = Fact::set_team(team);
-    let mut session = Session::new();
-    session.apply(&fact).map_err(|e| e.to_string())?;
-    let id = store
-        .create_session(&title, now().0 as i64, &fact)
-        .map_err(|e| e.to_string())?;
-    Ok((id, session))
-}
-
-/// Session `id` of `store`, replayed from its facts.
-fn reopen(store: &Store, id: i64) -> Result<Session, String> {
-    let facts = store.facts(id).map_err(|e| e.to_string())?;
-    Session::replay(facts).map_err(|e| format!("session {id}: {e}"))
-}
-
-fn drain(session: &mut Session) -> Vec<Action> {
-    std::iter::from_fn(|| session.poll_action()).collect()
-}
-
-async fn perform(hub: &SharedHub, actions: Vec<Action>) {
-    for action in actions {
-        if let Action::Deliver(delivery) = action {
-            deliver(hub, *delivery).await;
+    fn perform(&mut self, actions: Vec<Action>) {
+        for action in actions {
+            if let Action::Deliver(delivery) = action {
+                self.deliver(*delivery);
+            }
+            // AwaitHuman, Finished and notices: the pages see them by applying the same facts.
         }
-        // AwaitHuman, Finished and notices: the pages see them by applying the same facts.
     }
-}
 
-async fn deliver(hub: &SharedHub, delivery: Delivery) {
-    let mut h = hub.lock().await;
-    let agent_type = h
-        .session
-        .team()
-        .and_then(|t| t.member(&delivery.to))
-        .and_then(|m| m.agent_type.clone())
-        .unwrap_or_default();
-    let command = h
-        .agents
-        .command_for(&delivery.to, &agent_type)
-        .filter(|c| locate(&c.command).is_some());
-    // A delivery that cannot be handed over is not announced, and no digest says it was sent.
-    let unsendable = command
-        .as_ref()
-        .and_then(|c| run::unsendable(c, delivery.prompt.system_flag.as_deref()));
-    if unsendable.is_none() {
-        let prompt = &delivery.prompt;
-        let sha256 = prompt.sha256_hex();
-        if let Err(e) =
-            h.store
-                .record_sent(h.session_id, &delivery.message.0, &delivery.to, &sha256)
-        {
-            eprintln!(
-                "bridge: the digest of {}'s delivery was not kept: {e}",
-                delivery.to
-            );
+    fn deliver(&mut self, delivery: Delivery) {
+        let agent_type = self
+            .session
+            .team()
+            .and_then(|t| t.member(&delivery.to))
+            .and_then(|m| m.agent_type.clone())
+            .unwrap_or_default();
+        let command = self
+            .agents
+            .command_for(&delivery.to, &agent_type)
+            .filter(|c| locate(&c.command).is_some());
+        // A delivery that cannot be handed over is not announced, and no digest says it was
+        // sent.
+        let unsendable = command
+            .as_ref()
+            .and_then(|c| run::unsendable(c, delivery.prompt.system_flag.as_deref()));
+        if unsendable.is_none() {
+            let prompt = &delivery.prompt;
+            let sha256 = prompt.sha256_hex();
+            if let Err(e) =
+                self.store
+                    .record_sent(self.session_id, &delivery.message.0, &delivery.to, &sha256)
+            {
+                eprintln!(
+                    "bridge: the digest of {}'s delivery was not kept: {e}",
+                    delivery.to
+                );
+            }
+            self.publish(Event::Delivering {
+                to: delivery.to.clone(),
+                message: delivery.message.0.clone(),
+                prompt_sha256: sha256,
+                bytes: prompt.explain.total_bytes,
+            });
         }
-        h.send(&Event::Delivering {
-            to: delivery.to.clone(),
-            message: delivery.message.0.clone(),
-            prompt_sha256: sha256,
-            bytes: prompt.explain.total_bytes,
+        let timeout = self
+            .session
+            .settings()
+            .and_then(|s| s.max_agent_response_ms)
+            .map_or(DEFAULT_TIMEOUT, Duration::from_millis);
+        let to = delivery.to.clone();
+        let run = self.next_run;
+        self.next_run += 1;
+        let (cancel_tx, cancel_rx) = oneshot::channel();
+        self.running = Some(Running {
+            run,
+            to: to.clone(),
+            cancel: cancel_tx,
         });
+        let (opening, session) = (self.opening, self.session_id);
+        // The inbox outlives every run while a handle exists; once none does, the outcome has
+        // no one to go to.
+        let inbox = self.inbox.clone();
+        let finished = move |outcome, output| {
+            if let Some(inbox) = inbox.upgrade() {
+                let _ = inbox.send(Msg::Finished(Finished {
+                    opening,
+                    session,
+                    run,
+                    to,
+                    outcome,
+                    output,
+                }));
+            }
+        };
+        if let Some(reason) = unsendable {
+            finished(Outcome::Failed(reason), Vec::new());
+            return;
+        }
+        match command {
+            None => {
+                // Not installed here: the core's simulated agent answers, after a pause in
+                // which it can be cancelled like a real agent.
+                let text = self.session.simulate_reply(&delivery);
+                self.runtime.spawn(async move {
+                    let outcome = tokio::select! {
+                        () = tokio::time::sleep(SIMULATED_DELAY) => Outcome::Replied(text),
+                        _ = cancel_rx => Outcome::Failed(CANCELLED.to_string()),
+                    };
+                    finished(outcome, Vec::new());
+                });
+            }
+            Some(command) => {
+                let events = self.events.clone();
+                let prompt = delivery.prompt;
+                self.runtime.spawn(async move {
+                    let (tx, rx) = mpsc::unbounded_channel::<String>();
+                    let relay = tokio::spawn(relay_output(delivery.to, rx, events));
+                    let job = Job {
+                        command: &command,
+                        agent_type: AgentType::of(&agent_type),
+                        prompt: &prompt.prompt,
+                        system_flag: prompt.system_flag.as_deref(),
+                        timeout,
+                    };
+                    let (outcome, output) = run::run(job, tx, cancel_rx).await;
+                    let _ = relay.await;
+                    finished(outcome, output);
+                });
+            }
+        }
     }
-    let timeout = h
-        .session
-        .settings()
-        .and_then(|s| s.max_agent_response_ms)
-        .map_or(DEFAULT_TIMEOUT, Duration::from_millis);
-    let to = delivery.to.clone();
-    let session = h.session_id;
-    let opening = h.opening;
-    let run = h.next_run;
-    h.next_run += 1;
-    let (cancel_tx, cancel_rx) = oneshot::channel();
-    h.running = Some(Running {
-        run,
-        to: to.clone(),
-        cancel: cancel_tx,
-    });
-    let outcomes = h.outcomes.clone();
-    let finished = move |to, outcome, output| {
-        let _ = outcomes.send(Finished {
+
+    /// Turns a run's outcome into a fact of the session it was delivered in. A reply above
+    /// the core's message limit is never lost: the whole output is kept in the database and
+    /// the conversation records a `failed` fact naming its size (a cut reply could mislead
+    /// the next agent); so is the output of a run that failed. The outcome of a run whose
+    /// session was left meanwhile is not recorded: that session's log stays as it was, and
+    /// the delivery is made again when it is reopened.
+    fn report(&mut self, finished: Finished) {
+        let Finished {
             opening,
             session,
             run,
             to,
             outcome,
             output,
-        });
-    };
-    if let Some(reason) = unsendable {
-        drop(h);
-        tokio::spawn(async move { finished(to, Outcome::Failed(reason), Vec::new()) });
-        return;
-    }
-    match command {
-        None => {
-            // Not installed here: the core's simulated agent answers (DESIGN §14), after a
-            // pause in which it can be cancelled like a real agent.
-            let text = h.session.simulate_reply(&delivery);
-            let delay = h.simulated_delay;
-            drop(h);
-            tokio::spawn(async move {
-                let outcome = tokio::select! {
-                    () = tokio::time::sleep(delay) => Outcome::Replied(text),
-                    _ = cancel_rx => Outcome::Failed(CANCELLED.to_string()),
-                };
-                finished(to, outcome, Vec::new());
-            });
+        } = finished;
+        let at = now();
+        if self.running.as_ref().is_some_and(|r| r.run == run) {
+            self.running = None;
         }
-        Some(command) => {
-            let events = h.events.clone();
-            drop(h);
-            let prompt_text = delivery.prompt.prompt.clone();
-            let flag = delivery.prompt.system_flag.clone();
-            tokio::spawn(async move {
-                let (tx, mut rx) = mpsc::unbounded_channel::<String>();
-                let relay_to = to.clone();
-                let relay = tokio::spawn(async move {
-                    while let Some(mut delta) = rx.recv().await {
-                        // What arrived meanwhile goes in the same frame: a burst of tiny deltas
-                        // is a few frames, not thousands no page keeps up with.
-                        while delta.len() < 64 * 1024 {
-                            match rx.try_recv() {
-                                Ok(more) => delta.push_str(&more),
-                                Err(_) => break,
-                            }
-                        }
-                        let event = Event::Output {
-                            to: relay_to.clone(),
-                            delta,
-                        };
-                        let _ = events.send(event.to_frame());
-                    }
-                });
-                let job = Job {
-                    command: &command,
-                    agent_type: AgentType::of(&agent_type),
-                    prompt: &prompt_text,
-                    system_flag: flag.as_deref(),
-                    timeout,
-                };
-                let (outcome, output) = run::run(job, tx, cancel_rx).await;
-                let _ = relay.await;
-                finished(to, outcome, output);
-            });
-        }
-    }
-}
-
-/// Reports finished runs one at a time, in the order they finished.
-async fn report_outcomes(hub: SharedHub, mut finished: mpsc::UnboundedReceiver<Finished>) {
-    while let Some(run) = finished.recv().await {
-        report(&hub, run).await;
-    }
-}
-
-/// Turns a run's outcome into a fact of the session it was delivered in. A reply above the
-/// core's message limit is never lost: the whole output is kept in the database and the
-/// conversation records a `failed` fact naming its size (a cut reply could mislead the next
-/// agent); so is the output of a run that failed. The outcome of a run whose session was left
-/// meanwhile is not recorded: that session's log stays as it was, and the delivery is made
-/// again when it is reopened.
-async fn report(hub: &SharedHub, run: Finished) {
-    let Finished {
-        opening,
-        session,
-        run,
-        to,
-        outcome,
-        output,
-    } = run;
-    let at = now();
-    {
-        let mut h = hub.lock().await;
-        if h.running.as_ref().is_some_and(|r| r.run == run) {
-            h.running = None;
-        }
-        if h.opening != opening {
+        if self.opening != opening {
             eprintln!(
                 "bridge: {to}'s run ended after its session {session} was left; not recorded \
                  (it is delivered again when that session is opened)"
             );
             return;
         }
-    }
-    let fact = match outcome {
-        Outcome::Replied(text) if text.len() > MAX_MESSAGE_BYTES => {
-            let h = hub.lock().await;
-            let kept = h.store.keep_output(session, &to, at.0 as i64, &output);
-            let where_ = match kept {
-                Ok(()) if output.len() >= run::MAX_KEPT_OUTPUT => {
-                    "the first 64 MiB of its output are kept in the session database (table outputs)"
-                }
-                Ok(()) => "its full output is kept in the session database (table outputs)",
-                Err(_) => "its output could not be kept",
-            };
-            Fact::failed(
-                to.as_str(),
-                format!(
-                    "reply of {} bytes is above the {} byte message limit; {where_}",
-                    text.len(),
-                    MAX_MESSAGE_BYTES
-                ),
-                at,
-            )
+        let fact = match outcome {
+            Outcome::Replied(text) if text.len() > MAX_MESSAGE_BYTES => {
+                let kept = self.store.keep_output(session, &to, at.0 as i64, &output);
+                let where_ = match kept {
+                    Ok(()) if output.len() >= run::MAX_KEPT_OUTPUT => {
+                        "the first 64 MiB of its output are kept in the session database (table outputs)"
+                    }
+                    Ok(()) => "its full output is kept in the session database (table outputs)",
+                    Err(_) => "its output could not be kept",
+                };
+                Fact::failed(
+                    to.as_str(),
+                    format!(
+                        "reply of {} bytes is above the {} byte message limit; {where_}",
+                        text.len(),
+                        MAX_MESSAGE_BYTES
+                    ),
+                    at,
+                )
+            }
+            Outcome::Replied(text) => Fact::replied(to.as_str(), text, at),
+            // What a failed agent wrote (streamed text with no final one, a half event) is
+            // kept too, so nothing it said is lost; a run the user cancelled is not.
+            Outcome::Failed(reason) if !output.is_empty() && reason != CANCELLED => {
+                let reason = match self.store.keep_output(session, &to, at.0 as i64, &output) {
+                    Ok(()) if output.len() >= run::MAX_KEPT_OUTPUT => format!(
+                        "{reason}; the first 64 MiB of its output are kept in the session database (table outputs)"
+                    ),
+                    Ok(()) => format!(
+                        "{reason}; its output ({} bytes) is kept in the session database (table outputs)",
+                        output.len()
+                    ),
+                    Err(_) => reason,
+                };
+                Fact::failed(to.as_str(), reason, at)
+            }
+            Outcome::Failed(reason) => Fact::failed(to.as_str(), reason, at),
+        };
+        if let Err(e) = self.apply(Some(opening), fact) {
+            self.publish(Event::Error {
+                message: format!("the outcome of {to}'s run was not recorded: {e}"),
+            });
         }
-        Outcome::Replied(text) => Fact::replied(to.as_str(), text, at),
-        // What a failed agent wrote (streamed text with no final one, a half event) is kept
-        // too, so nothing it said is lost; a run the user cancelled is not.
-        Outcome::Failed(reason) if !output.is_empty() && reason != CANCELLED => {
-            let h = hub.lock().await;
-            let reason = match h.store.keep_output(session, &to, at.0 as i64, &output) {
-                Ok(()) if output.len() >= run::MAX_KEPT_OUTPUT => format!(
-                    "{reason}; the first 64 MiB of its output are kept in the session database (table outputs)"
-                ),
-                Ok(()) => format!(
-                    "{reason}; its output ({} bytes) is kept in the session database (table outputs)",
-                    output.len()
-                ),
-                Err(_) => reason,
-            };
-            Fact::failed(to.as_str(), reason, at)
-        }
-        Outcome::Failed(reason) => Fact::failed(to.as_str(), reason, at),
-    };
-    if let Err(e) = apply_to(hub, Some(opening), fact).await {
-        let h = hub.lock().await;
-        h.send(&Event::Error {
-            message: format!("the outcome of {to}'s run was not recorded: {e}"),
-        });
     }
+}
+
+/// Relays a run's streamed text to every subscriber. What arrived meanwhile goes in the same
+/// event: a burst of tiny deltas is a few frames, not thousands no page keeps up with.
+async fn relay_output(
+    to: String,
+    mut deltas: mpsc::UnboundedReceiver<String>,
+    events: broadcast::Sender<Arc<Published>>,
+) {
+    while let Some(mut delta) = deltas.recv().await {
+        while delta.len() < OUTPUT_FRAME_BYTES {
+            match deltas.try_recv() {
+                Ok(more) => delta.push_str(&more),
+                Err(_) => break,
+            }
+        }
+        let _ = events.send(Published::new(Event::Output {
+            to: to.clone(),
+            delta,
+        }));
+    }
+}
+
+/// A new session in `store` that starts with `team` (its `setTeam` fact committed).
+fn create(store: &mut Store, team: Team) -> Result<(i64, Session), HubError> {
+    let title = team.name.clone();
+    let fact = Fact::set_team(team);
+    let mut session = Session::new();
+    session.apply(&fact)?;
+    let id = store.create_session(&title, now().0 as i64, &fact)?;
+    Ok((id, session))
+}
+
+/// Session `id` of `store`, replayed from its facts.
+fn reopen(store: &Store, id: i64) -> Result<Session, HubError> {
+    let facts = store.facts(id)?;
+    Session::replay(facts).map_err(|error| HubError::DoesNotReplay { id, error })
+}
+
+fn drain(session: &mut Session) -> Vec<Action> {
+    std::iter::from_fn(|| session.poll_action()).collect()
 }

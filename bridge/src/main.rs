@@ -1,4 +1,4 @@
-//! `agent-chatter`: the native bridge (DESIGN §14). See `--help`.
+//! `agent-chatter`: the native bridge (docs/architecture.md §14). See `--help`.
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -73,9 +73,9 @@ enum Commands {
         #[arg(long)]
         agents: Option<PathBuf>,
     },
-    /// Print the exact prompt a member receives for a scenario (DESIGN §11b): the prompt's
-    /// bytes on stdout, its system flag (Claude) and sizes on stderr. The same bytes as the
-    /// npm package's `preview` and the page for the same file.
+    /// Print the exact prompt a member receives for a scenario file: the
+    /// prompt's bytes on stdout, its system flag (Claude) and sizes on stderr. The same bytes as
+    /// the npm package's `preview` and the page for the same file.
     Preview {
         /// The scenario file (`-` reads it from stdin).
         scenario: PathBuf,
@@ -133,7 +133,8 @@ fn run(cli: Cli) -> Result<(), String> {
             let agents = read_agents(agents)?;
             let store = store::Store::open(&db).map_err(|e| e.to_string())?;
             until_stopped(async move {
-                let hub = hub::Hub::start(store, resume, team, agents)?;
+                let hub =
+                    hub::Hub::start(store, resume, team, agents).map_err(|e| e.to_string())?;
                 agent_chatter_bridge::chat::run(hub).await
             })
         }
@@ -199,8 +200,9 @@ fn run(cli: Cli) -> Result<(), String> {
             let store = store::Store::open(&db).map_err(|e| e.to_string())?;
             let token = guard::new_token()?;
             until_stopped(async move {
-                let hub = hub::Hub::start(store, session, team, agents)?;
-                hub::resume(&hub).await;
+                let hub =
+                    hub::Hub::start(store, session, team, agents).map_err(|e| e.to_string())?;
+                hub.resume();
                 let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
                 server::serve(addr, |port| server::AppState { hub, token, port }, dist).await
             })
@@ -221,7 +223,7 @@ fn shell_word(word: &str) -> String {
 /// Runs `work` on a new runtime until it ends or the process is told to stop (Ctrl-C, SIGTERM,
 /// SIGHUP). Either way the runtime then drops every task left, so an agent still running is
 /// killed with its whole process group (`agents::run`) instead of living on, orphaned; its
-/// delivery is performed again when the session is resumed (DESIGN §6b).
+/// delivery is performed again when the session is resumed (docs/architecture.md §6b).
 fn until_stopped(
     work: impl std::future::Future<Output = Result<(), String>>,
 ) -> Result<(), String> {

@@ -1,5 +1,5 @@
-//! `agent-chatter serve`: the page (web/dist) and the WebSocket of DESIGN §14b on 127.0.0.1,
-//! behind the guards of [`crate::guard`].
+//! `agent-chatter serve`: the page (web/dist) and the WebSocket of docs/architecture.md §14b
+//! on 127.0.0.1, behind the guards of [`crate::guard`].
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -15,14 +15,15 @@ use axum::routing::get;
 use axum::Router;
 use tower_http::services::{ServeDir, ServeFile};
 
+use agent_chatter::protocol::{self, Command, Event, MAX_FRAME_BYTES};
+
 use crate::guard::{self, Rejection};
-use crate::hub::{self, SharedHub};
-use crate::protocol::{self, Command, Event, MAX_FRAME_BYTES};
+use crate::hub::{Hub, HubError};
 
 /// What every request handler needs.
 #[derive(Clone)]
 pub struct AppState {
-    pub hub: SharedHub,
+    pub hub: Hub,
     pub token: String,
     pub port: u16,
 }
@@ -93,8 +94,12 @@ async fn ws_upgrade(
 }
 
 async fn send(socket: &mut WebSocket, event: &Event) -> bool {
+    send_frame(socket, protocol::encode_event(event)).await
+}
+
+async fn send_frame(socket: &mut WebSocket, frame: impl Into<String>) -> bool {
     socket
-        .send(Message::Text(event.to_frame().into()))
+        .send(Message::Text(frame.into().into()))
         .await
         .is_ok()
 }
@@ -102,11 +107,11 @@ async fn send(socket: &mut WebSocket, event: &Event) -> bool {
 /// One page: `hello{token}` first (anything else closes), then commands and events.
 async fn connection(mut socket: WebSocket, state: AppState) {
     let hello = match socket.recv().await {
-        Some(Ok(Message::Text(text))) => protocol::decode(&text),
-        _ => Err(String::new()),
+        Some(Ok(Message::Text(text))) => protocol::decode_command(&text).ok(),
+        _ => None,
     };
     let why = match hello {
-        Ok(Command::Hello { token }) => guard::check_token(&token, &state.token).err(),
+        Some(Command::Hello { token }) => guard::check_token(&token, &state.token).err(),
         _ => Some(Rejection::NoHello),
     };
     if let Some(why) = why {
@@ -121,11 +126,11 @@ async fn connection(mut socket: WebSocket, state: AppState) {
         let _ = socket.send(Message::Close(None)).await;
         return;
     }
-    let (mut events, first, agents) = {
-        let h = state.hub.lock().await;
-        (h.subscribe(), h.session_event(), h.agents_event())
+    let Ok(attached) = state.hub.attach().await else {
+        return;
     };
-    if !send(&mut socket, &first).await || !send(&mut socket, &agents).await {
+    let mut events = attached.events;
+    if !send(&mut socket, &attached.session).await || !send(&mut socket, &attached.agents).await {
         return;
     }
     loop {
@@ -143,17 +148,18 @@ async fn connection(mut socket: WebSocket, state: AppState) {
                     Some(Err(e)) => { eprintln!("bridge: WebSocket closed: {e}"); return; }
                     None => return,
                 };
-                if let Err(message) = handle(&state, &mut socket, &text).await {
+                if let Err(why) = handle(&state, &mut socket, &text).await {
+                    let message = why.to_string();
                     if !send(&mut socket, &Event::Error { message }).await { return; }
                 }
             }
-            frame = events.recv() => match frame {
-                Ok(frame) => {
-                    if socket.send(Message::Text(frame.into())).await.is_err() { return; }
+            published = events.recv() => match published {
+                Ok(published) => {
+                    if !send_frame(&mut socket, published.frame()).await { return; }
                 }
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
                     // Too far behind to patch: send the whole log again.
-                    let event = state.hub.lock().await.session_event();
+                    let Ok(event) = state.hub.session_event().await else { return };
                     if !send(&mut socket, &event).await { return; }
                 }
                 Err(_) => return,
@@ -162,19 +168,31 @@ async fn connection(mut socket: WebSocket, state: AppState) {
     }
 }
 
-async fn handle(state: &AppState, socket: &mut WebSocket, text: &str) -> Result<(), String> {
-    match protocol::decode(text)? {
-        Command::Hello { .. } => Err("hello: already connected".to_string()),
-        Command::Apply { fact } => hub::apply(&state.hub, *fact).await,
-        Command::Cancel { to } => hub::cancel(&state.hub, &to).await,
+/// Why a command was not done, for its `error` event.
+#[derive(Debug, thiserror::Error)]
+enum Refusal {
+    #[error(transparent)]
+    Frame(#[from] protocol::FrameError),
+    #[error(transparent)]
+    Hub(#[from] HubError),
+    #[error("hello: already connected")]
+    HelloAgain,
+}
+
+async fn handle(state: &AppState, socket: &mut WebSocket, text: &str) -> Result<(), Refusal> {
+    let hub = &state.hub;
+    match protocol::decode_command(text)? {
+        Command::Hello { .. } => return Err(Refusal::HelloAgain),
+        Command::Apply { fact } => hub.apply(*fact).await?,
+        Command::Cancel { to } => hub.cancel(&to).await?,
         Command::ListSessions => {
-            let event = state.hub.lock().await.list()?;
-            send(socket, &event).await;
-            Ok(())
+            let list = hub.sessions().await?;
+            send(socket, &Event::Sessions { list }).await;
         }
-        Command::OpenSession { id } => hub::open(&state.hub, Some(id)).await,
-        Command::NewSession => hub::open(&state.hub, None).await,
+        Command::OpenSession { id } => hub.open(Some(id)).await?,
+        Command::NewSession => hub.open(None).await?,
     }
+    Ok(())
 }
 
 /// Binds `addr` (loopback only) and serves until the process ends. Prints the page's URL with

@@ -1,13 +1,12 @@
-//! Sessions in SQLite (DESIGN §6b, §14): one row per fact, appended in its own transaction and
-//! committed before the actions it causes run, so a killed bridge resumes with every fact it
-//! acted on. The file is marked with our `application_id`; a file that is another program's
-//! database, or not a database at all, is refused and never written to.
+//! Sessions in SQLite (docs/architecture.md §6b, §14): one row per fact, appended in its own
+//! transaction and committed before the actions it causes run, so a killed bridge resumes with
+//! every fact it acted on. The file is marked with our `application_id`; a file that is another
+//! program's database, or not a database at all, is refused and never written to.
 
 use std::path::{Path, PathBuf};
 
 use agent_chatter::session::Fact;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
-use serde::Serialize;
 use thiserror::Error;
 
 /// `PRAGMA application_id` of our files: "ACHT".
@@ -79,25 +78,7 @@ pub enum StoreError {
     },
 }
 
-/// One session in the list the page and the terminal show.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SessionInfo {
-    pub id: i64,
-    pub title: String,
-    pub created_ms: i64,
-    pub facts: i64,
-}
-
-/// The digest of what one delivery sent (see [`Store::record_sent`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Sent {
-    /// The message the delivery showed as `[MESSAGE]` (`msg-3`).
-    pub message: String,
-    pub to: String,
-    pub prompt_sha256: String,
-}
+pub use agent_chatter::protocol::{Sent, SessionInfo};
 
 /// The session database.
 pub struct Store {

@@ -1,5 +1,5 @@
-//! `agent-chatter chat` with piped stdin (seed 004): messages go through the agents, slash
-//! commands answer, the errors come from the seed's catalogue.
+//! `agent-chatter chat` with piped stdin (docs/architecture.md §19 (seed 004)): messages go through
+//! the agents, slash commands answer, the errors come from the seed's catalogue.
 
 mod support;
 

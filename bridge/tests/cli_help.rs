@@ -1,7 +1,8 @@
-//! The default agent commands (DESIGN §14) against the real CLIs' `--help`: each CLI is
-//! installed from npm, at the version `agent-streams.md` studied, into `target/agent-clis/`
-//! (cached), and every flag our default passes must be one its help lists. Skips, saying why,
-//! when npm or the registry is unreachable. The flags are recorded in docs/agents.md.
+//! The default agent commands (docs/architecture.md §14) against the real CLIs' `--help`: each CLI
+//! is installed from npm, at the version docs/architecture.md §17 studied, into
+//! `target/agent-clis/` (cached), and every flag our default passes must be one its help lists.
+//! Skips, saying why, when npm or the registry is unreachable. The flags are recorded in
+//! docs/agents.md.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,4 +1,4 @@
-//! Each CLI's stdout → text deltas and one final reply (`agent-streams.md`). Bytes arrive in
+//! Each CLI's stdout → text deltas and one final reply (docs/architecture.md §17). Bytes arrive in
 //! arbitrary chunks: [`Lines`] keeps an unfinished line (and so a character split across
 //! reads) until its newline. Unknown events are ignored; a line that is not JSON is kept as
 //! text (used as the reply when the stream has no final text of its own).

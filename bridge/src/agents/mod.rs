@@ -1,4 +1,5 @@
-//! The agent CLIs (DESIGN §14): which command runs for which agent type, and running it.
+//! The agent CLIs (docs/architecture.md §14): which command runs for which agent type, and running
+//! it.
 //!
 //! Commands run as argv, never through a shell; the prompt goes on **stdin** (an argv string
 //! is capped at 128 KiB on Linux) and Claude's system part as `--append-system-prompt`. Only
@@ -7,6 +8,7 @@
 //! agent (`agent_chatter::demo`).
 
 pub mod decode;
+mod process;
 pub mod run;
 
 use std::collections::BTreeMap;

@@ -12,6 +12,7 @@ use tokio::process::Command;
 use tokio::sync::{mpsc, oneshot};
 
 use super::decode::{Decoder, Verdict, CUT_OFF};
+use super::process::{self, GroupGuard};
 use super::{AgentCommand, AgentType};
 
 /// The reason recorded when a run is cancelled (`cancel{to}`, `/cancel`).
@@ -72,9 +73,8 @@ pub async fn run(
     }
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    die_with_the_bridge(&mut cmd);
+        .stderr(Stdio::piped());
+    process::own_group(&mut cmd);
     let mut child = match cmd.spawn() {
         Ok(child) => child,
         Err(e) => {
@@ -229,35 +229,6 @@ pub async fn run(
     (outcome, all)
 }
 
-/// On Linux the agent is killed when the bridge dies, however it dies: a `kill -9` skips every
-/// destructor, and an agent left running would work on beside its own re-delivery after the
-/// session is resumed. Only the agent's own process is reached: a CLI that is a wrapper
-/// running its real work in a child (npm's `codex` runs a native binary) leaves that child to
-/// the wrapper. The signal follows the spawning thread, a tokio worker that lives as long as
-/// the runtime (so `run` must not be called from `spawn_blocking`).
-#[cfg(target_os = "linux")]
-fn die_with_the_bridge(cmd: &mut Command) {
-    let bridge = std::process::id();
-    // SAFETY: between fork and exec the closure calls only prctl(2) and getppid(2), which are
-    // async-signal-safe, and allocates nothing.
-    unsafe {
-        cmd.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            // The bridge died before the signal was armed: do not start orphaned. (An error
-            // from the OS's numbers: nothing may be allocated here.)
-            if libc::getppid() as u32 != bridge {
-                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
-            }
-            Ok(())
-        });
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn die_with_the_bridge(_: &mut Command) {}
-
 /// How long an agent gets, after it exited, to have its output read (and after closing its
 /// output, to exit) before whatever holds the pipes is stopped.
 const AFTER_EXIT: Duration = Duration::from_millis(500);
@@ -337,38 +308,6 @@ fn human(d: Duration) -> String {
         (s, 0) if s % 60 == 0 => format!("{} min", s / 60),
         (s, 0) => format!("{s} s"),
         (s, rest) => format!("{}.{} s", s, format!("{rest:03}").trim_end_matches('0')),
-    }
-}
-
-/// The agent's process group while it runs: dropped before the agent ended on its own (a
-/// timeout, a cancel, or the run itself dropped), it kills the group — the agent and
-/// everything it started. (`kill_on_drop` would kill the agent alone, orphaning its helpers.)
-struct GroupGuard(Option<u32>);
-
-impl GroupGuard {
-    /// Kills the group now. Its leader may have exited and been reaped: a helper still in the
-    /// group keeps the group's id in use, so it names no other process; were the group empty,
-    /// the id could name a new group only if process ids wrapped around within the half
-    /// second this is called after the exit.
-    fn kill(&mut self) {
-        if let Some(pid) = self.0.and_then(|p| i32::try_from(p).ok()) {
-            // SAFETY: kill(2) with a negative pid signals the process group; no memory is shared.
-            unsafe {
-                libc::kill(-pid, libc::SIGKILL);
-            }
-        }
-    }
-}
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        let Some(pid) = self.0.and_then(|p| i32::try_from(p).ok()) else {
-            return;
-        };
-        // SAFETY: kill(2) with a negative pid signals the process group; no memory is shared.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-        }
     }
 }
 

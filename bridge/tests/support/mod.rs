@@ -1,5 +1,5 @@
 //! A real `agent-chatter serve` process on a free loopback port, with its own database, page
-//! directory and agents file, and a WebSocket client that speaks DESIGN §14b.
+//! directory and agents file, and a WebSocket client that speaks docs/architecture.md §14b.
 
 #![allow(dead_code)]
 

@@ -1,0 +1,73 @@
+//! The agent's process: its own process group, killed as a whole, and (on Linux) killed with
+//! the bridge however the bridge dies (docs/architecture.md §14c). Everything here touches the
+//! OS's process calls; the run's logic (pipes, decoding, timeouts) is in `run`.
+
+use tokio::process::Command;
+
+/// Makes `cmd` start in a process group of its own (so a timeout or cancel reaches everything
+/// it starts) that dies with the bridge.
+pub(crate) fn own_group(cmd: &mut Command) {
+    cmd.process_group(0);
+    die_with_the_bridge(cmd);
+}
+
+/// On Linux the agent is killed when the bridge dies, however it dies: a `kill -9` skips every
+/// destructor, and an agent left running would work on beside its own re-delivery after the
+/// session is resumed. Only the agent's own process is reached: a CLI that is a wrapper
+/// running its real work in a child (npm's `codex` runs a native binary) leaves that child to
+/// the wrapper. The signal follows the spawning thread, a tokio worker that lives as long as
+/// the runtime (so `run` must not be called from `spawn_blocking`).
+#[cfg(target_os = "linux")]
+fn die_with_the_bridge(cmd: &mut Command) {
+    let bridge = std::process::id();
+    // SAFETY: between fork and exec the closure calls only prctl(2) and getppid(2), which are
+    // async-signal-safe, and allocates nothing.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The bridge died before the signal was armed: do not start orphaned. (An error
+            // from the OS's numbers: nothing may be allocated here.)
+            if libc::getppid() as u32 != bridge {
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn die_with_the_bridge(_: &mut Command) {}
+
+/// The agent's process group while it runs: dropped before the agent ended on its own (a
+/// timeout, a cancel, or the run itself dropped), it kills the group — the agent and
+/// everything it started. (`kill_on_drop` would kill the agent alone, orphaning its helpers.)
+pub(crate) struct GroupGuard(pub(crate) Option<u32>);
+
+impl GroupGuard {
+    /// Kills the group now. Its leader may have exited and been reaped: a helper still in the
+    /// group keeps the group's id in use, so it names no other process; were the group empty,
+    /// the id could name a new group only if process ids wrapped around within the half
+    /// second this is called after the exit.
+    pub(crate) fn kill(&mut self) {
+        if let Some(pid) = self.0.and_then(|p| i32::try_from(p).ok()) {
+            // SAFETY: kill(2) with a negative pid signals the process group; no memory is shared.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        let Some(pid) = self.0.and_then(|p| i32::try_from(p).ok()) else {
+            return;
+        };
+        // SAFETY: kill(2) with a negative pid signals the process group; no memory is shared.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+}

@@ -1,0 +1,431 @@
+//! The page ⇄ bridge protocol (docs/architecture.md §14b) as one set of types every side
+//! shares: the bridge reads [`Command`]s and writes [`Event`]s, the page and the terminal chat
+//! read [`Event`]s and the page writes [`Command`]s. Frames are JSON text
+//! `{"v": 1, "type": …, …}`; nothing here does I/O.
+//!
+//! Commands come from outside the bridge's trust (any page that got past the token), so they
+//! are read by [`decode_command`], whose [`FrameError`] names what was wrong in the frame.
+//! Events come from the bridge and are read with [`decode_event`].
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use thiserror::Error;
+
+use crate::session::Fact;
+
+/// The protocol version spoken here; every frame carries it as `v`.
+pub const VERSION: u64 = 1;
+
+/// The largest frame the bridge accepts (a message is at most 1 MiB; a fact holding a team or
+/// a scenario can be bigger, but not this big).
+pub const MAX_FRAME_BYTES: usize = 16 * 1024 * 1024;
+
+/// Page → bridge.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum Command {
+    /// The first frame of a connection, with the launch token; anything else first closes it.
+    Hello {
+        token: String,
+    },
+    /// Only `setTeam`, `setSettings`, `human` and `loadScenario`: replies and failures come
+    /// from the agents the bridge runs, never from a page.
+    Apply {
+        fact: Box<Fact>,
+    },
+    /// Stop the running delivery to this member.
+    Cancel {
+        to: String,
+    },
+    ListSessions,
+    OpenSession {
+        id: i64,
+    },
+    NewSession,
+}
+
+/// Bridge → page (and the terminal chat, which reads the same events).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum Event {
+    /// The whole log of the open session (on connect, on open, and to a page that fell
+    /// behind), with the digest of every delivery made in it so far, so a page verifies past
+    /// deliveries too.
+    Session {
+        id: i64,
+        facts: Vec<Fact>,
+        sent: Vec<Sent>,
+    },
+    /// One new fact, committed; `seq` is its 1-based position in the log.
+    Fact {
+        seq: u64,
+        fact: Fact,
+    },
+    /// A delivery handed to an agent: what it showed as `[MESSAGE]` (`msg-3`), the SHA-256 of
+    /// the exact bytes sent (prompt and system flag) and their size.
+    Delivering {
+        to: String,
+        message: String,
+        prompt_sha256: String,
+        bytes: usize,
+    },
+    /// Streamed text of the running agent (not stored: only its final text is a fact).
+    Output {
+        to: String,
+        delta: String,
+    },
+    Sessions {
+        list: Vec<SessionInfo>,
+    },
+    /// How each AI member is answered on this machine (sent after `session`).
+    Agents {
+        list: Vec<AgentReport>,
+    },
+    /// What was wrong with a command; the session is unchanged.
+    Error {
+        message: String,
+    },
+}
+
+/// One stored session, as the session list shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionInfo {
+    pub id: i64,
+    pub title: String,
+    pub created_ms: i64,
+    /// How many facts its log holds.
+    pub facts: i64,
+}
+
+/// The digest of what one delivery sent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Sent {
+    /// The message the delivery showed as `[MESSAGE]` (`msg-3`).
+    pub message: String,
+    pub to: String,
+    pub prompt_sha256: String,
+}
+
+/// One AI member's agent on this machine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentReport {
+    pub member: String,
+    /// True when its command is installed and runs; false when the simulator answers.
+    pub runs: bool,
+    /// The command line (program and arguments), when one is configured.
+    pub command: Option<String>,
+}
+
+/// A frame that does not read, in the terms of someone writing a page for the bridge.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum FrameError {
+    #[error("frame is not JSON (line {line}, column {column})")]
+    NotJson { line: usize, column: usize },
+    #[error("frame must be a JSON object")]
+    NotAnObject,
+    #[error("v: missing (expected {VERSION})")]
+    NoVersion,
+    #[error("v: protocol version {0} is not spoken here (expected {VERSION})")]
+    WrongVersion(u64),
+    #[error("type: missing or not a string")]
+    NoType,
+    #[error("type: unknown command {0:?} (expected hello, apply, cancel, listSessions, openSession or newSession)")]
+    UnknownCommand(String),
+    #[error("type: unknown event {0:?}")]
+    UnknownEvent(String),
+    /// A field of a known frame type is missing or of the wrong kind.
+    #[error("{kind}.{key}: missing or not {expected}")]
+    Field {
+        kind: &'static str,
+        key: &'static str,
+        expected: &'static str,
+    },
+    #[error("apply.fact: missing")]
+    NoFact,
+    #[error("apply.fact: {0}")]
+    BadFact(String),
+    #[error("apply.fact: a {0} fact comes from the agent the bridge runs, never from the page")]
+    AgentsFact(&'static str),
+    /// An event frame of a known type whose fields do not read.
+    #[error("{kind}: {reason}")]
+    BadEvent { kind: String, reason: String },
+}
+
+/// The frame text of `command`, with `v`.
+pub fn encode_command(command: &Command) -> String {
+    frame(command)
+}
+
+/// The frame text of `event`, with `v`.
+pub fn encode_event(event: &Event) -> String {
+    frame(event)
+}
+
+fn frame<T: Serialize>(body: &T) -> String {
+    #[derive(Serialize)]
+    struct Framed<'a, T> {
+        v: u64,
+        #[serde(flatten)]
+        body: &'a T,
+    }
+    // Every type here serialises (string keys, no non-finite floats): no error to report.
+    serde_json::to_string(&Framed { v: VERSION, body }).unwrap_or_default()
+}
+
+/// The object, its version checked, and its `type`.
+fn envelope(text: &str) -> Result<(serde_json::Map<String, Value>, String), FrameError> {
+    let value: Value = serde_json::from_str(text).map_err(|e| FrameError::NotJson {
+        line: e.line(),
+        column: e.column(),
+    })?;
+    let Value::Object(obj) = value else {
+        return Err(FrameError::NotAnObject);
+    };
+    match obj.get("v").and_then(Value::as_u64) {
+        Some(VERSION) => {}
+        Some(v) => return Err(FrameError::WrongVersion(v)),
+        None => return Err(FrameError::NoVersion),
+    }
+    let kind = obj
+        .get("type")
+        .and_then(Value::as_str)
+        .ok_or(FrameError::NoType)?
+        .to_string();
+    Ok((obj, kind))
+}
+
+/// Reads one command frame from a page.
+pub fn decode_command(text: &str) -> Result<Command, FrameError> {
+    let (mut obj, kind) = envelope(text)?;
+    let string = |obj: &serde_json::Map<String, Value>, kind, key| {
+        obj.get(key)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or(FrameError::Field {
+                kind,
+                key,
+                expected: "a string",
+            })
+    };
+    Ok(match kind.as_str() {
+        "hello" => Command::Hello {
+            token: string(&obj, "hello", "token")?,
+        },
+        "apply" => {
+            let raw = obj.remove("fact").ok_or(FrameError::NoFact)?;
+            let fact: Fact =
+                serde_json::from_value(raw).map_err(|e| FrameError::BadFact(e.to_string()))?;
+            match fact {
+                Fact::Replied { .. } | Fact::Failed { .. } => {
+                    return Err(FrameError::AgentsFact(fact.kind()))
+                }
+                fact => Command::Apply {
+                    fact: Box::new(fact),
+                },
+            }
+        }
+        "cancel" => Command::Cancel {
+            to: string(&obj, "cancel", "to")?,
+        },
+        "listSessions" => Command::ListSessions,
+        "openSession" => Command::OpenSession {
+            id: obj
+                .get("id")
+                .and_then(Value::as_i64)
+                .ok_or(FrameError::Field {
+                    kind: "openSession",
+                    key: "id",
+                    expected: "an integer",
+                })?,
+        },
+        "newSession" => Command::NewSession,
+        _ => return Err(FrameError::UnknownCommand(kind)),
+    })
+}
+
+/// Reads one event frame from the bridge.
+pub fn decode_event(text: &str) -> Result<Event, FrameError> {
+    let (obj, kind) = envelope(text)?;
+    const KNOWN: [&str; 7] = [
+        "session",
+        "fact",
+        "delivering",
+        "output",
+        "sessions",
+        "agents",
+        "error",
+    ];
+    if !KNOWN.contains(&kind.as_str()) {
+        return Err(FrameError::UnknownEvent(kind));
+    }
+    serde_json::from_value(Value::Object(obj)).map_err(|e| FrameError::BadEvent {
+        kind,
+        reason: e.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::Millis;
+
+    #[test]
+    fn commands_decode() {
+        assert_eq!(
+            decode_command(r#"{"v":1,"type":"hello","token":"t"}"#),
+            Ok(Command::Hello { token: "t".into() })
+        );
+        assert_eq!(
+            decode_command(r#"{"v":1,"type":"openSession","id":3}"#),
+            Ok(Command::OpenSession { id: 3 })
+        );
+        assert!(matches!(
+            decode_command(
+                r#"{"v":1,"type":"apply","fact":{"type":"human","text":"hi","sender":null,"at":1}}"#
+            ),
+            Ok(Command::Apply { .. })
+        ));
+    }
+
+    #[test]
+    fn bad_command_frames_say_what_is_wrong() {
+        let cases = [
+            ("{", "frame is not JSON (line 1, column 1)"),
+            ("[]", "frame must be a JSON object"),
+            (r#"{"type":"hello"}"#, "v: missing (expected 1)"),
+            (r#"{"v":2,"type":"hello"}"#, "v: protocol version 2 is not spoken here (expected 1)"),
+            (r#"{"v":1}"#, "type: missing or not a string"),
+            (r#"{"v":1,"type":"hello"}"#, "hello.token: missing or not a string"),
+            (r#"{"v":1,"type":"openSession","id":"x"}"#, "openSession.id: missing or not an integer"),
+            (r#"{"v":1,"type":"shout"}"#, "type: unknown command \"shout\" (expected hello, apply, cancel, listSessions, openSession or newSession)"),
+            (r#"{"v":1,"type":"apply"}"#, "apply.fact: missing"),
+            (r#"{"v":1,"type":"apply","fact":{"type":"replied","to":"max","text":"x","at":1}}"#, "apply.fact: a replied fact comes from the agent the bridge runs, never from the page"),
+        ];
+        for (frame, want) in cases {
+            assert_eq!(
+                decode_command(frame).unwrap_err().to_string(),
+                want,
+                "{frame}"
+            );
+        }
+        let err = decode_command(r#"{"v":1,"type":"apply","fact":{"type":"human"}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("apply.fact: ") && err.contains("text"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn every_command_reads_back_as_written() {
+        let commands = [
+            Command::Hello { token: "t".into() },
+            Command::Apply {
+                fact: Box::new(Fact::Human {
+                    text: "[NEXT: max] hi".into(),
+                    sender: None,
+                    at: Millis(5),
+                }),
+            },
+            Command::Cancel { to: "max".into() },
+            Command::ListSessions,
+            Command::OpenSession { id: 7 },
+            Command::NewSession,
+        ];
+        for command in commands {
+            let frame = encode_command(&command);
+            assert!(frame.starts_with(r#"{"v":1,"type":""#), "{frame}");
+            assert_eq!(decode_command(&frame), Ok(command));
+        }
+    }
+
+    #[test]
+    fn every_event_reads_back_as_written() {
+        let events = [
+            Event::Session {
+                id: 1,
+                facts: vec![Fact::replied("max", "hi", Millis(3))],
+                sent: vec![Sent {
+                    message: "msg-1".into(),
+                    to: "max".into(),
+                    prompt_sha256: "ab".into(),
+                }],
+            },
+            Event::Fact {
+                seq: 2,
+                fact: Fact::failed("max", "timed out", Millis(4)),
+            },
+            Event::Delivering {
+                to: "max".into(),
+                message: "msg-1".into(),
+                prompt_sha256: "ab".into(),
+                bytes: 3,
+            },
+            Event::Output {
+                to: "max".into(),
+                delta: "wor".into(),
+            },
+            Event::Sessions {
+                list: vec![SessionInfo {
+                    id: 1,
+                    title: "crew".into(),
+                    created_ms: 9,
+                    facts: 4,
+                }],
+            },
+            Event::Agents {
+                list: vec![AgentReport {
+                    member: "max".into(),
+                    runs: false,
+                    command: None,
+                }],
+            },
+            Event::Error {
+                message: "x".into(),
+            },
+        ];
+        for event in events {
+            let frame = encode_event(&event);
+            assert!(frame.starts_with(r#"{"v":1,"type":""#), "{frame}");
+            assert_eq!(decode_event(&frame), Ok(event));
+        }
+    }
+
+    #[test]
+    fn event_fields_are_camel_case() {
+        let frame = encode_event(&Event::Delivering {
+            to: "max".into(),
+            message: "msg-1".into(),
+            prompt_sha256: "ab".into(),
+            bytes: 3,
+        });
+        assert!(frame.contains(r#""promptSha256":"ab""#), "{frame}");
+        assert!(frame.contains(r#""message":"msg-1""#), "{frame}");
+    }
+
+    #[test]
+    fn bad_event_frames_say_what_is_wrong() {
+        assert_eq!(
+            decode_event(r#"{"v":1,"type":"shout"}"#)
+                .unwrap_err()
+                .to_string(),
+            "type: unknown event \"shout\""
+        );
+        let err = decode_event(r#"{"v":1,"type":"fact","seq":1}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("fact: ") && err.contains("fact"), "{err}");
+    }
+}
