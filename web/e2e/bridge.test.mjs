@@ -66,6 +66,8 @@ test('the page mirrors the bridge: a fake Claude streams its reply and the deliv
   await page.send('[FROM: kailai] Please draft the notes. [NEXT: max]');
   await page.by('verified-badge').filter({ hasText: 'verified' }).waitFor();
   assert.match(await page.by('verified-badge').textContent(), /^✓ verified/);
+  // The composer empties once the bridge has stored this very message (its fact came back).
+  await page.page.waitForFunction(() => document.querySelector('[data-testid="composer-input"]').value === '');
   await page.by('agent-output').filter({ hasText: 'Streaming' }).waitFor();
   await page.screenshot('bridge-running.png');
   // The prompt the inspector shows is the one whose digest the bridge sent.

@@ -3,121 +3,35 @@
 use leptos::prelude::*;
 
 use crate::components::{
-    composer::Composer, due_agent::DueAgent, error_banner::ErrorBanner, header::Header,
-    inspector::Inspector, notices::Notices, side_by_side::SideBySide, team_editor::TeamEditor,
-    timeline::Timeline,
+    composer::Composer, due_agent::DueAgent, error_banner::ErrorBanner, files_menu::FilesMenu,
+    header::Header, inspector::Inspector, notices::Notices, reply_controls::ReplyControls,
+    running_agent::RunningAgent, sessions_menu::SessionsMenu, share_link::ShareLink,
+    side_by_side::SideBySide, team_editor::TeamEditor, timeline::Timeline,
 };
+use crate::host::Host;
+use crate::share;
 use crate::state::AppState;
-use crate::storage::{self, Stored};
-use crate::{bridge, host, share};
 
 #[component]
 pub fn App() -> impl IntoView {
     let state = AppState::new(Default::default());
     provide_context(state);
     keyboard(state);
-    follow_share_links(state);
-    host::save_on_leave(state);
-    if let Some(token) = bridge::token_in_url() {
-        // The bridge sends its session once connected.
-        bridge::connect(state, token);
-        return layout().into_any();
-    }
-    if let Some(fragment) = shared_fragment() {
-        open_shared(&state, &fragment);
-        return layout().into_any();
-    }
-    let problem = match storage::load_session() {
-        Stored::Session(session) => {
-            host::restore(&state, *session);
-            None
-        }
-        Stored::Nothing => {
-            host::adopt(&state, host::demo_session());
-            None
-        }
-        Stored::Unreadable(message) => {
-            host::adopt(&state, host::demo_session());
-            Some(message)
-        }
-    };
-    if let Some(message) = problem {
-        state.report(message);
-    }
-    layout().into_any()
-}
-
-/// The URL's `#share=…` fragment, removed from the address bar (a reload then shows the
-/// session, not the link again).
-fn shared_fragment() -> Option<String> {
-    let window = web_sys::window()?;
-    let hash = window.location().hash().ok()?;
-    if !hash.starts_with(share::PREFIX) {
-        return None;
-    }
-    let path = window.location().pathname().unwrap_or_else(|_| "/".into());
-    if let Ok(history) = window.history() {
-        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&path));
-    }
-    Some(hash)
-}
-
-/// Opens a shared link as a `loadScenario` fact; the session in use is kept aside first. A
-/// damaged link shows its error over the demo, never a blank page.
-fn open_shared(state: &AppState, fragment: &str) {
-    match share::decode(fragment) {
-        Ok(shared) => {
-            let kept = storage::set_aside_for_link();
-            let mut session = agent_chatter::session::Session::new();
-            match session.apply(&agent_chatter::session::Fact::LoadScenario {
-                scenario: Box::new(shared.scenario),
-            }) {
-                Ok(()) => {
-                    host::adopt(state, session);
-                    state.recipient.set(shared.member);
-                    if kept {
-                        state.notices.update(|n| {
-                            n.push(format!(
-                                "opened a shared case; your previous session is kept in localStorage under {:?}",
-                                storage::BEFORE_LINK_KEY
-                            ))
-                        });
-                    }
-                }
-                Err(e) => {
-                    host::adopt(state, host::demo_session());
-                    state.report(format!("the shared link's case does not open: {e}"));
-                }
-            }
-        }
-        Err(e) => {
-            host::restore_or_demo(state);
-            state.report(e);
-        }
-    }
+    let host = Host::start(state);
+    provide_context(host);
+    follow_share_links(host);
+    layout(host)
 }
 
 /// A share link opened in a tab that already shows the page changes only the URL's fragment
 /// (no reload): open it then too.
-fn follow_share_links(state: AppState) {
+fn follow_share_links(host: Host) {
     let handle = window_event_listener(leptos::ev::hashchange, move |_| {
-        let Some(fragment) = shared_fragment() else {
-            return;
-        };
-        if state.is_bridge() {
-            // Mirroring a bridge: the case opens as a new session of the bridge, never as a
-            // local session the bridge does not hold; the token stays in the address bar.
-            bridge::restore_token_in_url();
-            match share::decode(&fragment) {
-                Ok(shared) => bridge::open_shared(&state, shared),
-                Err(e) => state.report(e),
-            }
-        } else {
-            open_shared(&state, &fragment);
+        if let Some(fragment) = share::take_from_url() {
+            host.open_link(&fragment);
         }
     });
-    // The page lives as long as the app: keep the listener.
-    std::mem::forget(handle);
+    on_cleanup(move || handle.remove());
 }
 
 /// ↑/↓ move through messages (time travel), ←/→ through recipients, unless typing.
@@ -173,13 +87,47 @@ fn keyboard(state: AppState) {
         }
         e.prevent_default();
     });
-    // The page lives as long as the app: keep the listener.
-    std::mem::forget(handle);
+    on_cleanup(move || handle.remove());
 }
 
-fn layout() -> impl IntoView {
+/// The panes. What differs with the host is composed here, once: a bridge adds its sessions
+/// and shows the running agent (its output, the verified digest, cancel); the simulation lets
+/// the user answer for the due agent.
+fn layout(host: Host) -> impl IntoView {
+    let (sessions, due_agent) = match host {
+        Host::Simulation(simulation) => {
+            let draft = RwSignal::new(String::new());
+            let on_reply = Callback::new(move |text: String| simulation.reply_due(text));
+            let on_simulate = Callback::new(move |()| {
+                simulation.simulate_due();
+            });
+            let due_agent = view! {
+                <DueAgent runs=false>
+                    <ReplyControls draft=draft on_reply=on_reply on_simulate=on_simulate/>
+                </DueAgent>
+            };
+            (None, due_agent.into_any())
+        }
+        Host::Bridge(bridge) => {
+            let on_choose = Callback::new(move |id: i64| bridge.open_session(id));
+            let on_cancel = Callback::new(move |()| bridge.cancel_due());
+            let sessions = view! {
+                <SessionsMenu sessions=bridge.sessions() shown=bridge.session_id() on_choose=on_choose/>
+            };
+            let due_agent = view! {
+                <DueAgent runs=true>
+                    <RunningAgent verification=bridge.verification() output=bridge.output() on_cancel=on_cancel/>
+                </DueAgent>
+            };
+            (Some(sessions.into_any()), due_agent.into_any())
+        }
+    };
     view! {
-        <Header/>
+        <Header connection=Signal::derive(move || host.connection_label()) connection_title=host.connection_title()>
+            {sessions}
+            <ShareLink/>
+            <FilesMenu/>
+        </Header>
         <ErrorBanner/>
         <main class="panes">
             <section class="pane team-pane">
@@ -188,7 +136,7 @@ fn layout() -> impl IntoView {
             <section class="pane conversation-pane">
                 <Timeline/>
                 <Notices/>
-                <DueAgent/>
+                {due_agent}
                 <Composer/>
             </section>
             <section class="pane inspector-pane">

@@ -1,7 +1,14 @@
-//! The few browser services the page needs: download a file, copy text, read a chosen file.
+//! The few browser services the page needs: the clock, download a file, copy text, read a
+//! chosen file.
 
+use agent_chatter::message::Millis;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
+
+/// The wall clock in milliseconds (the core never reads it: time comes in with each fact).
+pub fn now() -> Millis {
+    Millis(js_sys::Date::now() as u64)
+}
 
 /// Saves `text` as a file named `name` (exact bytes, UTF-8).
 pub fn download(name: &str, mime: &str, text: &str) -> Result<(), String> {

@@ -1,7 +1,6 @@
 //! The prompt inspector (DESIGN §13): mounts [`app::App`]; everything else lives in the modules.
 
 mod app;
-mod bridge;
 mod browser;
 mod components;
 mod files;

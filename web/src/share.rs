@@ -22,6 +22,21 @@ pub struct Shared {
     pub member: Option<String>,
 }
 
+/// The address bar's `#share=…` fragment, removed from it (a reload then shows the session,
+/// not the link again); `None` when the page was not opened from a shared link.
+pub fn take_from_url() -> Option<String> {
+    let window = web_sys::window()?;
+    let hash = window.location().hash().ok()?;
+    if !hash.starts_with(PREFIX) {
+        return None;
+    }
+    let path = window.location().pathname().unwrap_or_else(|_| "/".into());
+    if let Ok(history) = window.history() {
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&path));
+    }
+    Some(hash)
+}
+
 /// The fragment for `scenario` shown for `member`; `Err` when the link would be too long.
 pub fn encode(scenario: &Scenario, member: Option<&str>) -> Result<String, String> {
     let json = json!({"v": 1, "scenario": scenario, "member": member}).to_string();

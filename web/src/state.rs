@@ -3,46 +3,13 @@
 //! which call the core's `Session::preview`, so what the page shows is what an agent gets.
 
 use agent_chatter::context::Prompt;
-use agent_chatter::conversation::Delivery;
+use agent_chatter::conversation::{Action, Delivery};
 use agent_chatter::message::MemberId;
-use agent_chatter::session::{PreviewOverrides, Session};
+use agent_chatter::session::{Fact, PreviewOverrides, Session};
 use std::collections::BTreeMap;
 
 use agent_chatter::team::Team;
 use leptos::prelude::*;
-
-/// Who performs the session's actions (DESIGN §13): the page itself, or a bridge.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Mode {
-    /// No bridge: the page is its own host; agents are answered by the user or the simulator.
-    Simulation,
-    /// Mirroring a bridge session over its WebSocket; the bridge runs the agents.
-    Bridge { connected: bool },
-}
-
-/// Whether the prompt a bridge sent is the one the page previews (DESIGN §6b).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verification {
-    pub to: String,
-    /// The bridge's SHA-256 of what it wrote to the agent.
-    pub sent: String,
-    /// The page's own, from its session.
-    pub previewed: Option<String>,
-}
-
-impl Verification {
-    pub fn verified(&self) -> bool {
-        self.previewed.as_deref() == Some(self.sent.as_str())
-    }
-}
-
-/// One session of the bridge's database, as its `sessions` event lists it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SessionEntry {
-    pub id: i64,
-    pub title: String,
-    pub facts: i64,
-}
 
 /// One AI member's prompt in the side-by-side view.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,7 +22,9 @@ pub struct Column {
     pub prompt: Result<Prompt, String>,
 }
 
-/// Everything the views share; `Copy`, provided once by [`crate::app::App`].
+/// What the views share, whichever host performs the actions (docs/architecture.md §13);
+/// `Copy`, provided once by [`crate::app::App`]. What only a bridge knows lives with the
+/// bridge host ([`crate::host::Bridge`]).
 #[derive(Clone, Copy)]
 pub struct AppState {
     /// The one session: every fact the page applied, the team, the conversation.
@@ -64,21 +33,13 @@ pub struct AppState {
     pub recipient: RwSignal<Option<MemberId>>,
     /// The message shown as current (time travel); `None` = the latest.
     pub selected: RwSignal<Option<usize>>,
-    /// The delivery waiting for its agent's reply (simulation: the user or the demo agent).
+    /// The delivery waiting for its agent's reply (simulation: the user or the demo agent; a
+    /// bridge: the agent it runs).
     pub due: RwSignal<Option<Delivery>>,
     /// Notices from the conversation, newest last (unresolved names, runaway bound, DONE…).
     pub notices: RwSignal<Vec<String>>,
     /// What went wrong last, in the user's terms; the banner shows it until dismissed.
     pub error: RwSignal<Option<String>>,
-    /// Simulation or bridge.
-    pub mode: RwSignal<Mode>,
-    /// The last delivery the bridge announced, checked against the page's preview.
-    pub verification: RwSignal<Option<Verification>>,
-    /// The running agent's streamed output so far (bridge mode; not stored).
-    pub output: RwSignal<String>,
-    /// The bridge's SHA-256 of every delivery it made in this session, by (message id,
-    /// member): past deliveries are verified as the running one is.
-    pub sent: RwSignal<BTreeMap<(String, MemberId), String>>,
     /// What-if settings per recipient (window, budgets, pin-first): previews use them, the
     /// session does not change.
     pub whatif: RwSignal<BTreeMap<MemberId, PreviewOverrides>>,
@@ -88,11 +49,6 @@ pub struct AppState {
     pub actual: Memo<Option<Result<Prompt, String>>>,
     /// Whether the shown prompt was delivered (not only previewed).
     pub delivered: Memo<bool>,
-    /// How the bridge answers each AI member: (runs for real, command) (bridge mode).
-    pub agent_status: RwSignal<BTreeMap<MemberId, (bool, String)>>,
-    /// The bridge's session shown, and the sessions its database holds (bridge mode).
-    pub bridge_session: RwSignal<Option<i64>>,
-    pub bridge_sessions: RwSignal<Vec<SessionEntry>>,
     /// The team in use (settings in force included).
     pub team: Memo<Option<Team>>,
     /// How many messages the conversation holds.
@@ -197,17 +153,10 @@ impl AppState {
             due: RwSignal::new(None),
             notices: RwSignal::new(Vec::new()),
             error: RwSignal::new(None),
-            mode: RwSignal::new(Mode::Simulation),
-            verification: RwSignal::new(None),
-            output: RwSignal::new(String::new()),
-            sent: RwSignal::new(BTreeMap::new()),
             whatif,
             shown_whatif,
             actual,
             delivered,
-            agent_status: RwSignal::new(BTreeMap::new()),
-            bridge_session: RwSignal::new(None),
-            bridge_sessions: RwSignal::new(Vec::new()),
             team,
             message_count,
             shown_recipient,
@@ -217,14 +166,83 @@ impl AppState {
         }
     }
 
-    pub fn is_bridge(&self) -> bool {
-        matches!(self.mode.get_untracked(), Mode::Bridge { .. })
-    }
-
     /// Shows `message` in the error banner.
     pub fn report(&self, message: impl Into<String>) {
         self.error.set(Some(message.into()));
     }
+
+    /// Applies `fact` to the page's own session and performs the actions it asks for; `None`
+    /// when the session refused it (nothing changed; the reason is on the banner). Every host
+    /// ends here: the simulation with its own facts, a bridge with the facts it committed.
+    pub fn apply_fact(&self, fact: &Fact) -> Option<Performed> {
+        let result = self
+            .session
+            .try_update(|s| s.apply(fact).map(|()| drain(s)));
+        match result {
+            Some(Ok(actions)) => Some(self.perform(actions)),
+            Some(Err(e)) => {
+                self.report(e.to_string());
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// Shows `session` in place of the one shown (import, reset, a bridge's log): its pending
+    /// actions become the page's, and the selection starts over at the latest message.
+    pub fn show(&self, mut session: Session) -> Performed {
+        let actions = drain(&mut session);
+        self.session.set(session);
+        self.due.set(None);
+        self.notices.set(Vec::new());
+        self.selected.set(None);
+        self.perform(actions)
+    }
+
+    fn perform(&self, actions: Vec<Action>) -> Performed {
+        let mut performed = Performed::default();
+        for action in actions {
+            match action {
+                Action::Deliver(delivery) => {
+                    // Show the prompt the agent is getting, at the message it answers.
+                    self.recipient.set(Some(delivery.to.clone()));
+                    self.selected.set(None);
+                    self.due.set(Some(*delivery));
+                    performed.delivery = true;
+                }
+                Action::AwaitHuman { .. } => self.due.set(None),
+                Action::Finished => {
+                    self.due.set(None);
+                    self.notices.update(|n| {
+                        n.push(
+                            "[DONE]: the conversation is complete until a human speaks".to_string(),
+                        )
+                    });
+                }
+                Action::Notice(notice) => self.notices.update(|n| n.push(notice.to_string())),
+            }
+        }
+        // A delivery that was answered is no longer due.
+        let running = self
+            .session
+            .with_untracked(|s| s.conversation().in_flight().map(|f| f.to.clone()));
+        if running.is_none() {
+            self.due.set(None);
+        }
+        performed
+    }
+}
+
+/// What the page did for the facts it applied, for the host to follow up.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Performed {
+    /// A new delivery became due (a bridge checks its announcement of it afresh).
+    pub delivery: bool,
+}
+
+/// Every action the session has pending.
+pub fn drain(session: &mut Session) -> Vec<Action> {
+    std::iter::from_fn(|| session.poll_action()).collect()
 }
 
 /// The page's state, from the context [`crate::app::App`] provides.

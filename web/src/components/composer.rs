@@ -3,29 +3,29 @@
 
 use leptos::prelude::*;
 
-use crate::host;
-use crate::state::use_state;
+use crate::host::{use_host, Ticket};
 
 #[component]
 pub fn Composer() -> impl IntoView {
-    let state = use_state();
+    let host = use_host();
     let text = RwSignal::new(String::new());
-    // With a bridge, the text stays until the bridge has stored it: a refused message (an
-    // error event) is still there to fix, not lost.
-    let pending = RwSignal::new(None::<String>);
+    // The text stays until the host has stored the message (a bridge stores it later): a
+    // refused message (an error event) is still there to fix, not lost. The message is known
+    // by its ticket, never by its text, so an earlier message with the same text is not
+    // taken for it.
+    let pending = RwSignal::new(None::<(Ticket, String)>);
+    let stored = move |body: &str| {
+        pending.set(None);
+        if text.get_untracked() == body {
+            text.set(String::new());
+        }
+    };
     Effect::new(move |_| {
-        state.message_count.track();
-        let Some(body) = pending.get_untracked() else {
+        let Some((ticket, body)) = pending.get() else {
             return;
         };
-        let landed = state
-            .session
-            .with_untracked(|s| s.messages().iter().rev().take(8).any(|m| m.content == body));
-        if landed {
-            pending.set(None);
-            if text.get_untracked() == body {
-                text.set(String::new());
-            }
+        if host.is_stored(ticket) {
+            stored(&body);
         }
     });
     let send = move || {
@@ -33,13 +33,13 @@ pub fn Composer() -> impl IntoView {
         if body.trim().is_empty() {
             return;
         }
-        let bridge = state.is_bridge();
-        if host::send_human(&state, body.clone()) {
-            if bridge {
-                pending.set(Some(body));
-            } else {
-                text.set(String::new());
-            }
+        let Some(ticket) = host.send_human(body.clone()) else {
+            return;
+        };
+        if untrack(|| host.is_stored(ticket)) {
+            stored(&body);
+        } else {
+            pending.set(Some((ticket, body)));
         }
     };
     view! {

@@ -7,7 +7,7 @@ use leptos::task::spawn_local;
 
 use crate::browser;
 use crate::files::{self, Opened};
-use crate::host;
+use crate::host::{use_host, Host};
 use crate::state::{use_state, AppState};
 
 const JSON: &str = "application/json";
@@ -15,6 +15,7 @@ const JSON: &str = "application/json";
 #[component]
 pub fn FilesMenu() -> impl IntoView {
     let state = use_state();
+    let host = use_host();
     let input = NodeRef::<leptos::html::Input>::new();
     let on_open = move |_| {
         let Some(input) = input.get_untracked() else {
@@ -24,7 +25,7 @@ pub fn FilesMenu() -> impl IntoView {
             match browser::read_chosen_file(&input).await {
                 None => {}
                 Some(Err(e)) => state.report(e),
-                Some(Ok((name, text))) => open_file(&state, &name, &text),
+                Some(Ok((name, text))) => open_file(&state, host, &name, &text),
             }
         });
     };
@@ -48,43 +49,26 @@ pub fn FilesMenu() -> impl IntoView {
             <button data-testid="export-snapshot" on:click=save("snapshot")>"snapshot"</button>
             <button data-testid="export-team" on:click=save("team")>"team"</button>
             <button data-testid="export-peer-team" on:click=save("cli-config")>"cli-config"</button>
-            <button data-testid="new-session" on:click=move |_| {
-                    if state.is_bridge() {
-                        if crate::bridge::may_leave_session(&state) {
-                            crate::bridge::send(serde_json::json!({"v": 1, "type": "newSession"}));
-                        }
-                    } else if browser::confirm("Start over with the demo? This conversation is discarded (save the session first to keep it).") {
-                        host::adopt(&state, host::demo_session());
-                    }
-                }
+            <button data-testid="new-session" on:click=move |_| host.start_over()
                 title="start over: the demo conversation (simulation), or a new session with the same team (bridge)">
-                {move || if matches!(state.mode.get(), crate::state::Mode::Bridge { .. }) { "new session" } else { "reset demo" }}
+                {host.start_over_label()}
             </button>
         </nav>
     }
 }
 
-fn open_file(state: &AppState, name: &str, text: &str) {
+fn open_file(state: &AppState, host: Host, name: &str, text: &str) {
     let team = state.team.get_untracked();
     match files::open(name, text, team.as_ref()) {
-        Ok(Opened::Session(_)) if state.is_bridge() => state.report(format!(
-            "{name}: the bridge keeps this session's log, so a session file cannot replace it; open the file without a bridge (simulation), or open a scenario instead"
-        )),
-        Ok(Opened::Session(session)) => {
-            host::adopt(state, *session);
-            state.error.set(None);
-        }
+        Ok(Opened::Session(session)) => host.open_session_file(name, *session),
         Ok(Opened::Team(team)) => {
             // A new team starts a new conversation (a `setTeam` fact resets everything).
-            if host::apply(state, agent_chatter::session::Fact::set_team(team)) {
+            if host.apply(agent_chatter::session::Fact::set_team(team)) {
                 state.error.set(None);
             }
         }
         Ok(Opened::Scenario(scenario)) => {
-            if host::apply(
-                state,
-                agent_chatter::session::Fact::LoadScenario { scenario },
-            ) {
+            if host.apply(agent_chatter::session::Fact::LoadScenario { scenario }) {
                 state.error.set(None);
             }
         }
@@ -101,7 +85,7 @@ fn save_file(state: &AppState, what: &str) -> Result<(), String> {
             let json = match what {
                 "session" => return Ok(s.export()),
                 "scenario" => serde_json::to_string_pretty(&s.to_scenario().ok_or_else(no_team)?),
-                "snapshot" => serde_json::to_string_pretty(&s.snapshot(host::now())),
+                "snapshot" => serde_json::to_string_pretty(&s.snapshot(browser::now())),
                 "team" => serde_json::to_string_pretty(s.team().ok_or_else(no_team)?),
                 _ => serde_json::to_string_pretty(&cli_config::to_peer_config(
                     s.team().ok_or_else(no_team)?,

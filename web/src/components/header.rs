@@ -1,14 +1,20 @@
-//! Title, team name, connection status and the files menu.
+//! Title, team name, connection status and the menus.
 
 use leptos::prelude::*;
 
-use crate::components::files_menu::FilesMenu;
-use crate::components::sessions_menu::SessionsMenu;
-use crate::components::share_link::ShareLink;
-use crate::state::{use_state, Mode};
+use crate::state::use_state;
 
 #[component]
-pub fn Header() -> impl IntoView {
+pub fn Header(
+    /// The connection status (`connection-status`): the simulation, or the bridge and whether
+    /// the page is connected to it.
+    #[prop(into)]
+    connection: Signal<&'static str>,
+    /// What the connection status means, on hover.
+    connection_title: &'static str,
+    /// The menus, in order (the bridge's sessions, share, files).
+    children: Children,
+) -> impl IntoView {
     let state = use_state();
     let team_name = move || {
         state.team.with(|t| {
@@ -21,20 +27,10 @@ pub fn Header() -> impl IntoView {
         <header class="top">
             <h1>"agent-chatter"</h1>
             <span class="team-name">{team_name}</span>
-            <span class="connection" data-testid="connection-status" title=move || match state.mode.get() {
-                Mode::Simulation => "No bridge: the page is its own host and agents are answered by you or the simulator. \
-                    To mirror a bridge, open the address `agent-chatter serve` printed (it ends in #token=…)",
-                Mode::Bridge { .. } => "Mirroring the bridge's session: it runs the agents and keeps the log",
-            }>
-                {move || match state.mode.get() {
-                    Mode::Simulation => "● simulation",
-                    Mode::Bridge { connected: true } => "● bridge",
-                    Mode::Bridge { connected: false } => "○ bridge (disconnected)",
-                }}
+            <span class="connection" data-testid="connection-status" title=connection_title>
+                {move || connection.get()}
             </span>
-            <SessionsMenu/>
-            <ShareLink/>
-            <FilesMenu/>
+            {children()}
         </header>
     }
 }

@@ -9,11 +9,13 @@ use crate::components::fate_list::FateList;
 use crate::components::prompt_view::PromptView;
 use crate::components::section_bars::SectionBars;
 use crate::components::whatif_panel::WhatIfPanel;
+use crate::host::use_host;
 use crate::state::use_state;
 
 #[component]
 pub fn Inspector() -> impl IntoView {
     let state = use_state();
+    let host = use_host();
     let agents = move || {
         state.team.with(|t| {
             t.as_ref().map_or_else(Vec::new, |t| {
@@ -50,15 +52,12 @@ pub fn Inspector() -> impl IntoView {
         };
         format!("{at} · {what}")
     };
-    // For a delivery the bridge made: does the page's preview hash to what it sent? Hashed
-    // only when there is such a digest (bridge mode), once per change of what is shown.
+    // For a delivery the host says it made (a bridge): does the page's preview hash to what
+    // it sent? Hashed only when there is such a digest, once per change of what is shown.
     let sent_check = Memo::new(move |_| {
         // Only a delivery of this conversation: after a team edit the history goes on under
         // a new team, and the page cannot rebuild what the old one was sent.
-        if !matches!(state.mode.get(), crate::state::Mode::Bridge { .. })
-            || !state.shown_whatif.get().is_empty()
-            || !state.delivered.get()
-        {
+        if !state.shown_whatif.get().is_empty() || !state.delivered.get() {
             return None;
         }
         let member = state.shown_recipient.get()?;
@@ -66,7 +65,7 @@ pub fn Inspector() -> impl IntoView {
         let message = state
             .session
             .with(|s| s.messages().get(at).map(|m| m.id.0.clone()))?;
-        let sent = state.sent.with(|d| d.get(&(message, member)).cloned())?;
+        let sent = host.sent_digest(&message, &member)?;
         let previewed = state.actual.with(|p| match p {
             Some(Ok(p)) => Some(p.sha256_hex()),
             _ => None,

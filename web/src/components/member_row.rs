@@ -1,25 +1,42 @@
-//! One member of the team in use (`member-row`): every field of DESIGN §13.
+//! One member of the team in use (`member-row`): every field of DESIGN §13, and how a bridge
+//! answers it (`agent-status`).
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use agent_chatter::protocol::AgentReport;
 use agent_chatter::team::{
     normalize_agent_type, prompt_format, Member, MemberKind, PromptFormat, CLAUDE_CODE,
     GOOGLE_GEMINI, OPENAI_CODEX,
 };
 use leptos::prelude::*;
 
-use crate::components::team_editor::edit;
 use crate::state::use_state;
 
 /// Agent types the core knows (DESIGN §8); a config may name others (plain format).
 const AGENT_TYPES: [&str; 3] = [CLAUDE_CODE, OPENAI_CODEX, GOOGLE_GEMINI];
 
+/// A change to one member, applied to a copy of the team in use.
+pub type MemberEdit = Box<dyn FnOnce(&mut Member)>;
+
+/// Numbers the rows, for the ids their elements refer to one another by (a member id may
+/// hold characters an HTML id cannot).
+static ROWS: AtomicUsize = AtomicUsize::new(0);
+
 #[component]
-pub fn MemberRow(index: usize) -> impl IntoView {
+pub fn MemberRow(
+    /// The member shown (`None` while it is being removed).
+    #[prop(into)]
+    member: Signal<Option<Member>>,
+    /// How the bridge answers this member (`None` in simulation, or before the bridge says).
+    #[prop(into)]
+    report: Signal<Option<AgentReport>>,
+    /// Applies a change to this member; false when it was refused (the banner says why).
+    on_edit: Callback<MemberEdit, bool>,
+    /// Removes this member from the team.
+    on_remove: Callback<()>,
+) -> impl IntoView {
     let state = use_state();
-    let member = Memo::new(move |_| {
-        state
-            .team
-            .with(|t| t.as_ref().and_then(|t| t.members.get(index).cloned()))
-    });
+    let row = ROWS.fetch_add(1, Ordering::Relaxed);
     // Bumped when an edit is refused: the fields read the member again, so each shows what is
     // in force, not the refused text (the member itself did not change, so nothing else would
     // make them).
@@ -33,12 +50,7 @@ pub fn MemberRow(index: usize) -> impl IntoView {
     let set = move |write: fn(&mut Member, String)| {
         move |ev: leptos::ev::Event| {
             let value = event_target_value(&ev);
-            let applied = edit(&state, |team| {
-                if let Some(m) = team.members.get_mut(index) {
-                    write(m, value);
-                }
-            });
-            if !applied {
+            if !on_edit.run(Box::new(move |m: &mut Member| write(m, value))) {
                 refused.update(|n| *n += 1);
             }
         }
@@ -54,11 +66,7 @@ pub fn MemberRow(index: usize) -> impl IntoView {
         };
         match window {
             Ok(window) => {
-                if !edit(&state, |team| {
-                    if let Some(m) = team.members.get_mut(index) {
-                        m.window_size = window;
-                    }
-                }) {
+                if !on_edit.run(Box::new(move |m: &mut Member| m.window_size = window)) {
                     refused.update(|n| *n += 1);
                 }
             }
@@ -72,13 +80,7 @@ pub fn MemberRow(index: usize) -> impl IntoView {
         }
     };
     let is_ai = move || member.with(|m| m.as_ref().is_some_and(Member::is_ai));
-    let remove = move |_| {
-        edit(&state, |team| {
-            if index < team.members.len() {
-                team.members.remove(index);
-            }
-        });
-    };
+    let remove = move |_| on_remove.run(());
     view! {
         <fieldset class="member-row" data-testid="member-row">
             <div class="row">
@@ -102,8 +104,8 @@ pub fn MemberRow(index: usize) -> impl IntoView {
                 <button class="remove" title="remove this member" on:click=remove>"×"</button>
             </div>
             {move || {
-                let id = member.with(|m| m.as_ref().map(|m| m.id.clone()))?;
-                let (runs, command) = state.agent_status.with(|s| s.get(&id).cloned())?;
+                let AgentReport { runs, command, .. } = report.get()?;
+                let command = command.unwrap_or_else(|| "no command".to_string());
                 let (class, text) = if runs {
                     ("agent-status runs", format!("runs: {command}"))
                 } else {
@@ -119,13 +121,13 @@ pub fn MemberRow(index: usize) -> impl IntoView {
                 <label>"agent type"
                     // Any type may be typed (DESIGN §4: unknown ones use the plain format);
                     // the list offers the three the core formats.
-                    <input class="member-agent-type" list=format!("agent-types-{index}")
+                    <input class="member-agent-type" list=format!("agent-types-{row}")
                         prop:value=field(|m| m.agent_type.clone().unwrap_or_default())
                         on:change=set(|m, v| {
                             let v = v.trim();
                             m.agent_type = (!v.is_empty()).then(|| normalize_agent_type(v));
                         })/>
-                    <datalist id=format!("agent-types-{index}")>
+                    <datalist id=format!("agent-types-{row}")>
                         {AGENT_TYPES.iter().map(|t| view! { <option value=*t/> }).collect_view()}
                     </datalist>
                     <span class="format-hint" data-testid="agent-format">{move || {

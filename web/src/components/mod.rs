@@ -1,4 +1,6 @@
-//! One component per file (DESIGN §13); each reads the shared [`crate::state::AppState`].
+//! One component per file (docs/architecture.md §13). The page's state
+//! ([`crate::state::AppState`]) and its host ([`crate::host::Host`]) come by context; what a
+//! component shows that the host alone knows, or that is its own, comes as props.
 
 pub mod composer;
 pub mod diff_view;
@@ -12,6 +14,8 @@ pub mod marked_text;
 pub mod member_row;
 pub mod notices;
 pub mod prompt_view;
+pub mod reply_controls;
+pub mod running_agent;
 pub mod section_bars;
 pub mod sessions_menu;
 pub mod settings_form;

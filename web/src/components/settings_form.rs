@@ -6,12 +6,13 @@ use agent_chatter::team::{DeliveryPolicy, TeamSettings};
 use agent_chatter::tokens::TokenEstimator;
 use leptos::prelude::*;
 
-use crate::host;
+use crate::host::use_host;
 use crate::state::use_state;
 
 #[component]
 pub fn SettingsForm() -> impl IntoView {
     let state = use_state();
+    let host = use_host();
     let settings = Memo::new(move |_| state.team.with(|t| t.as_ref().map(|t| t.settings.clone())));
     // Bumped when a change is refused: the fields read the settings again, so each shows what
     // is in force, not the refused text.
@@ -36,7 +37,7 @@ pub fn SettingsForm() -> impl IntoView {
                     .map_err(|e| e.to_string())
             });
             match checked {
-                Ok(next) => host::set_settings(&state, next),
+                Ok(next) => host.set_settings(next),
                 Err(e) => {
                     state.report(format!("settings not changed: {e}"));
                     refused.update(|n| *n += 1);
@@ -49,7 +50,7 @@ pub fn SettingsForm() -> impl IntoView {
             return;
         };
         next.pin_first = event_target_checked(&ev);
-        host::set_settings(&state, next);
+        host.set_settings(next);
     };
     view! {
         <fieldset class="settings" data-testid="settings">

@@ -1,26 +1,62 @@
 //! The team in use: its members and settings (`team-editor`). Member edits rewrite the team
-//! and replay the conversation ([`crate::host::edit_team`]); settings go in as a
-//! `setSettings` fact.
+//! and go on with the conversation under it ([`crate::host::Host::edit_team`]); settings go in
+//! as a `setSettings` fact.
 
-use agent_chatter::config;
-use agent_chatter::team::{Member, MemberKind, Team};
+use agent_chatter::message::MemberId;
+use agent_chatter::team::{Member, MemberKind};
 use leptos::prelude::*;
 
-use crate::components::member_row::MemberRow;
+use crate::components::member_row::{MemberEdit, MemberRow};
 use crate::components::settings_form::SettingsForm;
-use crate::host;
-use crate::state::{use_state, AppState};
+use crate::host::use_host;
+use crate::state::use_state;
 
 #[component]
 pub fn TeamEditor() -> impl IntoView {
     let state = use_state();
-    let rows = move || {
-        state
-            .team
-            .with(|t| t.as_ref().map_or(0, |t| t.members.len()))
+    let host = use_host();
+    // Rows are keyed by member id: an edit or a removal keeps every other row (and what is
+    // typed in it) where it is.
+    let ids = Memo::new(move |_| {
+        state.team.with(|t| {
+            t.as_ref().map_or_else(Vec::new, |t| {
+                t.members
+                    .iter()
+                    .map(|m| m.id.clone())
+                    .collect::<Vec<MemberId>>()
+            })
+        })
+    });
+    let row = move |id: MemberId| {
+        let member = Memo::new({
+            let id = id.clone();
+            move |_| {
+                state
+                    .team
+                    .with(|t| t.as_ref().and_then(|t| t.member(&id).cloned()))
+            }
+        });
+        let report = Signal::derive({
+            let id = id.clone();
+            move || host.agent_report(&id)
+        });
+        let on_edit = Callback::new({
+            let id = id.clone();
+            move |change: MemberEdit| {
+                host.edit_team(|team| {
+                    if let Some(m) = team.members.iter_mut().find(|m| m.id == id) {
+                        change(m);
+                    }
+                })
+            }
+        });
+        let on_remove = Callback::new(move |()| {
+            host.edit_team(|team| team.members.retain(|m| m.id != id));
+        });
+        view! { <MemberRow member=member report=report on_edit=on_edit on_remove=on_remove/> }
     };
     let add = move |_| {
-        edit(&state, |team| {
+        host.edit_team(|team| {
             let n = (team.members.len() + 1..)
                 .find(|n| team.find(&format!("agent{n}")).is_none())
                 .unwrap_or(0);
@@ -42,30 +78,9 @@ pub fn TeamEditor() -> impl IntoView {
     view! {
         <div class="team-editor" data-testid="team-editor">
             <h2>"team"</h2>
-            <For each=move || 0..rows() key=|i| *i children=move |i| view! { <MemberRow index=i/> }/>
+            <For each=move || ids.get() key=|id| id.clone() children=row/>
             <button class="add-member" on:click=add>"+ member"</button>
             <SettingsForm/>
         </div>
-    }
-}
-
-/// Applies `change` to a copy of the team in use, re-reads it through the core's team reader
-/// (so an invalid edit is refused naming the field) and replays the conversation with it.
-/// Whether it was applied (a refusal is reported on the error banner).
-pub fn edit(state: &AppState, change: impl FnOnce(&mut Team)) -> bool {
-    let Some(mut team) = state.team.get_untracked() else {
-        state.report("no team to edit: open a team config first");
-        return false;
-    };
-    change(&mut team);
-    let checked = serde_json::to_value(&team)
-        .map_err(|e| e.to_string())
-        .and_then(|v| config::team_from_value(&v).map_err(|e| e.to_string()));
-    match checked {
-        Ok(team) => host::edit_team(state, team),
-        Err(e) => {
-            state.report(format!("team not changed: {e}"));
-            false
-        }
     }
 }

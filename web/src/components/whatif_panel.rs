@@ -6,8 +6,7 @@
 use agent_chatter::session::PreviewOverrides;
 use leptos::prelude::*;
 
-use crate::components::team_editor::edit;
-use crate::host;
+use crate::host::use_host;
 use crate::state::use_state;
 
 /// How one input changes the what-if settings; an error (a value that is not a whole number)
@@ -31,6 +30,7 @@ fn number(field: &str, value: &str) -> Result<Option<usize>, String> {
 #[component]
 pub fn WhatIfPanel() -> impl IntoView {
     let state = use_state();
+    let host = use_host();
     let active = move || !state.shown_whatif.get().is_empty();
     // Bumped when a value is refused: the fields read the what-if again and show what is on.
     let refused = RwSignal::new(0u32);
@@ -77,7 +77,7 @@ pub fn WhatIfPanel() -> impl IntoView {
         };
         let o = state.shown_whatif.get_untracked();
         if let Some(window) = o.window_size {
-            edit(&state, |team| {
+            host.edit_team(|team| {
                 if let Some(m) = team.members.iter_mut().find(|m| m.id == member) {
                     m.window_size = Some(window);
                 }
@@ -94,7 +94,7 @@ pub fn WhatIfPanel() -> impl IntoView {
                 if let Some(p) = o.pin_first {
                     settings.pin_first = p;
                 }
-                host::set_settings(&state, settings);
+                host.set_settings(settings);
             }
         }
         state.whatif.update(|w| {

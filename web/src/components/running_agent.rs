@@ -1,0 +1,32 @@
+//! The agent a bridge runs: whether the bridge sent exactly the prompt the page previews
+//! (`verified-badge`), what the agent streams so far (`agent-output`), and cancel
+//! (`agent-cancel`).
+
+use leptos::prelude::*;
+
+use crate::host::Verification;
+
+#[component]
+pub fn RunningAgent(
+    /// The bridge's announcement of this delivery, checked against the page's preview.
+    #[prop(into)]
+    verification: Signal<Option<Verification>>,
+    /// The agent's streamed output so far.
+    #[prop(into)]
+    output: Signal<String>,
+    /// Stops the agent (its delivery becomes a failed fact).
+    on_cancel: Callback<()>,
+) -> impl IntoView {
+    view! {
+        {move || verification.get().map(|v| {
+            let (class, text) = if v.verified() {
+                ("verified", format!("✓ verified: the bridge sent exactly this prompt (sha256 {}…)", &v.sent[..12.min(v.sent.len())]))
+            } else {
+                ("mismatch", format!("✗ MISMATCH: the bridge sent sha256 {}…, this page previews {}", &v.sent[..12.min(v.sent.len())], v.previewed.as_deref().map_or("nothing", |p| &p[..12.min(p.len())])))
+            };
+            view! { <div class=format!("verified-badge {class}") data-testid="verified-badge">{text}</div> }
+        })}
+        <pre class="agent-output" data-testid="agent-output">{move || output.get()}</pre>
+        <button data-testid="agent-cancel" on:click=move |_| on_cancel.run(())>"cancel"</button>
+    }
+}

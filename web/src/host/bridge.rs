@@ -1,0 +1,537 @@
+//! The page as a mirror of a bridge session (docs/architecture.md §14b): when opened from the
+//! URL the bridge prints (`…/#token=…`), the page connects to `/api/ws`, says hello with the
+//! token, and from then on applies the facts the bridge commits, in order, to its own
+//! `Session`. It computes every preview itself and checks each delivery's digest against its
+//! own ("verified"). It sends only human, team, settings and loaded-history (`loadScenario`)
+//! facts; replies come from the agents the bridge runs.
+//!
+//! Frames are the core's [`protocol`](agent_chatter::protocol) types: [`Command`]s out,
+//! [`Event`]s in. What only a bridge knows (its sessions, its agents, the digests it sent, the
+//! running agent's output) lives here, not in the page's shared state.
+
+use std::collections::BTreeMap;
+
+use agent_chatter::message::MemberId;
+use agent_chatter::protocol::{
+    decode_event, encode_command, AgentReport, Command, Event, FrameError, SessionInfo,
+};
+use agent_chatter::scenario::Scenario;
+use agent_chatter::session::{Fact, Session};
+use agent_chatter::team::Team;
+use leptos::prelude::*;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use web_sys::{MessageEvent, WebSocket};
+
+use super::ticket::Ticket;
+use crate::browser::now;
+use crate::share::{self, Shared};
+use crate::state::{AppState, Performed};
+
+/// What the bridge's connection status means, on hover.
+pub const CONNECTION_TITLE: &str =
+    "Mirroring the bridge's session: it runs the agents and keeps the log";
+
+/// Whether the prompt a bridge sent is the one the page previews (docs/architecture.md §6b).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verification {
+    pub to: String,
+    /// The bridge's SHA-256 of what it wrote to the agent.
+    pub sent: String,
+    /// The page's own, from its session.
+    pub previewed: Option<String>,
+}
+
+impl Verification {
+    pub fn verified(&self) -> bool {
+        self.previewed.as_deref() == Some(self.sent.as_str())
+    }
+}
+
+/// The bridge host; `Copy`: signals for what the views show, stored values for the rest.
+#[derive(Clone, Copy)]
+pub struct Bridge {
+    state: AppState,
+    /// The socket is open and the hello was sent.
+    connected: RwSignal<bool>,
+    /// The bridge's session shown, and the sessions its database holds.
+    session_id: RwSignal<Option<i64>>,
+    sessions: RwSignal<Vec<SessionInfo>>,
+    /// How the bridge answers each AI member.
+    agents: RwSignal<BTreeMap<MemberId, AgentReport>>,
+    /// The bridge's SHA-256 of every delivery it made in this session, by (message id,
+    /// member): past deliveries are verified as the running one is.
+    sent: RwSignal<BTreeMap<(String, MemberId), String>>,
+    /// The last delivery the bridge announced, checked against the page's preview.
+    verification: RwSignal<Option<Verification>>,
+    /// The running agent's streamed output so far (not stored).
+    output: RwSignal<String>,
+    /// Human messages sent and not yet back as facts, with their tickets.
+    outbox: RwSignal<Vec<(Ticket, Fact)>>,
+    socket: StoredValue<Option<WebSocket>, LocalStorage>,
+    /// The launch token, to put back in the address bar when a share link replaced it.
+    token: StoredValue<String>,
+    /// A shared case to load into the new session the bridge is about to open.
+    pending_share: StoredValue<Option<Shared>, LocalStorage>,
+}
+
+/// The launch token in the page's URL fragment (`#token=…`), when opened from a bridge.
+pub fn token_in_url() -> Option<String> {
+    let hash = web_sys::window()?.location().hash().ok()?;
+    let token = hash.strip_prefix("#token=")?;
+    (!token.is_empty()).then(|| token.to_string())
+}
+
+impl Bridge {
+    /// Connects to the bridge that served this page; the error says why the socket could not
+    /// be opened (the page then stays in simulation).
+    pub fn connect(state: AppState, token: String) -> Result<Bridge, String> {
+        let bridge = Bridge {
+            state,
+            connected: RwSignal::new(false),
+            session_id: RwSignal::new(None),
+            sessions: RwSignal::new(Vec::new()),
+            agents: RwSignal::new(BTreeMap::new()),
+            sent: RwSignal::new(BTreeMap::new()),
+            verification: RwSignal::new(None),
+            output: RwSignal::new(String::new()),
+            outbox: RwSignal::new(Vec::new()),
+            socket: StoredValue::new_local(None),
+            token: StoredValue::new(token.clone()),
+            pending_share: StoredValue::new_local(None),
+        };
+        let Some(location) = web_sys::window().map(|w| w.location()) else {
+            return Ok(bridge);
+        };
+        let host = location.host().unwrap_or_default();
+        let socket = WebSocket::new(&format!("ws://{host}/api/ws")).map_err(|_| {
+            "could not open the bridge's WebSocket: the page stays in simulation".to_string()
+        })?;
+        let hello = encode_command(&Command::Hello { token });
+        let on_open = {
+            let socket = socket.clone();
+            Closure::<dyn FnMut()>::new(move || {
+                let _ = socket.send_with_str(&hello);
+                bridge.connected.set(true);
+            })
+        };
+        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+            if let Some(text) = e.data().as_string() {
+                bridge.receive(&text);
+            }
+        });
+        let on_close = Closure::<dyn FnMut()>::new(move || {
+            bridge.connected.set(false);
+            state.report(
+                "the bridge closed the connection: reload the page from the URL the bridge printed",
+            );
+        });
+        socket.set_onopen(Some(on_open.as_ref().unchecked_ref()));
+        socket.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        socket.set_onclose(Some(on_close.as_ref().unchecked_ref()));
+        // The handlers live as long as the page.
+        on_open.forget();
+        on_message.forget();
+        on_close.forget();
+        bridge.socket.set_value(Some(socket));
+        Ok(bridge)
+    }
+
+    pub fn state(&self) -> AppState {
+        self.state
+    }
+
+    /// The header's connection status (reactive).
+    pub fn connection_label(&self) -> &'static str {
+        if self.connected.get() {
+            "● bridge"
+        } else {
+            "○ bridge (disconnected)"
+        }
+    }
+
+    /// The sessions the bridge's database holds (as of when they were last asked for).
+    pub fn sessions(&self) -> Signal<Vec<SessionInfo>> {
+        self.sessions.into()
+    }
+
+    /// The bridge session shown.
+    pub fn session_id(&self) -> Signal<Option<i64>> {
+        self.session_id.into()
+    }
+
+    /// The last delivery the bridge announced, checked against the page's preview.
+    pub fn verification(&self) -> Signal<Option<Verification>> {
+        self.verification.into()
+    }
+
+    /// The running agent's streamed output so far.
+    pub fn output(&self) -> Signal<String> {
+        self.output.into()
+    }
+
+    /// See [`crate::host::Host::sent_digest`].
+    pub fn sent_digest(&self, message: &str, member: &str) -> Option<String> {
+        self.sent.with(|sent| {
+            sent.get(&(message.to_string(), member.to_string()))
+                .cloned()
+        })
+    }
+
+    /// See [`crate::host::Host::agent_report`].
+    pub fn agent_report(&self, member: &MemberId) -> Option<AgentReport> {
+        self.agents.with(|agents| agents.get(member).cloned())
+    }
+
+    /// Sends a command frame; false when there is no open connection.
+    fn send(&self, command: &Command) -> bool {
+        let frame = encode_command(command);
+        self.socket.with_value(|s| {
+            s.as_ref()
+                .filter(|s| s.ready_state() == WebSocket::OPEN)
+                .is_some_and(|s| s.send_with_str(&frame).is_ok())
+        })
+    }
+
+    /// Asks the bridge to apply `fact`; it comes back as a `fact` event once committed.
+    pub fn apply(&self, fact: Fact) -> bool {
+        let sent = self.send(&Command::Apply {
+            fact: Box::new(fact),
+        });
+        if !sent {
+            self.state
+                .report("not connected to the bridge: the message was not sent");
+        }
+        sent
+    }
+
+    /// Sends the human composer's message; its ticket is stored once the bridge's `fact`
+    /// event brings this very fact back. Two messages of this page waiting at once never share
+    /// a send time, so the same text sent twice is two facts, each with its own ticket.
+    pub fn send_human(&self, text: String) -> Option<Ticket> {
+        let last = self.outbox.with_untracked(|o| {
+            o.iter()
+                .filter_map(|(_, f)| match f {
+                    Fact::Human { at, .. } => Some(at.0),
+                    _ => None,
+                })
+                .max()
+        });
+        let mut at = now();
+        if let Some(last) = last.filter(|&last| last >= at.0) {
+            at.0 = last + 1;
+        }
+        let fact = Fact::Human {
+            text,
+            sender: None,
+            at,
+        };
+        let ticket = Ticket::issue();
+        if !self.apply(fact.clone()) {
+            return None;
+        }
+        self.outbox.update(|o| o.push((ticket, fact)));
+        Some(ticket)
+    }
+
+    /// Whether the message of `ticket` came back from the bridge (reactive).
+    pub fn is_stored(&self, ticket: Ticket) -> bool {
+        self.outbox.with(|o| o.iter().all(|(t, _)| *t != ticket))
+    }
+
+    /// Takes the facts the bridge committed off the outbox: their tickets are stored.
+    fn acknowledge(&self, committed: &[Fact]) {
+        let sent = |fact: &Fact| committed.contains(fact);
+        if self
+            .outbox
+            .with_untracked(|o| o.iter().any(|(_, f)| sent(f)))
+        {
+            self.outbox.update(|o| o.retain(|(_, f)| !sent(f)));
+        }
+    }
+
+    /// The history goes on under the edited team as a `loadScenario` fact (the bridge's log
+    /// only grows; a `setTeam` would start the conversation over): the same messages,
+    /// addressees and team task, nothing pending. Refused while an agent runs, whose answer
+    /// would then belong to no delivery.
+    pub fn edit_team(&self, team: Team) -> bool {
+        let state = self.state;
+        let running = state
+            .session
+            .with_untracked(|s| s.conversation().in_flight().map(|f| f.to.clone()));
+        if let Some(to) = running {
+            state.report(format!(
+                "team not changed: {to} is running; wait for the answer or cancel it, then edit \
+                 the team (the conversation goes on under the edited team)"
+            ));
+            return false;
+        }
+        let scenario = state
+            .session
+            .with_untracked(|s| Scenario::from_history(team, s.messages(), s.store().team_task()));
+        self.apply(Fact::LoadScenario {
+            scenario: Box::new(scenario),
+        })
+    }
+
+    /// A session file cannot replace the log the bridge keeps.
+    pub fn refuse_session_file(&self, name: &str) {
+        self.state.report(format!(
+            "{name}: the bridge keeps this session's log, so a session file cannot replace it; open the file without a bridge (simulation), or open a scenario instead"
+        ));
+    }
+
+    /// Whether the user agrees to leave the session shown: asked only while an agent runs in it,
+    /// since leaving stops that agent (its delivery is made again when the session is opened).
+    fn may_leave_session(&self) -> bool {
+        let running = self
+            .state
+            .session
+            .with_untracked(|s| s.conversation().in_flight().map(|f| f.to.clone()));
+        let Some(to) = running else {
+            return true;
+        };
+        web_sys::window()
+            .and_then(|w| {
+                w.confirm_with_message(&format!(
+                    "{to} is running in this session. Leaving it stops {to}; the delivery is made \
+                     again when you open this session again. Leave anyway?"
+                ))
+                .ok()
+            })
+            .unwrap_or(false)
+    }
+
+    /// A new session with the same team, once the user agrees to leave the one shown.
+    pub fn new_session(&self) {
+        if self.may_leave_session() {
+            self.send(&Command::NewSession);
+        }
+    }
+
+    /// Switches every page of the bridge to session `id`, once the user agrees to leave the
+    /// one shown; false when the user called it off.
+    pub fn open_session(&self, id: i64) -> bool {
+        if !self.may_leave_session() {
+            return false;
+        }
+        self.send(&Command::OpenSession { id });
+        true
+    }
+
+    /// Asks the bridge to stop the running agent.
+    pub fn cancel_due(&self) {
+        if let Some(to) = self
+            .state
+            .due
+            .with_untracked(|d| d.as_ref().map(|d| d.to.clone()))
+        {
+            self.send(&Command::Cancel { to });
+        }
+    }
+
+    /// A share link opened in this tab: the case opens as a new session of the bridge; the
+    /// token goes back in the address bar, so a reload stays connected.
+    pub fn open_link(&self, fragment: &str) {
+        self.restore_token_in_url();
+        match share::decode(fragment) {
+            Ok(shared) => self.open_shared(shared),
+            Err(e) => self.state.report(e),
+        }
+    }
+
+    /// Opens a shared case in a new session of the bridge (the one shown keeps its log), after
+    /// asking if an agent runs.
+    fn open_shared(&self, shared: Shared) {
+        if !self.may_leave_session() {
+            return;
+        }
+        self.pending_share.set_value(Some(shared));
+        if !self.send(&Command::NewSession) {
+            self.pending_share.set_value(None);
+            self.state
+                .report("not connected to the bridge: the shared case was not opened");
+        }
+    }
+
+    /// Puts the launch token back in the address bar (a share link's fragment replaced it), so a
+    /// reload stays connected.
+    fn restore_token_in_url(&self) {
+        let token = self.token.get_value();
+        if let Some(window) = web_sys::window() {
+            let path = window.location().pathname().unwrap_or_else(|_| "/".into());
+            if let Ok(history) = window.history() {
+                let url = format!("{path}#token={token}");
+                let _ =
+                    history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+            }
+        }
+    }
+
+    /// A new delivery: the bridge's announcement of it is checked afresh.
+    fn performed(&self, performed: Performed) {
+        if performed.delivery {
+            self.verification.set(None);
+        }
+    }
+
+    fn receive(&self, text: &str) {
+        let state = self.state;
+        let event = match read_event(text) {
+            Some(Ok(event)) => event,
+            Some(Err(e)) => return state.report(e),
+            None => return,
+        };
+        match event {
+            Event::Session { id, facts, sent } => {
+                self.session_id.set(Some(id));
+                self.sent.set(
+                    sent.into_iter()
+                        .map(|d| ((d.message, d.to), d.prompt_sha256))
+                        .collect(),
+                );
+                // The list may have grown (a new session): ask again.
+                self.send(&Command::ListSessions);
+                self.acknowledge(&facts);
+                match Session::replay(facts) {
+                    Ok(session) => {
+                        // A new session shown: earlier errors were about another.
+                        state.error.set(None);
+                        self.performed(state.show(session));
+                        // The new session a share link asked for: the case goes in as its fact.
+                        let mut shared = None;
+                        self.pending_share.update_value(|p| shared = p.take());
+                        if let Some(shared) = shared {
+                            state.recipient.set(shared.member);
+                            self.apply(Fact::LoadScenario {
+                                scenario: Box::new(shared.scenario),
+                            });
+                        }
+                    }
+                    Err(e) => {
+                        state.report(format!("the bridge's session does not replay here: {e}"))
+                    }
+                }
+            }
+            Event::Fact { seq, fact } => {
+                // Facts are applied in `seq` order (docs/architecture.md §14b): one already
+                // held is skipped, and a gap is never papered over (the bridge resends the
+                // whole log to a page that fell behind; anything else is a bug worth seeing).
+                let held = state.session.with_untracked(|s| s.facts().len()) as u64;
+                if seq <= held {
+                    return;
+                }
+                if seq != held + 1 {
+                    return state.report(format!(
+                        "the bridge sent fact #{seq} while this page holds {held}: reload the \
+                         page to get the whole log"
+                    ));
+                }
+                self.output.set(String::new());
+                // A fact a page caused was taken: an earlier refusal is no longer news.
+                let from_a_page = !matches!(fact, Fact::Replied { .. } | Fact::Failed { .. });
+                let performed = state.apply_fact(&fact);
+                self.acknowledge(std::slice::from_ref(&fact));
+                if let Some(performed) = performed {
+                    self.performed(performed);
+                    if from_a_page {
+                        state.error.set(None);
+                    }
+                }
+            }
+            Event::Delivering {
+                to,
+                message,
+                prompt_sha256,
+                bytes: _,
+            } => {
+                self.sent.update(|sent| {
+                    sent.insert((message, to.clone()), prompt_sha256.clone());
+                });
+                let previewed = state.due.with_untracked(|d| {
+                    d.as_ref()
+                        .filter(|d| d.to == to)
+                        .map(|d| d.prompt.sha256_hex())
+                });
+                self.verification.set(Some(Verification {
+                    to,
+                    sent: prompt_sha256,
+                    previewed,
+                }));
+            }
+            Event::Sessions { list } => self.sessions.set(list),
+            Event::Agents { list } => self
+                .agents
+                .set(list.into_iter().map(|a| (a.member.clone(), a)).collect()),
+            Event::Output { delta, .. } => self.output.update(|o| o.push_str(&delta)),
+            Event::Error { message } => state.report(format!("bridge: {message}")),
+        }
+    }
+}
+
+/// The event in the frame `text`; `None` for an event this page does not know (a newer
+/// bridge's, left alone), the banner's words for a frame that does not read.
+fn read_event(text: &str) -> Option<Result<Event, String>> {
+    let e = match decode_event(text) {
+        Ok(event) => return Some(Ok(event)),
+        Err(FrameError::UnknownEvent(_)) => return None,
+        Err(e) => e,
+    };
+    Some(Err(match e {
+        FrameError::NotJson { line, column } => {
+            format!("the bridge sent a frame that is not JSON (line {line}, column {column})")
+        }
+        FrameError::BadEvent { kind, reason } if kind == "fact" => {
+            format!("the bridge sent a fact this page cannot read: {reason}")
+        }
+        FrameError::BadEvent { kind, reason } if kind == "session" => {
+            format!("the bridge's session does not replay here: {reason}")
+        }
+        e => format!("the bridge sent a frame this page cannot read: {e}"),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_frame_that_does_not_read_says_what_was_wrong() {
+        let cases = [
+            (
+                "{",
+                "the bridge sent a frame that is not JSON (line 1, column 1)",
+            ),
+            (
+                r#"{"v":1,"type":"fact","seq":1}"#,
+                "the bridge sent a fact this page cannot read: ",
+            ),
+            (
+                r#"{"v":1,"type":"session","id":1}"#,
+                "the bridge's session does not replay here: ",
+            ),
+            (
+                r#"{"v":2,"type":"fact"}"#,
+                "the bridge sent a frame this page cannot read: v: protocol version 2",
+            ),
+        ];
+        for (frame, want) in cases {
+            match read_event(frame) {
+                Some(Err(e)) => assert!(e.starts_with(want), "{frame}: {e}"),
+                other => panic!("{frame}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn an_event_this_page_does_not_know_is_left_alone() {
+        assert_eq!(read_event(r#"{"v":1,"type":"shout"}"#), None);
+        assert_eq!(
+            read_event(r#"{"v":1,"type":"output","to":"max","delta":"hi"}"#),
+            Some(Ok(Event::Output {
+                to: "max".into(),
+                delta: "hi".into()
+            }))
+        );
+    }
+}

@@ -1,0 +1,196 @@
+//! Who performs the session's actions (docs/architecture.md §13): the page itself
+//! ([`Simulation`]) or the bridge it mirrors ([`Bridge`], §14b). One [`Host`] is chosen when
+//! the page opens and provided as context; components reach it with [`use_host`] and ask it to
+//! act, never which one it is.
+//!
+//! The two hosts are this module's children and import neither it nor its users (the
+//! components): they share only the page's state ([`crate::state`]) and the [`Ticket`].
+
+mod bridge;
+mod simulation;
+mod ticket;
+
+use agent_chatter::config;
+use agent_chatter::message::MemberId;
+use agent_chatter::protocol::AgentReport;
+use agent_chatter::session::{Fact, Session};
+use agent_chatter::team::{Team, TeamSettings};
+use leptos::prelude::*;
+
+pub use bridge::{Bridge, Verification};
+pub use simulation::Simulation;
+pub use ticket::Ticket;
+
+use crate::state::AppState;
+
+/// The page's host: either the simulation or a bridge. `Copy`: every part is a signal or a
+/// stored value.
+#[derive(Clone, Copy)]
+pub enum Host {
+    /// No bridge: the page applies its own facts, agents are answered by the user or the
+    /// core's simulator, and the log is kept in this browser.
+    Simulation(Simulation),
+    /// Mirroring a bridge session over its WebSocket; the bridge runs the agents and keeps
+    /// the log.
+    Bridge(Bridge),
+}
+
+/// The page's host, from the context [`crate::app::App`] provides.
+pub fn use_host() -> Host {
+    expect_context::<Host>()
+}
+
+impl Host {
+    /// The host for this page: a bridge when the address carries its launch token
+    /// (`#token=…`), else the simulation, which opens a shared link, the session stored in
+    /// this browser, or the demo.
+    pub fn start(state: AppState) -> Host {
+        if let Some(token) = bridge::token_in_url() {
+            // The bridge sends its session once connected.
+            match Bridge::connect(state, token) {
+                Ok(bridge) => return Host::Bridge(bridge),
+                Err(e) => {
+                    state.report(e);
+                    return Host::Simulation(Simulation::new(state));
+                }
+            }
+        }
+        let simulation = Simulation::new(state);
+        simulation.open_first();
+        Host::Simulation(simulation)
+    }
+
+    fn state(&self) -> AppState {
+        match self {
+            Host::Simulation(s) => s.state(),
+            Host::Bridge(b) => b.state(),
+        }
+    }
+
+    /// Applies `fact` (a team, settings, a human message, a loaded history); a refusal changes
+    /// nothing and its reason goes to the banner. A bridge commits it and sends it back.
+    pub fn apply(&self, fact: Fact) -> bool {
+        match self {
+            Host::Simulation(s) => s.apply(fact),
+            Host::Bridge(b) => b.apply(fact),
+        }
+    }
+
+    /// Applies `change` to a copy of the team in use, re-reads it through the core's team
+    /// reader (so an invalid edit is refused naming the field) and goes on with the
+    /// conversation under it. Whether it was applied (a refusal is reported on the banner).
+    pub fn edit_team(&self, change: impl FnOnce(&mut Team)) -> bool {
+        let state = self.state();
+        let Some(mut team) = state.team.get_untracked() else {
+            state.report("no team to edit: open a team config first");
+            return false;
+        };
+        change(&mut team);
+        let checked = serde_json::to_value(&team)
+            .map_err(|e| e.to_string())
+            .and_then(|v| config::team_from_value(&v).map_err(|e| e.to_string()));
+        match checked {
+            Ok(team) => match self {
+                Host::Simulation(s) => s.edit_team(team),
+                Host::Bridge(b) => b.edit_team(team),
+            },
+            Err(e) => {
+                state.report(format!("team not changed: {e}"));
+                false
+            }
+        }
+    }
+
+    /// New settings for the conversation from now on (a `setSettings` fact).
+    pub fn set_settings(&self, settings: TeamSettings) {
+        self.apply(Fact::set_settings(settings));
+    }
+
+    /// The human composer's message, as typed (markers included); its ticket when the host
+    /// took it, which [`Host::is_stored`] follows.
+    pub fn send_human(&self, text: String) -> Option<Ticket> {
+        match self {
+            Host::Simulation(s) => s.send_human(text).then(Ticket::issue),
+            Host::Bridge(b) => b.send_human(text),
+        }
+    }
+
+    /// Whether the message of `ticket` is in the log (reactive). The simulation stores a
+    /// message when it takes it; a bridge when its `fact` event comes back.
+    pub fn is_stored(&self, ticket: Ticket) -> bool {
+        match self {
+            Host::Simulation(_) => true,
+            Host::Bridge(b) => b.is_stored(ticket),
+        }
+    }
+
+    /// Opens a session file: the simulation continues it; a bridge keeps its own log and
+    /// says so.
+    pub fn open_session_file(&self, name: &str, session: Session) {
+        match self {
+            Host::Simulation(s) => s.open_session_file(session),
+            Host::Bridge(b) => b.refuse_session_file(name),
+        }
+    }
+
+    /// Starts over, once the user agrees: the demo conversation (simulation), or a new
+    /// session of the bridge with the same team.
+    pub fn start_over(&self) {
+        match self {
+            Host::Simulation(s) => s.reset_demo(),
+            Host::Bridge(b) => b.new_session(),
+        }
+    }
+
+    /// What [`Host::start_over`] does, as its button says it.
+    pub fn start_over_label(&self) -> &'static str {
+        match self {
+            Host::Simulation(_) => "reset demo",
+            Host::Bridge(_) => "new session",
+        }
+    }
+
+    /// Opens a shared link's fragment (`#share=…`) given to a page already open: as the
+    /// session shown (simulation), or as a new session of the bridge, never as a local session
+    /// the bridge does not hold.
+    pub fn open_link(&self, fragment: &str) {
+        match self {
+            Host::Simulation(s) => s.open_shared(fragment),
+            Host::Bridge(b) => b.open_link(fragment),
+        }
+    }
+
+    /// The SHA-256 of what the host sent `member` for the message `message` (`msg-3`), when it
+    /// says (reactive): a bridge reports every delivery it made; the simulation sends nothing.
+    pub fn sent_digest(&self, message: &str, member: &str) -> Option<String> {
+        match self {
+            Host::Simulation(_) => None,
+            Host::Bridge(b) => b.sent_digest(message, member),
+        }
+    }
+
+    /// How the AI member `member` is answered on the bridge's machine (reactive); `None` in
+    /// simulation, where the user or the simulator answers.
+    pub fn agent_report(&self, member: &MemberId) -> Option<AgentReport> {
+        match self {
+            Host::Simulation(_) => None,
+            Host::Bridge(b) => b.agent_report(member),
+        }
+    }
+
+    /// The connection status, as the header shows it (reactive).
+    pub fn connection_label(&self) -> &'static str {
+        match self {
+            Host::Simulation(_) => simulation::CONNECTION_LABEL,
+            Host::Bridge(b) => b.connection_label(),
+        }
+    }
+
+    /// What the connection status means, on hover.
+    pub fn connection_title(&self) -> &'static str {
+        match self {
+            Host::Simulation(_) => simulation::CONNECTION_TITLE,
+            Host::Bridge(_) => bridge::CONNECTION_TITLE,
+        }
+    }
+}
