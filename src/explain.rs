@@ -9,6 +9,7 @@ use crate::team::{CompactionStrategy, PromptFormat};
 /// Why a deduplicated message left the context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum DedupReason {
     /// The last context item is the current message itself.
     SameId,
@@ -21,6 +22,7 @@ pub enum DedupReason {
 /// The fate of one stored message for one recipient.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "fate", rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum Fate {
     /// In the `[CONTEXT]` section.
     Included,
@@ -45,8 +47,9 @@ pub enum Fate {
 /// One message's fate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct MessageFate {
-    /// Position of the message in the conversation (0-based, the order of `messages()`):
+    /// Position of the message in the conversation (0-based, the order of the messages):
     /// positions are free to report, ids would cost an allocation per history line.
     pub index: usize,
     #[serde(flatten)]
@@ -56,6 +59,7 @@ pub struct MessageFate {
 /// Size of one emitted (or dropped) section.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SectionExplain {
     /// `system`, `teamTask`, `context`, `parent`, `related`, `message`, or an extra section's name.
     pub name: String,
@@ -63,6 +67,7 @@ pub struct SectionExplain {
     pub bytes: usize,
     /// Estimated tokens, when a token estimator is set.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub tokens: Option<usize>,
     /// True for the Claude system part, which travels as the `--append-system-prompt` flag.
     pub in_system_flag: bool,
@@ -71,6 +76,7 @@ pub struct SectionExplain {
 /// A cut made to fit the budget.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Truncation {
     /// What was cut: a section's name (`message`, `system`, `teamTask`, an extra section's
     /// name), `parent`, or `system` for Claude's system flag.
@@ -83,6 +89,7 @@ pub struct Truncation {
 /// ok < 75% ≤ warning < 90% ≤ critical (docs/architecture.md §19 (seed 003)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum BudgetStatus {
     Ok,
     Warning,
@@ -107,30 +114,33 @@ impl BudgetStatus {
 /// Everything that decided one prompt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Explain {
     pub recipient: MemberId,
     pub format: PromptFormat,
     pub sections: Vec<SectionExplain>,
-    /// Position of the message this prompt answers (its `[MESSAGE]`); `None` for the
+    /// Position of the message this prompt answers (its `[MESSAGE]`); none (`null`) for the
     /// skeleton of a conversation with no message yet.
     pub current: Option<usize>,
     /// Fates of the messages the builder looked at (window, pinned, parent, siblings, current),
-    /// in store order. Every other stored message is [`Fate::OutsideWindow`]; listing them all
-    /// would make each prompt cost O(history), which §9 forbids — use [`Explain::fate_of`].
+    /// oldest first. Every other stored message is outside the window: listing them all
+    /// would make each prompt cost O(history), which §9 forbids.
     pub messages: Vec<MessageFate>,
     /// How many stored messages are not listed (all outside the window).
     pub outside_window: usize,
     /// Marker occurrences removed from the text this prompt shows.
     pub markers_stripped: usize,
     pub truncations: Vec<Truncation>,
-    /// `prompt.len() + system_flag.len()`.
+    /// `prompt` bytes + `systemFlag` bytes (UTF-8); never above `maxBytes`.
     pub total_bytes: usize,
     pub max_bytes: usize,
     /// Estimated tokens of the whole output, when a token estimator is set.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub total_tokens: Option<usize>,
-    /// The token budget, when one is set (`total_tokens <= max_tokens` then holds).
+    /// The token budget, when one is set (`totalTokens <= maxTokens` then holds).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub max_tokens: Option<usize>,
     /// The fuller of the byte and token budgets decides.
     pub status: BudgetStatus,

@@ -48,10 +48,12 @@ impl std::fmt::Display for MessageId {
     }
 }
 
-/// Who spoke. `System` is used for notices the conversation records itself (agent failures):
+/// Who spoke. `system` is used for notices the conversation records itself (agent failures):
 /// never deduplicated, never a recipient.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename = "SpeakerType"))]
 pub enum SpeakerKind {
     Human,
     Ai,
@@ -93,6 +95,7 @@ impl<'de> Deserialize<'de> for SpeakerKind {
 /// readable after the team changes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Speaker {
     pub id: MemberId,
     pub name: String,
@@ -116,6 +119,7 @@ impl Speaker {
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
 )]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum Intent {
     P1,
     #[default]
@@ -142,6 +146,8 @@ impl std::fmt::Display for Intent {
 
 /// One `[NEXT: …]` addressee as written, with its intent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename = "ParsedAddressee"))]
 pub struct Addressee {
     pub name: String,
     pub intent: Intent,
@@ -150,6 +156,7 @@ pub struct Addressee {
 /// The routing parsed from a message, stored beside the raw text.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "camelCase", default)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Routing {
     /// Every `[NEXT]` addressee as written, in order.
     pub raw_next: Vec<Addressee>,
@@ -170,13 +177,16 @@ pub struct Routing {
 /// A stored message: raw content plus parsed routing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Message {
+    /// `msg-1`, `msg-2`, … in the order messages were stored.
     pub id: MessageId,
     pub speaker: Speaker,
     /// Exactly what was sent, markers included.
     pub content: String,
     #[serde(default)]
     pub routing: Routing,
+    /// Milliseconds since 1970, as given by the host.
     #[serde(default)]
     pub at: Millis,
 }
@@ -188,6 +198,39 @@ impl Message {
             "all".to_string()
         } else {
             self.routing.resolved_names.join(", ")
+        }
+    }
+}
+
+/// In TypeScript a message id is a `string` and a time a `number` (ms), as serde writes them:
+/// used inline, never declared.
+#[cfg(feature = "ts")]
+mod ts {
+    use ts_rs::{Config, TS};
+
+    impl TS for super::MessageId {
+        type WithoutGenerics = Self;
+        type OptionInnerType = Self;
+
+        fn name(cfg: &Config) -> String {
+            String::name(cfg)
+        }
+
+        fn inline(cfg: &Config) -> String {
+            String::inline(cfg)
+        }
+    }
+
+    impl TS for super::Millis {
+        type WithoutGenerics = Self;
+        type OptionInnerType = Self;
+
+        fn name(_: &Config) -> String {
+            "number".to_owned()
+        }
+
+        fn inline(cfg: &Config) -> String {
+            Self::name(cfg)
         }
     }
 }

@@ -104,13 +104,15 @@ impl Serialize for TeamTaskOverride {
 /// One history message of a scenario.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ScenarioMessage {
-    /// A member's id or name, or `system`.
+    /// A member's id or name, or `system` for a system notice.
     pub from: String,
     /// Raw text, markers included.
     pub content: String,
-    /// Explicit addressees; `None` = from the `[NEXT]` markers, empty = everyone.
+    /// Explicit addressees; absent = from the `[NEXT]` markers, empty = everyone (`all`).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub to: Option<Vec<String>>,
 }
 

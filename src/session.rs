@@ -74,6 +74,7 @@ pub const SESSION_FORMAT: &str = "agent-chatter-session/1";
     rename_all = "camelCase",
     rename_all_fields = "camelCase"
 )]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum Fact {
     /// A team was loaded: everything resets. `settings`, when given, replace the team's own.
     /// (Team and settings are boxed, as the scenario is, so every fact stays small: a session
@@ -81,6 +82,7 @@ pub enum Fact {
     SetTeam {
         team: Box<Team>,
         #[serde(skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
         settings: Option<Box<TeamSettings>>,
     },
     /// New settings (window, budgets, policy); the conversation goes on.
@@ -109,7 +111,12 @@ pub enum Fact {
     /// conversation then waits for the team's first human, as after any message that routes no one:
     /// the next human message is routed as usual. Not in docs/architecture.md §6b's list: added so
     /// a shared case opens in every host and stays a replayable fact log.
-    LoadScenario { scenario: Box<Scenario> },
+    LoadScenario {
+        // Written in the scenario format (our team format, every setting) and read back by
+        // the scenario reader, which takes any scenario.
+        #[cfg_attr(feature = "ts", ts(type = "ScenarioInput"))]
+        scenario: Box<Scenario>,
+    },
 }
 
 impl Fact {
@@ -277,6 +284,8 @@ fn count_messages(len: usize) -> String {
 /// What-if settings for one preview; `None` keeps the setting in force.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct PreviewOverrides {
     pub window_size: Option<usize>,
     pub max_bytes: Option<usize>,

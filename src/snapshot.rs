@@ -42,13 +42,16 @@ pub const SNAPSHOT_VERSION: u32 = 1;
 /// task, when it was taken.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Snapshot {
-    /// Always [`SNAPSHOT_VERSION`].
+    /// Always 1 ([`SNAPSHOT_VERSION`]).
+    #[cfg_attr(feature = "ts", ts(type = "1"))]
     pub version: u32,
     pub messages: Vec<Message>,
     /// `null` when there is no team task.
     pub team_task: Option<String>,
-    /// When the snapshot was taken, supplied by the host (the core reads no clock).
+    /// When the snapshot was taken (ms since 1970), supplied by the host (the core reads no
+    /// clock).
     pub timestamp: Millis,
 }
 

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 /// Which token estimate the explain reports and a token budget (`maxTokens`) is kept with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum TokenEstimator {
     /// No token figures (unless `maxTokens` is set, which implies [`Self::CharsDiv4`]).
     #[default]

@@ -30,15 +30,19 @@ pub const MESSAGE_SECTION: &str = "message";
 /// the message it shows (for the explain).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename = "PromptContextMessage"))]
 pub struct ContextLine {
     pub from: String,
     /// Resolved addressees' names joined by `, `, or `all` (also when absent or `null`, as
     /// the peer prints it).
     #[serde(default = "all", deserialize_with = "to_or_all")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub to: String,
     pub content: String,
     /// Position of the message in the conversation (0-based), when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub index: Option<usize>,
 }
 
@@ -72,6 +76,7 @@ impl ContextLine {
 /// context, extra sections and the pin-first marker). The owned form, for the `ContextManager` API.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct AssemblerInput {
     /// History lines, oldest first (already stripped and deduplicated).
     #[serde(deserialize_with = "crate::objects::objects")]
@@ -81,6 +86,7 @@ pub struct AssemblerInput {
     pub current_message: String,
     /// Position of the current message in the conversation, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub current_index: Option<usize>,
     pub team_task: Option<String>,
     /// Read from a string or, as the peer's `AssemblerInput` allows, an array of lines
@@ -89,9 +95,12 @@ pub struct AssemblerInput {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "instruction_lines"
     )]
+    #[cfg_attr(feature = "ts", ts(type = "string | string[]", optional))]
     pub system_instruction: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub instruction_file_text: Option<String>,
+    /// Budget in UTF-8 bytes, greater than 0; absent (0) uses the manager's.
     pub max_bytes: usize,
     /// Pin-first policy (docs/architecture.md §19 (seed 002)): the pinned first message, shown
     /// before the window.
@@ -99,9 +108,11 @@ pub struct AssemblerInput {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "crate::objects::optional_object"
     )]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub pinned: Option<ContextLine>,
     /// Messages skipped between the pinned one and the window (`[N earlier messages omitted]`).
     #[serde(skip_serializing_if = "is_zero")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub omitted: usize,
     /// `[PARENT_CONTEXT]`: the routed parent, when it is not the message and fell out of the
     /// window. Read as `parentContext` too, the peer's name for it.
@@ -110,6 +121,7 @@ pub struct AssemblerInput {
         skip_serializing_if = "Option::is_none",
         deserialize_with = "crate::objects::optional_object"
     )]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub parent: Option<ContextLine>,
     /// `[RELATED_CONTEXT]`: sibling answers to the same parent, newest first.
     /// Read as `siblingContext` too, the peer's name for it.
@@ -118,11 +130,14 @@ pub struct AssemblerInput {
         skip_serializing_if = "Vec::is_empty",
         deserialize_with = "crate::objects::objects"
     )]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub related: Vec<ContextLine>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub extra_sections: Vec<ExtraSection>,
     /// The recipient, for the explain.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub agent_id: Option<MemberId>,
 }
 
@@ -205,15 +220,18 @@ impl AssemblerInput {
 /// memory, tool output).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ExtraSection {
     pub name: String,
     pub content: String,
     /// Higher is trimmed first among compactable sections.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub priority: i32,
     /// Compactable sections may be trimmed (before history); others never are, unless the
     /// budget cannot hold them at all (the hard invariant wins, and the explain says so).
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub compactable: bool,
 }
 

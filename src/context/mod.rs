@@ -105,10 +105,12 @@ pub struct Target {
 /// The result of a build: exactly what the agent receives, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename = "Preview"))]
 pub struct Prompt {
     pub prompt: String,
-    /// Claude's system part, passed as `--append-system-prompt`; `None` when empty or for
-    /// other formats.
+    /// Claude's system part, passed as `--append-system-prompt`; none (`null`) when empty or
+    /// for other formats.
     pub system_flag: Option<String>,
     pub explain: Explain,
 }

@@ -11,6 +11,7 @@ use crate::message::{MemberId, MessageId};
 /// One output of the state machine.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum Action {
     /// Run agent `to` with `prompt` (and `prompt.system_flag`, if any). The host MUST then
     /// report the outcome exactly once, with `handle_agent_replied(to, text)` or
@@ -31,6 +32,7 @@ pub enum Action {
 /// A delivery to run now.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Delivery {
     /// The agent to run.
     pub to: MemberId,
@@ -51,6 +53,7 @@ pub struct Delivery {
     rename_all = "camelCase",
     rename_all_fields = "camelCase"
 )]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum Notice {
     /// The team task was longer than 5 KiB and was cut at a character boundary.
     TeamTaskTruncated { from: usize, to: usize },

@@ -80,6 +80,7 @@ use crate::text::floor_char_boundary;
 /// Where the conversation stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum Status {
     /// No message yet: the first human input starts the session.
     #[default]
@@ -95,6 +96,7 @@ pub enum Status {
 /// The delivery whose outcome the machine is waiting for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct InFlight {
     pub to: MemberId,
     /// The `[MESSAGE]` of its prompt.

@@ -29,6 +29,7 @@ pub const MAX_LOCAL_RUN: usize = 5;
 /// One pending delivery: `to` must answer `parent`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct QueuedDelivery {
     /// The member who will receive it.
     pub to: MemberId,
@@ -57,6 +58,7 @@ pub enum Enqueued {
 /// The pending deliveries, in enqueue order, plus the scheduler's run counter.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct RoutingQueue {
     items: Vec<QueuedDelivery>,
     next_seq: u64,

@@ -13,12 +13,13 @@ use crate::team::Team;
 /// Everything [`Conversation`](super::Conversation) holds besides the team and the store.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct RoutingState {
     pub queue: RoutingQueue,
     pub status: Status,
     pub waiting_for: Option<MemberId>,
     pub in_flight: Option<InFlight>,
-    /// `[DONE]` was said while `in_flight` ran: its reply will be stored, not routed.
+    /// `[DONE]` was said while the delivery in flight ran: its reply will be stored, not routed.
     pub in_flight_after_done: bool,
     pub last_completed: Option<MessageId>,
     pub rounds: usize,

@@ -36,11 +36,16 @@ impl Default for ManagerOptions {
     }
 }
 
-/// Per-call options of [`ContextManager::context_for_agent`].
+/// Per-call options of [`ContextManager::context_for_agent`] (`getContextForAgent`).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct AgentContextOptions {
     pub window_size_override: Option<usize>,
+    /// A string, or lines: blank ones dropped, joined with `\n`, the whole trimmed
+    /// (docs/architecture.md §4; the peer also trims each line).
+    #[cfg_attr(feature = "ts", ts(type = "string | string[]", optional))]
     pub system_instruction: Option<String>,
     pub instruction_file_text: Option<String>,
 }

@@ -20,21 +20,32 @@ use serde::{Deserialize, Serialize};
 
 use super::json_writer::JsonWriter;
 
-/// The peer's `SpeakerInfo`.
+/// The peer's `SpeakerInfo`. `displayName` defaults to `name` on input.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename = "SpeakerInfo"))]
 pub struct PeerSpeaker {
     pub id: String,
     pub name: String,
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub display_name: Option<String>,
     #[serde(rename = "type")]
     pub kind: SpeakerKind,
 }
 
-/// The peer's routing intent, in its long form (`P1_INTERRUPT`, …); read with
-/// [`intent_named`], so the short form and any case are accepted, as in snapshots.
+/// The peer's routing intent, in its long form (`P1_INTERRUPT`, …); the short forms (`P1`, …)
+/// and any case are accepted on input, as in snapshots.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(
+    feature = "ts",
+    ts(
+        rename = "RoutingIntent",
+        type = r#""P1_INTERRUPT" | "P2_REPLY" | "P3_EXTEND" | Intent"#
+    )
+)]
 pub enum PeerIntent {
     #[serde(rename = "P1_INTERRUPT")]
     Interrupt,
@@ -87,9 +98,12 @@ impl From<Intent> for PeerIntent {
     }
 }
 
-/// The peer's `ResolvedAddressee`.
+/// The peer's `ResolvedAddressee`: an addressee of `[NEXT]` and the member it resolved to
+/// (`null`: no member).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename = "ResolvedAddressee"))]
 pub struct PeerResolvedAddressee {
     pub identifier: String,
     #[serde(default)]
@@ -101,17 +115,23 @@ pub struct PeerResolvedAddressee {
 /// The peer's `MessageRouting` (v3.1), plus our `isDone`.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename = "MessageRouting"))]
 pub struct PeerRouting {
     pub raw_next_markers: Vec<String>,
     #[serde(deserialize_with = "crate::objects::objects")]
     pub resolved_addressees: Vec<PeerResolvedAddressee>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub parsed_addressees: Option<Vec<Addressee>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub parent_message_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub intent: Option<PeerIntent>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub is_done: bool,
 }
 
@@ -119,11 +139,13 @@ pub struct PeerRouting {
 /// `timestamp` is read by the binding, which also accepts a `Date`).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct NewPeerMessage {
     #[serde(deserialize_with = "crate::objects::object")]
     pub speaker: PeerSpeaker,
     pub content: String,
     #[serde(default, deserialize_with = "crate::objects::optional_object")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub routing: Option<PeerRouting>,
 }
 

@@ -18,6 +18,7 @@ use crate::tokens::TokenEstimator;
 /// Human or AI member.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum MemberKind {
     Human,
     Ai,
@@ -26,6 +27,7 @@ pub enum MemberKind {
 /// The prompt format an agent type uses (docs/architecture.md §8).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum PromptFormat {
     /// `claude-code`: system part passed as `--append-system-prompt`, not in the prompt.
     Claude,
@@ -68,6 +70,8 @@ pub fn prompt_format(agent_type: &str) -> PromptFormat {
 /// formats.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct Member {
     pub id: MemberId,
     pub name: String,
@@ -137,6 +141,7 @@ impl Member {
 /// How parallel `[NEXT: a, b, c]` deliveries choose their `[MESSAGE]` (docs/architecture.md §6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum DeliveryPolicy {
     /// Each agent gets the newest message (docs/architecture.md §19 (seed 000 §2.4)).
     #[default]
@@ -148,6 +153,7 @@ pub enum DeliveryPolicy {
 /// When extra compactable sections are trimmed (docs/architecture.md §10).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum CompactionStrategy {
     /// Trim only what exceeds the budget.
     #[default]
@@ -172,6 +178,7 @@ pub const DEFAULT_MAX_ROUNDS: usize = 50;
 /// Team-wide settings. Read by [`crate::config`] (also through serde).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TeamSettings {
     pub window_size: usize,
     pub max_bytes: usize,
@@ -184,13 +191,16 @@ pub struct TeamSettings {
     pub max_rounds: usize,
     /// `conversation.maxAgentResponseTime` in ms, for hosts that run agents.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub max_agent_response_ms: Option<u64>,
     /// Token estimate shown in the explain (docs/architecture.md §9); `maxTokens` implies
     /// `charsDiv4`.
     #[serde(skip_serializing_if = "is_no_estimator")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub token_estimator: TokenEstimator,
-    /// Optional token budget, kept beside `max_bytes` with the `chars/4` estimate.
+    /// Optional token budget, kept beside the byte budget with the `chars/4` estimate.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub max_tokens: Option<usize>,
 }
 
@@ -219,6 +229,7 @@ impl Default for TeamSettings {
 /// reader as [`crate::config::load_team`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Team {
     pub id: String,
     pub name: String,

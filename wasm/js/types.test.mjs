@@ -1,4 +1,4 @@
-// The hand-written declarations (wasm/src/types.d.ts) against real outputs: every object the
+// The declarations (wasm/src/types.d.ts, generated from the Rust types) against real outputs: every object the
 // package returns has exactly the keys its interface declares (required ones present, no
 // undeclared ones), so a renamed or added field in the core fails here, not in a user's build.
 import { test } from 'node:test';

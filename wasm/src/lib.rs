@@ -10,8 +10,9 @@
 //! [`js::string_arg`]), calls the core, and converts the result back with [`js::to_js`];
 //! errors become JS `Error`s with the core's message ([`js::into_error`]). The peer's shapes
 //! and their conversion live in the core's `peer` module. The TypeScript declarations of every input
-//! and output are in `types.d.ts`, appended to the generated `.d.ts` (no `any` anywhere;
-//! `wasm/js/types.test.mjs` checks real outputs against them).
+//! and output are in `types.d.ts`, appended to the generated `.d.ts`: generated from the Rust
+//! types by `tests/typescript.rs`, which fails when the committed file is not what they give
+//! (no `any` anywhere; `wasm/js/types.test.mjs` checks real outputs against them).
 
 pub mod conversation;
 pub mod inbox;

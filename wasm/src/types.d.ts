@@ -1,7 +1,13 @@
-/** Intent of a `[NEXT: name !P1]` addressee; `P2` when not written. */
+// Generated from the Rust types by wasm/tests/typescript.rs (ts-rs): do not edit.
+// Regenerate with `UPDATE_TYPES=1 cargo test -p agent-chatter-wasm --test typescript`.
+
+// ---------------------------------------------------------------------------------------------
+// Markers (docs/architecture.md §5)
+
+/** The urgency of a `[NEXT: a !P1]` addressee; default P2. */
 export type Intent = "P1" | "P2" | "P3";
 
-/** One `[NEXT]` addressee as written. */
+/** One `[NEXT: …]` addressee as written, with its intent. */
 export interface ParsedAddressee {
   name: string;
   intent: Intent;
@@ -26,15 +32,15 @@ export interface ParseResult {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Prompts and their explain (DESIGN §8, §9)
+// Prompts and their explain (docs/architecture.md §8, §9)
 
-/** The prompt format an agent type uses. */
+/** The prompt format an agent type uses (docs/architecture.md §8). */
 export type PromptFormat = "claude" | "codex" | "gemini" | "plain";
 
-/** ok < 75% ≤ warning < 90% ≤ critical of the budget. */
+/** ok < 75% ≤ warning < 90% ≤ critical (docs/architecture.md §19 (seed 003)). */
 export type BudgetStatus = "ok" | "warning" | "critical";
 
-/** When compactable extra sections are trimmed. */
+/** When extra compactable sections are trimmed (docs/architecture.md §10). */
 export type CompactionStrategy = "lazy" | "proactive";
 
 /** Why a deduplicated message left the context. */
@@ -51,24 +57,35 @@ export type Fate =
   | { fate: "parentContext" }
   | { fate: "related" };
 
-/** One message's fate: its position in the conversation (0-based, the order of the messages) and the fate fields. */
-export type MessageFate = { index: number } & Fate;
+/** One message's fate. */
+export type MessageFate = {
+  /**
+   * Position of the message in the conversation (0-based, the order of the messages):
+   * positions are free to report, ids would cost an allocation per history line.
+   */
+  index: number;
+} & Fate;
 
 /** Size of one emitted (or dropped) section. */
 export interface SectionExplain {
   /** `system`, `teamTask`, `context`, `parent`, `related`, `message`, or an extra section's name. */
   name: string;
-  /** Bytes it occupies in the output, header included; 0 if dropped. */
+  /** Bytes it occupies in the output (header included; 0 if dropped). */
   bytes: number;
   /** Estimated tokens, when a token estimator is set. */
   tokens?: number;
-  /** True for Claude's system part, which travels as the `--append-system-prompt` flag. */
+  /** True for the Claude system part, which travels as the `--append-system-prompt` flag. */
   inSystemFlag: boolean;
 }
 
 /** A cut made to fit the budget. */
 export interface Truncation {
+  /**
+   * What was cut: a section's name (`message`, `system`, `teamTask`, an extra section's
+   * name), `parent`, or `system` for Claude's system flag.
+   */
   section: string;
+  /** Body bytes before and after. */
   fromBytes: number;
   toBytes: number;
 }
@@ -78,11 +95,18 @@ export interface Explain {
   recipient: string;
   format: PromptFormat;
   sections: SectionExplain[];
-  /** Position of the message this prompt answers; `null` for the skeleton of an empty conversation. */
+  /**
+   * Position of the message this prompt answers (its `[MESSAGE]`); none (`null`) for the
+   * skeleton of a conversation with no message yet.
+   */
   current: number | null;
-  /** Fates of the messages the builder looked at, oldest first; every other message is outside the window. */
+  /**
+   * Fates of the messages the builder looked at (window, pinned, parent, siblings, current),
+   * oldest first. Every other stored message is outside the window: listing them all
+   * would make each prompt cost O(history), which §9 forbids.
+   */
   messages: MessageFate[];
-  /** How many stored messages are outside the window and not listed. */
+  /** How many stored messages are not listed (all outside the window). */
   outsideWindow: number;
   /** Marker occurrences removed from the text this prompt shows. */
   markersStripped: number;
@@ -90,6 +114,7 @@ export interface Explain {
   /** `prompt` bytes + `systemFlag` bytes (UTF-8); never above `maxBytes`. */
   totalBytes: number;
   maxBytes: number;
+  /** Estimated tokens of the whole output, when a token estimator is set. */
   totalTokens?: number;
   /** The token budget, when one is set (`totalTokens <= maxTokens` then holds). */
   maxTokens?: number;
@@ -103,7 +128,10 @@ export interface Explain {
 // ---------------------------------------------------------------------------------------------
 // ContextManager: the peer's shapes (@testany/agent-chatter-core 1.1.8, seed 001)
 
-/** Who spoke. */
+/**
+ * Who spoke. `system` is used for notices the conversation records itself (agent failures):
+ * never deduplicated, never a recipient.
+ */
 export type SpeakerType = "human" | "ai" | "system";
 
 /** The peer's `SpeakerInfo`. `displayName` defaults to `name` on input. */
@@ -114,17 +142,23 @@ export interface SpeakerInfo {
   type: SpeakerType;
 }
 
-/** An addressee of `[NEXT]` and the member it resolved to (`null`: no member). */
+/**
+ * The peer's `ResolvedAddressee`: an addressee of `[NEXT]` and the member it resolved to
+ * (`null`: no member).
+ */
 export interface ResolvedAddressee {
   identifier: string;
   memberId: string | null;
   memberName: string | null;
 }
 
-/** The peer's routing intent; the short forms are accepted on input. */
+/**
+ * The peer's routing intent, in its long form (`P1_INTERRUPT`, …); the short forms (`P1`, …)
+ * and any case are accepted on input, as in snapshots.
+ */
 export type RoutingIntent = "P1_INTERRUPT" | "P2_REPLY" | "P3_EXTEND" | Intent;
 
-/** The peer's `MessageRouting`, plus `isDone`. */
+/** The peer's `MessageRouting` (v3.1), plus our `isDone`. */
 export interface MessageRouting {
   rawNextMarkers: string[];
   resolvedAddressees: ResolvedAddressee[];
@@ -136,11 +170,11 @@ export interface MessageRouting {
 
 /** The argument of `addMessage`: a message without its id. */
 export interface NewConversationMessage {
+  /** A `Date`, milliseconds since 1970 or a date string; absent means now. */
+  timestamp?: Date | number | string;
   speaker: SpeakerInfo;
   content: string;
   routing?: MessageRouting;
-  /** A `Date`, milliseconds since 1970 or a date string; absent means now. */
-  timestamp?: Date | number | string;
 }
 
 /** A stored message (the peer's `ConversationMessage`). */
@@ -173,50 +207,90 @@ export interface ContextManagerOptions {
   output?: object;
 }
 
-/** Per-call options of `getContextForAgent`. */
+/** Per-call options of `ContextManager::context_for_agent` (`getContextForAgent`). */
 export interface AgentContextOptions {
   windowSizeOverride?: number;
-  /** A string, or lines: blank ones dropped, joined with `\n`, the whole trimmed (DESIGN §4; the peer also trims each line). */
+  /**
+   * A string, or lines: blank ones dropped, joined with `\n`, the whole trimmed
+   * (docs/architecture.md §4; the peer also trims each line).
+   */
   systemInstruction?: string | string[];
   instructionFileText?: string;
 }
 
-/** One history line as the agent sees it (the peer's `PromptContextMessage`). */
+/**
+ * One history line as the agent sees it: `from`, `to` and stripped content.
+ *
+ * Shaped like the peer's `PromptContextMessage` (`{from, to, content}`), plus the position of
+ * the message it shows (for the explain).
+ */
 export interface PromptContextMessage {
   from: string;
-  /** Addressees' names joined by `, `, or `all` (the default). */
+  /**
+   * Resolved addressees' names joined by `, `, or `all` (also when absent or `null`, as
+   * the peer prints it).
+   */
   to?: string;
   content: string;
-  /** Position of the stored message this line shows (for the explain). */
+  /** Position of the message in the conversation (0-based), when known. */
   index?: number;
 }
 
-/** An extra named section (plan, memory, tool output). */
+/**
+ * An extra named section of a member's context (docs/architecture.md §19 (seed 003) plugins: plan,
+ * memory, tool output).
+ */
 export interface ExtraSection {
   name: string;
   content: string;
   /** Higher is trimmed first among compactable sections. */
   priority?: number;
+  /**
+   * Compactable sections may be trimmed (before history); others never are, unless the
+   * budget cannot hold them at all (the hard invariant wins, and the explain says so).
+   */
   compactable?: boolean;
 }
 
-/** Everything an assembler needs (the peer's `AssemblerInput`, plus optional extras). */
+/**
+ * Everything an assembler needs (docs/architecture.md §19 (seed 001) `AssemblerInput`, plus route
+ * context, extra sections and the pin-first marker). The owned form, for the `ContextManager` API.
+ */
 export interface AssemblerInput {
+  /** History lines, oldest first (already stripped and deduplicated). */
   contextMessages: PromptContextMessage[];
+  /** The `[MESSAGE]` body, stripped of every marker. */
   currentMessage: string;
+  /** Position of the current message in the conversation, when known. */
+  currentIndex?: number;
   teamTask: string | null;
-  /** A string, or lines: blank ones dropped, joined with `\n`, the whole trimmed (DESIGN §4; the peer also trims each line). */
+  /**
+   * Read from a string or, as the peer's `AssemblerInput` allows, an array of lines
+   * (joined as a member's instruction lines are, docs/architecture.md §4).
+   */
   systemInstruction?: string | string[];
   instructionFileText?: string;
-  /** Budget in UTF-8 bytes, greater than 0; absent uses the manager's. */
+  /** Budget in UTF-8 bytes, greater than 0; absent (0) uses the manager's. */
   maxBytes: number;
-  /** Position of the current message (for the explain). */
-  currentIndex?: number;
+  /**
+   * Pin-first policy (docs/architecture.md §19 (seed 002)): the pinned first message, shown
+   * before the window.
+   */
   pinned?: PromptContextMessage;
+  /** Messages skipped between the pinned one and the window (`[N earlier messages omitted]`). */
   omitted?: number;
+  /**
+   * `[PARENT_CONTEXT]`: the routed parent, when it is not the message and fell out of the
+   * window. Read as `parentContext` too, the peer's name for it.
+   */
   parent?: PromptContextMessage;
+  /**
+   * `[RELATED_CONTEXT]`: sibling answers to the same parent, newest first.
+   * Read as `siblingContext` too, the peer's name for it.
+   */
   related?: PromptContextMessage[];
   extraSections?: ExtraSection[];
+  /** The recipient, for the explain. */
   agentId?: string;
 }
 
@@ -237,14 +311,23 @@ export interface ContextSnapshot {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Team configs and scenarios (DESIGN §4, §11, §11b)
+// Team configs and scenarios (docs/architecture.md §4, §11, §11b)
+
+/** Human or AI member. */
+export type MemberKind = "human" | "ai";
+
+/** How parallel `[NEXT: a, b, c]` deliveries choose their `[MESSAGE]` (docs/architecture.md §6). */
+export type DeliveryPolicy = "latest" | "parent";
+
+/** Which token estimate the explain reports and a token budget (`maxTokens`) is kept with. */
+export type TokenEstimator = "none" | "charsDiv4";
 
 /** A member in our team format (`id` and `displayName` default to `name`). */
 export interface MemberConfig {
   id?: string;
   name: string;
   displayName?: string;
-  kind: "human" | "ai";
+  kind: MemberKind;
   /** Required for AI members: `claude`/`claude-code`, `codex`/`openai-codex`, `gemini`/`google-gemini`, or any other (plain format). */
   agentType?: string;
   /** A string, or lines (joined with `\n`, blank ones dropped). */
@@ -262,12 +345,12 @@ export interface TeamSettingsConfig {
   windowSize?: number;
   maxBytes?: number;
   pinFirst?: boolean;
-  delivery?: "latest" | "parent";
-  compaction?: "lazy" | "proactive";
+  delivery?: DeliveryPolicy;
+  compaction?: CompactionStrategy;
   maxRounds?: number;
   maxAgentResponseMs?: number;
   /** Token figures in the explain: `"charsDiv4"` (seed 002's estimate) or `"none"`. */
-  tokenEstimator?: "none" | "charsDiv4";
+  tokenEstimator?: TokenEstimator;
   /** A token budget kept beside `maxBytes` (implies the `charsDiv4` estimate). */
   maxTokens?: number;
 }
@@ -284,7 +367,7 @@ export interface TeamConfig {
 export interface PeerMemberConfig {
   name: string;
   displayName?: string;
-  type: "human" | "ai";
+  type: MemberKind;
   agentType?: string;
   systemInstruction?: string | string[];
   instructionFile?: string;
@@ -296,18 +379,13 @@ export interface PeerMemberConfig {
 /** The peer's `cli-config` (schema 1.1/1.2); other fields are ignored. */
 export interface PeerCliConfig {
   schemaVersion?: "1.1" | "1.2";
-  team: {
-    name: string;
-    displayName?: string;
-    members: PeerMemberConfig[];
-    [other: string]: unknown;
-  };
+  team: { name: string; displayName?: string; members: PeerMemberConfig[]; [other: string]: unknown };
   maxRounds?: number;
   conversation?: { maxAgentResponseTime?: number; [other: string]: unknown };
   [other: string]: unknown;
 }
 
-/** A scenario (DESIGN §11b): a team, settings and a history to preview. */
+/** A scenario (docs/architecture.md §11b): a team, settings and a history to preview. */
 export interface ScenarioInput {
   team: TeamConfig | PeerCliConfig;
   /** Settings in force exactly as given (`windowSize: 0` means no history). */
@@ -315,11 +393,11 @@ export interface ScenarioInput {
   /** Applied after the messages and wins; `null` clears; absent lets the markers decide. */
   teamTask?: string | null;
   messages: {
-    /** A member id or name, or `system` for a system notice. */
+    /** A member's id or name, or `system` for a system notice. */
     from: string;
     /** Raw text, markers included. */
     content: string;
-    /** Addressees; absent = from `[NEXT]`, `[]` = everyone (`all`). */
+    /** Explicit addressees; absent = from the `[NEXT]` markers, empty = everyone (`all`). */
     to?: string[];
   }[];
 }
@@ -327,26 +405,62 @@ export interface ScenarioInput {
 /** The prompt a member receives, and why (`preview`, `Scenario.preview`). */
 export interface Preview {
   prompt: string;
-  /** Claude's system part, passed as `--append-system-prompt`; `null` when there is none. */
+  /**
+   * Claude's system part, passed as `--append-system-prompt`; none (`null`) when empty or
+   * for other formats.
+   */
   systemFlag: string | null;
   explain: Explain;
 }
 
 // ---------------------------------------------------------------------------------------------
-// Conversation: the routing state machine (DESIGN §6)
+// Conversation: the routing state machine (docs/architecture.md §6)
 
 /** A member of a validated team (our format). */
 export interface Member {
   id: string;
   name: string;
   displayName: string;
-  kind: "human" | "ai";
+  kind: MemberKind;
+  /** Normalised agent type (`claude-code`, …); required for AI members. */
   agentType?: string;
+  /**
+   * A string or an array of lines in config files (docs/architecture.md §4), joined by
+   * `join_instruction_lines`.
+   */
   systemInstruction?: string;
+  /** Path of the instruction file as configured (read by the bridge, never by the core). */
   instructionFile?: string;
+  /** The instruction file's text, supplied by the host. */
   instructionFileText?: string;
+  /** Directory the member's relative paths are resolved against (host's concern). */
   baseDir?: string;
+  /** Per-member history window; overrides the team's. */
   windowSize?: number;
+}
+
+/** A validated team's settings: every setting, with its default where the config left it out. */
+export interface TeamSettings {
+  windowSize: number;
+  maxBytes: number;
+  /**
+   * Pin the first message and show `[N earlier messages omitted]`
+   * (docs/architecture.md §19 (seed 002)). Off by default.
+   */
+  pinFirst: boolean;
+  delivery: DeliveryPolicy;
+  compaction: CompactionStrategy;
+  /** Bound on AI deliveries per human message (`maxRounds`). */
+  maxRounds: number;
+  /** `conversation.maxAgentResponseTime` in ms, for hosts that run agents. */
+  maxAgentResponseMs?: number;
+  /**
+   * Token estimate shown in the explain (docs/architecture.md §9); `maxTokens` implies
+   * `charsDiv4`.
+   */
+  tokenEstimator?: TokenEstimator;
+  /** Optional token budget, kept beside the byte budget with the `chars/4` estimate. */
+  maxTokens?: number;
 }
 
 /** A validated team with all its settings. */
@@ -354,11 +468,13 @@ export interface Team {
   id: string;
   name: string;
   members: Member[];
-  settings: Required<Omit<TeamSettingsConfig, "maxAgentResponseMs" | "tokenEstimator" | "maxTokens">> &
-    Pick<TeamSettingsConfig, "maxAgentResponseMs" | "tokenEstimator" | "maxTokens">;
+  settings: TeamSettings;
 }
 
-/** The speaker of a stored message (copied from the member when it spoke). */
+/**
+ * The speaker of a message, copied from the member at the time it spoke so history stays
+ * readable after the team changes.
+ */
 export interface Speaker {
   id: string;
   name: string;
@@ -366,24 +482,31 @@ export interface Speaker {
   kind: SpeakerType;
 }
 
-/** The routing parsed from a message, stored beside its raw text. */
+/** The routing parsed from a message, stored beside the raw text. */
 export interface Routing {
   /** Every `[NEXT]` addressee as written, in order. */
   rawNext: ParsedAddressee[];
-  /** Member ids the addressees resolved to; empty means everyone (`all`). */
+  /**
+   * The member ids the addressees resolved to (unknown names are left out and reported).
+   * Empty means "everyone" and prints as `all`.
+   */
   resolved: string[];
-  /** Names for `resolved`, as context lines print them. */
+  /**
+   * Member names for `resolved`, in the same order, as the context line prints them
+   * (`- from -> to: …`). Kept so history renders the same after the team changes.
+   */
   resolvedNames: string[];
+  /** The message carried `[DONE]`. */
   isDone: boolean;
-  /** The message this one answers. */
+  /** The message this one answers (a routed delivery's parent). */
   parent: string | null;
-  /** The intent it was delivered with, if it was a routed answer. */
+  /** The intent this message was delivered with, if it was a routed answer. */
   intent: Intent | null;
 }
 
 /** A stored message: raw content plus parsed routing. */
 export interface Message {
-  /** `msg-1`, `msg-2`, … */
+  /** `msg-1`, `msg-2`, … in the order messages were stored. */
   id: string;
   speaker: Speaker;
   /** Exactly what was sent, markers included. */
@@ -396,42 +519,53 @@ export interface Message {
 /** Where the conversation stands. */
 export type Status = "idle" | "running" | "awaitingHuman" | "completed";
 
-/** A pending delivery. */
+/** One pending delivery: `to` must answer `parent`. */
 export interface QueuedDelivery {
+  /** The member who will receive it. */
   to: string;
+  /** The message that addressed `to`. */
   parent: string;
+  /** The intent it runs with (after any demotion). */
   intent: Intent;
-  /** Enqueue order (FIFO is lowest first). */
+  /** Enqueue order, unique within a conversation; FIFO means lowest first. */
   seq: number;
 }
 
-/** The delivery whose outcome is awaited. */
+/** The delivery whose outcome the machine is waiting for. */
 export interface InFlight {
   to: string;
+  /** The `[MESSAGE]` of its prompt. */
   message: string;
+  /** The message that addressed `to`; the reply is stored with this parent. */
   parent: string;
   intent: Intent;
+  /** When it was emitted (the time given to the call that emitted it). */
   since: number;
 }
 
 /** A delivery to run now: run agent `to` with `prompt.prompt` (and `prompt.systemFlag`). */
 export interface Delivery {
+  /**
+   * SHA-256 (lowercase hex) of exactly what the agent is given: `prompt.prompt`'s UTF-8 bytes,
+   * then, when there is a system flag, a NUL byte and the flag's bytes (docs/architecture.md
+   * §6b). The bridge sends the same digest, so a host can show that a preview is what was sent.
+   */
+  promptSha256: string;
+  /** The agent to run. */
   to: string;
   /** The message the prompt shows as `[MESSAGE]`. */
   message: string;
-  /** The message that addressed `to`. */
+  /** The message that addressed `to` (its reply will be stored with this parent). */
   parent: string | null;
   intent: Intent;
+  /** Exactly what the agent receives, built from the store at emission time, with its explain. */
   prompt: Preview;
-  /**
-   * SHA-256 (lowercase hex) of exactly what the agent is given: `prompt.prompt`'s UTF-8 bytes,
-   * then, when there is a system flag, a NUL byte and the flag's bytes (DESIGN §6b). The
-   * bridge sends the same digest, so a host can show that a preview is what was sent.
-   */
-  promptSha256: string;
 }
 
-/** Informational events; show them, never treat them as fatal. */
+/**
+ * Informational events; show them, never treat them as fatal. `roundLimitReached` ends the
+ * current AI run (a human must speak to continue).
+ */
 export type Notice =
   | { kind: "teamTaskTruncated"; from: number; to: number }
   | { kind: "unresolvedAddressees"; message: string; names: string[] }
@@ -462,41 +596,54 @@ export type Action =
   | { type: "finished" }
   | ({ type: "notice" } & Notice);
 
-/** A conversation's messages and team task (our snapshot format, version 1). */
+/**
+ * The state of a conversation's store (docs/architecture.md §19 (seed 001 §2.4)): messages, team
+ * task, when it was taken.
+ */
 export interface Snapshot {
+  /** Always 1 (`SNAPSHOT_VERSION`). */
   version: 1;
   messages: Message[];
+  /** `null` when there is no team task. */
   teamTask: string | null;
-  /** When it was taken (ms since 1970). */
+  /**
+   * When the snapshot was taken (ms since 1970), supplied by the host (the core reads no
+   * clock).
+   */
   timestamp: number;
 }
 
-/** The routing queue as persisted. */
+/** The pending deliveries, in enqueue order, plus the scheduler's run counter. */
 export interface RoutingQueue {
   items: QueuedDelivery[];
   nextSeq: number;
+  /** Consecutive picks made by rule 2 (children of the last completed message). */
   localRun: number;
 }
 
-/** Everything a conversation holds besides its team and messages. */
+/** Everything `Conversation` holds besides the team and the store. */
 export interface RoutingState {
   queue: RoutingQueue;
   status: Status;
   waitingFor: string | null;
   inFlight: InFlight | null;
+  /** `[DONE]` was said while the delivery in flight ran: its reply will be stored, not routed. */
   inFlightAfterDone: boolean;
   lastCompleted: string | null;
   rounds: number;
 }
 
-/** One input of a session (DESIGN §6b); `at` is in milliseconds since the epoch. */
+/**
+ * One input of a session (docs/architecture.md §6b); `at` is in milliseconds since the
+ * epoch. `loadScenario`: a recorded history was opened: team, settings and messages from a
+ * scenario (no routing).
+ */
 export type Fact =
-  | { type: "setTeam"; team: Team; settings?: Team["settings"] }
-  | { type: "setSettings"; settings: Team["settings"] }
+  | { type: "setTeam"; team: Team; settings?: TeamSettings }
+  | { type: "setSettings"; settings: TeamSettings }
   | { type: "human"; text: string; sender: string | null; at: number }
   | { type: "replied"; to: string; text: string; at: number }
   | { type: "failed"; to: string; reason: string; at: number }
-  /** A recorded history was opened: team, settings and messages from a scenario (no routing). */
   | { type: "loadScenario"; scenario: ScenarioInput };
 
 /** `Conversation.exportSession()`'s result and `Conversation.resume`'s argument: the fact log. */

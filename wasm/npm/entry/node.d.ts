@@ -5,12 +5,13 @@ export { version, preview, Scenario, Conversation } from './agent_chatter_wasm.j
 export type {
   Action, AgentContextOptions, AssemblerInput, AssemblerOutput, BudgetStatus, CompactionStrategy,
   ContextManagerOptions, ContextSnapshot, ConversationMessage, ConversationSession, DedupReason,
-  Delivery, Explain, ExtraSection, Fact, Fate, InFlight, Intent, Member, MemberConfig, Message,
-  MessageFate, MessageRouting, NewConversationMessage, Notice, ParseResult, ParsedAddressee,
-  PeerCliConfig, PeerMemberConfig, Preview, PreviewOverrides, PromptContextMessage, PromptFormat,
-  QueuedDelivery, ResolvedAddressee, Routing, RoutingIntent, RoutingQueue, RoutingState,
-  ScenarioInput, SectionExplain, Snapshot, Speaker, SpeakerInfo, SpeakerType, Status, Team,
-  TeamConfig, TeamSettingsConfig, Truncation
+  Delivery, DeliveryPolicy, Explain, ExtraSection, Fact, Fate, InFlight, Intent, Member,
+  MemberConfig, MemberKind, Message, MessageFate, MessageRouting, NewConversationMessage, Notice,
+  ParseResult, ParsedAddressee, PeerCliConfig, PeerMemberConfig, Preview, PreviewOverrides,
+  PromptContextMessage, PromptFormat, QueuedDelivery, ResolvedAddressee, Routing, RoutingIntent,
+  RoutingQueue, RoutingState, ScenarioInput, SectionExplain, Snapshot, Speaker, SpeakerInfo,
+  SpeakerType, Status, Team, TeamConfig, TeamSettings, TeamSettingsConfig, TokenEstimator,
+  Truncation
 } from './agent_chatter_wasm.js';
 import type { ParseResult, AgentContextOptions, AssemblerInput, AssemblerOutput, ContextManagerOptions, ContextSnapshot, ConversationMessage, NewConversationMessage } from './agent_chatter_wasm.js';
 

@@ -5,11 +5,12 @@ export { default, initSync, version, preview, Scenario, Conversation } from './a
 export type {
   Action, AgentContextOptions, AssemblerInput, AssemblerOutput, BudgetStatus, CompactionStrategy,
   ContextManagerOptions, ContextSnapshot, ConversationMessage, ConversationSession, DedupReason,
-  Delivery, Explain, ExtraSection, Fact, Fate, InFlight, InitInput, InitOutput, Intent, Member,
-  MemberConfig, Message, MessageFate, MessageRouting, NewConversationMessage, Notice,
-  ParseResult, ParsedAddressee, PeerCliConfig, PeerMemberConfig, Preview, PreviewOverrides,
-  PromptContextMessage, PromptFormat, QueuedDelivery, ResolvedAddressee, Routing, RoutingIntent,
-  RoutingQueue, RoutingState, ScenarioInput, SectionExplain, Snapshot, Speaker, SpeakerInfo,
-  SpeakerType, Status, SyncInitInput, Team, TeamConfig, TeamSettingsConfig, Truncation
+  Delivery, DeliveryPolicy, Explain, ExtraSection, Fact, Fate, InFlight, InitInput, InitOutput,
+  Intent, Member, MemberConfig, MemberKind, Message, MessageFate, MessageRouting,
+  NewConversationMessage, Notice, ParseResult, ParsedAddressee, PeerCliConfig, PeerMemberConfig,
+  Preview, PreviewOverrides, PromptContextMessage, PromptFormat, QueuedDelivery,
+  ResolvedAddressee, Routing, RoutingIntent, RoutingQueue, RoutingState, ScenarioInput,
+  SectionExplain, Snapshot, Speaker, SpeakerInfo, SpeakerType, Status, SyncInitInput, Team,
+  TeamConfig, TeamSettings, TeamSettingsConfig, TokenEstimator, Truncation
 } from './agent_chatter_wasm.js';
 import type { ParseResult, AgentContextOptions, AssemblerInput, AssemblerOutput, ContextManagerOptions, ContextSnapshot, ConversationMessage, NewConversationMessage } from './agent_chatter_wasm.js';
