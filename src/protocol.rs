@@ -121,10 +121,16 @@ pub struct Sent {
 #[serde(rename_all = "camelCase")]
 pub struct AgentReport {
     pub member: String,
-    /// True when its command is installed and runs; false when the simulator answers.
+    /// True when its command is installed and runs.
     pub runs: bool,
+    /// True when the built-in simulator answers it (chosen: `--simulate`, `agentType:
+    /// "simulated"`, or the demo team without the CLI).
+    pub simulated: bool,
     /// The command line (program and arguments), when one is configured.
     pub command: Option<String>,
+    /// Why it cannot run here and what to do, when neither runs nor is simulated: every
+    /// delivery to it fails with this reason.
+    pub problem: Option<String>,
 }
 
 /// A frame that does not read, in the terms of someone writing a page for the bridge.
@@ -389,7 +395,9 @@ mod tests {
                 list: vec![AgentReport {
                     member: "max".into(),
                     runs: false,
-                    command: None,
+                    simulated: false,
+                    command: Some("claude -p".into()),
+                    problem: Some("max: claude is not installed (not on PATH)".into()),
                 }],
             },
             Event::Error {

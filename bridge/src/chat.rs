@@ -287,8 +287,13 @@ type Subscription = (broadcast::Receiver<Arc<Published>>, Session);
 
 async fn subscribe(hub: &Hub) -> Result<Subscription, hub::HubError> {
     let (events, mut mirror) = hub.subscribe().await?;
-    // Already performed, or about to be by the hub: not news.
-    while mirror.poll_action().is_some() {}
+    // Deliveries are the hub's to perform and whose turn it is shows after the banner; what
+    // the conversation said when its team was set (an agent type it does not know) is news.
+    while let Some(action) = mirror.poll_action() {
+        if let Action::Notice(notice) = action {
+            tell!("Warning: {notice}");
+        }
+    }
     Ok((events, mirror))
 }
 

@@ -20,7 +20,7 @@ use thiserror::Error;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 use crate::agents::run::{self, Job, Outcome, CANCELLED};
-use crate::agents::{locate, AgentType, AgentsFile};
+use crate::agents::{AgentType, AgentsFile, Answerer, MemberAgent};
 use crate::store::{Store, StoreError};
 
 /// Default agent timeout when the team sets none (`maxAgentResponseTime`): 30 minutes.
@@ -143,6 +143,7 @@ impl Hub {
         session: Option<i64>,
         team: Team,
         agents: AgentsFile,
+        simulate_all: bool,
     ) -> Result<Hub, HubError> {
         // The channel keeps its last events in memory: a small ring keeps the bridge's memory
         // flat; a page that falls further behind gets the whole log again (server.rs).
@@ -159,6 +160,7 @@ impl Hub {
             opening: 1,
             session,
             agents,
+            simulate_all,
             running: None,
             next_run: 1,
             events: events.clone(),
@@ -264,6 +266,11 @@ impl Hub {
         .await
     }
 
+    /// How each AI member of the current team is answered here.
+    pub async fn agents(&self) -> Result<Vec<AgentReport>, HubError> {
+        self.read(Actor::agent_reports).await
+    }
+
     /// The `session` event (the whole log), for a page that fell behind.
     pub async fn session_event(&self) -> Result<Event, HubError> {
         self.read(Actor::session_event).await
@@ -280,6 +287,8 @@ struct Actor {
     opening: u64,
     session: Session,
     agents: AgentsFile,
+    /// `--simulate`: the simulator answers every AI member.
+    simulate_all: bool,
     /// The running delivery (a real agent's or the simulator's).
     running: Option<Running>,
     /// The number the next run gets, so a finished run is told apart from a newer one for the
@@ -373,23 +382,34 @@ impl Actor {
 
     /// The `agents` event: how each AI member of the current team is answered here.
     fn agents_event(&self) -> Event {
-        let list = match self.session.team() {
-            Some(team) => crate::agents::members(team, &self.agents)
-                .into_iter()
-                .map(|m| AgentReport {
-                    runs: m.path.is_some(),
-                    command: m.command.map(|c| {
-                        std::iter::once(c.command)
-                            .chain(c.args)
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    }),
-                    member: m.member,
-                })
-                .collect(),
-            None => Vec::new(),
+        Event::Agents {
+            list: self.agent_reports(),
+        }
+    }
+
+    fn agent_reports(&self) -> Vec<AgentReport> {
+        let Some(team) = self.session.team() else {
+            return Vec::new();
         };
-        Event::Agents { list }
+        crate::agents::members(team, &self.agents, self.simulate_all)
+            .into_iter()
+            .map(|m| AgentReport {
+                runs: matches!(m.answerer, Answerer::Cli(_)),
+                simulated: m.answerer == Answerer::Simulator,
+                // Under --simulate no command is used: none is reported.
+                command: m.command.filter(|_| !self.simulate_all).map(|c| {
+                    std::iter::once(c.command)
+                        .chain(c.args)
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                }),
+                problem: match m.answerer {
+                    Answerer::Nobody(why) => Some(why),
+                    _ => None,
+                },
+                member: m.member,
+            })
+            .collect()
     }
 
     /// After a fact was not stored: the session becomes what the database holds (the same
@@ -490,21 +510,29 @@ impl Actor {
     }
 
     fn deliver(&mut self, delivery: Delivery) {
-        let agent_type = self
-            .session
-            .team()
-            .and_then(|t| t.member(&delivery.to))
-            .and_then(|m| m.agent_type.clone())
-            .unwrap_or_default();
-        let command = self
-            .agents
-            .command_for(&delivery.to, &agent_type)
-            .filter(|c| locate(&c.command).is_some());
+        let member = self.session.team().and_then(|team| {
+            crate::agents::members(team, &self.agents, self.simulate_all)
+                .into_iter()
+                .find(|m| m.member == delivery.to)
+        });
+        let (agent_type, command, unsendable) = match member {
+            Some(MemberAgent {
+                agent_type,
+                command: Some(command),
+                answerer: Answerer::Cli(_),
+                ..
+            }) => {
+                let unsendable = run::unsendable(&command, delivery.prompt.system_flag.as_deref());
+                (agent_type, Some(command), unsendable)
+            }
+            Some(MemberAgent {
+                answerer: Answerer::Nobody(why),
+                ..
+            }) => (String::new(), None, Some(why)),
+            _ => (String::new(), None, None),
+        };
         // A delivery that cannot be handed over is not announced, and no digest says it was
         // sent.
-        let unsendable = command
-            .as_ref()
-            .and_then(|c| run::unsendable(c, delivery.prompt.system_flag.as_deref()));
         if unsendable.is_none() {
             let prompt = &delivery.prompt;
             let sha256 = prompt.sha256_hex();
@@ -560,8 +588,8 @@ impl Actor {
         }
         match command {
             None => {
-                // Not installed here: the core's simulated agent answers, after a pause in
-                // which it can be cancelled like a real agent.
+                // The simulator was chosen for this member: the core's simulated agent
+                // answers, after a pause in which it can be cancelled like a real agent.
                 let text = self.session.simulate_reply(&delivery);
                 self.runtime.spawn(async move {
                     let outcome = tokio::select! {
@@ -638,6 +666,13 @@ impl Actor {
                     at,
                 )
             }
+            // An empty reply is no message: stored, it would hand the turn on with nothing
+            // said and no routing (docs/architecture.md §14c).
+            Outcome::Replied(text) if text.trim().is_empty() => Fact::failed(
+                to.as_str(),
+                "empty reply: the agent ended without saying anything",
+                at,
+            ),
             Outcome::Replied(text) => Fact::replied(to.as_str(), text, at),
             // What a failed agent wrote (streamed text with no final one, a half event) is
             // kept too, so nothing it said is lost; a run the user cancelled is not.

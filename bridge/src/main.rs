@@ -40,6 +40,9 @@ enum Commands {
         /// Machine-local agents file: agent type or member id → command (the page cannot change it).
         #[arg(long)]
         agents: Option<PathBuf>,
+        /// Let the built-in simulator answer every AI member: no agent CLI runs.
+        #[arg(long)]
+        simulate: bool,
     },
     /// Talk with the team in the terminal (the first message may be piped in).
     Chat {
@@ -56,6 +59,9 @@ enum Commands {
         /// Machine-local agents file (as for `serve`).
         #[arg(long)]
         agents: Option<PathBuf>,
+        /// Let the built-in simulator answer every AI member: no agent CLI runs.
+        #[arg(long)]
+        simulate: bool,
     },
     /// List the sessions in the database (resume one with `serve --session ID` or `chat --resume ID`).
     Sessions {
@@ -72,6 +78,9 @@ enum Commands {
         /// Machine-local agents file (as for `serve`).
         #[arg(long)]
         agents: Option<PathBuf>,
+        /// Let the built-in simulator answer every AI member: no agent CLI runs.
+        #[arg(long)]
+        simulate: bool,
     },
     /// Print the exact prompt a member receives for a scenario file: the
     /// prompt's bytes on stdout, its system flag (Claude) and sizes on stderr. The same bytes as
@@ -116,6 +125,7 @@ fn run(cli: Cli) -> Result<(), String> {
             resume,
             db,
             agents,
+            simulate,
         } => {
             let team = match (team, resume) {
                 (Some(path), Some(id)) => {
@@ -133,8 +143,9 @@ fn run(cli: Cli) -> Result<(), String> {
             let agents = read_agents(agents)?;
             let store = store::Store::open(&db).map_err(|e| e.to_string())?;
             until_stopped(async move {
-                let hub =
-                    hub::Hub::start(store, resume, team, agents).map_err(|e| e.to_string())?;
+                let hub = hub::Hub::start(store, resume, team, agents, simulate)
+                    .map_err(|e| e.to_string())?;
+                say_who_cannot_run(&hub, simulate).await;
                 agent_chatter_bridge::chat::run(hub).await
             })
         }
@@ -151,10 +162,14 @@ fn run(cli: Cli) -> Result<(), String> {
             }
             Ok(())
         }
-        Commands::Agents { team, agents } => {
+        Commands::Agents {
+            team,
+            agents,
+            simulate,
+        } => {
             let team = read_team(team)?;
             let file = read_agents(agents)?;
-            for m in agents::members(&team, &file) {
+            for m in agents::members(&team, &file, simulate) {
                 let command = m.command.as_ref().map_or(
                     "(no command for this agent type)".to_string(),
                     |c| {
@@ -165,18 +180,24 @@ fn run(cli: Cli) -> Result<(), String> {
                             .join(" ")
                     },
                 );
-                match &m.path {
-                    Some(path) => println!(
+                match &m.answerer {
+                    agents::Answerer::Cli(path) => println!(
                         "{}  {}  runs: {command}  [{}; {}]",
                         m.member,
                         m.agent_type,
                         path.display(),
                         agents::version(path)
                     ),
-                    None => println!(
-                        "{}  {}  simulated ({command}: not installed)",
+                    agents::Answerer::Simulator if m.command.is_none() => {
+                        println!("{}  {}  simulated (chosen)", m.member, m.agent_type)
+                    }
+                    agents::Answerer::Simulator => println!(
+                        "{}  {}  simulated ({command}: not installed; the demo team)",
                         m.member, m.agent_type
                     ),
+                    agents::Answerer::Nobody(why) => {
+                        println!("{}  {}  cannot run: {why}", m.member, m.agent_type)
+                    }
                 }
             }
             Ok(())
@@ -188,6 +209,7 @@ fn run(cli: Cli) -> Result<(), String> {
             db,
             dist,
             agents,
+            simulate,
         } => {
             let team = read_team(team)?;
             let agents = read_agents(agents)?;
@@ -200,12 +222,28 @@ fn run(cli: Cli) -> Result<(), String> {
             let store = store::Store::open(&db).map_err(|e| e.to_string())?;
             let token = guard::new_token()?;
             until_stopped(async move {
-                let hub =
-                    hub::Hub::start(store, session, team, agents).map_err(|e| e.to_string())?;
+                let hub = hub::Hub::start(store, session, team, agents, simulate)
+                    .map_err(|e| e.to_string())?;
+                say_who_cannot_run(&hub, simulate).await;
                 hub.resume();
                 let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
                 server::serve(addr, |port| server::AppState { hub, token, port }, dist).await
             })
+        }
+    }
+}
+
+/// Says at start, on stderr, which members cannot run here and why (each delivery to them will
+/// fail with the same words), or that the simulator answers everyone.
+async fn say_who_cannot_run(hub: &hub::Hub, simulate: bool) {
+    if simulate {
+        eprintln!(
+            "agent-chatter: --simulate: the built-in simulator answers every AI member; no agent CLI runs"
+        );
+    }
+    for report in hub.agents().await.unwrap_or_default() {
+        if let Some(why) = report.problem {
+            eprintln!("agent-chatter: cannot run {why}");
         }
     }
 }

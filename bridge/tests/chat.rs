@@ -73,6 +73,57 @@ fn a_piped_first_message_goes_through_the_agent_and_the_chat_ends() {
 }
 
 #[test]
+fn a_team_given_at_start_has_its_notices_printed_as_one_deployed_later() {
+    let team = serde_json::json!({"name": "unk", "members": [
+        {"name": "kailai", "kind": "human"},
+        {"name": "bot", "kind": "ai", "agentType": "aider"}]});
+    let dir = Bridge::new_dir(&team, "claude-stream.sh");
+    std::fs::write(dir.path().join("unk.json"), team.to_string()).unwrap();
+    let warning = "Warning: bot: agent type \"aider\" is unknown";
+    let (_, err, ok) = chat("/help\n", "claude-stream.sh", None, Some(&dir));
+    assert!(ok, "{err}");
+    assert_eq!(err.matches(warning).count(), 1, "--team: {err}");
+    let deploy = format!("/team deploy {}\n", dir.path().join("unk.json").display());
+    let (_, err, ok) = chat(&deploy, "claude-stream.sh", None, Some(&dir));
+    assert!(ok, "{err}");
+    assert_eq!(
+        err.matches(warning).count(),
+        2,
+        "--team, then /team deploy: {err}"
+    );
+}
+
+#[test]
+fn chat_says_at_start_who_cannot_run_and_a_chosen_simulated_member_raises_no_warning() {
+    let mut t = team(None);
+    let (out, err, ok) = chat("/help\n", "claude-stream.sh", None, None);
+    assert!(ok, "{err}");
+    assert!(
+        !err.contains("cannot run") && !err.contains("agent type"),
+        "{out}{err}"
+    );
+    t["members"][2]["agentType"] = serde_json::json!("openai-codex");
+    let dir = Bridge::new_dir(&t, "claude-stream.sh");
+    let (_, err, ok) = chat(
+        "[NEXT: sarah] review it\n",
+        "claude-stream.sh",
+        None,
+        Some(&dir),
+    );
+    assert!(ok, "{err}");
+    let why = "sarah: agent-chatter-test-no-such-codex is not installed (not on PATH); install \
+               it, set its command in the agents file, or start with --simulate";
+    assert!(
+        err.contains(&format!("agent-chatter: cannot run {why}")),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("Error: sarah failed: {why}")),
+        "{err}"
+    );
+}
+
+#[test]
 fn slash_commands_answer_and_start_is_a_deprecated_alias() {
     let input = "/help\n/team list\n/dance\n/start [NEXT: sarah] review it\n";
     let (out, err, ok) = chat(input, "claude-stream.sh", None, None);

@@ -217,7 +217,7 @@ async fn a_hanging_agent_is_stopped_at_the_team_timeout() {
 }
 
 #[tokio::test]
-async fn a_missing_cli_is_answered_by_the_simulator() {
+async fn a_member_chosen_as_simulated_is_answered_by_the_simulator() {
     let bridge = Bridge::start(Bridge::new_dir(&team(None), "claude-stream.sh"), None);
     let (mut page, _) = bridge.hello().await;
     page.send(human("[NEXT: sarah] review it")).await;
@@ -229,6 +229,66 @@ async fn a_missing_cli_is_answered_by_the_simulator() {
             .unwrap()
             .starts_with("sarah (simulated) received"),
         "{replied}"
+    );
+}
+
+#[tokio::test]
+async fn an_empty_reply_is_a_failure_never_a_message() {
+    let bridge = Bridge::start(Bridge::new_dir(&team(None), "claude-empty.sh"), None);
+    let (mut page, _) = bridge.hello().await;
+    page.send(human("[NEXT: max] say something")).await;
+    let outcome = page.until(|e| e["type"] == "fact" && e["seq"] == 3).await;
+    assert_eq!(outcome["fact"]["type"], "failed", "{outcome}");
+    assert_eq!(
+        outcome["fact"]["reason"],
+        "empty reply: the agent ended without saying anything"
+    );
+}
+
+/// A team whose `sarah` is a Codex member, and Codex is not installed here.
+fn team_with_a_missing_cli() -> serde_json::Value {
+    let mut team = team(None);
+    team["members"][2]["agentType"] = json!("openai-codex");
+    team
+}
+
+#[tokio::test]
+async fn a_missing_cli_is_never_simulated_silently_its_delivery_fails_by_name() {
+    let bridge = Bridge::start(
+        Bridge::new_dir(&team_with_a_missing_cli(), "claude-stream.sh"),
+        None,
+    );
+    let (mut page, _) = bridge.hello().await;
+    page.send(human("[NEXT: sarah] review it")).await;
+    let seen = page
+        .collect_until(|e| e["type"] == "fact" && e["seq"] == 3)
+        .await;
+    let outcome = seen.last().unwrap();
+    assert_eq!(outcome["fact"]["type"], "failed", "{outcome}");
+    assert_eq!(
+        outcome["fact"]["reason"],
+        "sarah: agent-chatter-test-no-such-codex is not installed (not on PATH); install it, \
+         set its command in the agents file, or start with --simulate"
+    );
+    assert!(
+        !seen.iter().any(|e| e["type"] == "delivering"),
+        "a delivery no one can take is not announced: {seen:?}"
+    );
+}
+
+#[tokio::test]
+async fn simulate_makes_the_simulator_answer_every_member() {
+    let dir = Bridge::new_dir(&team_with_a_missing_cli(), "claude-stream.sh");
+    let bridge = Bridge::start_with(dir, None, &["--simulate"]);
+    let (mut page, _) = bridge.hello().await;
+    page.send(human("[NEXT: max] draft it")).await;
+    let replied = page.until_fact("replied").await;
+    assert!(
+        replied["fact"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("max (simulated) received"),
+        "max's CLI is installed, yet --simulate chose the simulator: {replied}"
     );
 }
 
@@ -526,6 +586,32 @@ async fn the_page_learns_who_runs_for_real_and_who_is_simulated() {
     assert_eq!(
         (list[1]["member"].as_str(), list[1]["runs"].as_bool()),
         (Some("sarah"), Some(false))
+    );
+    assert_eq!(list[1]["simulated"], true);
+    assert_eq!(list[0]["problem"], serde_json::Value::Null);
+}
+
+#[tokio::test]
+async fn the_page_learns_which_member_cannot_run_and_why() {
+    let bridge = Bridge::start(
+        Bridge::new_dir(&team_with_a_missing_cli(), "claude-stream.sh"),
+        None,
+    );
+    let mut page = bridge.connect(Some(&bridge.origin())).await.unwrap();
+    page.send(json!({"v": 1, "type": "hello", "token": bridge.token}))
+        .await;
+    let agents = page.until(|e| e["type"] == "agents").await;
+    let sarah = &agents["list"][1];
+    assert_eq!(
+        (&sarah["runs"], &sarah["simulated"]),
+        (&json!(false), &json!(false))
+    );
+    assert!(
+        sarah["problem"]
+            .as_str()
+            .unwrap()
+            .starts_with("sarah: agent-chatter-test-no-such-codex is not installed"),
+        "{sarah}"
     );
 }
 

@@ -198,7 +198,9 @@ impl Conversation {
         *self = Self::new();
         for member in team.members.iter().filter(|m| m.is_ai()) {
             let agent_type = member.agent_type.clone().unwrap_or_default();
-            if crate::team::prompt_format(&agent_type) == PromptFormat::Plain {
+            if crate::team::prompt_format(&agent_type) == PromptFormat::Plain
+                && crate::team::normalize_agent_type(&agent_type) != crate::team::SIMULATED
+            {
                 self.notice(Notice::UnknownAgentType {
                     member: member.id.clone(),
                     agent_type,

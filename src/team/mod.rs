@@ -43,6 +43,9 @@ pub enum PromptFormat {
 pub const CLAUDE_CODE: &str = "claude-code";
 pub const OPENAI_CODEX: &str = "openai-codex";
 pub const GOOGLE_GEMINI: &str = "google-gemini";
+/// The built-in simulator (`crate::demo`) answers this member: a known type, with the plain
+/// prompt format, chosen in a team config so no real agent is ever run for it.
+pub const SIMULATED: &str = "simulated";
 
 /// Normalises an agent type, case-insensitively: `claude`→`claude-code`, `codex`→`openai-codex`,
 /// `gemini`→`google-gemini`; anything else stays as given (and uses the plain assembler).
@@ -52,6 +55,7 @@ pub fn normalize_agent_type(agent_type: &str) -> String {
         "claude" | "claude-code" => CLAUDE_CODE.to_string(),
         "codex" | "openai-codex" => OPENAI_CODEX.to_string(),
         "gemini" | "google-gemini" => GOOGLE_GEMINI.to_string(),
+        "simulated" => SIMULATED.to_string(),
         _ => t.to_string(),
     }
 }

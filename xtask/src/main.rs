@@ -14,6 +14,7 @@ mod bench;
 mod dist;
 mod fuzz;
 mod proc;
+mod prompts;
 mod run;
 mod setup;
 mod steps;
@@ -83,9 +84,9 @@ fn dispatch(args: &[String]) -> Result<(), String> {
         }
         "run" => {
             setup::setup(&ctx)?;
-            web::serve(&ctx, rest)
+            run::run(&ctx, rest)
         }
-        "prompts" => run::run(&ctx, rest),
+        "prompts" => prompts::prompts(&ctx, rest),
         "fuzz" => {
             let (seconds, target) = fuzz::parse_args(rest)?;
             setup::setup(&ctx)?;

@@ -1,6 +1,6 @@
 //! The web page (docs/architecture.md §13): built by Trunk from `index.html` + `Trunk.toml` at the
 //! root into `web/dist`, tested in Chromium by `web/e2e/`, served on 127.0.0.1 by
-//! `cargo xtask run`.
+//! `cargo xtask run` (run.rs).
 
 use crate::proc::{self, Ctx};
 
@@ -8,8 +8,6 @@ use crate::proc::{self, Ctx};
 pub const DIST: &str = "web/dist";
 /// The e2e suite (`node --test` finds `*.test.mjs` below it).
 pub const E2E: &str = "web/e2e";
-/// Port `cargo xtask run` serves on unless `--port` says otherwise.
-pub const DEFAULT_PORT: u16 = 8080;
 
 /// `trunk build --release`: the wasm-release profile and npm binaryen's wasm-opt (our PATH
 /// puts node_modules/.bin first; Trunk.toml pins `version_132`, so Debian's never runs).
@@ -22,7 +20,7 @@ pub fn build(ctx: &Ctx) -> Result<(), String> {
 }
 
 /// The bridge binary the suite and `run` start (`cargo build -p agent-chatter-bridge`).
-fn bridge_bin(ctx: &Ctx, profile: &str) -> std::path::PathBuf {
+pub fn bridge_bin(ctx: &Ctx, profile: &str) -> std::path::PathBuf {
     ctx.target_dir().join(profile).join("agent-chatter")
 }
 
@@ -57,37 +55,4 @@ pub fn wasm_size(ctx: &Ctx) -> Result<String, String> {
             .arg(format!("gzip -9 -c '{}' | wc -c", wasm.display())),
     )?;
     Ok(format!("{} B raw, {} B gzip", raw, gz.trim()))
-}
-
-/// `cargo xtask run [--port N]`: builds the page and the bridge in release mode and starts
-/// `agent-chatter serve` with the demo team on 127.0.0.1 (sessions in
-/// `target/agent-chatter/sessions.db`); members whose CLI is not installed are answered by
-/// the simulator.
-pub fn serve(ctx: &Ctx, args: &[String]) -> Result<(), String> {
-    let port = match args {
-        [] => DEFAULT_PORT,
-        [flag, port] if flag == "--port" => port
-            .parse()
-            .map_err(|_| format!("--port {port}: not a port number (1-65535)"))?,
-        _ => {
-            return Err(format!(
-                "run: unexpected arguments {args:?}; usage: cargo xtask run [--port N]"
-            ))
-        }
-    };
-    build(ctx)?;
-    match wasm_size(ctx) {
-        Ok(size) => eprintln!("run: page wasm: {size}"),
-        Err(e) => eprintln!("run: {e}"),
-    }
-    proc::run(&mut ctx.cargo(&["build", "--release", "-p", "agent-chatter-bridge"]))?;
-    let data = ctx.target_dir().join("agent-chatter");
-    std::fs::create_dir_all(&data).map_err(|e| format!("cannot create {}: {e}", data.display()))?;
-    eprintln!("\nrun: open the URL below (it carries this launch's token); Ctrl+C stops\n");
-    proc::run(
-        ctx.cmd(bridge_bin(ctx, "release"))
-            .args(["serve", "--port", &port.to_string(), "--dist", DIST])
-            .arg("--db")
-            .arg(data.join("sessions.db")),
-    )
 }

@@ -4,8 +4,8 @@
 //! Commands run as argv, never through a shell; the prompt goes on **stdin** (an argv string
 //! is capped at 128 KiB on Linux) and Claude's system part as `--append-system-prompt`. Only
 //! commands from the defaults below or the machine-local agents file run; the page cannot
-//! change either. A member whose command is not installed is answered by the core's simulated
-//! agent (`agent_chatter::demo`).
+//! change either. The core's simulated agent (`agent_chatter::demo`) answers only where it was
+//! chosen (see [`Answerer`]).
 
 pub mod decode;
 mod process;
@@ -231,31 +231,78 @@ pub fn locate(program: &str) -> Option<PathBuf> {
         .find(|p| is_exec(p))
 }
 
-/// How one AI member will be answered on this machine (`agent-chatter agents`).
+/// Who answers one AI member's deliveries on this machine (docs/architecture.md §14). The
+/// simulator answers only where it was chosen, so a simulated reply never drives real, paid
+/// agents unless the user asked for simulation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answerer {
+    /// Its command, found at this path.
+    Cli(PathBuf),
+    /// The built-in simulator (`agent_chatter::demo`), chosen by `--simulate`, by
+    /// `agentType: "simulated"`, or by running the embedded demo team, whose members fall back
+    /// to it when their CLI is not installed.
+    Simulator,
+    /// No one: every delivery to it fails with this reason, which says what to do.
+    Nobody(String),
+}
+
+/// How one AI member will be answered on this machine (`agent-chatter agents`, the page).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MemberAgent {
     pub member: String,
     pub agent_type: String,
     /// The configured command, if any.
     pub command: Option<AgentCommand>,
-    /// Where it was found; `None` = the simulator answers.
-    pub path: Option<PathBuf>,
+    pub answerer: Answerer,
 }
 
-/// For every AI member of `team`: its command and whether it is installed here.
-pub fn members(team: &agent_chatter::team::Team, file: &AgentsFile) -> Vec<MemberAgent> {
+/// For every AI member of `team`: its command and who answers it here; `simulate_all` is
+/// `--simulate`.
+pub fn members(
+    team: &agent_chatter::team::Team,
+    file: &AgentsFile,
+    simulate_all: bool,
+) -> Vec<MemberAgent> {
+    static DEMO: std::sync::OnceLock<agent_chatter::team::Team> = std::sync::OnceLock::new();
+    let demo = team == DEMO.get_or_init(agent_chatter::demo::team);
     team.members
         .iter()
         .filter(|m| m.is_ai())
         .map(|m| {
             let agent_type = m.agent_type.clone().unwrap_or_default();
             let command = file.command_for(&m.id, &agent_type);
-            let path = command.as_ref().and_then(|c| locate(&c.command));
+            let simulated = simulate_all
+                || agent_chatter::team::normalize_agent_type(&agent_type)
+                    == agent_chatter::team::SIMULATED;
+            let answerer = match (&command, simulated) {
+                (_, true) => Answerer::Simulator,
+                (Some(c), false) => match locate(&c.command) {
+                    Some(path) => Answerer::Cli(path),
+                    None if demo => Answerer::Simulator,
+                    None => Answerer::Nobody(format!(
+                        "{}: {} is not installed ({}); install it, set its command in the \
+                         agents file, or start with --simulate",
+                        m.id,
+                        c.command,
+                        if c.command.contains('/') {
+                            "not an executable file"
+                        } else {
+                            "not on PATH"
+                        }
+                    )),
+                },
+                (None, false) if demo => Answerer::Simulator,
+                (None, false) => Answerer::Nobody(format!(
+                    "{}: no command for agent type {agent_type:?}; set one in the agents file, \
+                     or start with --simulate",
+                    m.id
+                )),
+            };
             MemberAgent {
                 member: m.id.clone(),
                 agent_type,
                 command,
-                path,
+                answerer,
             }
         })
         .collect()
@@ -431,12 +478,34 @@ mod tests {
                 output: None,
             },
         );
-        let report = members(&team, &file);
+        let report = members(&team, &file, false);
         let ids: Vec<&str> = report.iter().map(|m| m.member.as_str()).collect();
         assert_eq!(ids, ["max", "sarah", "carol"]);
-        assert_eq!(report[0].path.as_deref(), Some(Path::new("/bin/sh")));
-        assert_eq!(report[1].path, None);
+        assert_eq!(report[0].answerer, Answerer::Cli(PathBuf::from("/bin/sh")));
+        // The demo team falls back to the simulator for a CLI not installed.
+        assert_eq!(report[1].answerer, Answerer::Simulator);
         assert_eq!(report[1].agent_type, "openai-codex");
+
+        // Any other team never does: the member cannot run, and the reason says what to do.
+        let mut own = team.clone();
+        own.name = "own".into();
+        let report = members(&own, &file, false);
+        assert_eq!(report[0].answerer, Answerer::Cli(PathBuf::from("/bin/sh")));
+        assert_eq!(
+            report[1].answerer,
+            Answerer::Nobody(
+                "sarah: agent-chatter-no-such-codex is not installed (not on PATH); install it, \
+                 set its command in the agents file, or start with --simulate"
+                    .into()
+            )
+        );
+        // --simulate: everyone, installed or not.
+        let report = members(&own, &file, true);
+        assert!(report.iter().all(|m| m.answerer == Answerer::Simulator));
+        // agentType "simulated": that member, in any team.
+        own.members[3].agent_type = Some("Simulated".into()); // carol (after the human)
+        let report = members(&own, &file, false);
+        assert_eq!(report[2].answerer, Answerer::Simulator);
     }
 
     #[test]

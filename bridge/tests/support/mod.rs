@@ -40,7 +40,7 @@ pub fn team(max_agent_response_ms: Option<u64>) -> Value {
     json!({"name": "relay", "members": [
         {"name": "kailai", "kind": "human"},
         {"name": "max", "kind": "ai", "agentType": "claude-code", "systemInstruction": "You are Max."},
-        {"name": "sarah", "kind": "ai", "agentType": "openai-codex"}],
+        {"name": "sarah", "kind": "ai", "agentType": "simulated"}],
         "settings": settings})
 }
 
@@ -52,8 +52,8 @@ pub struct Bridge {
 }
 
 impl Bridge {
-    /// A fresh directory: page, team file, agents file (`max` → `max_script`, `sarah` never
-    /// installed, so simulated).
+    /// A fresh directory: page, team file, agents file (`max` → `max_script`; Codex never
+    /// installed). In [`team`], `sarah` is answered by the simulator, as chosen.
     pub fn new_dir(team: &Value, max_script: &str) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("dist")).unwrap();
@@ -72,7 +72,12 @@ impl Bridge {
     }
 
     pub fn start(dir: tempfile::TempDir, session: Option<i64>) -> Bridge {
-        let (child, port, token) = spawn(dir.path(), session);
+        Bridge::start_with(dir, session, &[])
+    }
+
+    /// [`Bridge::start`] with more arguments for `serve`.
+    pub fn start_with(dir: tempfile::TempDir, session: Option<i64>, args: &[&str]) -> Bridge {
+        let (child, port, token) = spawn(dir.path(), session, args);
         Bridge {
             dir,
             child,
@@ -83,7 +88,7 @@ impl Bridge {
 
     /// A second bridge on this one's files (database, team, agents), opening `session`.
     pub fn beside(&self, session: Option<i64>) -> Bridge {
-        let (child, port, token) = spawn(self.dir.path(), session);
+        let (child, port, token) = spawn(self.dir.path(), session, &[]);
         Bridge {
             dir: tempfile::tempdir().unwrap(),
             child,
@@ -227,7 +232,7 @@ impl Client {
 }
 
 /// `agent-chatter serve` on the files in `d`; returns the process, its port and its token.
-fn spawn(d: &std::path::Path, session: Option<i64>) -> (Child, u16, String) {
+fn spawn(d: &std::path::Path, session: Option<i64>, args: &[&str]) -> (Child, u16, String) {
     let mut cmd = Command::new(bin());
     cmd.args(["serve", "--port", "0"])
         .arg("--db")
@@ -238,6 +243,7 @@ fn spawn(d: &std::path::Path, session: Option<i64>) -> (Child, u16, String) {
         .arg(d.join("team.json"))
         .arg("--agents")
         .arg(d.join("agents.json"))
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
     if let Some(id) = session {

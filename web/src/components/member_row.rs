@@ -104,14 +104,28 @@ pub fn MemberRow(
                 <button class="remove" title="remove this member" on:click=remove>"×"</button>
             </div>
             {move || {
-                let AgentReport { runs, command, .. } = report.get()?;
-                let command = command.unwrap_or_else(|| "no command".to_string());
-                let (class, text) = if runs {
-                    ("agent-status runs", format!("runs: {command}"))
-                } else {
-                    ("agent-status simulated", format!("simulated ({} is not installed)", command.split(' ').next().unwrap_or("")))
+                let AgentReport { runs, simulated, command, problem, .. } = report.get()?;
+                let (class, text, title) = match (runs, simulated, command, problem) {
+                    (true, _, command, _) => {
+                        let command = command.unwrap_or_default();
+                        ("agent-status runs", format!("runs: {command}"), command)
+                    }
+                    // Chosen in the team (agentType "simulated") or by --simulate.
+                    (false, true, None, _) => (
+                        "agent-status simulated",
+                        "simulated (chosen)".to_string(),
+                        "the built-in simulator answers this member".to_string(),
+                    ),
+                    (false, true, Some(command), _) => {
+                        let program = command.split(' ').next().unwrap_or("").to_string();
+                        ("agent-status simulated", format!("simulated ({program} is not installed)"), command)
+                    }
+                    (false, false, command, problem) => {
+                        let why = problem.unwrap_or_else(|| "no command".to_string());
+                        ("agent-status cannot-run", format!("cannot run: {why}"), command.unwrap_or(why))
+                    }
                 };
-                Some(view! { <div class=class data-testid="agent-status" title=command>{text}</div> })
+                Some(view! { <div class=class data-testid="agent-status" title=title>{text}</div> })
             }}
             <label>"display name"
                 <input class="member-display" prop:value=field(|m| m.display_name.clone())
