@@ -36,7 +36,9 @@ pub enum Fate {
     /// The `[MESSAGE]` of this prompt.
     Current,
     /// Pinned first message (docs/architecture.md §19 (seed 002) pin-first policy), shown in
-    /// context.
+    /// context: out of the window, or at its start while newer window lines were trimmed for
+    /// the budget. When the window reaches it and none of the window is trimmed it is
+    /// `Included`, as without pin-first.
     Pinned,
     /// Shown in the parent section (`[PARENT_CONTEXT]`).
     ParentContext,

@@ -241,19 +241,21 @@ fn token_estimates_are_reported_when_an_estimator_is_set() {
     let _ = Routing::default();
 }
 
-/// Pin-first under a tight budget (docs/architecture.md §7, §19 (seed 002)): whenever the pinned
-/// first message is shown, the `[N earlier messages omitted]` line says exactly how many messages
-/// lie between it and the first history line shown, counting those the budget trimmed; and the
-/// pinned line never stays without it when messages were skipped.
+/// Pin-first under a tight budget (docs/architecture.md §7, §19 (seed 002)), for every window,
+/// including those that reach the first message: whenever history is shown, its first line is
+/// the pinned first message (it is dropped only after every window line); the
+/// `[N earlier messages omitted]` line says exactly how many messages lie between it and the
+/// first history line shown, counting those the budget trimmed; and the pinned line never
+/// stays without it when messages were skipped.
 #[test]
 fn under_pin_first_the_omitted_line_counts_what_the_budget_trimmed_too() {
-    for max_bytes in 1..=200 {
+    for (window, max_bytes) in (0..=9).flat_map(|w| (1..=200).map(move |b| (w, b))) {
         let scenario = agent_chatter::scenario::load_scenario(
             &serde_json::json!({
                 "team": {"name": "t", "members": [
                     {"name": "kailai", "kind": "human"},
                     {"name": "carol", "kind": "ai", "agentType": "codex"}]},
-                "context": {"windowSize": 2, "maxBytes": max_bytes, "pinFirst": true},
+                "context": {"windowSize": window, "maxBytes": max_bytes, "pinFirst": true},
                 "messages": (1..=8).map(|i| serde_json::json!({"from": "kailai", "content": format!("m{i}")})).collect::<Vec<_>>()
             })
             .to_string(),
@@ -269,7 +271,10 @@ fn under_pin_first_the_omitted_line_counts_what_the_budget_trimmed_too() {
             continue;
         };
         let lines: Vec<&str> = context.lines().collect();
-        assert_eq!(lines[0], "- kailai -> all: m1", "{max_bytes}: {prompt:?}");
+        assert_eq!(
+            lines[0], "- kailai -> all: m1",
+            "{window}, {max_bytes}: {prompt:?}"
+        );
         let shown: Vec<usize> = lines
             .iter()
             .skip(1)
@@ -287,7 +292,62 @@ fn under_pin_first_the_omitted_line_counts_what_the_budget_trimmed_too() {
             1 => Some("[1 earlier message omitted]".to_string()),
             n => Some(format!("[{n} earlier messages omitted]")),
         };
-        assert_eq!(marker, expected, "{max_bytes}: {prompt:?}");
+        assert_eq!(marker, expected, "{window}, {max_bytes}: {prompt:?}");
         assert!(prompt.len() <= max_bytes);
     }
+}
+
+/// Issue #24: pin-first once the window reaches the first message (docs/architecture.md §7.1,
+/// §9, §19 (seed 002)). Widening the window from 10 to 30 messages must not turn the pinned first
+/// message into the oldest window line, the first one the budget drops: it is trimmed last
+/// whatever the window, so both windows give the same prompt under the same budget. With
+/// nothing trimmed, a window that reaches it gives the prompt pin-first off gives, and its
+/// fate stays `included`.
+#[test]
+fn under_pin_first_a_window_reaching_the_first_message_still_trims_it_last() {
+    let preview = |window: usize, max_bytes: usize, pin_first: bool| {
+        let scenario = agent_chatter::scenario::load_scenario(
+            &serde_json::json!({
+                "team": {"name": "t", "members": [
+                    {"name": "kailai", "kind": "human"},
+                    {"name": "carol", "kind": "ai", "agentType": "codex"}]},
+                "context": {"windowSize": window, "maxBytes": max_bytes, "pinFirst": pin_first},
+                "messages": (1..=30)
+                    .map(|i| serde_json::json!({"from": "kailai", "content": format!("m{i:02} {}", "x".repeat(96))}))
+                    .collect::<Vec<_>>()
+            })
+            .to_string(),
+        )
+        .unwrap();
+        agent_chatter::scenario::preview(&scenario, "carol").unwrap()
+    };
+    let first = format!("- kailai -> all: m01 {}", "x".repeat(96));
+
+    let narrow = preview(10, 1500, true);
+    let wide = preview(30, 1500, true);
+    for p in [&narrow, &wide] {
+        assert_eq!(p.explain.fate_of(0), Fate::Pinned, "{:?}", p.explain);
+        let context = p.prompt.strip_prefix("[CONTEXT]\n").unwrap();
+        let lines: Vec<&str> = context.lines().collect();
+        assert_eq!(lines[0], first, "{}", p.prompt);
+        // The omitted line counts every message between m01 and the first window line shown.
+        let shown: usize = lines[2][18..20].parse().unwrap();
+        assert_eq!(
+            lines[1],
+            format!("[{} earlier messages omitted]", shown - 2)
+        );
+        assert!(p.explain.total_bytes <= 1500);
+    }
+    assert!(wide
+        .explain
+        .messages
+        .iter()
+        .any(|m| m.fate == Fate::TrimmedForBudget));
+    assert_eq!(wide.prompt, narrow.prompt);
+
+    // Nothing trimmed: the bytes and the fate are those without pin-first.
+    let roomy = preview(30, 10_000, true);
+    assert_eq!(roomy.prompt, preview(30, 10_000, false).prompt);
+    assert!(!roomy.prompt.contains("omitted"));
+    assert_eq!(roomy.explain.fate_of(0), Fate::Included);
 }

@@ -200,6 +200,28 @@ proptest! {
         prop_assert!(!(history_left && message_cut), "history kept while the message was cut");
     }
 
+    /// Pin-first, whatever the window (docs/architecture.md §9, §19 (seed 002)): the first
+    /// message is dropped only after every window line, also when the window reaches it.
+    #[test]
+    fn under_pin_first_the_first_message_is_trimmed_after_every_window_line(c in case()) {
+        let settings = BuildSettings { pin_first: true, ..c.settings.clone() };
+        let p = build(&c.store, &c.recipient, &c.target, &settings).unwrap();
+        if p.explain.fate_of(0) == Fate::TrimmedForBudget {
+            let kept = p.explain.messages.iter().find(|m| matches!(m.fate, Fate::Included | Fate::Pinned));
+            prop_assert!(kept.is_none(), "{:?} kept after the first message was trimmed", kept);
+        }
+        // Nothing trimmed: pin-first changes no byte and no fate of a window reaching message 0.
+        let reaches_first = p.explain.current.is_some_and(|cur| settings.window >= cur);
+        let trimmed = p.explain.messages.iter().any(|m| m.fate == Fate::TrimmedForBudget);
+        if reaches_first && !trimmed {
+            let off = BuildSettings { pin_first: false, ..settings };
+            let q = build(&c.store, &c.recipient, &c.target, &off).unwrap();
+            prop_assert_eq!(&p.prompt, &q.prompt);
+            prop_assert_eq!(&p.system_flag, &q.system_flag);
+            prop_assert_eq!(&p.explain.messages, &q.explain.messages);
+        }
+    }
+
     #[test]
     fn dedup_never_removes_a_human_message(c in case()) {
         let p = build(&c.store, &c.recipient, &c.target, &c.settings).unwrap();

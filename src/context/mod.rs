@@ -413,6 +413,38 @@ impl Gathered<'_> {
     }
 }
 
+/// Pin-first when the window reaches the first message (docs/architecture.md §7.1, §9,
+/// §19 (seed 002)): the first message is then the first window line, rendered as any other
+/// (no omitted line, so the prompt is byte for byte the one without pin-first), but the budget
+/// trims it last, as it does the pinned line of a window that starts later: newer window lines
+/// go first, each joining the `[N earlier messages omitted]` count. Marks that line and says
+/// whether there was one (not when dedup removed it, nor when it is already the pinned line
+/// outside the window).
+///
+/// Its fate stays `included` while nothing else of the window is trimmed, and becomes
+/// `pinned` once a newer window line is: from then on it is in the prompt only because of
+/// pin-first, shown before the omitted line exactly as a pinned message outside the window is.
+fn pin_first_window_line(layout: &mut assemble::Layout<'_>) -> bool {
+    let context = layout
+        .sections
+        .iter_mut()
+        .find(|s| s.role == assemble::Role::Context);
+    let Some(assemble::Section {
+        body: assemble::Body::Lines { lines, .. },
+        ..
+    }) = context
+    else {
+        return false;
+    };
+    match lines.first_mut() {
+        Some(line) if line.index == Some(0) && !line.pinned => {
+            line.pinned = true;
+            true
+        }
+        _ => false,
+    }
+}
+
 /// Marks the fates the budget changed: dropped lines become `TrimmedForBudget`. Both lists
 /// are sorted by position, so one merge pass does it (O(window)).
 fn apply_trims(fates: &mut [MessageFate], fitted: &budget::Fitted, parent: Option<usize>) {
@@ -571,11 +603,18 @@ pub fn build_as_of(
     } = gather_as_of(store, recipient, target, settings, as_of)?;
     let parent = input.parent.as_ref().and_then(|l| l.index);
     let current = input.current_index;
-    let fitted = budget::fit(
-        assemble::assemble(recipient.format(), &input),
-        settings.budget(),
-    );
+    let mut layout = assemble::assemble(recipient.format(), &input);
+    let first_in_window = settings.pin_first && pin_first_window_line(&mut layout);
+    let fitted = budget::fit(layout, settings.budget());
     apply_trims(&mut fates, &fitted, parent);
+    if first_in_window && !fitted.trimmed.is_empty() {
+        // Window lines went and the first message stayed: pin-first kept it.
+        if let Some(first) = fates.first_mut().filter(|f| f.index == 0) {
+            if first.fate == Fate::Included {
+                first.fate = Fate::Pinned;
+            }
+        }
+    }
     let outside_window = as_of.len - fates.len();
     Ok(prompt_of(
         recipient,
