@@ -17,7 +17,7 @@ use agent_chatter::scenario::{self, Scenario};
 const DEMO: &str = include_str!("demo-scenario.json");
 
 const USAGE: &str = "usage: preview [SCENARIO.json] [MEMBER]
-  SCENARIO.json  a scenario file (DESIGN §11b); default: the embedded demo team
+  SCENARIO.json  a scenario file (see the README); default: the embedded demo team
   MEMBER         a member id or name; default: every AI member";
 
 fn main() -> ExitCode {

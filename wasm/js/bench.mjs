@@ -1,7 +1,7 @@
 // Node bench of the npm package (run by `cargo xtask bench`, after `cargo xtask dist`): prints
-// a markdown table on stdout. Targets (ours; DESIGN §9 asks for O(window) prompts, §12 for the
-// size to be measured): preview of a 10⁴-message history ≤ 30 µs with window 5 and ≤ 1 ms with
-// window 1000; the wasm ≤ 200 KiB gzipped (Node's zlib, level 9).
+// a markdown table on stdout. Targets (ours; docs/architecture.md §9 asks for O(window) prompts,
+// §12 for the size to be measured): preview of a 10⁴-message history ≤ 30 µs with window 5 and ≤ 1
+// ms with window 1000; the wasm ≤ 200 KiB gzipped (Node's zlib, level 9).
 import { readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { pkgDir } from './helpers.mjs';
@@ -107,8 +107,8 @@ for (const [label, line] of [
 }
 
 {
-  // Session replay (DESIGN §6b): a 10⁴-message conversation (kailai → max → sarah → carol →
-  // kailai …) exported as its fact log and resumed, as the page does on reload.
+  // Session replay (docs/architecture.md §6b): a 10⁴-message conversation (kailai → max → sarah →
+  // carol → kailai …) exported as its fact log and resumed, as the page does on reload.
   const team = { id: 't', name: 'Crew', members: [
     { id: 'kailai', name: 'kailai', displayName: 'Kailai', kind: 'human' },
     { id: 'max', name: 'max', displayName: 'Max', kind: 'ai', agentType: 'claude', systemInstruction: 'You plan.' },

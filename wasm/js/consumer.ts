@@ -32,7 +32,7 @@ const badIntent: Intent = 'P4';
 const notNull: string = parsed.fromMember;
 void [badIntent, notNull];
 
-// ContextManager, used as the peer documents it (seed 001 §5).
+// ContextManager, used as the peer documents it (docs/architecture.md §19 (seed 001 §5)).
 import {
   ContextManager,
   type AssemblerInput,

@@ -1,5 +1,7 @@
-// ContextManager as a drop-in for @testany/agent-chatter-core's class (seed 001 API, DESIGN §12),
-// used the way the peer documents it (seed 001 §5), with DESIGN's deliberate differences.
+// ContextManager as a drop-in for @testany/agent-chatter-core's class
+// (docs/architecture.md §19 (seed 001) API, docs/architecture.md §12), used the way the peer
+// documents it (docs/architecture.md §19 (seed 001 §5)), with docs/architecture.md's deliberate
+// differences.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { builds } from './helpers.mjs';

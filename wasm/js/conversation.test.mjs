@@ -1,5 +1,5 @@
-// The Conversation state machine through the package (DESIGN §6–§9): a whole conversation,
-// driven as a JS host would, with exact prompts and explain fates.
+// The Conversation state machine through the package (docs/architecture.md §6–§9): a whole
+// conversation, driven as a JS host would, with exact prompts and explain fates.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { builds, readJson } from './helpers.mjs';

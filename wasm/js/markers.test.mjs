@@ -1,4 +1,4 @@
-// parseMessage / stripAll / stripRouting through the package (DESIGN §5, §12).
+// parseMessage / stripAll / stripRouting through the package (docs/architecture.md §5, §12).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { builds } from './helpers.mjs';

@@ -20,7 +20,7 @@ const DELIBERATE = new Map([
   ['addMessage throws on missing speaker', 'errors name the field (speaker: missing)'],
   ['addMessage throws on missing speaker.id', 'errors name the field (speaker.id: missing)'],
   ['importSnapshot throws on invalid format', 'errors name the argument (expected an object or JSON text, found null)'],
-  ['strips block TEAM_TASK markers [TEAM_TASK]\\n...', 'a literal [TEAM_TASK] block is text, not a marker (DESIGN §16)'],
+  ['strips block TEAM_TASK markers [TEAM_TASK]\\n...', 'a literal [TEAM_TASK] block is text, not a marker (docs/architecture.md §16)'],
 ]);
 
 const peerOut = process.env.PEER_OUT;

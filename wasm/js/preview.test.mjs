@@ -1,7 +1,8 @@
 // preview(scenario, memberId) and the Scenario class against the same scenario fixtures as the
 // Rust tests (tests/fixtures/scenarios/*.json): the expected outputs in
 // wasm/tests/expected/previews/ are checked against the core natively by
-// wasm/tests/previews.rs, so equal results here mean the same bytes everywhere (DESIGN §11b).
+// wasm/tests/previews.rs, so equal results here mean the same bytes everywhere
+// (docs/architecture.md §11b).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';

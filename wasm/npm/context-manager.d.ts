@@ -35,7 +35,7 @@ export declare class ContextManager {
     importSnapshot(snapshot: ContextSnapshot | string): void;
     /**
      * Not offered: always throws, naming what to use instead. The peer's routing-v3 context is
-     * what `Conversation` builds for its deliveries (policy `parent`, DESIGN §6, §7).
+     * what `Conversation` builds for its deliveries (policy `parent`, docs/architecture.md §6, §7).
      * @deprecated not offered by this package
      */
     getContextForRoute(...args: unknown[]): never;

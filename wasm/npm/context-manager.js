@@ -1,4 +1,5 @@
-// ContextManager: a drop-in for @testany/agent-chatter-core's class (DESIGN §12, seed 001).
+// ContextManager: a drop-in for @testany/agent-chatter-core's class (docs/architecture.md §12,
+// §19 (seed 001)).
 //
 // The messages live here, in JS, in the peer's shapes, as the peer keeps them: addMessage,
 // getMessages, getLatestMessage and snapshots cost what the peer's do, and the objects a caller
@@ -157,7 +158,7 @@ export function defineContextManager(PromptEngine) {
 
     /**
      * Assembles `input` in `agentType`'s format within `input.maxBytes`: `{prompt, systemFlag?,
-     * explain}`. Claude's system part is in `systemFlag` only (DESIGN §8).
+     * explain}`. Claude's system part is in `systemFlag` only (docs/architecture.md §8).
      */
     assemblePrompt(agentType, input) {
       stringArgument(agentType, 'assemblePrompt(agentType)');

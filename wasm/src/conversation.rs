@@ -1,9 +1,9 @@
-//! `Conversation`: the routing state machine (DESIGN §6) for JS hosts that run agents
+//! `Conversation`: the routing state machine (docs/architecture.md §6) for JS hosts that run agents
 //! themselves. Facts go in (`submit`, `agentReplied`, `agentFailed`), actions come out
 //! (`pollActions`); the host performs them.
 //!
 //! Times are optional arguments (a `Date`, ms, or a date string); when left out the binding
-//! uses the host clock, since the core reads none (DESIGN §2).
+//! uses the host clock, since the core reads none (docs/architecture.md §2).
 
 use std::cell::{Ref, RefCell, RefMut};
 
@@ -53,8 +53,9 @@ extern "C" {
 }
 
 /// The conversation state machine, as a thin façade over the core's
-/// [`Session`](agent_chatter::session::Session): every call becomes a fact (DESIGN §6b), so
-/// `exportSession()` is the fact log and `resume` replays it — the same bytes on every host.
+/// [`Session`](agent_chatter::session::Session): every call becomes a fact
+/// (docs/architecture.md §6b), so `exportSession()` is the fact log and `resume` replays it — the
+/// same bytes on every host.
 ///
 /// Every method takes `&self` and reads its arguments (where a caller's getter, `toJSON` or
 /// Proxy trap may run, throw, or call back in) before it borrows the state, which it then
@@ -104,7 +105,7 @@ impl JsConversation {
 
     /// A human typed `text`. The sender is `sender` (a member id) when given, else `[FROM]`,
     /// else the awaited human, else the only human. Returns the stored message's id. On error
-    /// (seed 004's messages) nothing changes.
+    /// (docs/architecture.md §19 (seed 004)'s messages) nothing changes.
     pub fn submit(
         &self,
         text: &JsString,
@@ -335,10 +336,10 @@ fn busy(method: &str) -> JsError {
 }
 
 /// An action as JS data (the core's serde shape). A delivery also carries `promptSha256`, the
-/// digest of exactly what the agent is given (DESIGN §6b), so a JS host can show a previewed
-/// prompt is the one it sent, as the bridge does. A delivery's prompt text crosses as a plain
-/// string rather than inside JSON ([`prompt_to_js`]): `pollActions` with a 738 KB prompt took
-/// 4.4 ms through JSON, 1.8 ms this way (`node`, median of 30).
+/// digest of exactly what the agent is given (docs/architecture.md §6b), so a JS host can show a
+/// previewed prompt is the one it sent, as the bridge does. A delivery's prompt text crosses as a
+/// plain string rather than inside JSON ([`prompt_to_js`]): `pollActions` with a 738 KB prompt
+/// took 4.4 ms through JSON, 1.8 ms this way (`node`, median of 30).
 fn action_to_js(action: &Action) -> Result<JsValue, JsError> {
     let Action::Deliver(delivery) = action else {
         return to_js(action);

@@ -31,7 +31,7 @@ pub fn parse_json(text: &str) -> Result<JsValue, JsError> {
 }
 
 /// `{prompt, systemFlag, explain}` for a built prompt (`systemFlag: null` when there is none,
-/// DESIGN §11b). The prompt text crosses as a plain
+/// docs/architecture.md §11b). The prompt text crosses as a plain
 /// string (UTF-8 decoded once), not inside JSON: no escaping in Rust and no `JSON.parse` of
 /// 100 KB+ in JS, which makes a window-1000 preview about 25% faster; the explain goes through
 /// [`to_js`] like every other value.
@@ -284,7 +284,8 @@ pub fn millis(value: &JsValue, argument: &str) -> Result<Option<u64>, JsError> {
     }
 }
 
-/// Now, in milliseconds since 1970: the host's clock (the core reads none, DESIGN §2).
+/// Now, in milliseconds since 1970: the host's clock (the core reads none,
+/// docs/architecture.md §2).
 pub fn now() -> u64 {
     // Date.now() is a non-negative integer number of ms.
     js_sys::Date::now() as u64

@@ -1,4 +1,4 @@
-//! `agent-chatter-wasm`: the npm binding of the agent-chatter core (DESIGN §12).
+//! `agent-chatter-wasm`: the npm binding of the agent-chatter core (docs/architecture.md §12).
 //!
 //! Exports: `version`, `parseMessage`/`stripAll`/`stripRouting` ([`markers`]), `preview` and
 //! the `Scenario` class ([`preview`]), the `Conversation` state machine ([`conversation`]),

@@ -1,6 +1,6 @@
-//! The wasm half of `parseMessage`, `stripAll`, `stripRouting` (DESIGN §5, §12); their JS half
-//! (`wasm/npm/markers.js`) hands the text in through the [`inbox`](crate::inbox) and makes the
-//! result.
+//! The wasm half of `parseMessage`, `stripAll`, `stripRouting` (docs/architecture.md §5, §12);
+//! their JS half (`wasm/npm/markers.js`) hands the text in through the [`inbox`](crate::inbox) and
+//! makes the result.
 //!
 //! A stripped text is very often a piece of the input (prose without markers inside it): the
 //! core then returns it borrowed, and only its position crosses back — its start and how much

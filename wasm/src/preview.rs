@@ -1,5 +1,5 @@
-//! `preview(scenario, memberId)` and the `Scenario` class (DESIGN §11b, §12): the same
-//! scenario file gives the same bytes here as in the CLI and the page.
+//! `preview(scenario, memberId)` and the `Scenario` class (docs/architecture.md §11b, §12): the
+//! same scenario file gives the same bytes here as in the CLI and the page.
 
 use agent_chatter::scenario::{self, PreparedScenario};
 use js_sys::JsString;

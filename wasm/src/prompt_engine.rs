@@ -228,7 +228,7 @@ impl PromptEngine {
 }
 
 /// A system instruction given as a string or, as the peer accepts it, an array of lines
-/// (joined by the core's rule, DESIGN §4); `undefined`/`null` mean none.
+/// (joined by the core's rule, docs/architecture.md §4); `undefined`/`null` mean none.
 fn instruction_lines(value: &JsValue, argument: &str) -> Result<Option<String>, JsError> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);

@@ -1,5 +1,5 @@
-// The page against a real `agent-chatter serve` (DESIGN §14, §14b): the page mirrors the
-// bridge's session, a fake Claude agent (a script replaying a recorded stream) answers, its
+// The page against a real `agent-chatter serve` (docs/architecture.md §14, §14b): the page mirrors
+// the bridge's session, a fake Claude agent (a script replaying a recorded stream) answers, its
 // output streams into the page, and the page verifies the delivery's digest.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';

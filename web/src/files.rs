@@ -1,4 +1,5 @@
-//! What a file the user opens is, and what the page does with it (DESIGN §13 "files").
+//! What a file the user opens is, and what the page does with it (docs/architecture.md §13
+//! "files").
 //!
 //! One "open" button takes any of our files; the kind is recognised from its shape, so a user
 //! never has to say which. Every reader is the core's, so errors name the field and nothing

@@ -1,4 +1,5 @@
-//! The prompt inspector (DESIGN §13): mounts [`app::App`]; everything else lives in the modules.
+//! The prompt inspector (docs/architecture.md §13): mounts [`app::App`]; everything else lives in
+//! the modules.
 
 mod app;
 mod browser;

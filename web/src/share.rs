@@ -1,4 +1,4 @@
-//! Shared links (DESIGN §13, "share"): the scenario of the current view, deflated
+//! Shared links (docs/architecture.md §13, "share"): the scenario of the current view, deflated
 //! (`miniz_oxide`) and base64url-encoded (`base64`) into the URL fragment, so a link opens the
 //! same prompts anywhere, with nothing sent to a server. A link longer than browsers keep is
 //! refused with the scenario file as the way out; a damaged one says what is wrong.

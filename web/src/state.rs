@@ -1,6 +1,7 @@
-//! The page's state: one [`Session`] (DESIGN §6b) in a signal, what the user selected, and the
-//! [`Memo`]s every view reads. Views never compute prompts themselves: they read these memos,
-//! which call the core's `Session::preview`, so what the page shows is what an agent gets.
+//! The page's state: one [`Session`] (docs/architecture.md §6b) in a signal, what the user
+//! selected, and the [`Memo`]s every view reads. Views never compute prompts themselves: they read
+//! these memos, which call the core's `Session::preview`, so what the page shows is what an agent
+//! gets.
 
 use agent_chatter::context::Prompt;
 use agent_chatter::conversation::{Action, Delivery};

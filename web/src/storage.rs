@@ -1,6 +1,6 @@
-//! The session survives a reload: its fact log is kept in `localStorage` (DESIGN §13).
-//! A stored log that no longer reads is never dropped silently: it is moved aside under
-//! [`CORRUPT_KEY`] and the user is told, and the page starts from the demo.
+//! The session survives a reload: its fact log is kept in `localStorage`
+//! (docs/architecture.md §13). A stored log that no longer reads is never dropped silently: it is
+//! moved aside under [`CORRUPT_KEY`] and the user is told, and the page starts from the demo.
 
 use agent_chatter::session::Session;
 

@@ -1,4 +1,4 @@
-// Debian's Chromium driven by playwright-core, with the flags of ../shared/toolchain.md.
+// Debian's Chromium driven by playwright-core, with the flags of docs/architecture.md §18.
 import { chromium } from 'playwright-core';
 
 const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

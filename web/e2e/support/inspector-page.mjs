@@ -1,4 +1,5 @@
-// Page object of the prompt inspector: what a user does, by the testids of DESIGN §13.
+// Page object of the prompt inspector: what a user does, by the testids of
+// docs/architecture.md §13.
 import { mkdir } from 'node:fs/promises';
 import assert from 'node:assert/strict';
 

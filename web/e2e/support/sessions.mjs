@@ -1,4 +1,5 @@
-// Session files for the suite, written as a user's bridge would store them (DESIGN §6b).
+// Session files for the suite, written as a user's bridge would store them
+// (docs/architecture.md §6b).
 
 const team = {
   id: 'big', name: 'Big team',

@@ -1,7 +1,7 @@
 //! A line diff between two prompts (`diff-view`), by `similar`: the shown prompt against the
 //! same recipient's at the previous message or at any other message (`#n`, two points in
-//! time, DESIGN §13), against the actual prompt (when a what-if is on), or against another
-//! recipient's for the same message.
+//! time, docs/architecture.md §13), against the actual prompt (when a what-if is on), or against
+//! another recipient's for the same message.
 
 use agent_chatter::session::PreviewOverrides;
 use leptos::prelude::*;

@@ -1,5 +1,5 @@
-//! One member of the team in use (`member-row`): every field of DESIGN §13, and how a bridge
-//! answers it (`agent-status`).
+//! One member of the team in use (`member-row`): every field of docs/architecture.md §13, and how a
+//! bridge answers it (`agent-status`).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -12,7 +12,7 @@ use leptos::prelude::*;
 
 use crate::state::use_state;
 
-/// Agent types the core knows (DESIGN §8); a config may name others (plain format).
+/// Agent types the core knows (docs/architecture.md §8); a config may name others (plain format).
 const AGENT_TYPES: [&str; 3] = [CLAUDE_CODE, OPENAI_CODEX, GOOGLE_GEMINI];
 
 /// A change to one member, applied to a copy of the team in use.
@@ -133,8 +133,8 @@ pub fn MemberRow(
             </label>
             <Show when=is_ai>
                 <label>"agent type"
-                    // Any type may be typed (DESIGN §4: unknown ones use the plain format);
-                    // the list offers the three the core formats.
+                    // Any type may be typed (docs/architecture.md §4: unknown ones use the plain
+                    // format); the list offers the three the core formats.
                     <input class="member-agent-type" list=format!("agent-types-{row}")
                         prop:value=field(|m| m.agent_type.clone().unwrap_or_default())
                         on:change=set(|m, v| {

@@ -43,8 +43,8 @@ pub fn TimelineRow(index: usize) -> impl IntoView {
     let message = Memo::new(move |_| {
         state.session.with(|s| {
             s.messages().get(index).map(|m| {
-                // What the timeline says, where a prompt's context line says "all" (DESIGN §8):
-                // who the message actually reached.
+                // What the timeline says, where a prompt's context line says "all"
+                // (docs/architecture.md §8): who the message actually reached.
                 let to = if m.speaker.kind == SpeakerKind::System {
                     "(notice)".to_string()
                 } else if m.routing.is_done {
