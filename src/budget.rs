@@ -20,18 +20,18 @@ use crate::team::CompactionStrategy;
 use crate::tokens::{estimate_chars_div4, TokenEstimator};
 
 /// The parent line is cut to this many bytes before history is touched (docs/architecture.md §9).
-pub const PARENT_CUT_BYTES: usize = 1024;
+pub(crate) const PARENT_CUT_BYTES: usize = 1024;
 
-pub use crate::text::floor_char_boundary;
+pub(crate) use crate::text::floor_char_boundary;
 
 /// The visible note that ends a cut body.
-pub fn truncation_note(removed: usize) -> String {
+pub(crate) fn truncation_note(removed: usize) -> String {
     format!("…[truncated {removed} bytes]")
 }
 
 /// Cuts `text` so that it plus its truncation note fit in `max` bytes. `None` when not even
 /// the note fits.
-pub fn cut_with_note(text: &str, max: usize) -> Option<String> {
+pub(crate) fn cut_with_note(text: &str, max: usize) -> Option<String> {
     if text.len() <= max {
         return Some(text.to_string());
     }
@@ -46,7 +46,7 @@ pub fn cut_with_note(text: &str, max: usize) -> Option<String> {
 
 /// A prompt that fits, with what fitting did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Fitted {
+pub(crate) struct Fitted {
     pub prompt: String,
     pub system_flag: Option<String>,
     pub sections: Vec<SectionExplain>,
@@ -66,7 +66,7 @@ pub struct Fitted {
 
 /// Budget settings of one fit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Budget {
+pub(crate) struct Budget {
     pub max_bytes: usize,
     pub strategy: CompactionStrategy,
     /// The estimate reported in the explain ([`TokenEstimator::with_budget`] applies).
@@ -75,20 +75,8 @@ pub struct Budget {
     pub max_tokens: Option<usize>,
 }
 
-impl Budget {
-    /// A byte budget alone, no token figures.
-    pub fn bytes(max_bytes: usize, strategy: CompactionStrategy) -> Self {
-        Budget {
-            max_bytes,
-            strategy,
-            tokens: TokenEstimator::None,
-            max_tokens: None,
-        }
-    }
-}
-
 /// The highest byte count whose status is still `Ok` (just under the 75% warning line).
-pub fn headroom_target(max_bytes: usize) -> usize {
+pub(crate) fn headroom_target(max_bytes: usize) -> usize {
     (max_bytes.saturating_mul(3)).saturating_sub(1) / 4
 }
 
@@ -101,7 +89,7 @@ pub fn headroom_target(max_bytes: usize) -> usize {
 /// second part, for rounding) always keeps the token bound. That bound over-trims non-ASCII
 /// text, so two closer targets are tried first: the byte budget itself (the token budget may
 /// not bind at all) and one scaled by the layout's own bytes-per-token.
-pub fn fit(layout: Layout<'_>, budget: Budget) -> Fitted {
+pub(crate) fn fit(layout: Layout<'_>, budget: Budget) -> Fitted {
     let estimator = budget.tokens.with_budget(budget.max_tokens);
     let Some(max_tokens) = budget.max_tokens else {
         return fit_bytes(layout, budget, budget.max_bytes, estimator);

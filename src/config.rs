@@ -22,7 +22,7 @@ use crate::json::{self, Path};
 use crate::peer::cli_config;
 use crate::team::{member, settings, settings_at, Member, Team, TeamSettings};
 
-pub use crate::team::{join_instruction_lines, ConfigError, RESERVED_MEMBER, UNLIMITED_ROUNDS};
+pub use crate::team::{join_instruction_lines, ConfigError, UNLIMITED_ROUNDS};
 
 /// The two team-config formats [`load_team`] reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -16,7 +16,7 @@ use crate::team::{Member, Team};
 
 /// The demo team (a human and three agents, one per prompt format), in our team JSON; the
 /// page opens with it and `agent-chatter serve` starts with it when no team is given.
-pub const TEAM_JSON: &str = include_str!("demo-team.json");
+pub(crate) const TEAM_JSON: &str = include_str!("demo-team.json");
 
 /// The first human message of the demo conversation: sets the team task and hands over to
 /// the first agent, so a new user sees a routed chain at once.

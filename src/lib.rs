@@ -105,9 +105,9 @@
 //! ## The pipeline of one prompt (docs/architecture.md §7–§9)
 //!
 //! [`markers`] parse and strip routing markers → [`context`] windows the history, strips it,
-//! removes AI→AI duplicates ([`context::dedup`]) and adds route context ([`context::route`])
-//! → [`assemble`] lays it out in the recipient's format ([`assemble::claude`],
-//! [`assemble::codex`], [`assemble::gemini`], [`assemble::plain`]) → [`budget`] trims it so
+//! removes AI→AI duplicates (`context::dedup`) and adds route context (`context::route`)
+//! → [`assemble`] lays it out in the recipient's format (`assemble::claude`,
+//! `assemble::codex`, `assemble::gemini`, `assemble::plain`) → `budget` trims it so
 //! `prompt + system_flag <= max_bytes`, always, and renders it once. Every step records why
 //! each message is in or out: [`explain::Explain`].
 //!
@@ -132,8 +132,13 @@
 //! - [`protocol`]: the page ⇄ bridge frames, one set of types for the bridge, the page and the
 //!   terminal chat.
 
+// The public surface is what the hosts (docs/architecture.md §2: the npm binding, the page, the
+// bridge) and the crate's benches, fuzz targets, examples and tests (§15) use; the rest is
+// `pub(crate)`.
+#![warn(unreachable_pub)]
+
 pub mod assemble;
-pub mod budget;
+mod budget;
 pub mod config;
 pub mod context;
 pub mod conversation;
@@ -152,5 +157,7 @@ pub mod scenario;
 pub mod session;
 pub mod snapshot;
 pub mod team;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod text;
 pub mod tokens;

@@ -14,7 +14,7 @@ use thiserror::Error;
 use crate::session::Fact;
 
 /// The protocol version spoken here; every frame carries it as `v`.
-pub const VERSION: u64 = 1;
+pub(crate) const VERSION: u64 = 1;
 
 /// The largest frame the bridge accepts (a message is at most 1 MiB; a fact holding a team or
 /// a scenario can be bigger, but not this big).

@@ -38,7 +38,7 @@ use crate::message::{Millis, Routing, Speaker, MAX_MESSAGE_BYTES};
 use crate::team::{Member, NotAMember, Team};
 
 /// The speaker name that makes a scenario message a system notice.
-pub const SYSTEM_SPEAKER: &str = "system";
+pub(crate) const SYSTEM_SPEAKER: &str = "system";
 
 /// A scenario that cannot be loaded, stored or previewed.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -274,7 +274,7 @@ impl Scenario {
     /// [`Self::to_store`], telling `team_task_changed(messages stored, task)` each time the
     /// team task in force changes, the `teamTask` key included (for time travel in a session
     /// that opened this scenario).
-    pub fn to_store_with(
+    pub(crate) fn to_store_with(
         &self,
         mut team_task_changed: impl FnMut(usize, Option<&str>),
     ) -> Result<Store, ScenarioError> {
@@ -369,7 +369,7 @@ fn add_addressee(routing: &mut Routing, id: &str, name: &str) {
 
 /// The prompt `member` (id or name) receives with the scenario's last message as the current
 /// one (docs/architecture.md §11b): `{prompt, systemFlag, explain}`. With no messages it is the
-/// skeleton the first delivery starts from ([`context::build_skeleton`]), never an error. The core
+/// skeleton the first delivery starts from (`context::build_skeleton`), never an error. The core
 /// reads no files: a host that wants a member's `instructionFile` in the prompt sets its
 /// `instruction_file_text` in [`Scenario::team`] first.
 pub fn preview(scenario: &Scenario, member: &str) -> Result<Prompt, ScenarioError> {

@@ -26,14 +26,14 @@ pub fn range_within(whole: &str, piece: &str) -> Option<std::ops::Range<usize>> 
 /// what is shown, `\u{202E}0001$` reads as `$1000`), and zero-width characters other than the
 /// joiner emoji sequences need. A page that shows "exactly what the agent is told" says when a
 /// prompt holds some.
-pub fn is_hidden(c: char) -> bool {
+pub(crate) fn is_hidden(c: char) -> bool {
     matches!(c,
         '\u{E0000}'..='\u{E007F}'
         | '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
         | '\u{200B}' | '\u{200C}' | '\u{2060}' | '\u{FEFF}')
 }
 
-/// How many [hidden](is_hidden) characters `s` holds, and the first one with its byte offset.
+/// How many hidden (`is_hidden`) characters `s` holds, and the first one with its byte offset.
 pub fn hidden_chars(s: &str) -> (usize, Option<(usize, char)>) {
     let mut hidden = s.char_indices().filter(|&(_, c)| is_hidden(c));
     match hidden.next() {

@@ -28,7 +28,7 @@ impl TokenEstimator {
     }
 
     /// The estimator in force: a token budget needs one, so `maxTokens` selects `chars/4`.
-    pub fn with_budget(self, max_tokens: Option<usize>) -> Self {
+    pub(crate) fn with_budget(self, max_tokens: Option<usize>) -> Self {
         match (self, max_tokens) {
             (TokenEstimator::None, Some(_)) => TokenEstimator::CharsDiv4,
             (estimator, _) => estimator,
@@ -37,6 +37,6 @@ impl TokenEstimator {
 }
 
 /// Estimated tokens of `text`: one per four characters, rounded up.
-pub fn estimate_chars_div4(text: &str) -> usize {
+pub(crate) fn estimate_chars_div4(text: &str) -> usize {
     text.chars().count().div_ceil(4)
 }

@@ -1,13 +1,14 @@
 //! docs/architecture.md §9: the trim order, the hard bound, and what the explain reports.
 
-mod common;
+mod support;
 
-use agent_chatter::budget::{cut_with_note, floor_char_boundary, headroom_target, truncation_note};
 use agent_chatter::context::{BuildSettings, ExtraSection, Recipient};
 use agent_chatter::explain::{BudgetStatus, Fate};
 use agent_chatter::message::Routing;
 use agent_chatter::team::{CompactionStrategy, DeliveryPolicy};
-use common::*;
+use agent_chatter::testing::{cut_with_note, headroom_target, truncation_note};
+use agent_chatter::text::floor_char_boundary;
+use support::*;
 
 fn history(n: usize, len: usize) -> agent_chatter::context::Store {
     let rows = (1..=n).map(|i| {

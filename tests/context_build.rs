@@ -1,14 +1,14 @@
 //! docs/architecture.md §7: window, pin-first, dedup, route context, and the fates the explain
 //! records.
 
-mod common;
+mod support;
 
-use agent_chatter::context::dedup::repeats_current;
 use agent_chatter::context::{build, BuildSettings, Target};
 use agent_chatter::explain::{DedupReason, Fate};
 use agent_chatter::message::{Message, Millis, Routing};
 use agent_chatter::team::DeliveryPolicy;
-use common::*;
+use agent_chatter::testing::repeats_current;
+use support::*;
 
 fn fates(p: &agent_chatter::context::Prompt) -> Vec<(usize, Fate)> {
     p.explain
@@ -195,7 +195,7 @@ fn parent_policy_gives_the_addressing_message_with_sibling_answers_as_related() 
 
 #[test]
 fn related_answers_omit_code_blocks_as_the_marker_parser_reads_them() {
-    use agent_chatter::context::route::summarize_related;
+    use agent_chatter::testing::summarize_related;
     let cases = [
         (
             "Use nom.\n```rust\nfn main() {}\n```\nIt is fast.",

@@ -1,7 +1,7 @@
 //! docs/architecture.md §19 (seed 001 §8 and seed 000 §8.1/§8.5): the `ContextManager` API, one
 //! behaviour per test.
 
-mod common;
+mod support;
 
 use agent_chatter::context::MAX_TEAM_TASK_BYTES;
 use agent_chatter::explain::Fate;
@@ -9,7 +9,7 @@ use agent_chatter::message::{MessageId, Millis, Routing, Speaker, MAX_MESSAGE_BY
 use agent_chatter::peer::context_manager::{
     AddMessageError, AgentContextOptions, ContextManager, ManagerOptions,
 };
-use common::*;
+use support::*;
 
 fn manager_with(window: usize, messages: &[(Speaker, &str)]) -> ContextManager {
     let mut cm = ContextManager::new(ManagerOptions {

@@ -13,7 +13,7 @@ use agent_chatter::markers::Intent;
 use agent_chatter::message::{MessageId, Millis, SpeakerKind, MAX_MESSAGE_BYTES};
 use agent_chatter::snapshot;
 use agent_chatter::team::{DeliveryPolicy, Team};
-use support::{ai, team, Harness};
+use support::{ai_member, team, Harness};
 
 fn multi() -> Harness {
     Harness::new(team("team.json"))
@@ -642,7 +642,8 @@ fn unknown_drop_names_are_reported() {
 fn big_team(ais: usize) -> Team {
     let mut t = team("single_human_team.json");
     t.members.truncate(1);
-    t.members.extend((1..=ais).map(|n| ai(&format!("a{n}"))));
+    t.members
+        .extend((1..=ais).map(|n| ai_member(&format!("a{n}"))));
     t
 }
 

@@ -4,11 +4,11 @@
 use std::borrow::Cow;
 
 use agent_chatter::markers::{
-    line_spans, normalize_identifier, parse, parse_and_strip_routing, spans, strip_all,
-    strip_all_counted, strip_routing, strip_routing_counted, DropTargets, Intent, LineKind,
-    MarkerKind, Markers,
+    line_spans, parse, parse_and_strip_routing, spans, strip_all, strip_all_counted, strip_routing,
+    strip_routing_counted, DropTargets, Intent, LineKind, MarkerKind, Markers,
 };
 use agent_chatter::message::Addressee;
+use agent_chatter::testing::normalize_identifier;
 
 fn names(markers: &Markers) -> Vec<&str> {
     markers.next.iter().map(|a| a.name.as_str()).collect()

@@ -1,10 +1,10 @@
 //! The four prompt formats of docs/architecture.md §8, compared byte for byte with fixture files.
 
-mod common;
+mod support;
 
 use agent_chatter::context::{ExtraSection, Recipient};
 use agent_chatter::message::Routing;
-use common::*;
+use support::*;
 
 /// kailai asks max and sarah; max answers (two lines); the prompt goes to sarah.
 fn review_store() -> agent_chatter::context::Store {

@@ -1,6 +1,6 @@
 //! Property tests for the invariants of docs/architecture.md §7 and §9.
 
-mod common;
+mod support;
 
 use agent_chatter::context::{
     build, BuildSettings, ExtraSection, Recipient, Store, Target, TokenEstimator,
@@ -8,7 +8,7 @@ use agent_chatter::context::{
 use agent_chatter::explain::Fate;
 use agent_chatter::message::{MessageId, Millis, Routing, Speaker, SpeakerKind};
 use agent_chatter::team::{CompactionStrategy, DeliveryPolicy};
-use agent_chatter::tokens::estimate_chars_div4;
+use agent_chatter::testing::estimate_chars_div4;
 use proptest::prelude::*;
 
 /// Text with multi-byte characters, blank lines and long runs, the shapes that break cuts.

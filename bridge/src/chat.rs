@@ -57,7 +57,7 @@ fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// docs/architecture.md §19 (seed 004)'s `/help`.
-pub const HELP: &str = "\
+pub(crate) const HELP: &str = "\
 Available commands:
   /team deploy <config.json> - Load team and enter conversation mode
     (Type messages directly after loading team)
@@ -74,7 +74,7 @@ Message markers:
 
 /// What one input line asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Line {
+pub(crate) enum Line {
     Message(String),
     /// `/start <msg>`: the deprecated alias, with the seed's warning.
     Start(String),
@@ -89,7 +89,7 @@ pub enum Line {
 }
 
 /// Reads one input line.
-pub fn parse_line(line: &str) -> Line {
+pub(crate) fn parse_line(line: &str) -> Line {
     let line = line.trim_end_matches(['\r', '\n']);
     let trimmed = line.trim();
     if trimmed.is_empty() {

@@ -11,7 +11,7 @@ use thiserror::Error;
 
 /// Why a request was turned away.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum Rejection {
+pub(crate) enum Rejection {
     #[error("missing Host header")]
     NoHost,
     #[error("Host {0:?} is not a loopback name on the bound port (DNS rebinding guard)")]
@@ -28,7 +28,7 @@ pub enum Rejection {
 
 impl Rejection {
     /// 400 for a malformed request, 403 for a refused one.
-    pub fn status(&self) -> u16 {
+    pub(crate) fn status(&self) -> u16 {
         match self {
             Rejection::NoHost => 400,
             _ => 403,
@@ -41,7 +41,7 @@ const LOOPBACK_NAMES: [&str; 3] = ["127.0.0.1", "localhost", "[::1]"];
 
 /// Refuses to serve anything but loopback: a bridge runs agent CLIs on behalf of whoever
 /// connects, so it must never be reachable from another machine.
-pub fn check_bind(addr: &SocketAddr) -> Result<(), String> {
+pub(crate) fn check_bind(addr: &SocketAddr) -> Result<(), String> {
     match addr.ip() {
         IpAddr::V4(ip) if ip.is_loopback() => Ok(()),
         IpAddr::V6(ip) if ip.is_loopback() => Ok(()),
@@ -52,7 +52,7 @@ pub fn check_bind(addr: &SocketAddr) -> Result<(), String> {
 }
 
 /// `Host` must be `127.0.0.1:PORT`, `localhost:PORT` or `[::1]:PORT`.
-pub fn check_host(host: Option<&str>, port: u16) -> Result<(), Rejection> {
+pub(crate) fn check_host(host: Option<&str>, port: u16) -> Result<(), Rejection> {
     let host = host.ok_or(Rejection::NoHost)?;
     let ok = LOOPBACK_NAMES
         .iter()
@@ -67,7 +67,7 @@ pub fn check_host(host: Option<&str>, port: u16) -> Result<(), Rejection> {
 /// `Origin`, when present, must be exactly `http://<loopback name>:PORT`; `null` (sandboxed
 /// frames, file://) and every other site are refused. A plain page load has no Origin and
 /// is allowed; a WebSocket upgrade must carry one ([`check_ws_origin`]).
-pub fn check_origin(origin: Option<&str>, port: u16) -> Result<(), Rejection> {
+pub(crate) fn check_origin(origin: Option<&str>, port: u16) -> Result<(), Rejection> {
     let Some(origin) = origin else {
         return Ok(());
     };
@@ -82,7 +82,7 @@ pub fn check_origin(origin: Option<&str>, port: u16) -> Result<(), Rejection> {
 }
 
 /// Browsers always send Origin on a WebSocket upgrade; one without it is not our page.
-pub fn check_ws_origin(origin: Option<&str>, port: u16) -> Result<(), Rejection> {
+pub(crate) fn check_ws_origin(origin: Option<&str>, port: u16) -> Result<(), Rejection> {
     match origin {
         None => Err(Rejection::NoOrigin),
         some => check_origin(some, port),
@@ -90,7 +90,7 @@ pub fn check_ws_origin(origin: Option<&str>, port: u16) -> Result<(), Rejection>
 }
 
 /// Compares the token in constant time (no timing oracle on its bytes).
-pub fn check_token(given: &str, expected: &str) -> Result<(), Rejection> {
+pub(crate) fn check_token(given: &str, expected: &str) -> Result<(), Rejection> {
     let same: bool = given.as_bytes().ct_eq(expected.as_bytes()).into();
     if same {
         Ok(())

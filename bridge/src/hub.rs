@@ -66,7 +66,7 @@ pub enum HubError {
 /// An event as every subscriber receives it; its frame text is made once, by whichever
 /// connection sends it first, and shared by the others.
 #[derive(Debug)]
-pub struct Published {
+pub(crate) struct Published {
     event: Event,
     frame: OnceLock<String>,
 }
@@ -79,19 +79,19 @@ impl Published {
         })
     }
 
-    pub fn event(&self) -> &Event {
+    pub(crate) fn event(&self) -> &Event {
         &self.event
     }
 
     /// The event's protocol frame.
-    pub fn frame(&self) -> &str {
+    pub(crate) fn frame(&self) -> &str {
         self.frame.get_or_init(|| encode_event(&self.event))
     }
 }
 
 /// What a page needs when it connects: the events from now on, and the log and agents as
 /// they are at that instant (taken together, so nothing falls between them).
-pub struct Attached {
+pub(crate) struct Attached {
     pub events: broadcast::Receiver<Arc<Published>>,
     pub session: Event,
     pub agents: Event,
@@ -183,13 +183,13 @@ impl Hub {
 
     /// Applies `fact`: the core checks it, SQLite commits it, every page gets it, and then
     /// what it causes is performed. A refused fact changes nothing and its reason comes back.
-    pub async fn apply(&self, fact: Fact) -> Result<(), HubError> {
+    pub(crate) async fn apply(&self, fact: Fact) -> Result<(), HubError> {
         self.ask(|reply| Msg::Apply { fact, reply }).await
     }
 
     /// Stops the running delivery to `to` (a real agent or the simulator); it becomes a
     /// `failed` fact.
-    pub async fn cancel(&self, to: &str) -> Result<(), HubError> {
+    pub(crate) async fn cancel(&self, to: &str) -> Result<(), HubError> {
         let to = to.to_string();
         self.ask(|reply| Msg::Cancel { to, reply }).await
     }
@@ -198,12 +198,12 @@ impl Hub {
     /// being left keeps its log as it is: its running agent is stopped and that run's outcome
     /// is not recorded, so the delivery is made again when the session is reopened (as after
     /// a restart). A session that cannot be opened changes nothing, and nothing is stopped.
-    pub async fn open(&self, id: Option<i64>) -> Result<(), HubError> {
+    pub(crate) async fn open(&self, id: Option<i64>) -> Result<(), HubError> {
         self.ask(|reply| Msg::Open { id, reply }).await
     }
 
     /// The sessions of the database.
-    pub async fn sessions(&self) -> Result<Vec<SessionInfo>, HubError> {
+    pub(crate) async fn sessions(&self) -> Result<Vec<SessionInfo>, HubError> {
         self.ask(|reply| Msg::Sessions { reply }).await
     }
 
@@ -215,7 +215,7 @@ impl Hub {
 
     /// Removes the session this start created when nothing happened in it but its team (the
     /// terminal chat given no message), so no empty session is left in the list.
-    pub async fn discard_if_unused(&self) {
+    pub(crate) async fn discard_if_unused(&self) {
         let (reply, done) = oneshot::channel();
         if self.inbox.send(Msg::DiscardIfUnused { reply }).is_ok() {
             let _ = done.await;
@@ -223,7 +223,7 @@ impl Hub {
     }
 
     /// `read` of the session and its id, as they are once every earlier command is done.
-    pub async fn query<T: Send + 'static>(
+    pub(crate) async fn query<T: Send + 'static>(
         &self,
         read: impl FnOnce(&Session, i64) -> T + Send + 'static,
     ) -> Result<T, HubError> {
@@ -247,7 +247,7 @@ impl Hub {
 
     /// The events from now on, with the session as it is now, to apply them to: taken on the
     /// actor's thread, where every event is sent, so none falls between the two.
-    pub async fn subscribe(
+    pub(crate) async fn subscribe(
         &self,
     ) -> Result<(broadcast::Receiver<Arc<Published>>, Session), HubError> {
         let events = self.events.clone();
@@ -256,7 +256,7 @@ impl Hub {
     }
 
     /// A page connects: see [`Attached`].
-    pub async fn attach(&self) -> Result<Attached, HubError> {
+    pub(crate) async fn attach(&self) -> Result<Attached, HubError> {
         let events = self.events.clone();
         self.read(move |actor| Attached {
             events: events.subscribe(),
@@ -272,7 +272,7 @@ impl Hub {
     }
 
     /// The `session` event (the whole log), for a page that fell behind.
-    pub async fn session_event(&self) -> Result<Event, HubError> {
+    pub(crate) async fn session_event(&self) -> Result<Event, HubError> {
         self.read(Actor::session_event).await
     }
 }

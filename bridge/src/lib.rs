@@ -13,6 +13,10 @@
 //!   the chat read too.
 //! - [`chat`]: the terminal conversation.
 
+// Public is what the binary (src/main.rs), the tests and the fuzz targets use
+// (docs/architecture.md §14, §15); the rest is `pub(crate)`.
+#![warn(unreachable_pub)]
+
 pub mod agents;
 pub mod chat;
 pub mod files;

@@ -29,7 +29,7 @@ pub struct AppState {
 }
 
 /// The router: `/api/ws`, then the page's files; every request passes the Host/Origin guard.
-pub fn router(state: AppState, dist: PathBuf) -> Router {
+pub(crate) fn router(state: AppState, dist: PathBuf) -> Router {
     let index = dist.join("index.html");
     Router::new()
         .route("/api/ws", get(ws_upgrade))

@@ -141,7 +141,7 @@ impl Store {
     }
 
     /// A new session whose log starts with `first` (its `setTeam`).
-    pub fn create_session(
+    pub(crate) fn create_session(
         &mut self,
         title: &str,
         now_ms: i64,
@@ -169,7 +169,7 @@ impl Store {
     }
 
     /// Deletes `session` and everything kept for it, in one transaction.
-    pub fn delete_session(&mut self, session: i64) -> Result<(), StoreError> {
+    pub(crate) fn delete_session(&mut self, session: i64) -> Result<(), StoreError> {
         let tx = self.conn.transaction()?;
         for table in ["facts", "sent", "outputs"] {
             tx.execute(
@@ -187,7 +187,7 @@ impl Store {
     /// file has appended meanwhile, the fact was checked against an older state, so it is
     /// refused ([`StoreError::Conflict`]) rather than interleaved into a log that no longer
     /// replays.
-    pub fn append(&mut self, session: i64, seq: i64, fact: &Fact) -> Result<(), StoreError> {
+    pub(crate) fn append(&mut self, session: i64, seq: i64, fact: &Fact) -> Result<(), StoreError> {
         let json = serde_json::to_string(fact).map_err(|e| StoreError::BadFact {
             session,
             seq,
@@ -227,7 +227,7 @@ impl Store {
 
     /// Keeps an agent's whole output (e.g. a reply above the message limit), so nothing it
     /// said is lost even when the conversation records less.
-    pub fn keep_output(
+    pub(crate) fn keep_output(
         &self,
         session: i64,
         member: &str,
@@ -243,7 +243,7 @@ impl Store {
 
     /// Notes the digest of what was sent to `member` for `message` of `session` (a delivery
     /// made again on resume sends the same bytes, and replaces the row).
-    pub fn record_sent(
+    pub(crate) fn record_sent(
         &self,
         session: i64,
         message: &str,
@@ -258,7 +258,7 @@ impl Store {
     }
 
     /// Every digest noted by [`Self::record_sent`] for `session`.
-    pub fn sent(&self, session: i64) -> Result<Vec<Sent>, StoreError> {
+    pub(crate) fn sent(&self, session: i64) -> Result<Vec<Sent>, StoreError> {
         let mut stmt = self.conn.prepare(
             "SELECT message, member, sha256 FROM sent WHERE session_id = ?1 ORDER BY rowid",
         )?;
@@ -273,7 +273,7 @@ impl Store {
     }
 
     /// Every fact of `session`, in order.
-    pub fn facts(&self, session: i64) -> Result<Vec<Fact>, StoreError> {
+    pub(crate) fn facts(&self, session: i64) -> Result<Vec<Fact>, StoreError> {
         let exists: Option<i64> = self
             .conn
             .query_row("SELECT id FROM sessions WHERE id = ?1", [session], |r| {

@@ -5,7 +5,7 @@
 
 use super::{ExtraHeader, LineStyle, Spelling};
 
-pub const SPELLING: Spelling = Spelling {
+pub(crate) const SPELLING: Spelling = Spelling {
     system: None,
     team_task: "[TEAM_TASK]",
     context: "[CONTEXT]",

@@ -3,13 +3,13 @@
 use super::{ExtraHeader, LineStyle, Spelling};
 
 /// Header of the reinserted parent (bracket formats).
-pub const PARENT: &str =
+pub(crate) const PARENT: &str =
     "[PARENT_CONTEXT]\n(This is the message you are replying to, reinserted for context)";
 /// Header of sibling answers (bracket formats).
-pub const RELATED: &str =
+pub(crate) const RELATED: &str =
     "[RELATED_CONTEXT]\n(Other responses to the same message - avoid repeating)";
 
-pub const SPELLING: Spelling = Spelling {
+pub(crate) const SPELLING: Spelling = Spelling {
     system: Some("[SYSTEM]"),
     team_task: "[TEAM_TASK]",
     context: "[CONTEXT]",

@@ -3,7 +3,7 @@
 
 use super::{ExtraHeader, LineStyle, Spelling};
 
-pub const SPELLING: Spelling = Spelling {
+pub(crate) const SPELLING: Spelling = Spelling {
     system: Some("Instructions:"),
     team_task: "Team Task:",
     context: "Conversation so far:",

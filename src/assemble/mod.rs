@@ -1,18 +1,18 @@
 //! Per-agent prompt formats (docs/architecture.md §8), built as data and rendered once.
 //!
 //! An assembler turns an input (already windowed, stripped and deduplicated) into a
-//! [`Layout`]: named sections with a header and a body whose pieces borrow from the input.
-//! The budget ([`crate::budget`]) trims the layout by byte counts and renders it exactly
+//! `Layout`: named sections with a header and a body whose pieces borrow from the input.
+//! The budget (`crate::budget`) trims the layout by byte counts and renders it exactly
 //! once, so nothing is ever re-parsed out of rendered text (the peer's regex re-parsing loses
 //! paragraphs, docs/architecture.md §16) and no history line is copied before it is written out.
 //!
 //! Sections are joined by one blank line; a section whose body is empty after trimming is not
 //! emitted at all. Order: system, team task, extra sections, context, parent, related, message.
 
-pub mod claude;
-pub mod codex;
-pub mod gemini;
-pub mod plain;
+mod claude;
+mod codex;
+mod gemini;
+mod plain;
 
 use std::borrow::Cow;
 
@@ -22,7 +22,7 @@ use crate::message::MemberId;
 use crate::team::PromptFormat;
 
 /// The name of the `[MESSAGE]` section in the explain (every format).
-pub const MESSAGE_SECTION: &str = "message";
+pub(crate) const MESSAGE_SECTION: &str = "message";
 
 /// One history line as the agent sees it: `from`, `to` and stripped content.
 ///
@@ -195,7 +195,7 @@ fn instruction_lines<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<St
 
 impl AssemblerInput {
     /// The borrowed form the assemblers work on.
-    pub fn as_ref(&self) -> InputRef<'_> {
+    pub(crate) fn as_ref(&self) -> InputRef<'_> {
         InputRef {
             context: self
                 .context_messages
@@ -237,7 +237,7 @@ pub struct ExtraSection {
 
 /// A history line borrowed from the store (or an owned input).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LineRef<'a> {
+pub(crate) struct LineRef<'a> {
     pub from: &'a str,
     pub to: &'a str,
     pub content: Cow<'a, str>,
@@ -245,7 +245,7 @@ pub struct LineRef<'a> {
 }
 
 impl LineRef<'_> {
-    pub fn to_owned_line(&self) -> ContextLine {
+    pub(crate) fn to_owned_line(&self) -> ContextLine {
         ContextLine {
             from: self.from.to_string(),
             to: self.to.to_string(),
@@ -257,7 +257,7 @@ impl LineRef<'_> {
 
 /// The borrowed input of one prompt: what [`assemble`] lays out.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct InputRef<'a> {
+pub(crate) struct InputRef<'a> {
     pub context: Vec<LineRef<'a>>,
     pub current: &'a str,
     pub current_index: Option<usize>,
@@ -273,7 +273,7 @@ pub struct InputRef<'a> {
 
 /// What a section is, which decides how the budget may trim it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Role {
+pub(crate) enum Role {
     System,
     TeamTask,
     Extra { compactable: bool, priority: i32 },
@@ -285,7 +285,7 @@ pub enum Role {
 
 /// The text of one line: a history line in some style, or literal text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LineText<'a> {
+pub(crate) enum LineText<'a> {
     Styled {
         style: LineStyle,
         from: &'a str,
@@ -297,7 +297,7 @@ pub enum LineText<'a> {
 
 /// One history line, its byte length (cached), and the message it shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Line<'a> {
+pub(crate) struct Line<'a> {
     pub text: LineText<'a>,
     pub len: usize,
     /// Position of the message shown (`None` for the omitted marker).
@@ -338,7 +338,7 @@ impl<'a> Line<'a> {
         }
     }
 
-    pub fn write_to(&self, out: &mut String) {
+    pub(crate) fn write_to(&self, out: &mut String) {
         match &self.text {
             LineText::Styled {
                 style,
@@ -350,7 +350,7 @@ impl<'a> Line<'a> {
         }
     }
 
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let mut s = String::with_capacity(self.len);
         self.write_to(&mut s);
         s
@@ -371,26 +371,26 @@ fn text_len(text: &LineText<'_>) -> usize {
 
 /// A section body: free text, or lines joined by `\n` (with their total length cached).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Body<'a> {
+pub(crate) enum Body<'a> {
     Text(Cow<'a, str>),
     Lines { lines: Vec<Line<'a>>, len: usize },
 }
 
 impl<'a> Body<'a> {
-    pub fn lines(lines: Vec<Line<'a>>) -> Self {
+    pub(crate) fn lines(lines: Vec<Line<'a>>) -> Self {
         let len = lines.iter().map(|l| l.len).sum::<usize>() + lines.len().saturating_sub(1);
         Body::Lines { lines, len }
     }
 
     /// Bytes of the body as rendered.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match self {
             Body::Text(t) => t.len(),
             Body::Lines { len, .. } => *len,
         }
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         match self {
             Body::Text(t) => t.is_empty(),
             Body::Lines { lines, .. } => lines.is_empty(),
@@ -414,7 +414,7 @@ impl<'a> Body<'a> {
 
 /// A named section: header (may be empty, may span lines) and body.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Section<'a> {
+pub(crate) struct Section<'a> {
     /// Explain name: `system`, `teamTask`, `context`, `parent`, `related`, `message`, or an
     /// extra section's own name.
     pub name: Cow<'a, str>,
@@ -443,7 +443,7 @@ impl<'a> Section<'a> {
     }
 
     /// Bytes this section occupies when emitted (0 when its body is empty: not emitted).
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         if self.body.is_empty() {
             0
         } else if self.header.is_empty() {
@@ -453,17 +453,12 @@ impl<'a> Section<'a> {
         }
     }
 
-    pub fn is_emitted(&self) -> bool {
+    pub(crate) fn is_emitted(&self) -> bool {
         !self.body.is_empty()
     }
 
-    /// True when the section is not emitted (its body is empty).
-    pub fn is_empty(&self) -> bool {
-        self.body.is_empty()
-    }
-
     /// Appends the section (header, newline, body) to `out`.
-    pub fn write_to(&self, out: &mut String) {
+    pub(crate) fn write_to(&self, out: &mut String) {
         if !self.header.is_empty() {
             out.push_str(&self.header);
             out.push('\n');
@@ -471,7 +466,7 @@ impl<'a> Section<'a> {
         self.body.write_to(out);
     }
 
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let mut s = String::with_capacity(self.len());
         self.write_to(&mut s);
         s
@@ -480,7 +475,7 @@ impl<'a> Section<'a> {
 
 /// The sections of one prompt, plus the Claude system part that travels as a flag.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Layout<'a> {
+pub(crate) struct Layout<'a> {
     pub format: PromptFormat,
     /// Sections of the prompt, in order.
     pub sections: Vec<Section<'a>>,
@@ -493,7 +488,7 @@ pub struct Layout<'a> {
 
 impl Layout<'_> {
     /// `prompt.len()`: emitted sections plus `\n\n` between them.
-    pub fn prompt_len(&self) -> usize {
+    pub(crate) fn prompt_len(&self) -> usize {
         let (n, bytes) = self
             .sections
             .iter()
@@ -502,17 +497,17 @@ impl Layout<'_> {
         bytes + 2 * n.saturating_sub(1)
     }
 
-    pub fn flag_len(&self) -> usize {
+    pub(crate) fn flag_len(&self) -> usize {
         self.system_flag.as_ref().map_or(0, Section::len)
     }
 
     /// `prompt.len() + system_flag.len()`, the quantity the budget bounds.
-    pub fn total_len(&self) -> usize {
+    pub(crate) fn total_len(&self) -> usize {
         self.prompt_len() + self.flag_len()
     }
 
     /// Renders the prompt once, with exact capacity.
-    pub fn render_prompt(&self) -> String {
+    pub(crate) fn render_prompt(&self) -> String {
         let mut out = String::with_capacity(self.prompt_len());
         for s in self.sections.iter().filter(|s| s.is_emitted()) {
             if !out.is_empty() {
@@ -524,7 +519,7 @@ impl Layout<'_> {
     }
 
     /// The flag text, `None` when there is no (non-empty) system part.
-    pub fn render_flag(&self) -> Option<String> {
+    pub(crate) fn render_flag(&self) -> Option<String> {
         self.system_flag
             .as_ref()
             .filter(|s| s.is_emitted())
@@ -534,7 +529,7 @@ impl Layout<'_> {
 
 /// How one format spells its sections (docs/architecture.md §8 table).
 #[derive(Debug, Clone, Copy)]
-pub struct Spelling {
+pub(crate) struct Spelling {
     /// `None`: the system part goes into the flag (Claude).
     pub system: Option<&'static str>,
     pub team_task: &'static str,
@@ -549,7 +544,7 @@ pub struct Spelling {
 
 /// How a history line is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LineStyle {
+pub(crate) enum LineStyle {
     /// `- {from} -> {to}: {content}`
     FromTo,
     /// `- {from}: {content}`
@@ -560,7 +555,7 @@ pub enum LineStyle {
 
 impl LineStyle {
     /// Bytes of a line in this style, without writing it.
-    pub fn len(self, from: &str, to: &str, content: &str) -> usize {
+    pub(crate) fn len(self, from: &str, to: &str, content: &str) -> usize {
         match self {
             LineStyle::FromTo => 2 + from.len() + 4 + to.len() + 2 + content.len(),
             LineStyle::DashFrom => 2 + from.len() + 2 + content.len(),
@@ -569,7 +564,7 @@ impl LineStyle {
     }
 
     /// Writes one history line; multi-line content continues unindented.
-    pub fn write(self, out: &mut String, from: &str, to: &str, content: &str) {
+    pub(crate) fn write(self, out: &mut String, from: &str, to: &str, content: &str) {
         match self {
             LineStyle::FromTo => {
                 out.push_str("- ");
@@ -590,7 +585,7 @@ impl LineStyle {
 
 /// How an extra section's header is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExtraHeader {
+pub(crate) enum ExtraHeader {
     /// `[PLAN]`: the name upper-cased, spaces as `_`.
     Bracket,
     /// `Plan:`
@@ -600,14 +595,14 @@ pub enum ExtraHeader {
 }
 
 /// The `[N earlier messages omitted]` line of the pin-first policy (`message` when N is 1).
-pub fn omitted_line(n: usize) -> String {
+pub(crate) fn omitted_line(n: usize) -> String {
     let noun = if n == 1 { "message" } else { "messages" };
     format!("[{n} earlier {noun} omitted]")
 }
 
 /// System body: instruction and instruction file text, each trimmed, empty ones dropped,
 /// joined by a blank line (docs/architecture.md §19 (seed 000 §6.4)).
-pub fn system_body<'a>(
+pub(crate) fn system_body<'a>(
     system_instruction: Option<&'a str>,
     instruction_file_text: Option<&'a str>,
 ) -> Cow<'a, str> {
@@ -630,7 +625,7 @@ pub fn system_body<'a>(
 }
 
 /// The spelling of a format.
-pub fn spelling(format: PromptFormat) -> Spelling {
+pub(crate) fn spelling(format: PromptFormat) -> Spelling {
     match format {
         PromptFormat::Claude => claude::SPELLING,
         PromptFormat::Codex => codex::SPELLING,
@@ -640,7 +635,7 @@ pub fn spelling(format: PromptFormat) -> Spelling {
 }
 
 /// Builds the layout of `input` in `format`. Cost: O(lines); no text is copied.
-pub fn assemble<'a>(format: PromptFormat, input: &InputRef<'a>) -> Layout<'a> {
+pub(crate) fn assemble<'a>(format: PromptFormat, input: &InputRef<'a>) -> Layout<'a> {
     let sp = spelling(format);
     let mut sections = Vec::with_capacity(7 + input.extra_sections.len());
 

@@ -3,7 +3,7 @@
 
 use super::{ExtraHeader, LineStyle, Spelling};
 
-pub const SPELLING: Spelling = Spelling {
+pub(crate) const SPELLING: Spelling = Spelling {
     system: Some(""),
     team_task: "",
     context: "",

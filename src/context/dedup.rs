@@ -9,7 +9,7 @@ use crate::explain::DedupReason;
 use crate::message::{Message, SpeakerKind};
 
 /// Whether the last history line (`last`, with its stripped content) repeats `current`.
-pub fn repeats_current(
+pub(crate) fn repeats_current(
     last: &Message,
     last_stripped: &str,
     current: &Message,

@@ -1,10 +1,10 @@
 //! The context for one delivery (docs/architecture.md §7): window → strip → dedup → route context →
 //! assemble → budget, recording each message's fate on the way.
 
-pub mod dedup;
-pub mod route;
-pub mod store;
-pub mod window;
+pub(crate) mod dedup;
+pub(crate) mod route;
+mod store;
+mod window;
 
 use serde::{Deserialize, Serialize};
 
@@ -44,7 +44,7 @@ impl Recipient {
         }
     }
 
-    pub fn format(&self) -> PromptFormat {
+    pub(crate) fn format(&self) -> PromptFormat {
         crate::team::prompt_format(&self.agent_type)
     }
 }
@@ -69,7 +69,7 @@ pub struct BuildSettings {
 
 impl BuildSettings {
     /// The budget these settings keep (bytes, and tokens when set).
-    pub fn budget(&self) -> Budget {
+    pub(crate) fn budget(&self) -> Budget {
         Budget {
             max_bytes: self.max_bytes,
             strategy: self.compaction,
@@ -79,7 +79,7 @@ impl BuildSettings {
     }
 
     /// The settings in force for `member` of `team`.
-    pub fn for_member(team: &Team, member: &Member) -> Self {
+    pub(crate) fn for_member(team: &Team, member: &Member) -> Self {
         BuildSettings {
             window: team.window_for(member),
             pin_first: team.settings.pin_first,
@@ -165,14 +165,14 @@ impl Prompt {
 /// The store as it was at an earlier point (time travel, docs/architecture.md §6b): only its first
 /// `len` messages exist, and the team task is the one in force then.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AsOf<'a> {
+pub(crate) struct AsOf<'a> {
     pub len: usize,
     pub team_task: Option<&'a str>,
 }
 
 impl<'a> AsOf<'a> {
     /// The store as it is now.
-    pub fn now(store: &'a Store) -> Self {
+    pub(crate) fn now(store: &'a Store) -> Self {
         AsOf {
             len: store.len(),
             team_task: store.team_task(),
@@ -204,26 +204,17 @@ fn line_at(store: &Store, pos: usize) -> Option<LineRef<'_>> {
 /// The input gathered for one delivery, borrowed from the store, with each considered
 /// message's fate so far.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Gathered<'a> {
+pub(crate) struct Gathered<'a> {
     pub input: InputRef<'a>,
     /// Fates of every message looked at, in store order.
     pub fates: Vec<MessageFate>,
     pub markers_stripped: usize,
 }
 
-/// Steps 1–4 of docs/architecture.md §7: window, strip, dedup, route context. O(window + siblings);
-/// the stripped text comes from the store's views, so nothing is copied.
-pub fn gather<'a>(
-    store: &'a Store,
-    recipient: &'a Recipient,
-    target: &Target,
-    settings: &BuildSettings,
-) -> Result<Gathered<'a>, BuildError> {
-    gather_as_of(store, recipient, target, settings, AsOf::now(store))
-}
-
-/// [`gather`] over the store as it was at `as_of` (messages from `as_of.len` on do not exist).
-pub fn gather_as_of<'a>(
+/// Steps 1–4 of docs/architecture.md §7: window, strip, dedup, route context, over the store as
+/// it was at `as_of` (messages from `as_of.len` on do not exist). O(window + siblings); the
+/// stripped text comes from the store's views, so nothing is copied.
+pub(crate) fn gather_as_of<'a>(
     store: &'a Store,
     recipient: &'a Recipient,
     target: &Target,
@@ -368,22 +359,10 @@ pub fn gather_as_of<'a>(
     })
 }
 
-/// The owned assembler input of a delivery (the `ContextManager` API's
-/// `getContextForAgent`).
-pub fn gather_owned(
-    store: &Store,
-    recipient: &Recipient,
-    target: &Target,
-    settings: &BuildSettings,
-) -> Result<AssemblerInput, BuildError> {
-    let g = gather(store, recipient, target, settings)?;
-    Ok(g.to_input(recipient, settings.max_bytes, 0))
-}
-
 impl Gathered<'_> {
     /// The owned assembler input for `recipient` within `max_bytes`, every position moved by
     /// `offset` (a host whose store holds the conversation from position `offset` on).
-    pub fn to_input(
+    pub(crate) fn to_input(
         &self,
         recipient: &Recipient,
         max_bytes: usize,
@@ -466,14 +445,18 @@ fn apply_trims(fates: &mut [MessageFate], fitted: &budget::Fitted, parent: Optio
 
 /// Steps 5–6: assemble `input` in `format` and fit it into `budget`. The explain lists the
 /// fates the input itself shows (its history lines with positions, the current message).
-pub fn assemble_prompt(format: PromptFormat, input: &AssemblerInput, budget: Budget) -> Prompt {
+pub(crate) fn assemble_prompt(
+    format: PromptFormat,
+    input: &AssemblerInput,
+    budget: Budget,
+) -> Prompt {
     let recipient = input.agent_id.as_deref().unwrap_or_default();
     assemble_input_ref(format, &input.as_ref(), recipient, budget)
 }
 
-/// [`assemble_prompt`] over a borrowed input (what [`gather`] gives), so a host that builds
+/// [`assemble_prompt`] over a borrowed input (what [`gather_as_of`] gives), so a host that builds
 /// and assembles in one go copies no history text.
-pub fn assemble_input_ref(
+pub(crate) fn assemble_input_ref(
     format: PromptFormat,
     input_ref: &InputRef<'_>,
     recipient: &str,
@@ -535,7 +518,7 @@ pub fn build(
 /// the system and team task sections, no history and no message section. The explain lists no
 /// message and its `current` is `None`. Never an error: a page or CLI shows it for an empty
 /// conversation.
-pub fn build_skeleton(
+pub(crate) fn build_skeleton(
     recipient: &Recipient,
     settings: &BuildSettings,
     team_task: Option<&str>,
@@ -589,7 +572,7 @@ fn prompt_of(
 }
 
 /// [`build`] over the store as it was at `as_of` (time travel; same cost).
-pub fn build_as_of(
+pub(crate) fn build_as_of(
     store: &Store,
     recipient: &Recipient,
     target: &Target,

@@ -4,16 +4,16 @@
 use crate::markers::{self, LineKind};
 
 /// At most this many sibling answers are shown.
-pub const MAX_RELATED: usize = 5;
+pub(crate) const MAX_RELATED: usize = 5;
 /// Each sibling answer is capped at this many characters.
-pub const RELATED_CHARS: usize = 200;
+pub(crate) const RELATED_CHARS: usize = 200;
 
 /// A sibling answer as shown in related context: fenced code blocks replaced by
 /// `[code block omitted]`, then capped at [`RELATED_CHARS`] characters (an `…` marks the cut).
 /// The agent needs the gist to avoid repeating it, not the code. Fences are read by the
 /// marker parser's own rules ([`markers::line_spans`]), so what counts as code here is what
 /// counts as code for routing (text after a closing run stays).
-pub fn summarize_related(stripped: &str) -> String {
+pub(crate) fn summarize_related(stripped: &str) -> String {
     let mut out = String::with_capacity(stripped.len().min(RELATED_CHARS * 4));
     let mut push_line = |line: &str| {
         if !out.is_empty() {

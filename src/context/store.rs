@@ -20,7 +20,7 @@ pub struct TeamTaskTruncated {
 /// What every prompt shows of a stored message, computed once when it is stored: messages
 /// never change, so no prompt re-strips history (docs/architecture.md §9 cost rule).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct View {
+pub(crate) struct View {
     /// `strip_all` of the content ([`Store::stripped`]).
     stripped: Stripped,
     /// Markers `strip_all` removed.
@@ -119,12 +119,12 @@ impl Store {
     }
 
     /// The prompt view of the message at `pos` (same order as [`Store::messages`]).
-    pub fn view(&self, pos: usize) -> Option<&View> {
+    pub(crate) fn view(&self, pos: usize) -> Option<&View> {
         self.views.get(pos)
     }
 
     /// `strip_all` of the message at `pos`: what prompts show of it.
-    pub fn stripped(&self, pos: usize) -> Option<&str> {
+    pub(crate) fn stripped(&self, pos: usize) -> Option<&str> {
         Some(
             self.views
                 .get(pos)?
@@ -158,7 +158,7 @@ impl Store {
     }
 
     /// Positions of the stored answers to `parent`, oldest first.
-    pub fn children(&self, parent: &MessageId) -> &[usize] {
+    pub(crate) fn children(&self, parent: &MessageId) -> &[usize] {
         self.children.get(parent).map_or(&[], Vec::as_slice)
     }
 
@@ -182,13 +182,13 @@ impl Store {
     }
 
     /// Empties the store and restarts ids at `msg-1`.
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         *self = Store::new();
     }
 
     /// Replaces everything with already-validated messages; the id counter continues from the
     /// highest numeric id.
-    pub fn replace(&mut self, messages: Vec<Message>, team_task: Option<String>) {
+    pub(crate) fn replace(&mut self, messages: Vec<Message>, team_task: Option<String>) {
         let next_seq = messages
             .iter()
             .filter_map(|m| m.id.seq())

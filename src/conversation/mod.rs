@@ -33,7 +33,7 @@
 //! ```
 //!
 //! Rules (docs/architecture.md §6): the first message comes from a human; each `[NEXT]` addressee
-//! becomes a queued delivery ([`queue`] decides the order and the limits); AI deliveries run one at
+//! becomes a queued delivery (`queue` decides the order and the limits); AI deliveries run one at
 //! a time; a human delivery pauses the queue; with nothing queued the first human is awaited;
 //! `[DONE]` completes the conversation until a human speaks again; at most
 //! `team.settings.max_rounds` AI deliveries run per human message.
@@ -53,10 +53,10 @@
 //! - [`Conversation::routing_state`] and [`Conversation::resume`] let a host persist the
 //!   queue and waiting state beside a snapshot and resume after a restart.
 
-pub mod action;
-pub mod input;
-pub mod queue;
-pub mod state;
+mod action;
+mod input;
+mod queue;
+mod state;
 
 use std::collections::VecDeque;
 
@@ -64,9 +64,8 @@ use serde::{Deserialize, Serialize};
 
 pub use action::{Action, Delivery, Notice};
 pub use input::{HumanInput, InputError};
-pub use queue::{
-    Enqueued, QueuedDelivery, RoutingQueue, MAX_LOCAL_RUN, MAX_PER_PARENT, MAX_QUEUED,
-};
+use queue::Enqueued;
+pub use queue::{QueuedDelivery, RoutingQueue, MAX_PER_PARENT, MAX_QUEUED};
 pub use state::{ResumeError, RoutingState};
 
 use crate::context::{self, AsOf, BuildError, BuildSettings, Prompt, Recipient, Store, Target};
@@ -245,7 +244,7 @@ impl Conversation {
     }
 
     /// Pending deliveries in the order they will run if the next message routes no one
-    /// further (the page's queue view; see [`RoutingQueue::run_order`]).
+    /// further (the page's queue view; see `RoutingQueue::run_order`).
     pub fn pending_in_run_order(&self) -> Vec<&QueuedDelivery> {
         self.queue.run_order()
     }
@@ -258,12 +257,6 @@ impl Conversation {
     /// AI deliveries emitted since the last human message.
     pub fn rounds(&self) -> usize {
         self.rounds
-    }
-
-    /// True once the first message is stored (docs/architecture.md §19 (seed 004)'s
-    /// `hasActiveSession`).
-    pub fn has_active_session(&self) -> bool {
-        !self.store.is_empty()
     }
 
     /// The routing state beyond the messages, for a host to persist beside a snapshot of

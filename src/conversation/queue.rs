@@ -24,7 +24,7 @@ pub const MAX_QUEUED: usize = 50;
 pub const MAX_PER_PARENT: usize = 10;
 /// At most this many consecutive picks from the last completed message's children before one
 /// pick from the whole queue (anti-starvation).
-pub const MAX_LOCAL_RUN: usize = 5;
+pub(crate) const MAX_LOCAL_RUN: usize = 5;
 
 /// One pending delivery: `to` must answer `parent`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,7 +44,7 @@ pub struct QueuedDelivery {
 /// What [`RoutingQueue::push`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "outcome", rename_all = "camelCase")]
-pub enum Enqueued {
+pub(crate) enum Enqueued {
     /// Queued as asked.
     Queued,
     /// Queued, but demoted to P3 because its parent already had [`MAX_PER_PARENT`] items.
@@ -67,7 +67,7 @@ pub struct RoutingQueue {
 }
 
 impl RoutingQueue {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
@@ -81,7 +81,7 @@ impl RoutingQueue {
     /// or the awaited human's) routes no one further: P1, then P2, then P3, each FIFO. That
     /// next message's own addressees would run first (rule 2), and after a failure the
     /// children of the last completed message do; those are the only ways the order changes.
-    pub fn run_order(&self) -> Vec<&QueuedDelivery> {
+    pub(crate) fn run_order(&self) -> Vec<&QueuedDelivery> {
         let mut order: Vec<&QueuedDelivery> = self.items.iter().collect();
         order.sort_by_key(|item| (item.intent, item.seq));
         order
@@ -97,7 +97,7 @@ impl RoutingQueue {
 
     /// Queues `to` answering `parent` with `intent`, applying the limits in the peer's order:
     /// size first, then the per-parent demotion, then the duplicate check on the final intent.
-    pub fn push(&mut self, to: &str, parent: &MessageId, intent: Intent) -> Enqueued {
+    pub(crate) fn push(&mut self, to: &str, parent: &MessageId, intent: Intent) -> Enqueued {
         if self.items.len() >= MAX_QUEUED {
             return Enqueued::Full;
         }
@@ -126,7 +126,10 @@ impl RoutingQueue {
 
     /// Removes and returns the item to run next (see the module doc for the rules).
     /// `last_completed` is the newest message whose routing has been applied.
-    pub fn pop_next(&mut self, last_completed: Option<&MessageId>) -> Option<QueuedDelivery> {
+    pub(crate) fn pop_next(
+        &mut self,
+        last_completed: Option<&MessageId>,
+    ) -> Option<QueuedDelivery> {
         if let Some(i) = self.items.iter().position(|i| i.intent == Intent::P1) {
             self.local_run = 0;
             return Some(self.items.remove(i));
@@ -154,12 +157,16 @@ impl RoutingQueue {
     }
 
     /// Removes every pending item for `member` (`[DROP: member]`); returns them.
-    pub fn remove_target(&mut self, member: &str) -> Vec<QueuedDelivery> {
+    #[cfg(test)]
+    pub(crate) fn remove_target(&mut self, member: &str) -> Vec<QueuedDelivery> {
         self.remove_where(|i| i.to == member)
     }
 
     /// Removes every pending item matching `pred`; returns them in enqueue order.
-    pub fn remove_where(&mut self, pred: impl Fn(&QueuedDelivery) -> bool) -> Vec<QueuedDelivery> {
+    pub(crate) fn remove_where(
+        &mut self,
+        pred: impl Fn(&QueuedDelivery) -> bool,
+    ) -> Vec<QueuedDelivery> {
         let (removed, kept) = std::mem::take(&mut self.items)
             .into_iter()
             .partition(|i| pred(i));
@@ -171,7 +178,7 @@ impl RoutingQueue {
     }
 
     /// Removes everything (`[DROP: ALL]`, `[DONE]`); returns what was pending.
-    pub fn clear(&mut self) -> Vec<QueuedDelivery> {
+    pub(crate) fn clear(&mut self) -> Vec<QueuedDelivery> {
         self.local_run = 0;
         std::mem::take(&mut self.items)
     }

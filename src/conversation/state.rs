@@ -45,7 +45,7 @@ fn invalid(path: impl Into<String>, problem: impl Into<String>) -> ResumeError {
 impl RoutingState {
     /// Checks every reference against `team` and `store`, and that the status agrees with the
     /// rest, so a resumed conversation can never reach a state the machine cannot leave.
-    pub fn validate(&self, team: &Team, store: &Store) -> Result<(), ResumeError> {
+    pub(crate) fn validate(&self, team: &Team, store: &Store) -> Result<(), ResumeError> {
         let message = |path: &str, id: &MessageId| {
             store
                 .get(id)

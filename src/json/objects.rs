@@ -40,7 +40,7 @@ pub fn object<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<T,
 }
 
 /// [`object`] for an optional field: `null` (or absent, with `#[serde(default)]`) is `None`.
-pub fn optional_object<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+pub(crate) fn optional_object<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     d: D,
 ) -> Result<Option<T>, D::Error> {
     struct Optional<T>(PhantomData<T>);

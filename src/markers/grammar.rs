@@ -73,7 +73,7 @@ impl<'a> Found<'a> {
 /// `!P1`/`!P2`/`!P3` (case-insensitive, whitespace before `!` allowed) is the intent
 /// (default P2); `!` and `P` must be adjacent (`a ! P1` is the name `a ! P1`, left for the
 /// resolver to report). Empty names are skipped.
-pub fn parse_addressees(value: &str) -> impl Iterator<Item = Addressee> + '_ {
+pub(crate) fn parse_addressees(value: &str) -> impl Iterator<Item = Addressee> + '_ {
     value.split(',').filter_map(|item| {
         let (name, intent) = split_intent(item.trim());
         (!name.is_empty()).then(|| Addressee {

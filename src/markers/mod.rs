@@ -76,7 +76,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::message::Addressee;
 pub use crate::message::Intent;
-pub use grammar::parse_addressees;
+pub(crate) use grammar::parse_addressees;
 use grammar::Found;
 use scan::{Lines, RegionMarkers};
 
@@ -124,7 +124,7 @@ pub enum MarkerKind {
 impl MarkerKind {
     /// Routing markers (NEXT, DONE, DROP) are removed even from the stored-content view;
     /// FROM and TEAM_TASK are kept there for history and audit (docs/architecture.md §5).
-    pub fn is_routing(self) -> bool {
+    pub(crate) fn is_routing(self) -> bool {
         matches!(self, MarkerKind::Next | MarkerKind::Done | MarkerKind::Drop)
     }
 
@@ -238,7 +238,7 @@ pub fn spans(text: &str) -> impl Iterator<Item = MarkerSpan> + '_ {
 /// Fuzzy identifier form (docs/architecture.md §5): lowercase, without whitespace (any Unicode
 /// White_Space, not only spaces), `-` and `_`, so `Max-Smith`, `max_smith` and `MAX SMITH`
 /// name the same member.
-pub fn normalize_identifier(s: &str) -> String {
+pub(crate) fn normalize_identifier(s: &str) -> String {
     s.chars()
         .filter(|c| !matches!(c, '-' | '_') && !c.is_whitespace())
         .flat_map(char::to_lowercase)

@@ -249,7 +249,7 @@ fn strip_region(
 }
 
 /// The strip of the module doc; returns the text and the number of markers removed.
-pub fn strip(text: &str, remove: fn(MarkerKind) -> bool) -> (String, usize) {
+fn strip(text: &str, remove: fn(MarkerKind) -> bool) -> (String, usize) {
     let mut removed = 0;
     let mut lines: Vec<String> = Vec::new();
     for line in line_spans(text) {

@@ -26,13 +26,13 @@ use crate::json::{self, Path};
 use crate::team::{member, ConfigError, MemberKind, Team, TeamSettings, UNLIMITED_ROUNDS};
 
 /// Schema versions of the peer's format we read.
-pub const PEER_SCHEMA_VERSIONS: [&str; 2] = ["1.1", "1.2"];
+pub(crate) const PEER_SCHEMA_VERSIONS: [&str; 2] = ["1.1", "1.2"];
 /// The schema version [`to_peer_config`] writes.
-pub const PEER_SCHEMA_VERSION: &str = "1.2";
+pub(crate) const PEER_SCHEMA_VERSION: &str = "1.2";
 /// The peer's schema requires two members; ours only one human.
-pub const PEER_MIN_MEMBERS: usize = 2;
+pub(crate) const PEER_MIN_MEMBERS: usize = 2;
 /// The peer's schema minimum for `conversation.maxAgentResponseTime`.
-pub const PEER_MIN_RESPONSE_MS: u64 = 1000;
+pub(crate) const PEER_MIN_RESPONSE_MS: u64 = 1000;
 
 pub(crate) fn team(value: &Value, path: &Path<'_>) -> Result<Team, ConfigError> {
     let obj = json::object(value, *path)?;
@@ -105,7 +105,7 @@ pub(crate) fn team(value: &Value, path: &Path<'_>) -> Result<Team, ConfigError> 
 }
 
 /// Why `team` cannot be written as the peer's cli-config, which needs at least
-/// [`PEER_MIN_MEMBERS`] members (ours allows a lone human); `None` when it can. Found by
+/// `PEER_MIN_MEMBERS` members (ours allows a lone human); `None` when it can. Found by
 /// fuzzing: exporting such a team gave a file no reader accepts.
 pub fn peer_export_problem(team: &Team) -> Option<String> {
     (team.members.len() < PEER_MIN_MEMBERS).then(|| {

@@ -8,26 +8,26 @@ use std::fmt::Write as _;
 /// JSON text under construction. Callers write keys and punctuation with [`JsonWriter::raw`]
 /// and values with [`JsonWriter::string`] / [`JsonWriter::number`].
 #[derive(Debug, Default)]
-pub struct JsonWriter {
+pub(crate) struct JsonWriter {
     out: String,
 }
 
 impl JsonWriter {
     /// A writer whose buffer holds `capacity` bytes before it grows.
-    pub fn with_capacity(capacity: usize) -> Self {
+    pub(crate) fn with_capacity(capacity: usize) -> Self {
         JsonWriter {
             out: String::with_capacity(capacity),
         }
     }
 
     /// Appends `text` as is: punctuation and literal keys, which need no escaping.
-    pub fn raw(&mut self, text: &str) {
+    pub(crate) fn raw(&mut self, text: &str) {
         self.out.push_str(text);
     }
 
     /// Appends `value` as a JSON string. Runs without `"`, `\` or control characters are
     /// copied whole; those three are escaped as RFC 8259 requires.
-    pub fn string(&mut self, value: &str) {
+    pub(crate) fn string(&mut self, value: &str) {
         self.out.push('"');
         let mut start = 0;
         for (i, b) in value.bytes().enumerate() {
@@ -55,7 +55,8 @@ impl JsonWriter {
     }
 
     /// Appends an optional string: the string, or `null`.
-    pub fn opt_string(&mut self, value: Option<&str>) {
+    #[cfg(test)]
+    pub(crate) fn opt_string(&mut self, value: Option<&str>) {
         match value {
             Some(v) => self.string(v),
             None => self.raw("null"),
@@ -63,13 +64,13 @@ impl JsonWriter {
     }
 
     /// Appends a non-negative integer.
-    pub fn number(&mut self, value: u64) {
+    pub(crate) fn number(&mut self, value: u64) {
         // Writing to a String cannot fail.
         let _ = write!(self.out, "{value}");
     }
 
     /// The text written so far.
-    pub fn finish(self) -> String {
+    pub(crate) fn finish(self) -> String {
         self.out
     }
 }

@@ -69,7 +69,7 @@ impl<'de> Deserialize<'de> for PeerIntent {
 /// An intent by name: `P1`…`P3`, or the peer's long forms (`P1_INTERRUPT`, `P2_REPLY`,
 /// `P3_EXTEND`), ASCII case-insensitive. The one reading of the peer's intent names, for
 /// messages and snapshots alike.
-pub fn intent_named(s: &str) -> Option<Intent> {
+pub(crate) fn intent_named(s: &str) -> Option<Intent> {
     match s.get(..2)?.to_ascii_uppercase().as_str() {
         "P1" if s.len() == 2 || s.eq_ignore_ascii_case("P1_INTERRUPT") => Some(Intent::P1),
         "P2" if s.len() == 2 || s.eq_ignore_ascii_case("P2_REPLY") => Some(Intent::P2),
@@ -196,7 +196,8 @@ impl PeerRouting {
     }
 
     /// The peer's form of a core routing; `None` when the message carries no routing at all.
-    pub fn from_core(routing: &Routing) -> Option<Self> {
+    #[cfg(test)]
+    pub(crate) fn from_core(routing: &Routing) -> Option<Self> {
         if *routing == Routing::default() {
             return None;
         }
@@ -224,7 +225,7 @@ impl PeerRouting {
 /// The addressees of one `rawNextMarkers` entry: a marker value (`a, b !P1`, read by the
 /// core's marker grammar, [`markers::parse_addressees`]) or a whole marker (`[NEXT: a]`, read
 /// with [`markers::parse`]). The one reading of that field, for messages and snapshots alike.
-pub fn raw_next_marker_addressees(raw: &str) -> Vec<Addressee> {
+pub(crate) fn raw_next_marker_addressees(raw: &str) -> Vec<Addressee> {
     let trimmed = raw.trim();
     if trimmed.starts_with('[') {
         markers::parse(trimmed).next
@@ -239,11 +240,11 @@ pub fn raw_next_marker_addressees(raw: &str) -> Vec<Addressee> {
 /// value (the peer module's JSON writer). Keys in the peer's order: `id, timestamp, speaker, content,
 /// routing?`; `routing` is left out when the message carries none (as in the peer).
 #[derive(Debug, Clone, Copy)]
-pub struct PeerMessage<'a>(pub &'a Message);
+pub(crate) struct PeerMessage<'a>(pub &'a Message);
 
 impl PeerMessage<'_> {
     /// Appends this message's JSON to `w`.
-    pub fn write_json(&self, w: &mut JsonWriter) {
+    pub(crate) fn write_json(&self, w: &mut JsonWriter) {
         let m = self.0;
         w.raw("{\"id\":");
         w.string(&m.id.0);
@@ -271,14 +272,15 @@ impl PeerMessage<'_> {
     }
 
     /// This message's JSON text.
-    pub fn to_json(&self) -> String {
+    #[cfg(test)]
+    pub(crate) fn to_json(self) -> String {
         let mut w = JsonWriter::with_capacity(json_capacity(std::slice::from_ref(self.0)));
         self.write_json(&mut w);
         w.finish()
     }
 }
 
-/// [`PeerRouting::from_core`] written as JSON: the same keys and values, without copying the
+/// `PeerRouting::from_core` written as JSON: the same keys and values, without copying the
 /// names into an owned value first.
 fn write_routing(w: &mut JsonWriter, r: &Routing) {
     w.raw("{\"rawNextMarkers\":[");
@@ -337,7 +339,7 @@ pub struct PeerMessages<'a>(pub &'a [Message]);
 
 impl PeerMessages<'_> {
     /// Appends the array's JSON to `w`.
-    pub fn write_json(&self, w: &mut JsonWriter) {
+    pub(crate) fn write_json(&self, w: &mut JsonWriter) {
         w.raw("[");
         for (i, m) in self.0.iter().enumerate() {
             if i > 0 {

@@ -3,8 +3,8 @@
 //!
 //! - [`message`]: its messages, speakers, routing (`rawNextMarkers`, `resolvedAddressees`,
 //!   `parsedAddressees`) and long intent names (`P1_INTERRUPT`, …), read from and written to
-//!   JSON for the npm `ContextManager`; [`message::intent_named`] and
-//!   [`message::raw_next_marker_addressees`] are the one reading of those two fields, which
+//!   JSON for the npm `ContextManager`; `message::intent_named` and
+//!   `message::raw_next_marker_addressees` are the one reading of those two fields, which
 //!   the snapshot reader uses too.
 //! - Its `cli-config` 1.1/1.2 team files are read and written by [`cli_config`]; members and
 //!   settings are read by the rules ours uses too ([`crate::team`]), and one entry point,

@@ -107,7 +107,7 @@ impl Member {
         self.kind == MemberKind::Ai
     }
 
-    pub fn is_human(&self) -> bool {
+    pub(crate) fn is_human(&self) -> bool {
         self.kind == MemberKind::Human
     }
 
@@ -170,10 +170,10 @@ pub enum CompactionStrategy {
 /// reads back on every host (a 64-bit `usize::MAX` would not fit a wasm32 `usize`).
 pub const UNLIMITED_ROUNDS: usize = u32::MAX as usize;
 /// Reserved for system notices (docs/architecture.md §11b): no member may be called this.
-pub const RESERVED_MEMBER: &str = "system";
+pub(crate) const RESERVED_MEMBER: &str = "system";
 
 /// Default history window (docs/architecture.md §19 (seeds 000/001)).
-pub const DEFAULT_WINDOW_SIZE: usize = 5;
+pub(crate) const DEFAULT_WINDOW_SIZE: usize = 5;
 /// Default prompt budget: 768 KiB (docs/architecture.md §19 (seed 001)).
 pub const DEFAULT_MAX_BYTES: usize = 768 * 1024;
 /// Default bound on AI deliveries per human message.
@@ -254,7 +254,7 @@ impl Team {
 
     /// [`Self::find`], or the error every host shows for a name that is no member: the name
     /// and the members there are, so the user can correct it.
-    pub fn find_or_explain(&self, identifier: &str) -> Result<&Member, NotAMember> {
+    pub(crate) fn find_or_explain(&self, identifier: &str) -> Result<&Member, NotAMember> {
         self.find(identifier).ok_or_else(|| NotAMember {
             name: identifier.to_string(),
             members: self
@@ -266,12 +266,12 @@ impl Team {
         })
     }
 
-    pub fn humans(&self) -> impl Iterator<Item = &Member> {
+    pub(crate) fn humans(&self) -> impl Iterator<Item = &Member> {
         self.members.iter().filter(|m| m.is_human())
     }
 
     /// The window for `member`: member override → team setting.
-    pub fn window_for(&self, member: &Member) -> usize {
+    pub(crate) fn window_for(&self, member: &Member) -> usize {
         member.window_size.unwrap_or(self.settings.window_size)
     }
 }

@@ -1,16 +1,18 @@
-//! Test harness for the conversation state machine, in the spirit of quinn's `Pair` and
-//! str0m's `progress()`: agents' replies are scripted per member, `drive` drains actions until
-//! the machine is idle (with a step bound that panics on livelock), and every action is
-//! recorded for assertions.
+//! Shared support for the core's integration tests (docs/architecture.md §2, §15): builders
+//! for speakers, members, stores, settings and prompts, and the harness for the conversation
+//! state machine, in the spirit of quinn's `Pair` and str0m's `progress()`: agents' replies are
+//! scripted per member, `drive` drains actions until the machine is idle (with a step bound
+//! that panics on livelock), and every action is recorded for assertions.
 
 #![allow(dead_code)]
 
 use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 
+use agent_chatter::context::{BuildSettings, Prompt, Recipient, Store, Target, TokenEstimator};
 use agent_chatter::conversation::{Action, Conversation, Delivery, HumanInput, InputError, Notice};
-use agent_chatter::message::{Message, MessageId, Millis};
-use agent_chatter::team::{Member, MemberKind, Team};
+use agent_chatter::message::{Message, MessageId, Millis, Routing, Speaker, SpeakerKind};
+use agent_chatter::team::{CompactionStrategy, DeliveryPolicy, Member, MemberKind, Team};
 
 /// Loads a team from `tests/fixtures/conversation/<name>`.
 pub fn team(name: &str) -> Team {
@@ -21,8 +23,8 @@ pub fn team(name: &str) -> Team {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// An AI member with a known agent type.
-pub fn ai(id: &str) -> Member {
+/// An AI member (id = name = display name) with a known agent type.
+pub fn ai_member(id: &str) -> Member {
     Member {
         id: id.to_string(),
         name: id.to_string(),
@@ -35,6 +37,103 @@ pub fn ai(id: &str) -> Member {
         base_dir: None,
         window_size: None,
     }
+}
+
+/// The speaker of [`ai_member`]`(id)`.
+pub fn ai(id: &str) -> Speaker {
+    ai_member(id).speaker()
+}
+
+/// A human speaker (id = name = display name).
+pub fn human(id: &str) -> Speaker {
+    Speaker {
+        id: id.into(),
+        name: id.into(),
+        display_name: id.into(),
+        kind: SpeakerKind::Human,
+    }
+}
+
+/// Routing addressed to `names` (resolved ids = names).
+pub fn to(names: &[&str]) -> Routing {
+    Routing {
+        resolved: names.iter().map(|s| s.to_string()).collect(),
+        resolved_names: names.iter().map(|s| s.to_string()).collect(),
+        ..Routing::default()
+    }
+}
+
+pub fn answer_to(parent: &str) -> Routing {
+    Routing {
+        parent: Some(MessageId(parent.into())),
+        ..Routing::default()
+    }
+}
+
+/// Pushes messages (speaker, content, routing) in order and returns the store.
+pub fn store_of<S: Into<String>>(
+    messages: impl IntoIterator<Item = (Speaker, S, Routing)>,
+) -> Store {
+    let mut store = Store::new();
+    for (i, (speaker, content, routing)) in messages.into_iter().enumerate() {
+        store.push(speaker, content.into(), routing, Millis(i as u64));
+    }
+    store
+}
+
+pub fn settings(window: usize, max_bytes: usize) -> BuildSettings {
+    BuildSettings {
+        window,
+        pin_first: false,
+        max_bytes,
+        delivery: DeliveryPolicy::Latest,
+        compaction: CompactionStrategy::Lazy,
+        tokens: TokenEstimator::None,
+        max_tokens: None,
+    }
+}
+
+pub fn recipient(id: &str, agent_type: &str) -> Recipient {
+    Recipient {
+        id: id.into(),
+        agent_type: agent_type.into(),
+        ..Recipient::default()
+    }
+}
+
+/// The prompt for `recipient` with the latest message as current.
+pub fn latest_prompt(store: &Store, recipient: &Recipient, settings: &BuildSettings) -> Prompt {
+    let current = store.latest().expect("store has messages").id.clone();
+    agent_chatter::context::build(
+        store,
+        recipient,
+        &Target {
+            current,
+            parent: None,
+        },
+        settings,
+    )
+    .expect("build")
+}
+
+/// The prompt for a routed delivery: message `current` as `[MESSAGE]`, addressed by `parent`
+/// (1-based message numbers, as in `msg-N`).
+pub fn routed_prompt(
+    store: &Store,
+    recipient: &Recipient,
+    current: u64,
+    parent: u64,
+    settings: &BuildSettings,
+) -> Prompt {
+    let target = Target {
+        current: id(current),
+        parent: Some(id(parent)),
+    };
+    agent_chatter::context::build(store, recipient, &target, settings).expect("build")
+}
+
+pub fn id(n: u64) -> MessageId {
+    MessageId::from_seq(n)
 }
 
 /// What a scripted agent does when it receives a delivery.

@@ -1,5 +1,5 @@
 //! Each CLI's stdout → text deltas and one final reply (docs/architecture.md §17). Bytes arrive in
-//! arbitrary chunks: [`Lines`] keeps an unfinished line (and so a character split across
+//! arbitrary chunks: `Lines` keeps an unfinished line (and so a character split across
 //! reads) until its newline. Unknown events are ignored; a line that is not JSON is kept as
 //! text (used as the reply when the stream has no final text of its own).
 
@@ -9,7 +9,7 @@ use super::AgentType;
 
 /// Splits a byte stream into complete lines (without `\n` or `\r\n`).
 #[derive(Debug, Default)]
-pub struct Lines {
+pub(crate) struct Lines {
     pending: Vec<u8>,
 }
 
@@ -17,7 +17,7 @@ impl Lines {
     /// The complete lines in `chunk` (plus what was pending); the rest waits for more.
     /// Linear in the bytes read: what is pending holds no newline, so only the new chunk is
     /// searched, and the lines found leave the buffer in one move.
-    pub fn push(&mut self, chunk: &[u8]) -> Vec<String> {
+    pub(crate) fn push(&mut self, chunk: &[u8]) -> Vec<String> {
         let mut search = self.pending.len();
         self.pending.extend_from_slice(chunk);
         let mut lines = Vec::new();
@@ -35,7 +35,7 @@ impl Lines {
     }
 
     /// What is left at the end of the stream (a last line without a newline).
-    pub fn finish(&mut self) -> Option<String> {
+    pub(crate) fn finish(&mut self) -> Option<String> {
         (!self.pending.is_empty()).then(|| {
             let rest = std::mem::take(&mut self.pending);
             String::from_utf8_lossy(&rest).into_owned()
@@ -58,7 +58,7 @@ pub enum Verdict {
 }
 
 /// What a failure says when the stream was cut off inside an event.
-pub const CUT_OFF: &str = "the agent's output ended in the middle of an event (an unfinished JSON line): it was cut off before its final text";
+pub(crate) const CUT_OFF: &str = "the agent's output ended in the middle of an event (an unfinished JSON line): it was cut off before its final text";
 
 /// One CLI's stream, decoded line by line.
 #[derive(Debug)]

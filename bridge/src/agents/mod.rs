@@ -9,7 +9,7 @@
 
 pub mod decode;
 mod process;
-pub mod run;
+pub(crate) mod run;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -200,7 +200,7 @@ impl AgentsFile {
     /// The command for `member` (by id) or its agent type; the file wins over the defaults.
     /// A key that is no member's id names an agent type, in any of the team config's
     /// spellings (`claude`, `Claude`, `claude-code`), as the team's `agentType` does.
-    pub fn command_for(&self, member_id: &str, agent_type: &str) -> Option<AgentCommand> {
+    pub(crate) fn command_for(&self, member_id: &str, agent_type: &str) -> Option<AgentCommand> {
         let agent_type = agent_chatter::team::normalize_agent_type(agent_type);
         self.agents
             .get(member_id)
@@ -216,7 +216,7 @@ impl AgentsFile {
 }
 
 /// Where `program` would be found: a path as given, else the first match on `PATH`.
-pub fn locate(program: &str) -> Option<PathBuf> {
+pub(crate) fn locate(program: &str) -> Option<PathBuf> {
     let is_exec = |p: &Path| {
         use std::os::unix::fs::PermissionsExt;
         p.metadata()

@@ -16,15 +16,15 @@ use super::process::{self, GroupGuard};
 use super::{AgentCommand, AgentType};
 
 /// The reason recorded when a run is cancelled (`cancel{to}`, `/cancel`).
-pub const CANCELLED: &str = "cancelled by the user: the agent was stopped";
+pub(crate) const CANCELLED: &str = "cancelled by the user: the agent was stopped";
 
 /// The longest one command-line argument may be on Linux (`MAX_ARG_STRLEN`, 32 pages, less
 /// the closing NUL). Claude's system part is an argument, so a longer one cannot be passed.
-pub const MAX_ARGUMENT_BYTES: usize = 32 * 4096 - 1;
+pub(crate) const MAX_ARGUMENT_BYTES: usize = 32 * 4096 - 1;
 
 /// Why a delivery cannot be handed to `command` at all, if it cannot: a system flag longer
 /// than one argument may be. Checked before anything is announced or spawned.
-pub fn unsendable(command: &AgentCommand, system_flag: Option<&str>) -> Option<String> {
+pub(crate) fn unsendable(command: &AgentCommand, system_flag: Option<&str>) -> Option<String> {
     let flag = system_flag?;
     (flag.len() > MAX_ARGUMENT_BYTES).then(|| {
         format!(
@@ -39,7 +39,7 @@ pub fn unsendable(command: &AgentCommand, system_flag: Option<&str>) -> Option<S
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// The agent's final text, exactly.
     Replied(String),
     /// Why it failed, in the user's terms.
@@ -47,7 +47,7 @@ pub enum Outcome {
 }
 
 /// What one run needs.
-pub struct Job<'a> {
+pub(crate) struct Job<'a> {
     pub command: &'a AgentCommand,
     pub agent_type: AgentType,
     pub prompt: &'a str,
@@ -58,7 +58,7 @@ pub struct Job<'a> {
 
 /// Runs `job`; each text delta goes to `deltas` as it is decoded; `cancel` firing kills it.
 /// Also returns the whole stdout, so a reply too big for the conversation is never lost.
-pub async fn run(
+pub(crate) async fn run(
     job: Job<'_>,
     deltas: mpsc::UnboundedSender<String>,
     cancel: oneshot::Receiver<()>,
@@ -234,7 +234,7 @@ pub async fn run(
 const AFTER_EXIT: Duration = Duration::from_millis(500);
 /// The stdout kept for a reply too big for the conversation or a failed run (stored whole up
 /// to this; an output this long or longer was cut here).
-pub const MAX_KEPT_OUTPUT: usize = 64 * 1024 * 1024;
+pub(crate) const MAX_KEPT_OUTPUT: usize = 64 * 1024 * 1024;
 /// The stderr kept: its end, where the reason for a failure is.
 const STDERR_TAIL: usize = 64 * 1024;
 /// The longest failure reason recorded (an agent's own error text can be megabytes).
