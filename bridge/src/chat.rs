@@ -123,8 +123,16 @@ fn error(message: &str) {
     tell!("Error: {message}");
 }
 
+/// How a chat ended, for its exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    Done,
+    /// The conversation's last fact is an agent's failure: the team did not answer.
+    AgentFailed,
+}
+
 /// Runs the chat until `/exit`, or the end of piped input once nothing is running.
-pub async fn run(hub: Hub) -> Result<(), String> {
+pub async fn run(hub: Hub) -> Result<Ending, String> {
     let stopped = |e: hub::HubError| e.to_string();
     let interactive = std::io::stdin().is_terminal();
     // Subscribed before any input is read, so the printer sees every fact from the first.
@@ -180,7 +188,7 @@ pub async fn run(hub: Hub) -> Result<(), String> {
                     tell!("Stopping {to}: its delivery is made again on `--resume {id}`");
                 }
                 printer.abort();
-                return Ok(());
+                return Ok(Ending::Done);
             }
             Line::Cancel => {
                 let running = hub
@@ -260,15 +268,27 @@ pub async fn run(hub: Hub) -> Result<(), String> {
     }
     // Let the printer show every fact (it may be behind a terminal that reads slowly), within
     // a bound for a terminal that does not read at all.
-    if let Ok(held) = hub.query(|s, _| s.facts().len()).await {
-        let _ = tokio::time::timeout(
-            Duration::from_secs(10),
-            printed_rx.wait_for(|&printed| printed >= held),
-        )
-        .await;
-    }
+    let (held, failed) = hub
+        .query(|s, _| {
+            let facts = s.facts();
+            (
+                facts.len(),
+                matches!(facts.last(), Some(Fact::Failed { .. })),
+            )
+        })
+        .await
+        .unwrap_or((0, false));
+    let _ = tokio::time::timeout(
+        Duration::from_secs(10),
+        printed_rx.wait_for(|&printed| printed >= held),
+    )
+    .await;
     printer.abort();
-    Ok(())
+    Ok(if failed {
+        Ending::AgentFailed
+    } else {
+        Ending::Done
+    })
 }
 
 async fn send(hub: &Hub, text: String) {

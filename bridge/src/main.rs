@@ -4,6 +4,7 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use agent_chatter_bridge::chat::Ending;
 use agent_chatter_bridge::{agents, files, guard, hub, server, store};
 use clap::{Parser, Subcommand};
 
@@ -104,7 +105,8 @@ enum Commands {
 
 fn main() -> ExitCode {
     match run(Cli::parse()) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(Ending::Done) => ExitCode::SUCCESS,
+        Ok(Ending::AgentFailed) => ExitCode::from(EXIT_AGENT_FAILED),
         Err(message) => {
             eprintln!("agent-chatter: {message}");
             ExitCode::FAILURE
@@ -112,14 +114,18 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> Result<(), String> {
+/// `chat`'s exit status when the conversation ended on an agent's failure (its last fact):
+/// a script piping a message in learns that the team did not answer.
+const EXIT_AGENT_FAILED: u8 = 3;
+
+fn run(cli: Cli) -> Result<Ending, String> {
     match cli.command {
         Commands::Preview {
             scenario,
             member,
             json,
             instruction_files,
-        } => preview(&scenario, &member, json, instruction_files),
+        } => preview(&scenario, &member, json, instruction_files).map(|()| Ending::Done),
         Commands::Chat {
             team,
             resume,
@@ -160,7 +166,7 @@ fn run(cli: Cli) -> Result<(), String> {
             for s in store.list().map_err(|e| e.to_string())? {
                 println!("{}  {}  {} facts", s.id, s.title, s.facts);
             }
-            Ok(())
+            Ok(Ending::Done)
         }
         Commands::Agents {
             team,
@@ -200,7 +206,7 @@ fn run(cli: Cli) -> Result<(), String> {
                     }
                 }
             }
-            Ok(())
+            Ok(Ending::Done)
         }
         Commands::Serve {
             port,
@@ -227,7 +233,9 @@ fn run(cli: Cli) -> Result<(), String> {
                 say_who_cannot_run(&hub, simulate).await;
                 hub.resume();
                 let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-                server::serve(addr, |port| server::AppState { hub, token, port }, dist).await
+                server::serve(addr, |port| server::AppState { hub, token, port }, dist)
+                    .await
+                    .map(|()| Ending::Done)
             })
         }
     }
@@ -262,9 +270,9 @@ fn shell_word(word: &str) -> String {
 /// SIGHUP). Either way the runtime then drops every task left, so an agent still running is
 /// killed with its whole process group (`agents::run`) instead of living on, orphaned; its
 /// delivery is performed again when the session is resumed (docs/architecture.md §6b).
-fn until_stopped(
-    work: impl std::future::Future<Output = Result<(), String>>,
-) -> Result<(), String> {
+fn until_stopped<T>(
+    work: impl std::future::Future<Output = Result<T, String>>,
+) -> Result<T, String> {
     let runtime =
         tokio::runtime::Runtime::new().map_err(|e| format!("cannot start the runtime: {e}"))?;
     let outcome = runtime.block_on(async {

@@ -12,6 +12,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use axum::serve::ListenerExt;
 use axum::Router;
 use tower_http::services::{ServeDir, ServeFile};
 
@@ -210,6 +211,13 @@ pub async fn serve(
     let state = state_of(port);
     println!("http://127.0.0.1:{port}/#token={}", state.token);
     let app = router(state, dist);
+    // Frames are small and each is a whole message: Nagle's algorithm would hold one back
+    // until the page's delayed ACK (~40 ms per relay).
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            eprintln!("bridge: TCP_NODELAY not set on a connection: {e}");
+        }
+    });
     axum::serve(listener, app)
         .await
         .map_err(|e| format!("server stopped: {e}"))

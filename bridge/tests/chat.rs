@@ -94,7 +94,7 @@ fn a_team_given_at_start_has_its_notices_printed_as_one_deployed_later() {
 }
 
 #[test]
-fn chat_says_at_start_who_cannot_run_and_a_chosen_simulated_member_raises_no_warning() {
+fn chat_says_at_start_who_cannot_run_and_exits_3_when_the_conversation_ends_on_a_failure() {
     let mut t = team(None);
     let (out, err, ok) = chat("/help\n", "claude-stream.sh", None, None);
     assert!(ok, "{err}");
@@ -110,7 +110,7 @@ fn chat_says_at_start_who_cannot_run_and_a_chosen_simulated_member_raises_no_war
         None,
         Some(&dir),
     );
-    assert!(ok, "{err}");
+    assert!(!ok, "the conversation ended on sarah's failure: {err}");
     let why = "sarah: agent-chatter-test-no-such-codex is not installed (not on PATH); install \
                it, set its command in the agents file, or start with --simulate";
     assert!(
