@@ -149,6 +149,8 @@ mod hash;
 mod json;
 /// Serde readers that take JSON objects only (not a struct's fields as an array).
 pub use json::objects;
+/// Reads outside JSON with a serde derive; errors name the JSON path in the core's words.
+pub use json::{from_text as read_json, ReadError};
 pub mod markers;
 pub mod message;
 pub mod peer;

@@ -12,6 +12,7 @@ use thiserror::Error;
 
 pub(crate) mod fields;
 pub mod objects;
+mod serde_terms;
 
 /// How an error lists the names a value may take: `"a", "b" or "c"` (each quoted as a JSON
 /// string), as in `kind: expected "human" or "ai", found "robot"`.
@@ -397,5 +398,65 @@ mod tests {
             one_of("x", &choices[..2], &path).unwrap_err().to_string(),
             "kind: expected \"human\" or \"ai\", found \"x\""
         );
+    }
+}
+
+/// Reads `T` from JSON `text` with serde, for inputs whose shape a derive states (the
+/// binding's peer shapes, the bridge's agents file). A syntax error is a [`JsonSyntaxError`];
+/// any other names the JSON path and says what is wrong in the core's words
+/// (`agents.max.command: expected a string, found 5`), as the hand-written readers do, so
+/// every outside input reports errors one way (docs/architecture.md §11).
+pub fn from_text<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ReadError> {
+    let de = &mut serde_json::Deserializer::from_str(without_bom(text));
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let mut path = e.path().to_string();
+        let inner = e.into_inner();
+        if inner.is_syntax() || inner.is_eof() {
+            return ReadError::Syntax(JsonSyntaxError::from(inner));
+        }
+        // The position is in text the caller may never have seen (the binding makes it).
+        let position = format!(" at line {} column {}", inner.line(), inner.column());
+        let message = inner.to_string();
+        let message = message.strip_suffix(&position).unwrap_or(&message);
+        let reason = serde_terms::translate(message, &mut path);
+        let path = if path == "." {
+            Path::Root.to_string()
+        } else {
+            path
+        };
+        ReadError::Field(FieldError::Invalid { path, reason })
+    })
+}
+
+/// Why [`from_text`] refused its input.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ReadError {
+    #[error(transparent)]
+    Syntax(#[from] JsonSyntaxError),
+    #[error(transparent)]
+    Field(#[from] FieldError),
+}
+
+impl ReadError {
+    /// The JSON path the error is about, or `None` for a syntax error.
+    pub fn path(&self) -> Option<&str> {
+        match self {
+            ReadError::Syntax(_) => None,
+            ReadError::Field(e) => Some(e.path()),
+        }
+    }
+
+    /// What is wrong, without the path.
+    pub fn reason(&self) -> String {
+        match self {
+            ReadError::Syntax(e) => e.to_string(),
+            ReadError::Field(FieldError::Invalid { reason, .. }) => reason.clone(),
+            ReadError::Field(e) => {
+                let text = e.to_string();
+                text.strip_prefix(&format!("{}: ", e.path()))
+                    .unwrap_or(&text)
+                    .to_string()
+            }
+        }
     }
 }

@@ -63,28 +63,23 @@ pub fn from_js<T: DeserializeOwned>(value: JsValue, argument: &str) -> Result<T,
 }
 
 /// Reads `T` from JSON text; errors name `argument` and the failing path in the core's words
-/// ([`user_terms`](crate::user_terms)), cut to a readable length.
+/// (`agent_chatter::read_json`, the one way outside JSON is read with serde), cut to a
+/// readable length.
 pub fn from_json_text<T: DeserializeOwned>(text: &str, argument: &str) -> Result<T, JsError> {
     const MAX_ERROR: usize = 300;
-    let de = &mut serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        let mut path = e.path().to_string();
-        let inner = e.into_inner();
-        // The position is in the JSON text the binding made, which the caller never saw.
-        let position = format!(" at line {} column {}", inner.line(), inner.column());
-        let message = inner.to_string();
-        let message = message.strip_suffix(&position).unwrap_or(&message);
-        let mut message = crate::user_terms::translate(message, &mut path);
+    agent_chatter::read_json(text).map_err(|e| {
+        let mut message = e.reason();
         if message.len() > MAX_ERROR {
             message.truncate(agent_chatter::text::floor_char_boundary(
                 &message, MAX_ERROR,
             ));
             message.push('…');
         }
-        if path == "." {
-            JsError::new(&format!("{argument}: {message}"))
-        } else {
-            JsError::new(&format!("{argument}: {path}: {message}"))
+        match e.path() {
+            Some(path) if path != "(top level)" => {
+                JsError::new(&format!("{argument}: {path}: {message}"))
+            }
+            _ => JsError::new(&format!("{argument}: {message}")),
         }
     })
 }

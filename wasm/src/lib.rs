@@ -20,7 +20,6 @@ pub mod js;
 pub mod markers;
 pub mod preview;
 pub mod prompt_engine;
-mod user_terms;
 
 use wasm_bindgen::prelude::*;
 

@@ -349,7 +349,10 @@ export interface TeamSettingsConfig {
   compaction?: CompactionStrategy;
   maxRounds?: number;
   maxAgentResponseMs?: number;
-  /** Token figures in the explain: `"charsDiv4"` (seed 002's estimate) or `"none"`. */
+  /**
+   * Token figures in the explain: `"charsDiv4"` (characters ÷ 4, the seeds' estimate)
+   * or `"none"`.
+   */
   tokenEstimator?: TokenEstimator;
   /** A token budget kept beside `maxBytes` (implies the `charsDiv4` estimate). */
   maxTokens?: number;

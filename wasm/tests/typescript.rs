@@ -202,7 +202,7 @@ struct TeamSettingsConfig {
     compaction: Option<CompactionStrategy>,
     max_rounds: Option<usize>,
     max_agent_response_ms: Option<usize>,
-    /// Token figures in the explain: `"charsDiv4"` (docs/architecture.md §19 (seed 002)'s estimate)
+    /// Token figures in the explain: `"charsDiv4"` (characters ÷ 4, the seeds' estimate)
     /// or `"none"`.
     token_estimator: Option<TokenEstimator>,
     /// A token budget kept beside `maxBytes` (implies the `charsDiv4` estimate).

@@ -14,9 +14,9 @@ pub(crate) mod run;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use agent_chatter::error::choices;
+use agent_chatter::objects::Object;
 use agent_chatter::team::{CLAUDE_CODE, GOOGLE_GEMINI, OPENAI_CODEX};
-use serde_json::Value;
+use serde::Deserialize;
 
 /// How a CLI's output is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,14 +40,6 @@ impl AgentType {
     }
 }
 
-/// The names of [`AgentType`] in the agents file's `output`.
-const OUTPUT_NAMES: [(&str, AgentType); 4] = [
-    ("claude", AgentType::Claude),
-    ("codex", AgentType::Codex),
-    ("gemini", AgentType::Gemini),
-    ("command", AgentType::Command),
-];
-
 /// One runnable command: the program and its arguments (before the system flag).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AgentCommand {
@@ -57,84 +49,46 @@ pub struct AgentCommand {
     pub output: Option<AgentType>,
 }
 
-impl AgentCommand {
-    /// One entry of the agents file, at `at` (`agents.max`).
-    fn read(entry: &Value, at: &str) -> Result<AgentCommand, String> {
-        let fields = object(entry, at, &["command", "args", "output"])?;
-        let command = match fields.get("command") {
-            Some(Value::String(c)) if !c.trim().is_empty() => c.clone(),
-            Some(Value::String(_)) => return Err(format!("{at}.command: empty")),
-            Some(other) => return Err(wrong(&format!("{at}.command"), "a string", other)),
-            None => return Err(format!("{at}.command: missing")),
-        };
-        let args = match fields.get("args") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(items)) => items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| match item {
-                    Value::String(arg) => Ok(arg.clone()),
-                    other => Err(wrong(&format!("{at}.args[{i}]"), "a string", other)),
-                })
-                .collect::<Result<_, _>>()?,
-            Some(other) => return Err(wrong(&format!("{at}.args"), "an array of strings", other)),
-        };
-        let output = match fields.get("output") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(name)) => Some(
-                OUTPUT_NAMES
-                    .iter()
-                    .find(|(n, _)| n == name)
-                    .map(|&(_, t)| t)
-                    .ok_or_else(|| {
-                        format!(
-                            "{at}.output: expected {}, found {name:?}",
-                            choices(OUTPUT_NAMES.iter().map(|(n, _)| *n))
-                        )
-                    })?,
-            ),
-            Some(other) => return Err(wrong(&format!("{at}.output"), "a string", other)),
-        };
-        Ok(AgentCommand {
-            command,
-            args,
-            output,
-        })
+/// One entry of the agents file as written (read with serde: unknown keys refused, a
+/// misspelt `comand` would otherwise run the default command).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CommandEntry {
+    command: String,
+    #[serde(default)]
+    args: Option<Vec<String>>,
+    #[serde(default)]
+    output: Option<OutputName>,
+}
+
+/// The names of [`AgentType`] in the agents file's `output`.
+#[derive(Deserialize, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+enum OutputName {
+    Claude,
+    Codex,
+    Gemini,
+    Command,
+}
+
+impl From<OutputName> for AgentType {
+    fn from(name: OutputName) -> AgentType {
+        match name {
+            OutputName::Claude => AgentType::Claude,
+            OutputName::Codex => AgentType::Codex,
+            OutputName::Gemini => AgentType::Gemini,
+            OutputName::Command => AgentType::Command,
+        }
     }
 }
 
-/// `value` as an object whose keys are all in `keys` (any key when `keys` is empty).
-fn object<'v>(
-    value: &'v Value,
-    at: &str,
-    keys: &[&str],
-) -> Result<&'v serde_json::Map<String, Value>, String> {
-    let Value::Object(map) = value else {
-        return Err(wrong(at, "an object", value));
-    };
-    if let Some(unknown) = map
-        .keys()
-        .find(|k| !keys.is_empty() && !keys.contains(&k.as_str()))
-    {
-        return Err(format!(
-            "{at}: {unknown:?} is not a key here (expected {})",
-            choices(keys.iter().copied())
-        ));
-    }
-    Ok(map)
-}
-
-/// `at: expected …, found …`, the value described briefly.
-fn wrong(at: &str, expected: &str, found: &Value) -> String {
-    let found = match found {
-        Value::Null => "null".to_string(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => format!("{s:?}"),
-        Value::Array(_) => "an array".to_string(),
-        Value::Object(_) => "an object".to_string(),
-    };
-    format!("{at}: expected {expected}, found {found}")
+/// The agents file as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AgentsFileText {
+    /// Each entry an object (serde would take a struct's fields from an array too).
+    #[serde(default)]
+    agents: BTreeMap<String, Object<CommandEntry>>,
 }
 
 /// The defaults, checked against each CLI's `--help` (docs/agents.md).
@@ -179,21 +133,25 @@ impl AgentsFile {
     /// (`agents.json: agents.max.command: expected a string, found 5`).
     pub fn load(path: &Path) -> Result<AgentsFile, String> {
         let text = crate::files::read_text(path, "agents file")?;
-        AgentsFile::parse(text.strip_prefix('\u{feff}').unwrap_or(&text))
-            .map_err(|e| format!("{}: {e}", path.display()))
+        AgentsFile::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
     }
 
-    /// Reads the agents file's JSON text.
+    /// Reads the agents file's JSON text; errors name the JSON path in the core's words
+    /// (`agent_chatter::read_json`, as every outside input read with serde).
     pub fn parse(text: &str) -> Result<AgentsFile, String> {
-        let root: Value = serde_json::from_str(text)
-            .map_err(|e| format!("invalid JSON at line {}, column {}", e.line(), e.column()))?;
-        let root = object(&root, "(top level)", &["agents"])?;
+        let Object(file): Object<AgentsFileText> =
+            agent_chatter::read_json(text).map_err(|e| e.to_string())?;
         let mut agents = BTreeMap::new();
-        if let Some(entries) = root.get("agents") {
-            for (key, entry) in object(entries, "agents", &[])? {
-                let at = format!("agents.{key}");
-                agents.insert(key.clone(), AgentCommand::read(entry, &at)?);
+        for (key, Object(entry)) in file.agents {
+            if entry.command.trim().is_empty() {
+                return Err(format!("agents.{key}.command: empty"));
             }
+            let command = AgentCommand {
+                command: entry.command,
+                args: entry.args.unwrap_or_default(),
+                output: entry.output.map(AgentType::from),
+            };
+            agents.insert(key, command);
         }
         Ok(AgentsFile { agents })
     }
@@ -414,7 +372,7 @@ mod tests {
         assert_eq!(
             AgentsFile::load(&path).unwrap_err(),
             format!(
-                "{}: agents.x: \"arg\" is not a key here (expected \"command\", \"args\" or \"output\")",
+                "{}: agents.x.arg: not a key here (expected \"command\", \"args\" or \"output\")",
                 path.display()
             )
         );
@@ -426,7 +384,7 @@ mod tests {
             (r#"{"agents": 5}"#, "agents: expected an object, found 5"),
             (
                 r#"{"agents": {"max": {"comand": "x"}}}"#,
-                r#"agents.max: "comand" is not a key here (expected "command", "args" or "output")"#,
+                r#"agents.max.comand: not a key here (expected "command", "args" or "output")"#,
             ),
             (r#"{"agents": {"max": {}}}"#, "agents.max.command: missing"),
             (
@@ -447,13 +405,24 @@ mod tests {
             ),
             (
                 r#"{"agent": {}}"#,
-                r#"(top level): "agent" is not a key here (expected "agents")"#,
+                r#"agent: not a key here (expected "agents")"#,
             ),
             ("[]", "(top level): expected an object, found an array"),
-            ("{\"agents\": {", "invalid JSON at line 1, column 12"),
+            (
+                r#"{"agents": {"max": ["claude"]}}"#,
+                "agents.max: expected an object, found an array",
+            ),
+            (
+                "{\"agents\": {",
+                "invalid JSON at line 1, column 12: the text ends inside an object (something is \
+                 cut off or not closed)",
+            ),
         ];
         for (text, want) in cases {
-            assert_eq!(AgentsFile::parse(text).unwrap_err(), want, "{text}");
+            match AgentsFile::parse(text) {
+                Ok(file) => panic!("{text} was read: {file:?}"),
+                Err(e) => assert_eq!(e, want, "{text}"),
+            }
         }
         assert_eq!(AgentsFile::parse("{}").unwrap(), AgentsFile::default());
     }

@@ -1,15 +1,16 @@
-//! serde's error messages in the core's words, for the few inputs the binding reads with serde
-//! (the peer's message and assembler-input shapes): `expected …, found …`, `missing`,
-//! `expected "a", "b" or "c", found "x"`, as the core's own readers say them (`src/json`).
+//! serde's error messages in the core's words, for the inputs read with serde rather than by a
+//! hand-written reader (the binding's peer shapes, the bridge's agents file): `expected …,
+//! found …`, `missing`, `expected "a", "b" or "c", found "x"`, as the core's own readers say
+//! them, so every outside input reports errors one way (docs/architecture.md §11).
 //! Without it a JS user reads Rust: ``invalid type: integer `5`, expected usize``,
 //! ``missing field `id` ``, `struct AssemblerInput`.
 
-use agent_chatter::error::choices;
+use super::choices;
 
 /// `message` (serde_json's, its text position already cut) in the core's words. `path` (the
 /// serde_path_to_error path, `.` for the top) gains the field a missing-field or unknown-field
 /// message names, so the path points at it as the core's paths do.
-pub fn translate(message: &str, path: &mut String) -> String {
+pub(crate) fn translate(message: &str, path: &mut String) -> String {
     if let Some(field) = between(message, "missing field `", "`") {
         push_key(path, field);
         return "missing".into();
@@ -103,6 +104,10 @@ fn between<'a>(text: &'a str, before: &str, after: &str) -> Option<&'a str> {
 }
 
 fn push_key(path: &mut String, key: &str) {
+    // serde_path_to_error's path already ends at an unknown key (it was being read).
+    if path == key || path.ends_with(&format!(".{key}")) {
+        return;
+    }
     if path == "." {
         path.clear();
     } else {
