@@ -511,9 +511,7 @@ impl Actor {
 
     fn deliver(&mut self, delivery: Delivery) {
         let member = self.session.team().and_then(|team| {
-            crate::agents::members(team, &self.agents, self.simulate_all)
-                .into_iter()
-                .find(|m| m.member == delivery.to)
+            crate::agents::member(team, &delivery.to, &self.agents, self.simulate_all)
         });
         let (agent_type, command, unsendable) = match member {
             Some(MemberAgent {

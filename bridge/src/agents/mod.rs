@@ -221,49 +221,71 @@ pub fn members(
     file: &AgentsFile,
     simulate_all: bool,
 ) -> Vec<MemberAgent> {
-    static DEMO: std::sync::OnceLock<agent_chatter::team::Team> = std::sync::OnceLock::new();
-    let demo = team == DEMO.get_or_init(agent_chatter::demo::team);
+    let demo = is_demo(team);
     team.members
         .iter()
         .filter(|m| m.is_ai())
-        .map(|m| {
-            let agent_type = m.agent_type.clone().unwrap_or_default();
-            let command = file.command_for(&m.id, &agent_type);
-            let simulated = simulate_all
-                || agent_chatter::team::normalize_agent_type(&agent_type)
-                    == agent_chatter::team::SIMULATED;
-            let answerer = match (&command, simulated) {
-                (_, true) => Answerer::Simulator,
-                (Some(c), false) => match locate(&c.command) {
-                    Some(path) => Answerer::Cli(path),
-                    None if demo => Answerer::Simulator,
-                    None => Answerer::Nobody(format!(
-                        "{}: {} is not installed ({}); install it, set its command in the \
-                         agents file, or start with --simulate",
-                        m.id,
-                        c.command,
-                        if c.command.contains('/') {
-                            "not an executable file"
-                        } else {
-                            "not on PATH"
-                        }
-                    )),
-                },
-                (None, false) if demo => Answerer::Simulator,
-                (None, false) => Answerer::Nobody(format!(
-                    "{}: no command for agent type {agent_type:?}; set one in the agents file, \
-                     or start with --simulate",
-                    m.id
-                )),
-            };
-            MemberAgent {
-                member: m.id.clone(),
-                agent_type,
-                command,
-                answerer,
-            }
-        })
+        .map(|m| member_agent(m, file, simulate_all, demo))
         .collect()
+}
+
+/// [`members`] for one AI member of `team` (a delivery needs only its recipient's).
+pub fn member(
+    team: &agent_chatter::team::Team,
+    id: &str,
+    file: &AgentsFile,
+    simulate_all: bool,
+) -> Option<MemberAgent> {
+    let m = team.member(id).filter(|m| m.is_ai())?;
+    Some(member_agent(m, file, simulate_all, is_demo(team)))
+}
+
+/// The team in force is the embedded demo team, unedited.
+fn is_demo(team: &agent_chatter::team::Team) -> bool {
+    static DEMO: std::sync::OnceLock<agent_chatter::team::Team> = std::sync::OnceLock::new();
+    team == DEMO.get_or_init(agent_chatter::demo::team)
+}
+
+fn member_agent(
+    m: &agent_chatter::team::Member,
+    file: &AgentsFile,
+    simulate_all: bool,
+    demo: bool,
+) -> MemberAgent {
+    let agent_type = m.agent_type.clone().unwrap_or_default();
+    let command = file.command_for(&m.id, &agent_type);
+    let simulated = simulate_all
+        || agent_chatter::team::normalize_agent_type(&agent_type) == agent_chatter::team::SIMULATED;
+    let answerer = match (&command, simulated) {
+        (_, true) => Answerer::Simulator,
+        (Some(c), false) => match locate(&c.command) {
+            Some(path) => Answerer::Cli(path),
+            None if demo => Answerer::Simulator,
+            None => Answerer::Nobody(format!(
+                "{}: {} is not installed ({}); install it, set its command in the agents file, \
+                 or start with --simulate",
+                m.id,
+                c.command,
+                if c.command.contains('/') {
+                    "not an executable file"
+                } else {
+                    "not on PATH"
+                }
+            )),
+        },
+        (None, false) if demo => Answerer::Simulator,
+        (None, false) => Answerer::Nobody(format!(
+            "{}: no command for agent type {agent_type:?}; set one in the agents file, or start \
+             with --simulate",
+            m.id
+        )),
+    };
+    MemberAgent {
+        member: m.id.clone(),
+        agent_type,
+        command,
+        answerer,
+    }
 }
 
 /// The first line `program --version` prints (5 s at most), for the report.
