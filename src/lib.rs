@@ -163,3 +163,4 @@ pub mod team;
 pub mod testing;
 pub mod text;
 pub mod tokens;
+pub mod usage;

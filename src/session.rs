@@ -62,6 +62,7 @@ use crate::message::{MemberId, Message, Millis};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::snapshot::{self, Snapshot};
 use crate::team::{self, Member, NotAMember, Team, TeamSettings};
+use crate::usage::{Usage, Usd};
 
 /// The `format` of a session file this version reads and writes.
 pub const SESSION_FORMAT: &str = "agent-chatter-session/1";
@@ -93,17 +94,36 @@ pub enum Fact {
         sender: Option<MemberId>,
         at: Millis,
     },
-    /// The agent of the pending delivery `to` answered with its final text.
+    /// The agent of the pending delivery `to` answered with its final text. `incomplete`, when
+    /// given, is the CLI's reason the text may be cut short (a loop detector, a turn limit, a
+    /// cut stream): the reply is stored and routed all the same, and marked.
     Replied {
         to: MemberId,
         text: String,
         at: Millis,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
+        incomplete: Option<String>,
+        /// What the run cost, as its CLI reported it (docs/architecture.md §14c). Absent in
+        /// logs written before it was recorded, which replay as they always did.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
+        usage: Option<Usage>,
     },
-    /// The pending delivery `to` failed (timeout, crash, bad output).
+    /// The pending delivery `to` failed (timeout, crash, bad output). `reason` is the full
+    /// account for the people (the CLI's own words); `failure`, when given, is the kind of
+    /// failure, and then the other agents' context gets only one short line in words
+    /// (`bob failed: no reply in time`), never the CLI's output (docs/architecture.md §14c).
     Failed {
         to: MemberId,
         reason: String,
         at: Millis,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
+        failure: Option<Failure>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "ts", ts(optional))]
+        usage: Option<Usage>,
     },
     /// A recorded history was opened (a scenario, docs/architecture.md §11b; a snapshot becomes one
     /// with the team in use): everything resets to the scenario's team, settings and messages,
@@ -146,6 +166,8 @@ impl Fact {
             to: to.into(),
             text: text.into(),
             at,
+            incomplete: None,
+            usage: None,
         }
     }
 
@@ -154,7 +176,19 @@ impl Fact {
             to: to.into(),
             reason: reason.into(),
             at,
+            failure: None,
+            usage: None,
         }
+    }
+
+    /// This outcome fact with the run's usage (nothing changes for other facts, or for a
+    /// usage with nothing reported).
+    #[must_use]
+    pub fn with_usage(mut self, reported: Usage) -> Self {
+        if let Fact::Replied { usage, .. } | Fact::Failed { usage, .. } = &mut self {
+            *usage = (!reported.is_empty()).then_some(reported);
+        }
+        self
     }
 
     /// The JSON `type` of this fact.
@@ -166,6 +200,58 @@ impl Fact {
             Fact::Replied { .. } => "replied",
             Fact::Failed { .. } => "failed",
             Fact::LoadScenario { .. } => "loadScenario",
+        }
+    }
+}
+
+/// The kind of an agent's failure: what the other agents' context says of it, in words, where
+/// the full reason (a CLI's stderr, an address, a stack) would only mislead them or leak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum Failure {
+    /// No reply within the timeout; the agent was stopped.
+    Timeout,
+    /// The user stopped it.
+    Cancelled,
+    /// Its CLI exited with an error status.
+    Crashed,
+    /// Its CLI reported an error of its own (an API error, a refusal, a limit).
+    AgentError,
+    /// It ended without saying anything.
+    EmptyReply,
+    /// Its reply was over the message size limit.
+    TooLarge,
+    /// Its output was cut off before a final text.
+    CutOff,
+    /// It cannot run on this machine (not installed, a prompt it cannot be handed).
+    CannotRun,
+}
+
+impl Failure {
+    /// Every kind with its JSON name.
+    pub const ALL: [(&'static str, Failure); 8] = [
+        ("timeout", Failure::Timeout),
+        ("cancelled", Failure::Cancelled),
+        ("crashed", Failure::Crashed),
+        ("agentError", Failure::AgentError),
+        ("emptyReply", Failure::EmptyReply),
+        ("tooLarge", Failure::TooLarge),
+        ("cutOff", Failure::CutOff),
+        ("cannotRun", Failure::CannotRun),
+    ];
+
+    /// The words the conversation stores: `{name} failed: {words}`.
+    pub fn words(self) -> &'static str {
+        match self {
+            Failure::Timeout => "no reply in time, so it was stopped",
+            Failure::Cancelled => "cancelled by the user",
+            Failure::Crashed => "its CLI exited with an error",
+            Failure::AgentError => "its CLI reported an error",
+            Failure::EmptyReply => "empty reply",
+            Failure::TooLarge => "its reply was over the message size limit",
+            Failure::CutOff => "its output was cut off before a final text",
+            Failure::CannotRun => "it cannot run on this machine",
         }
     }
 }
@@ -348,6 +434,24 @@ pub struct Session {
     team_tasks: TeamTaskHistory,
     /// Deliveries by the position of their `[MESSAGE]`.
     deliveries: BTreeMap<usize, Vec<DeliveryRecord>>,
+    /// Every run's outcome in this conversation, in order (so by message position).
+    runs: Vec<Run>,
+}
+
+/// How one agent run ended, as the session recorded it (docs/architecture.md §14c): the page's
+/// per-delivery usage, the marks on incomplete replies, the reasons behind failure notices.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Run {
+    pub to: MemberId,
+    /// Position of the message it ended in: the reply, or the failure's notice.
+    pub message: usize,
+    pub usage: Option<Usage>,
+    /// The CLI's reason the reply may be cut short.
+    pub incomplete: Option<String>,
+    /// The full reason, when it failed.
+    pub failed: Option<String>,
 }
 
 impl Session {
@@ -384,6 +488,7 @@ impl Session {
                 self.conversation.set_team(team);
                 self.team_tasks.clear();
                 self.deliveries.clear();
+                self.runs.clear();
                 self.actions.clear();
             }
             Fact::SetSettings { settings } => {
@@ -401,19 +506,42 @@ impl Session {
                 };
                 self.conversation.handle_human_input(input, *at)?;
             }
-            Fact::Replied { to, text, at } => {
-                self.conversation
-                    .handle_agent_replied(to, text.clone(), *at)?;
+            Fact::Replied {
+                to,
+                text,
+                at,
+                incomplete,
+                usage,
+            } => {
+                let spent = self.count_cost(usage.as_ref());
+                let id = self
+                    .conversation
+                    .handle_agent_replied(to, text.clone(), *at)
+                    .inspect_err(|_| self.conversation.set_spent(spent))?;
+                self.record_run(to, &id, *usage, incomplete.clone(), None);
             }
-            Fact::Failed { to, reason, at } => {
-                self.conversation
-                    .handle_agent_failed(to, reason.clone(), *at)?;
+            Fact::Failed {
+                to,
+                reason,
+                at,
+                failure,
+                usage,
+            } => {
+                let spent = self.count_cost(usage.as_ref());
+                // The other agents read one short line in words; the people get the reason.
+                let said = failure.map_or_else(|| reason.clone(), |f| f.words().to_string());
+                let id = self
+                    .conversation
+                    .handle_agent_failed(to, said, *at)
+                    .inspect_err(|_| self.conversation.set_spent(spent))?;
+                self.record_run(to, &id, *usage, None, Some(reason.clone()));
             }
             Fact::LoadScenario { scenario } => {
                 let (conversation, team_tasks) = load_scenario(scenario)?;
                 self.conversation = conversation;
                 self.team_tasks = team_tasks;
                 self.deliveries.clear();
+                self.runs.clear();
                 self.actions.clear();
             }
         }
@@ -427,6 +555,37 @@ impl Session {
     #[must_use]
     pub fn poll_action(&mut self) -> Option<Action> {
         self.actions.pop_front()
+    }
+
+    /// Tells the conversation what the runs have cost so far, this one included, before it
+    /// decides whether another delivery may start (a team's `maxCostUsd`); returns what it was
+    /// before, to put back should the fact be refused.
+    fn count_cost(&mut self, usage: Option<&Usage>) -> Usd {
+        let before = self.conversation.spent();
+        if let Some(cost) = usage.and_then(|u| u.cost_usd) {
+            let after = Usd::new(before.dollars() + cost.dollars()).unwrap_or(before);
+            self.conversation.set_spent(after);
+        }
+        before
+    }
+
+    fn record_run(
+        &mut self,
+        to: &str,
+        message: &crate::message::MessageId,
+        usage: Option<Usage>,
+        incomplete: Option<String>,
+        failed: Option<String>,
+    ) {
+        if let Some(message) = self.store().position(message) {
+            self.runs.push(Run {
+                to: to.to_string(),
+                message,
+                usage,
+                incomplete,
+                failed,
+            });
+        }
     }
 
     fn record_team_task(&mut self) {
@@ -464,6 +623,48 @@ impl Session {
     /// Every fact applied so far, in order (the log to persist).
     pub fn facts(&self) -> &[Fact] {
         &self.facts
+    }
+
+    /// `notice` as a person reads it: each message named as the page numbers it (`#2 from
+    /// Max`), never by its internal id.
+    pub fn describe(&self, notice: &crate::conversation::Notice) -> String {
+        let store = self.store();
+        notice.describe(|id| match store.position(id) {
+            Some(pos) => {
+                let m = &store.messages()[pos];
+                format!("#{} from {}", pos + 1, m.speaker.display_name)
+            }
+            None => id.0.clone(),
+        })
+    }
+
+    /// Every run's outcome in this conversation (since the team was set), oldest first.
+    pub fn runs(&self) -> &[Run] {
+        &self.runs
+    }
+
+    /// The run that ended in message `at` (its reply or failure notice), if one did.
+    pub fn run_at(&self, at: usize) -> Option<&Run> {
+        let i = self.runs.partition_point(|r| r.message < at);
+        self.runs.get(i).filter(|r| r.message == at)
+    }
+
+    /// What `member`'s runs (every member's, for `None`) have cost in this conversation, and
+    /// how many runs that is.
+    pub fn usage(&self, member: Option<&str>) -> (Usage, usize) {
+        let mut total = Usage::default();
+        let mut runs = 0;
+        for run in self
+            .runs
+            .iter()
+            .filter(|r| member.is_none_or(|m| r.to == m))
+        {
+            runs += 1;
+            if let Some(u) = &run.usage {
+                total.add(u);
+            }
+        }
+        (total, runs)
     }
 
     /// The conversation machine (status, queue, waiting state, in-flight delivery).

@@ -597,3 +597,81 @@ fn the_peers_format_keeps_ignoring_unknown_keys_as_the_peer_does() {
         {"name": "max", "type": "ai", "agentType": "claude", "system_instruction": "x"}]}});
     assert!(load_team(&peer.to_string()).is_ok());
 }
+
+#[test]
+fn run_settings_are_read_with_the_member() {
+    let team = load_team(
+        r#"{"name": "t", "members": [
+        {"name": "kailai", "kind": "human"},
+        {"name": "max", "kind": "ai", "agentType": "claude",
+         "env": {"ANTHROPIC_LOG": "debug", "_X1": ""}, "additionalArgs": ["--max-turns", "3"],
+         "model": "claude-sonnet-4", "permissionMode": "readOnly", "timeoutMs": 60000}],
+        "settings": {"maxCostUsd": 2.5}}"#,
+    )
+    .expect("valid");
+    let run = &member(&team, "max").run;
+    assert_eq!(
+        run.env.get("ANTHROPIC_LOG").map(String::as_str),
+        Some("debug")
+    );
+    assert_eq!(run.additional_args, ["--max-turns", "3"]);
+    assert_eq!(run.model.as_deref(), Some("claude-sonnet-4"));
+    assert_eq!(
+        run.permission_mode,
+        Some(agent_chatter::team::PermissionMode::ReadOnly)
+    );
+    assert_eq!(run.timeout_ms, Some(60_000));
+    assert_eq!(team.settings.max_cost_usd.map(|c| c.dollars()), Some(2.5));
+    // Written back, read back: the same team.
+    let again: Team = serde_json::from_str(&serde_json::to_string(&team).unwrap()).unwrap();
+    assert_eq!(again, team);
+}
+
+#[test]
+fn bad_run_settings_name_the_member_and_the_field() {
+    let with = |member: &str, settings: &str| {
+        load_err(&format!(
+            r#"{{"name": "t", "members": [{{"name": "kailai", "kind": "human"}},
+            {{"name": "max", "kind": "ai", "agentType": "claude", {member}}}],
+            "settings": {{{settings}}}}}"#
+        ))
+    };
+    let cases = [
+        (
+            with(r#""permissionMode": "yolo""#, ""),
+            r#"members[1].permissionMode: expected "readOnly", "edit" or "full", found "yolo""#,
+        ),
+        (
+            with(r#""env": {"1BAD": "x"}"#, ""),
+            r#"members[1].env.1BAD: "1BAD" is not an environment variable name"#,
+        ),
+        (
+            with(r#""env": {"A-B": "x"}"#, ""),
+            r#"members[1].env.A-B: "A-B" is not an environment variable name"#,
+        ),
+        (
+            with(r#""env": {"A": 1}"#, ""),
+            "members[1].env.A: expected a string, found 1",
+        ),
+        (
+            with(r#""additionalArgs": ["-v", 2]"#, ""),
+            "members[1].additionalArgs[1]: expected a string, found 2",
+        ),
+        (with(r#""model": " ""#, ""), "members[1].model: empty"),
+        (
+            with(r#""timeoutMs": 0"#, ""),
+            "members[1].timeoutMs: must be greater than 0",
+        ),
+        (
+            with(r#""agentType": "claude""#, r#""maxCostUsd": 0"#),
+            "settings.maxCostUsd: must be more than 0 dollars, found 0",
+        ),
+        (
+            with(r#""agentType": "claude""#, r#""maxCostUsd": -3"#),
+            "settings.maxCostUsd: must be more than 0 dollars, found -3",
+        ),
+    ];
+    for (message, want) in cases {
+        assert!(message.starts_with(want), "got {message:?}, want {want:?}");
+    }
+}

@@ -6,8 +6,9 @@ use agent_chatter::conversation::{Action, Delivery, Status};
 use agent_chatter::explain::Fate;
 use agent_chatter::message::Millis;
 use agent_chatter::scenario;
-use agent_chatter::session::{Fact, PreviewOverrides, Session, SESSION_FORMAT};
+use agent_chatter::session::{Fact, Failure, PreviewOverrides, Session, SESSION_FORMAT};
 use agent_chatter::team::{Team, TeamSettings};
+use agent_chatter::usage::{Usage, Usd};
 use serde_json::{json, Value};
 
 fn team() -> Team {
@@ -750,4 +751,166 @@ fn a_session_knows_which_prompts_were_delivered() {
     assert!(session.was_delivered("max", 0));
     assert!(!session.was_delivered("sarah", 0));
     assert!(!session.was_delivered("max", 1));
+}
+
+fn usage(cost: f64) -> Usage {
+    Usage {
+        input_tokens: Some(1000),
+        output_tokens: Some(50),
+        cost_usd: Usd::new(cost),
+        ..Usage::default()
+    }
+}
+
+#[test]
+fn outcome_facts_carry_usage_and_read_back_as_themselves() {
+    let facts = [
+        Fact::replied("max", "ok", Millis(4)).with_usage(usage(0.25)),
+        Fact::Replied {
+            to: "max".into(),
+            text: "half".into(),
+            at: Millis(4),
+            incomplete: Some("Loop detected, stopping execution".into()),
+            usage: None,
+        },
+        Fact::Failed {
+            to: "max".into(),
+            reason: "claude exited with code 1: API Error: 500 (127.0.0.1:38287)".into(),
+            at: Millis(5),
+            failure: Some(Failure::Crashed),
+            usage: Some(usage(0.01)),
+        },
+    ];
+    for fact in facts {
+        let text = serde_json::to_string(&fact).unwrap();
+        let back: Fact = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, fact, "{text}");
+    }
+    // Older logs, without the new fields, read as before and write back byte for byte.
+    let old = r#"{"type":"failed","to":"max","reason":"boom","at":5}"#;
+    let fact: Fact = serde_json::from_str(old).unwrap();
+    assert_eq!(serde_json::to_string(&fact).unwrap(), old);
+}
+
+#[test]
+fn a_bad_usage_or_failure_kind_is_named_by_its_path() {
+    for (text, want) in [
+        (
+            r#"{"type":"replied","to":"max","text":"x","at":1,"usage":{"costUsd":"free"}}"#,
+            r#"usage.costUsd: expected a number of dollars, found the string "free""#,
+        ),
+        (
+            r#"{"type":"failed","to":"max","reason":"x","at":1,"failure":"oops"}"#,
+            r#"failure: expected "timeout", "cancelled", "crashed""#,
+        ),
+    ] {
+        let err = serde_json::from_str::<Fact>(text).unwrap_err().to_string();
+        assert!(err.starts_with(want), "{err}");
+    }
+}
+
+#[test]
+fn usage_is_summed_per_member_and_per_conversation() {
+    let mut s = session();
+    s.apply(&Fact::human("go [NEXT: max, sarah]", Millis(1)))
+        .unwrap();
+    drain(&mut s);
+    s.apply(&Fact::replied("max", "done", Millis(2)).with_usage(usage(0.25)))
+        .unwrap();
+    drain(&mut s);
+    s.apply(&Fact::failed("sarah", "boom", Millis(3)).with_usage(usage(0.5)))
+        .unwrap();
+    let (max, runs) = s.usage(Some("max"));
+    assert_eq!((max.cost_usd, runs), (Usd::new(0.25), 1));
+    let (all, runs) = s.usage(None);
+    assert_eq!(
+        (all.cost_usd, all.input_tokens, runs),
+        (Usd::new(0.75), Some(2000), 2)
+    );
+    // Each run is found by the message it ended in.
+    let run = s.run_at(1).expect("max's reply is message 1");
+    assert_eq!(run.to, "max");
+    assert_eq!(s.run_at(2).unwrap().failed.as_deref(), Some("boom"));
+    assert_eq!(s.run_at(0), None);
+    // A new team is a new conversation: nothing spent yet.
+    s.apply(&Fact::set_team(team())).unwrap();
+    assert_eq!(s.usage(None), (Usage::default(), 0));
+}
+
+#[test]
+fn the_other_agents_read_a_failure_as_one_short_line_in_words() {
+    let mut s = session();
+    s.apply(&Fact::human("go [NEXT: max, sarah]", Millis(1)))
+        .unwrap();
+    drain(&mut s);
+    let reason = "claude exited with code 1: check your inference gateway (127.0.0.1:38287)";
+    s.apply(&Fact::Failed {
+        to: "max".into(),
+        reason: reason.into(),
+        at: Millis(2),
+        failure: Some(Failure::Crashed),
+        usage: None,
+    })
+    .unwrap();
+    assert!(delivery(&drain(&mut s)).is_some_and(|d| d.to == "sarah"));
+    s.apply(&Fact::replied("sarah", "on it [NEXT: carol]", Millis(3)))
+        .unwrap();
+    let carol = delivery(&drain(&mut s)).expect("carol is next").clone();
+    assert!(
+        carol
+            .prompt
+            .prompt
+            .contains("max failed: its CLI exited with an error"),
+        "{}",
+        carol.prompt.prompt
+    );
+    assert!(!carol.prompt.prompt.contains("127.0.0.1"));
+    // The people still get the whole reason.
+    assert_eq!(s.run_at(1).unwrap().failed.as_deref(), Some(reason));
+}
+
+#[test]
+fn the_cost_cap_stops_further_deliveries_with_a_notice_until_it_is_raised() {
+    let mut s = session();
+    let capped = TeamSettings {
+        max_cost_usd: Usd::new(0.5),
+        ..TeamSettings::default()
+    };
+    s.apply(&Fact::set_settings(capped)).unwrap();
+    s.apply(&Fact::human("go [NEXT: max]", Millis(1))).unwrap();
+    drain(&mut s);
+    s.apply(&Fact::replied("max", "over to you [NEXT: sarah]", Millis(2)).with_usage(usage(0.6)))
+        .unwrap();
+    let actions = drain(&mut s);
+    assert!(delivery(&actions).is_none(), "{actions:?}");
+    let notice = actions
+        .iter()
+        .find_map(|a| match a {
+            Action::Notice(n) => Some(n.to_string()),
+            _ => None,
+        })
+        .expect("a notice says why");
+    assert_eq!(
+        notice,
+        "cost limit reached: the runs cost $0.6000 of the team's maxCostUsd $0.5000; dropped \
+         the pending deliveries to sarah; raise maxCostUsd in the team's settings to go on"
+    );
+    // A human asking again is refused the same way; a raised cap lets the next one run.
+    s.apply(&Fact::human("again [NEXT: sarah]", Millis(3)))
+        .unwrap();
+    assert!(delivery(&drain(&mut s)).is_none());
+    s.apply(&Fact::set_settings(TeamSettings {
+        max_cost_usd: Usd::new(5.0),
+        ..TeamSettings::default()
+    }))
+    .unwrap();
+    s.apply(&Fact::human("now [NEXT: sarah]", Millis(4)))
+        .unwrap();
+    assert_eq!(
+        delivery(&drain(&mut s)).map(|d| d.to.as_str()),
+        Some("sarah")
+    );
+    // The log replays to the same stop.
+    let again = Session::import(&s.export()).unwrap();
+    assert_eq!(again.messages(), s.messages());
 }

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::context::Prompt;
 use crate::message::Intent;
 use crate::message::{MemberId, MessageId};
+use crate::usage::Usd;
 
 /// One output of the state machine.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -114,6 +115,13 @@ pub enum Notice {
         limit: usize,
         dropped: Vec<MemberId>,
     },
+    /// The runs of this conversation cost `spent`, which reached the team's `maxCostUsd`
+    /// (`limit`): no further AI delivery starts (these were dropped) until the limit is raised.
+    CostLimitReached {
+        limit: Usd,
+        spent: Usd,
+        dropped: Vec<MemberId>,
+    },
     /// `member`'s agent type is not one the core knows; its prompts use the plain format.
     UnknownAgentType {
         member: MemberId,
@@ -132,7 +140,36 @@ pub enum Notice {
     },
 }
 
-/// One sentence a user can read, for hosts that show notices (the page, the terminal chat).
+impl Notice {
+    /// The sentence a person reads, each message named by `label` (hosts that show notices
+    /// name them as the page numbers them, `#2 from Max`, never by their internal id;
+    /// docs/architecture.md §14c).
+    pub fn describe(&self, label: impl Fn(&MessageId) -> String) -> String {
+        let mut named = self.clone();
+        let relabel = |id: &mut MessageId| *id = MessageId(label(id));
+        match &mut named {
+            Notice::UnresolvedAddressees { message, .. }
+            | Notice::UnresolvedDropTargets { message, .. }
+            | Notice::SelfAddressed { message, .. }
+            | Notice::Dropped { message, .. }
+            | Notice::NextIgnoredAfterDone { message, .. }
+            | Notice::NotRoutedAfterDone { message }
+            | Notice::FromIgnored { message, .. }
+            | Notice::MessageCut { message, .. } => relabel(message),
+            Notice::QueueFull { parent, .. }
+            | Notice::Demoted { parent, .. }
+            | Notice::AlreadyQueued { parent, .. } => relabel(parent),
+            Notice::TeamTaskTruncated { .. }
+            | Notice::RoundLimitReached { .. }
+            | Notice::CostLimitReached { .. }
+            | Notice::UnknownAgentType { .. }
+            | Notice::PromptFailed { .. } => {}
+        }
+        named.to_string()
+    }
+}
+
+/// One sentence, naming messages by their id (for logs; people read [`Notice::describe`]).
 impl std::fmt::Display for Notice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -195,6 +232,22 @@ impl std::fmt::Display for Notice {
                     write!(f, "; dropped the pending deliveries to {}", dropped.join(", "))?;
                 }
                 f.write_str("; a human must speak to continue")
+            }
+            Notice::CostLimitReached {
+                limit,
+                spent,
+                dropped,
+            } => {
+                write!(
+                    f,
+                    "cost limit reached: the runs cost {} of the team's maxCostUsd {}",
+                    spent.display(),
+                    limit.display()
+                )?;
+                if !dropped.is_empty() {
+                    write!(f, "; dropped the pending deliveries to {}", dropped.join(", "))?;
+                }
+                f.write_str("; raise maxCostUsd in the team's settings to go on")
             }
             Notice::UnknownAgentType { member, agent_type } => write!(
                 f,

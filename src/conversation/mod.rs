@@ -75,6 +75,7 @@ use crate::message::{
 };
 use crate::team::{DeliveryPolicy, Member, PromptFormat, Team, TeamSettings};
 use crate::text::floor_char_boundary;
+use crate::usage::Usd;
 
 /// Where the conversation stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -129,6 +130,8 @@ pub struct Conversation {
     defer_prompts: bool,
     /// What the newest deferred delivery's prompt is built from.
     deferred: Option<DuePrompt>,
+    /// What the runs of this conversation cost, as reported (a team's `maxCostUsd` bounds it).
+    spent: Usd,
 }
 
 /// A delivery's prompt as a recipe: everything `context::build` reads when it is due. Built
@@ -164,6 +167,7 @@ impl Conversation {
             actions: VecDeque::new(),
             defer_prompts: false,
             deferred: None,
+            spent: Usd::default(),
         }
     }
 
@@ -216,6 +220,17 @@ impl Conversation {
         if let Some(team) = self.team.as_mut() {
             team.settings = settings;
         }
+    }
+
+    /// What the runs of this conversation cost so far, as their outcome facts reported.
+    pub fn spent(&self) -> Usd {
+        self.spent
+    }
+
+    /// Sets what the runs cost so far (the session counts it from the outcome facts, before
+    /// applying the one that reports it, so the next delivery is decided with it).
+    pub(crate) fn set_spent(&mut self, spent: Usd) {
+        self.spent = spent;
     }
 
     // ----------------------------------------------------------------------------- getters
@@ -485,7 +500,7 @@ impl Conversation {
         }
     }
 
-    fn check_in_flight(&self, member: &str) -> Result<(), InputError> {
+    pub(crate) fn check_in_flight(&self, member: &str) -> Result<(), InputError> {
         match &self.in_flight {
             Some(f) if f.to == member => Ok(()),
             _ => Err(self.not_in_flight(member)),
@@ -676,6 +691,25 @@ impl Conversation {
                 );
                 self.actions
                     .push_back(Action::Notice(Notice::RoundLimitReached { limit, dropped }));
+                continue;
+            }
+            if let Some(limit) = team.settings.max_cost_usd.filter(|max| self.spent >= *max) {
+                // docs/architecture.md §14c: the team's spending cap stops every further AI
+                // delivery, now and after the next human message, until it is raised.
+                let is_ai = |id: &str| team.member(id).is_some_and(|m| m.is_ai());
+                let mut dropped = vec![item.to];
+                dropped.extend(
+                    self.queue
+                        .remove_where(|i| is_ai(&i.to))
+                        .into_iter()
+                        .map(|i| i.to),
+                );
+                self.actions
+                    .push_back(Action::Notice(Notice::CostLimitReached {
+                        limit,
+                        spent: self.spent,
+                        dropped,
+                    }));
                 continue;
             }
             let current = match team.settings.delivery {

@@ -124,7 +124,7 @@ pub fn peer_export_problem(team: &Team) -> Option<String> {
 /// (the bridge resolves both `.` and no `baseDir` to the config file's directory; the peer,
 /// to the directory it runs in). `instructionFile` is written when set. Lost on the way (the schema has no place for them): the window, byte
 /// budget, pin-first, delivery and compaction settings and the instruction file's text; a
-/// member's `windowSize` is kept (members allow extra fields). Reading the result back with
+/// member's `windowSize` and run settings are kept (members allow extra fields). Reading the result back with
 /// [`crate::config::load_team`] gives the same team apart from those.
 pub fn to_peer_config(team: &Team) -> Value {
     let members: Vec<Value> = team
@@ -163,6 +163,11 @@ pub fn to_peer_config(team: &Team) -> Value {
             );
             if let Some(w) = m.window_size {
                 o.insert("windowSize".into(), json!(w));
+            }
+            // `env` and `additionalArgs` are the peer's own; the others ride along as extra
+            // member fields, which its reader keeps.
+            if let Ok(Value::Object(run)) = serde_json::to_value(&m.run) {
+                o.extend(run);
             }
             Value::Object(o)
         })

@@ -16,12 +16,13 @@ use std::borrow::Cow;
 use serde::de::{self, Deserialize, Deserializer};
 use serde_json::Value;
 
-use super::{Fact, SessionFileError, SESSION_FORMAT};
+use super::{Fact, Failure, SessionFileError, SESSION_FORMAT};
 use crate::config;
 use crate::json::fields::{json_object, required, Field, List, Read};
 use crate::json::{self, FieldError, JsonSyntaxError, Path};
 use crate::message::Millis;
 use crate::team;
+use crate::usage::Usage;
 
 /// Reads the facts of a session file; nothing is replayed yet.
 pub(super) fn facts(json_text: &str) -> Result<Vec<Fact>, SessionFileError> {
@@ -69,6 +70,12 @@ fn fact_at(fact: Read<FactFields<'_>>, path: &Path<'_>) -> Result<Fact, SessionF
         let path = path.key("at");
         required(field, &path)?.unsigned(&path).map(Millis)
     };
+    let usage = |value: Option<Value>| -> Result<Option<Usage>, FieldError> {
+        value
+            .filter(|v| !v.is_null())
+            .map(|v| crate::usage::usage_at(&v, &path.key("usage")))
+            .transpose()
+    };
     let kind = text("type", f.kind)?;
     Ok(match kind.as_str() {
         "setTeam" => {
@@ -97,11 +104,25 @@ fn fact_at(fact: Read<FactFields<'_>>, path: &Path<'_>) -> Result<Fact, SessionF
             to: text("to", f.to)?,
             text: text("text", f.text)?,
             at: at(f.at)?,
+            incomplete: match f.incomplete {
+                None => None,
+                Some(field) => Some(field.string(&path.key("incomplete"))?.into_owned()),
+            },
+            usage: usage(f.usage)?,
         },
         "failed" => Fact::Failed {
             to: text("to", f.to)?,
             reason: text("reason", f.reason)?,
             at: at(f.at)?,
+            failure: match f.failure {
+                None => None,
+                Some(field) => {
+                    let path = path.key("failure");
+                    let name = field.string(&path)?;
+                    Some(json::one_of(&name, &Failure::ALL, &path)?)
+                }
+            },
+            usage: usage(f.usage)?,
         },
         "loadScenario" => {
             let scenario = required(f.scenario, &path.key("scenario"))?;
@@ -145,5 +166,8 @@ json_object! {
         "team" => team: Value,
         "settings" => settings: Value,
         "scenario" => scenario: Value,
+        "incomplete" => incomplete: Field<'de>,
+        "failure" => failure: Field<'de>,
+        "usage" => usage: Value,
     }
 }

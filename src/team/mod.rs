@@ -1,5 +1,7 @@
 //! Team members and their settings (docs/architecture.md §4).
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 mod error;
@@ -14,6 +16,7 @@ pub(crate) use validate::validate_settings;
 use crate::markers::normalize_identifier;
 use crate::message::{MemberId, Speaker, SpeakerKind};
 use crate::tokens::TokenEstimator;
+use crate::usage::Usd;
 
 /// Human or AI member.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -100,6 +103,90 @@ pub struct Member {
     /// Per-member history window; overrides the team's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window_size: Option<usize>,
+    /// How the member's agent runs (env, arguments, model, permissions, timeout): read with
+    /// the team, used only by a host that runs agents, and only from files on its machine.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(flatten))]
+    pub run: RunSettings,
+}
+
+/// How one member's agent CLI runs (docs/architecture.md §14c). The core reads and checks them
+/// with the team; the bridge applies them, and takes them only from files on its machine
+/// (a team sent from the page never changes env, arguments or permissions).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
+pub struct RunSettings {
+    /// Environment variables added to the bridge's own for this agent.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub env: BTreeMap<String, String>,
+    /// Arguments added to the CLI's command (after its own, before a trailing `-`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub additional_args: Vec<String>,
+    /// The model, passed with the CLI's own flag (Claude `--model`, Codex and Gemini `-m`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// What the agent may do, in one vocabulary mapped to each CLI's flag.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permission_mode: Option<PermissionMode>,
+    /// This member's timeout; overrides the team's `maxAgentResponseMs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+impl RunSettings {
+    /// The settings that change what runs or with which rights (env, arguments, model,
+    /// permissions): those a page may never set.
+    pub fn without_timeout(&self) -> RunSettings {
+        RunSettings {
+            timeout_ms: None,
+            ..self.clone()
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        *self == RunSettings::default()
+    }
+}
+
+/// What an agent may do on the machine, one small vocabulary mapped to each CLI's own flag
+/// (docs/architecture.md §14c):
+///
+/// | ours | Claude `--permission-mode` | Codex `-s` | Gemini `--approval-mode` |
+/// |---|---|---|---|
+/// | `readOnly` | `plan` | `read-only` | `plan` |
+/// | `edit` | `acceptEdits` | `workspace-write` | `auto_edit` |
+/// | `full` | `bypassPermissions` | `danger-full-access` | `yolo` |
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum PermissionMode {
+    /// Reads and plans; changes nothing.
+    ReadOnly,
+    /// Edits files in its working directory without asking.
+    Edit,
+    /// Anything, without asking (no sandbox).
+    Full,
+}
+
+impl PermissionMode {
+    /// Every mode with its name in a team file.
+    pub const ALL: [(&'static str, PermissionMode); 3] = [
+        ("readOnly", PermissionMode::ReadOnly),
+        ("edit", PermissionMode::Edit),
+        ("full", PermissionMode::Full),
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            PermissionMode::ReadOnly => "readOnly",
+            PermissionMode::Edit => "edit",
+            PermissionMode::Full => "full",
+        }
+    }
 }
 
 impl Member {
@@ -206,6 +293,11 @@ pub struct TeamSettings {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub max_tokens: Option<usize>,
+    /// Spending cap (docs/architecture.md §14c): once the runs' reported cost reaches it, no
+    /// further AI delivery starts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub max_cost_usd: Option<Usd>,
 }
 
 fn is_no_estimator(e: &TokenEstimator) -> bool {
@@ -224,6 +316,7 @@ impl Default for TeamSettings {
             max_agent_response_ms: None,
             token_estimator: TokenEstimator::None,
             max_tokens: None,
+            max_cost_usd: None,
         }
     }
 }

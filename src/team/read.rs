@@ -4,13 +4,16 @@
 
 use serde_json::Value;
 
+use std::collections::BTreeMap;
+
 use super::validate::validate_settings;
 use super::{
     normalize_agent_type, CompactionStrategy, ConfigError, DeliveryPolicy, Member, MemberKind,
-    TeamSettings,
+    PermissionMode, RunSettings, TeamSettings,
 };
 use crate::json::{self, FieldError, Obj, Path};
 use crate::tokens::TokenEstimator;
+use crate::usage::Usd;
 
 /// One member, in either format; they differ only in the key of the kind (`kind` / `type`).
 pub(crate) fn member(
@@ -33,6 +36,11 @@ pub(crate) fn member(
             "instructionFileText",
             "baseDir",
             "windowSize",
+            "env",
+            "additionalArgs",
+            "model",
+            "permissionMode",
+            "timeoutMs",
         ])?;
     }
     let name = obj.str("name")?.trim();
@@ -61,6 +69,69 @@ pub(crate) fn member(
         instruction_file_text: owned(obj.opt_str("instructionFileText")?),
         base_dir: owned(obj.opt_str("baseDir")?),
         window_size: obj.opt_usize("windowSize")?,
+        run: run_settings(&obj)?,
+    })
+}
+
+/// A member's run settings (docs/architecture.md §14c), checked here so a bad one is refused
+/// with its path wherever the team is read: an env name a shell could not hold, an empty
+/// model, a mode outside the vocabulary, a zero timeout.
+fn run_settings(obj: &Obj<'_, '_>) -> Result<RunSettings, ConfigError> {
+    let mut env = BTreeMap::new();
+    if let Some(value) = obj.get("env") {
+        let path = obj.path.key("env");
+        let vars = json::object(value, path)?;
+        for (name, value) in vars.map {
+            let var_path = path.key(name);
+            let valid = name
+                .chars()
+                .next()
+                .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+                && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric());
+            if !valid {
+                return Err(var_path
+                    .invalid(format!(
+                        "{name:?} is not an environment variable name (letters, digits and _, \
+                         not starting with a digit)"
+                    ))
+                    .into());
+            }
+            env.insert(name.clone(), json::string(value, &var_path)?.to_string());
+        }
+    }
+    let additional_args = match obj.get("additionalArgs") {
+        None => Vec::new(),
+        Some(value) => {
+            let path = obj.path.key("additionalArgs");
+            json::array(value, &path)?
+                .iter()
+                .enumerate()
+                .map(|(i, v)| json::string(v, &path.index(i)).map(str::to_string))
+                .collect::<Result<_, _>>()?
+        }
+    };
+    let model = match obj.opt_str("model")?.map(str::trim) {
+        Some("") => return Err(obj.path.key("model").invalid("empty").into()),
+        other => other.map(str::to_string),
+    };
+    let permission_mode = obj
+        .opt_str("permissionMode")?
+        .map(|m| json::one_of(m, &PermissionMode::ALL, &obj.path.key("permissionMode")))
+        .transpose()?;
+    let timeout_ms = obj.opt_u64("timeoutMs")?;
+    if timeout_ms == Some(0) {
+        return Err(obj
+            .path
+            .key("timeoutMs")
+            .invalid("must be greater than 0 (leave it out for the team's timeout)")
+            .into());
+    }
+    Ok(RunSettings {
+        env,
+        additional_args,
+        model,
+        permission_mode,
+        timeout_ms,
     })
 }
 
@@ -86,6 +157,7 @@ pub(crate) fn settings(obj: Obj<'_, '_>) -> Result<TeamSettings, ConfigError> {
         "maxAgentResponseMs",
         "tokenEstimator",
         "maxTokens",
+        "maxCostUsd",
     ])?;
     let mut s = TeamSettings::default();
     if let Some(w) = obj.opt_usize("windowSize")? {
@@ -123,6 +195,22 @@ pub(crate) fn settings(obj: Obj<'_, '_>) -> Result<TeamSettings, ConfigError> {
         s.token_estimator = json::one_of(e, &choices, &obj.path.key("tokenEstimator"))?;
     }
     s.max_tokens = obj.opt_usize("maxTokens")?;
+    if let Some(v) = obj.get("maxCostUsd") {
+        let path = obj.path.key("maxCostUsd");
+        let dollars = v
+            .as_f64()
+            .ok_or_else(|| path.wrong_type("a number of dollars", v))?;
+        match Usd::new(dollars) {
+            Some(max) if dollars > 0.0 => s.max_cost_usd = Some(max),
+            _ => {
+                return Err(path
+                    .invalid(format!(
+                        "must be more than 0 dollars, found {dollars} (leave it out for no cap)"
+                    ))
+                    .into())
+            }
+        }
+    }
     Ok(s)
 }
 

@@ -36,6 +36,7 @@ pub fn ai_member(id: &str) -> Member {
         instruction_file_text: None,
         base_dir: None,
         window_size: None,
+        run: Default::default(),
     }
 }
 

@@ -322,6 +322,18 @@ export type DeliveryPolicy = "latest" | "parent";
 /** Which token estimate the explain reports and a token budget (`maxTokens`) is kept with. */
 export type TokenEstimator = "none" | "charsDiv4";
 
+/**
+ * What an agent may do on the machine, one small vocabulary mapped to each CLI's own flag
+ * (docs/architecture.md §14c):
+ *
+ * | ours | Claude `--permission-mode` | Codex `-s` | Gemini `--approval-mode` |
+ * |---|---|---|---|
+ * | `readOnly` | `plan` | `read-only` | `plan` |
+ * | `edit` | `acceptEdits` | `workspace-write` | `auto_edit` |
+ * | `full` | `bypassPermissions` | `danger-full-access` | `yolo` |
+ */
+export type PermissionMode = "readOnly" | "edit" | "full";
+
 /** A member in our team format (`id` and `displayName` default to `name`). */
 export interface MemberConfig {
   id?: string;
@@ -338,6 +350,16 @@ export interface MemberConfig {
   baseDir?: string;
   /** History window for this member; overrides the team's. */
   windowSize?: number;
+  /** Run settings (used by a host that runs the agent's CLI): environment variables added. */
+  env?: { [other: string]: string };
+  /** Arguments added to the CLI's command. */
+  additionalArgs?: string[];
+  /** The model, passed with the CLI's own flag. */
+  model?: string;
+  /** What the agent may do: `"readOnly"`, `"edit"` or `"full"`. */
+  permissionMode?: PermissionMode;
+  /** This member's timeout in ms; overrides the team's. */
+  timeoutMs?: number;
 }
 
 /** Team-wide settings (all optional). */
@@ -356,6 +378,11 @@ export interface TeamSettingsConfig {
   tokenEstimator?: TokenEstimator;
   /** A token budget kept beside `maxBytes` (implies the `charsDiv4` estimate). */
   maxTokens?: number;
+  /**
+   * A spending cap in US dollars: once the runs' reported cost reaches it, no further AI
+   * delivery starts.
+   */
+  maxCostUsd?: number;
 }
 
 /** Our team format. */
@@ -440,6 +467,16 @@ export interface Member {
   baseDir?: string;
   /** Per-member history window; overrides the team's. */
   windowSize?: number;
+  /** Environment variables added to the bridge's own for this agent. */
+  env?: { [other: string]: string };
+  /** Arguments added to the CLI's command (after its own, before a trailing `-`). */
+  additionalArgs?: string[];
+  /** The model, passed with the CLI's own flag (Claude `--model`, Codex and Gemini `-m`). */
+  model?: string;
+  /** What the agent may do, in one vocabulary mapped to each CLI's flag. */
+  permissionMode?: PermissionMode;
+  /** This member's timeout; overrides the team's `maxAgentResponseMs`. */
+  timeoutMs?: number;
 }
 
 /** A validated team's settings: every setting, with its default where the config left it out. */
@@ -464,6 +501,11 @@ export interface TeamSettings {
   tokenEstimator?: TokenEstimator;
   /** Optional token budget, kept beside the byte budget with the `chars/4` estimate. */
   maxTokens?: number;
+  /**
+   * Spending cap (docs/architecture.md §14c): once the runs' reported cost reaches it, no
+   * further AI delivery starts.
+   */
+  maxCostUsd?: Usd;
 }
 
 /** A validated team with all its settings. */
@@ -582,6 +624,7 @@ export type Notice =
   | { kind: "demoted"; to: string; parent: string; from: Intent; limit: number }
   | { kind: "alreadyQueued"; to: string; parent: string; intent: Intent }
   | { kind: "roundLimitReached"; limit: number; dropped: string[] }
+  | { kind: "costLimitReached"; limit: Usd; spent: Usd; dropped: string[] }
   | { kind: "unknownAgentType"; member: string; agentType: string }
   | { kind: "promptFailed"; to: string; error: string }
   | { kind: "messageCut"; to: string; message: string; fromBytes: number; toBytes: number };
@@ -637,6 +680,42 @@ export interface RoutingState {
 }
 
 /**
+ * An amount in US dollars, as a CLI reports it (`total_cost_usd`). Always finite and not
+ * negative (the reader refuses anything else), so it compares as a value.
+ */
+export type Usd = number;
+
+/**
+ * What one run cost, as far as its CLI said. In JSON (camelCase, absent figures left out):
+ * `{"inputTokens": 1200, "outputTokens": 80, "cachedTokens": 1000, "costUsd": 0.0031,
+ * "durationMs": 5400}`.
+ */
+export interface Usage {
+  /** Tokens read, cached ones included. */
+  inputTokens?: number;
+  outputTokens?: number;
+  /** Of the input, tokens read from the provider's prompt cache. */
+  cachedTokens?: number;
+  costUsd?: Usd;
+  /** How long the run took (the CLI's own figure, else the host's clock). */
+  durationMs?: number;
+}
+
+/**
+ * The kind of an agent's failure: what the other agents' context says of it, in words, where
+ * the full reason (a CLI's stderr, an address, a stack) would only mislead them or leak.
+ */
+export type Failure =
+  | "timeout"
+  | "cancelled"
+  | "crashed"
+  | "agentError"
+  | "emptyReply"
+  | "tooLarge"
+  | "cutOff"
+  | "cannotRun";
+
+/**
  * One input of a session (docs/architecture.md §6b); `at` is in milliseconds since the
  * epoch. `loadScenario`: a recorded history was opened: team, settings and messages from a
  * scenario (no routing).
@@ -645,8 +724,19 @@ export type Fact =
   | { type: "setTeam"; team: Team; settings?: TeamSettings }
   | { type: "setSettings"; settings: TeamSettings }
   | { type: "human"; text: string; sender: string | null; at: number }
-  | { type: "replied"; to: string; text: string; at: number }
-  | { type: "failed"; to: string; reason: string; at: number }
+  | {
+    type: "replied";
+    to: string;
+    text: string;
+    at: number;
+    incomplete?: string;
+    /**
+     * What the run cost, as its CLI reported it (docs/architecture.md §14c). Absent in
+     * logs written before it was recorded, which replay as they always did.
+     */
+    usage?: Usage;
+  }
+  | { type: "failed"; to: string; reason: string; at: number; failure?: Failure; usage?: Usage }
   | { type: "loadScenario"; scenario: ScenarioInput };
 
 /** `Conversation.exportSession()`'s result and `Conversation.resume`'s argument: the fact log. */

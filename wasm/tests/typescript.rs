@@ -37,12 +37,14 @@ use agent_chatter::peer::message::{
     NewPeerMessage, PeerIntent, PeerResolvedAddressee, PeerRouting, PeerSpeaker,
 };
 use agent_chatter::scenario::ScenarioMessage;
-use agent_chatter::session::{Fact, PreviewOverrides, SESSION_FORMAT};
+use agent_chatter::session::{Fact, Failure, PreviewOverrides, SESSION_FORMAT};
 use agent_chatter::snapshot::{Snapshot, SNAPSHOT_VERSION};
 use agent_chatter::team::{
-    CompactionStrategy, DeliveryPolicy, Member, MemberKind, PromptFormat, Team, TeamSettings,
+    CompactionStrategy, DeliveryPolicy, Member, MemberKind, PermissionMode, PromptFormat, Team,
+    TeamSettings,
 };
 use agent_chatter::tokens::TokenEstimator;
+use agent_chatter::usage::{Usage, Usd};
 use ts_rs::{Config, TS};
 
 use format::Declaration;
@@ -189,6 +191,16 @@ struct MemberConfig {
     base_dir: Option<String>,
     /// History window for this member; overrides the team's.
     window_size: Option<usize>,
+    /// Run settings (used by a host that runs the agent's CLI): environment variables added.
+    env: Option<std::collections::BTreeMap<String, String>>,
+    /// Arguments added to the CLI's command.
+    additional_args: Option<Vec<String>>,
+    /// The model, passed with the CLI's own flag.
+    model: Option<String>,
+    /// What the agent may do: `"readOnly"`, `"edit"` or `"full"`.
+    permission_mode: Option<PermissionMode>,
+    /// This member's timeout in ms; overrides the team's.
+    timeout_ms: Option<usize>,
 }
 
 /// Team-wide settings (all optional).
@@ -207,6 +219,9 @@ struct TeamSettingsConfig {
     token_estimator: Option<TokenEstimator>,
     /// A token budget kept beside `maxBytes` (implies the `charsDiv4` estimate).
     max_tokens: Option<usize>,
+    /// A spending cap in US dollars: once the runs' reported cost reaches it, no further AI
+    /// delivery starts.
+    max_cost_usd: Option<f64>,
 }
 
 /// Our team format.
@@ -465,6 +480,7 @@ fn sections() -> Vec<(&'static str, Vec<Declaration>)> {
                 declaration::<MemberKind>(),
                 declaration::<DeliveryPolicy>(),
                 declaration::<TokenEstimator>(),
+                declaration::<PermissionMode>(),
                 declaration::<MemberConfig>(),
                 declaration::<TeamSettingsConfig>(),
                 declaration::<TeamConfig>(),
@@ -492,6 +508,9 @@ fn sections() -> Vec<(&'static str, Vec<Declaration>)> {
                 declaration::<Snapshot>(),
                 declaration::<RoutingQueue>(),
                 declaration::<RoutingState>(),
+                declaration::<Usd>(),
+                declaration::<Usage>(),
+                declaration::<Failure>(),
                 declaration::<FactDoc>(),
                 declaration::<ConversationSession>(),
                 declaration::<PreviewOverridesDoc>(),

@@ -72,6 +72,7 @@ pub fn TeamEditor() -> impl IntoView {
                 instruction_file_text: None,
                 base_dir: None,
                 window_size: None,
+                run: Default::default(),
             });
         });
     };

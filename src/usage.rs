@@ -1,0 +1,226 @@
+//! What agent runs cost (docs/architecture.md §14c): tokens, dollars and time as each CLI reports
+//! them in its final event, recorded with the run's outcome fact and summed per member and per
+//! conversation. Every figure is optional: a CLI reports what it knows (Codex no cost, a crash
+//! nothing), and a sum never invents what was not reported.
+
+use serde::{Serialize, Serializer};
+
+use crate::json::{self, FieldError, Path};
+
+/// An amount in US dollars, as a CLI reports it (`total_cost_usd`). Always finite and not
+/// negative (the reader refuses anything else), so it compares as a value.
+#[derive(Debug, Clone, Copy, Default, PartialOrd)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Usd(f64);
+
+impl Usd {
+    /// `None` for a negative, infinite or NaN amount: no CLI reports one.
+    pub fn new(dollars: f64) -> Option<Usd> {
+        (dollars.is_finite() && dollars >= 0.0).then_some(Usd(dollars))
+    }
+
+    pub fn dollars(self) -> f64 {
+        self.0
+    }
+
+    /// `$0.0123`: four decimals below a dollar (runs cost cents), two above.
+    pub fn display(self) -> String {
+        if self.0 < 1.0 {
+            format!("${:.4}", self.0)
+        } else {
+            format!("${:.2}", self.0)
+        }
+    }
+}
+
+impl PartialEq for Usd {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.to_bits() == other.0.to_bits()
+    }
+}
+
+// Finite by construction, so equality is reflexive.
+impl Eq for Usd {}
+
+/// Read back from a notice or a protocol frame; a value no CLI reports is refused.
+impl<'de> serde::Deserialize<'de> for Usd {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let dollars = f64::deserialize(d)?;
+        Usd::new(dollars).ok_or_else(|| {
+            serde::de::Error::custom(format!("{dollars} is not an amount of dollars"))
+        })
+    }
+}
+
+impl Serialize for Usd {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(self.0)
+    }
+}
+
+/// What one run cost, as far as its CLI said. In JSON (camelCase, absent figures left out):
+/// `{"inputTokens": 1200, "outputTokens": 80, "cachedTokens": 1000, "costUsd": 0.0031,
+/// "durationMs": 5400}`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
+pub struct Usage {
+    /// Tokens read, cached ones included.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<u64>,
+    /// Of the input, tokens read from the provider's prompt cache.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cached_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<Usd>,
+    /// How long the run took (the CLI's own figure, else the host's clock).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+}
+
+impl Usage {
+    /// Nothing was reported.
+    pub fn is_empty(&self) -> bool {
+        *self == Usage::default()
+    }
+
+    /// Adds `other` figure by figure; a figure stays absent only when neither reported it.
+    pub fn add(&mut self, other: &Usage) {
+        fn sum(a: &mut Option<u64>, b: Option<u64>) {
+            if let Some(b) = b {
+                *a = Some(a.unwrap_or(0).saturating_add(b));
+            }
+        }
+        sum(&mut self.input_tokens, other.input_tokens);
+        sum(&mut self.output_tokens, other.output_tokens);
+        sum(&mut self.cached_tokens, other.cached_tokens);
+        sum(&mut self.duration_ms, other.duration_ms);
+        if let Some(b) = other.cost_usd {
+            let a = self.cost_usd.map_or(0.0, Usd::dollars);
+            self.cost_usd = Usd::new(a + b.dollars()).or(self.cost_usd);
+        }
+    }
+
+    /// One line a person reads: `1200 in (1000 cached) · 80 out · $0.0031 · 5.4 s`; the
+    /// figures not reported are left out, and nothing reported reads `no usage reported`.
+    pub fn summary(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(i) = self.input_tokens {
+            parts.push(match self.cached_tokens {
+                Some(c) if c > 0 => format!("{i} in ({c} cached)"),
+                _ => format!("{i} in"),
+            });
+        } else if let Some(c) = self.cached_tokens {
+            parts.push(format!("{c} cached"));
+        }
+        if let Some(o) = self.output_tokens {
+            parts.push(format!("{o} out"));
+        }
+        if let Some(c) = self.cost_usd {
+            parts.push(c.display());
+        }
+        if let Some(ms) = self.duration_ms {
+            parts.push(format!("{:.1} s", ms as f64 / 1000.0));
+        }
+        if parts.is_empty() {
+            "no usage reported".to_string()
+        } else {
+            parts.join(" · ")
+        }
+    }
+}
+
+/// Reads a fact's `usage` object by the rules of every reader here: `null` is absent, unknown
+/// keys are ignored, an error names the path (`facts[4].usage.costUsd: …`).
+pub(crate) fn usage_at(value: &serde_json::Value, path: &Path<'_>) -> Result<Usage, FieldError> {
+    let obj = json::object(value, *path)?;
+    let cost_usd = match obj.get("costUsd") {
+        None => None,
+        Some(v) => {
+            let path = path.key("costUsd");
+            let dollars = v
+                .as_f64()
+                .ok_or_else(|| path.wrong_type("a number of dollars", v))?;
+            Some(
+                Usd::new(dollars)
+                    .ok_or_else(|| path.invalid(format!("{dollars} is not an amount")))?,
+            )
+        }
+    };
+    Ok(Usage {
+        input_tokens: obj.opt_u64("inputTokens")?,
+        output_tokens: obj.opt_u64("outputTokens")?,
+        cached_tokens: obj.opt_u64("cachedTokens")?,
+        cost_usd,
+        duration_ms: obj.opt_u64("durationMs")?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sums_keep_unreported_figures_absent() {
+        let mut total = Usage::default();
+        total.add(&Usage {
+            input_tokens: Some(100),
+            cost_usd: Usd::new(0.5),
+            ..Usage::default()
+        });
+        total.add(&Usage {
+            input_tokens: Some(20),
+            output_tokens: Some(7),
+            ..Usage::default()
+        });
+        assert_eq!(total.input_tokens, Some(120));
+        assert_eq!(total.output_tokens, Some(7));
+        assert_eq!(total.cached_tokens, None);
+        assert_eq!(total.cost_usd, Usd::new(0.5));
+        assert_eq!(total.summary(), "120 in · 7 out · $0.5000");
+        assert_eq!(Usage::default().summary(), "no usage reported");
+    }
+
+    #[test]
+    fn a_usage_object_reads_back_as_written_and_bad_figures_are_named() {
+        let usage = Usage {
+            input_tokens: Some(1200),
+            output_tokens: Some(80),
+            cached_tokens: Some(1000),
+            cost_usd: Usd::new(0.0031),
+            duration_ms: Some(5400),
+        };
+        let text = serde_json::to_string(&usage).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            text,
+            r#"{"inputTokens":1200,"outputTokens":80,"cachedTokens":1000,"costUsd":0.0031,"durationMs":5400}"#
+        );
+        assert_eq!(usage_at(&json, &Path::Root).unwrap(), usage);
+        assert_eq!(
+            usage.summary(),
+            "1200 in (1000 cached) · 80 out · $0.0031 · 5.4 s"
+        );
+        for (text, want) in [
+            (
+                r#"{"costUsd": "1"}"#,
+                r#"costUsd: expected a number of dollars, found the string "1""#,
+            ),
+            (r#"{"costUsd": -1}"#, "costUsd: -1 is not an amount"),
+            (
+                r#"{"inputTokens": 1.5}"#,
+                "inputTokens: expected a non-negative integer, found 1.5",
+            ),
+        ] {
+            let v: serde_json::Value = serde_json::from_str(text).unwrap();
+            assert_eq!(
+                usage_at(&v, &Path::Root).unwrap_err().to_string(),
+                want,
+                "{text}"
+            );
+        }
+    }
+}
