@@ -19,6 +19,7 @@ use agent_chatter::team::Team;
 use thiserror::Error;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
+use crate::agents::decode::above_the_limit;
 use crate::agents::run::{self, Job, Outcome, CANCELLED};
 use crate::agents::{AgentType, AgentsFile, Answerer, MemberAgent};
 use crate::store::{Store, StoreError};
@@ -29,7 +30,7 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 const EVENT_BUFFER: usize = 256;
 /// Pause before a simulated reply, so a person can watch the chain unfold.
 const SIMULATED_DELAY: Duration = Duration::from_millis(300);
-/// Streamed output is relayed in frames of at most about this size.
+/// Streamed output is relayed in frames of at most this size.
 const OUTPUT_FRAME_BYTES: usize = 64 * 1024;
 
 /// The wall clock in ms (the core reads none; time enters with each fact).
@@ -318,7 +319,8 @@ struct Finished {
     run: u64,
     to: String,
     outcome: Outcome,
-    output: Vec<u8>,
+    /// What is kept of the agent's stdout.
+    output: run::Output,
 }
 
 impl Actor {
@@ -581,7 +583,7 @@ impl Actor {
             }
         };
         if let Some(reason) = unsendable {
-            finished(Outcome::Failed(reason), Vec::new());
+            finished(Outcome::Failed(reason), run::Output::default());
             return;
         }
         match command {
@@ -594,7 +596,7 @@ impl Actor {
                         () = tokio::time::sleep(SIMULATED_DELAY) => Outcome::Replied(text),
                         _ = cancel_rx => Outcome::Failed(CANCELLED.to_string()),
                     };
-                    finished(outcome, Vec::new());
+                    finished(outcome, run::Output::default());
                 });
             }
             Some(command) => {
@@ -646,21 +648,20 @@ impl Actor {
         }
         let fact = match outcome {
             Outcome::Replied(text) if text.len() > MAX_MESSAGE_BYTES => {
-                let kept = self.store.keep_output(session, &to, at.0 as i64, &output);
+                let kept = self
+                    .store
+                    .keep_output(session, &to, at.0 as i64, &output.bytes());
                 let where_ = match kept {
-                    Ok(()) if output.len() >= run::MAX_KEPT_OUTPUT => {
-                        "the first 64 MiB of its output are kept in the session database (table outputs)"
+                    Ok(()) if output.dropped() == 0 => {
+                        "its full output is kept in the session database (table outputs)"
+                            .to_string()
                     }
-                    Ok(()) => "its full output is kept in the session database (table outputs)",
-                    Err(_) => "its output could not be kept",
+                    Ok(()) => output.where_kept(),
+                    Err(_) => "its output could not be kept".to_string(),
                 };
                 Fact::failed(
                     to.as_str(),
-                    format!(
-                        "reply of {} bytes is above the {} byte message limit; {where_}",
-                        text.len(),
-                        MAX_MESSAGE_BYTES
-                    ),
+                    format!("{}; {where_}", above_the_limit(text.len() as u64)),
                     at,
                 )
             }
@@ -675,16 +676,14 @@ impl Actor {
             // What a failed agent wrote (streamed text with no final one, a half event) is
             // kept too, so nothing it said is lost; a run the user cancelled is not.
             Outcome::Failed(reason) if !output.is_empty() && reason != CANCELLED => {
-                let reason = match self.store.keep_output(session, &to, at.0 as i64, &output) {
-                    Ok(()) if output.len() >= run::MAX_KEPT_OUTPUT => format!(
-                        "{reason}; the first 64 MiB of its output are kept in the session database (table outputs)"
-                    ),
-                    Ok(()) => format!(
-                        "{reason}; its output ({} bytes) is kept in the session database (table outputs)",
-                        output.len()
-                    ),
-                    Err(_) => reason,
-                };
+                let reason =
+                    match self
+                        .store
+                        .keep_output(session, &to, at.0 as i64, &output.bytes())
+                    {
+                        Ok(()) => format!("{reason}; {}", output.where_kept()),
+                        Err(_) => reason,
+                    };
                 Fact::failed(to.as_str(), reason, at)
             }
             Outcome::Failed(reason) => Fact::failed(to.as_str(), reason, at),
@@ -697,13 +696,21 @@ impl Actor {
     }
 }
 
-/// Relays a run's streamed text to every subscriber. What arrived meanwhile goes in the same
-/// event: a burst of tiny deltas is a few frames, not thousands no page keeps up with.
+/// Relays a run's streamed text to every subscriber, in frames of at most
+/// [`OUTPUT_FRAME_BYTES`] (a longer delta is split at character boundaries). What arrived
+/// meanwhile goes in the same event: a burst of tiny deltas is a few frames, not thousands no
+/// page keeps up with.
 async fn relay_output(
     to: String,
     mut deltas: mpsc::UnboundedReceiver<String>,
     events: broadcast::Sender<Arc<Published>>,
 ) {
+    let publish = |delta: String| {
+        let _ = events.send(Published::new(Event::Output {
+            to: to.clone(),
+            delta,
+        }));
+    };
     while let Some(mut delta) = deltas.recv().await {
         while delta.len() < OUTPUT_FRAME_BYTES {
             match deltas.try_recv() {
@@ -711,10 +718,20 @@ async fn relay_output(
                 Err(_) => break,
             }
         }
-        let _ = events.send(Published::new(Event::Output {
-            to: to.clone(),
-            delta,
-        }));
+        if delta.len() <= OUTPUT_FRAME_BYTES {
+            publish(delta);
+            continue;
+        }
+        let mut rest = delta.as_str();
+        while !rest.is_empty() {
+            let end = if rest.len() <= OUTPUT_FRAME_BYTES {
+                rest.len()
+            } else {
+                agent_chatter::text::floor_char_boundary(rest, OUTPUT_FRAME_BYTES)
+            };
+            publish(rest[..end].to_string());
+            rest = &rest[end..];
+        }
     }
 }
 

@@ -104,6 +104,16 @@ enum Commands {
 }
 
 fn main() -> ExitCode {
+    // The watchdog that stops agents should this bridge be killed (agents::reaper), started
+    // by this binary itself; not a user's command.
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == agents::reaper::COMMAND)
+    {
+        agents::reaper::reap();
+        return ExitCode::SUCCESS;
+    }
+    agents::reaper::enable();
     match run(Cli::parse()) {
         Ok(Ending::Done) => ExitCode::SUCCESS,
         Ok(Ending::AgentFailed) => ExitCode::from(EXIT_AGENT_FAILED),

@@ -363,8 +363,44 @@ fn alive(pid: &str) -> bool {
     })
 }
 
-/// Linux only (`PR_SET_PDEATHSIG`): a `kill -9` runs no destructor, so only the kernel can
-/// take the agent down with the chat.
+/// Waits up to 5 s for `file` to hold `n` pids.
+fn pids_in(file: &std::path::Path, n: usize) -> Vec<String> {
+    for _ in 0..500 {
+        let pids: Vec<String> = std::fs::read_to_string(file)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| l.trim().to_string())
+            .filter(|l| !l.is_empty())
+            .collect();
+        if pids.len() >= n {
+            return pids;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("{} never held {n} pids", file.display());
+}
+
+/// Whether every one of `pids` is gone within 2 s; those still running are killed (so a
+/// failing test leaves nothing behind) and returned.
+fn still_running_after_2_s(pids: &[String]) -> Vec<String> {
+    let started = std::time::Instant::now();
+    while started.elapsed() < std::time::Duration::from_secs(2) {
+        if pids.iter().all(|p| !alive(p)) {
+            return Vec::new();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let running: Vec<String> = pids.iter().filter(|p| alive(p)).cloned().collect();
+    for pid in &running {
+        // SAFETY: kill(2) on a test agent's process; no memory is shared.
+        unsafe { libc::kill(pid.parse().unwrap(), libc::SIGKILL) };
+    }
+    running
+}
+
+/// Linux only: a `kill -9` runs no destructor, so the kernel (`PR_SET_PDEATHSIG`, for the
+/// agent itself) and the bridge's watchdog (for everything in the agent's process group)
+/// take the agent and its helpers down with the chat.
 #[cfg(target_os = "linux")]
 #[test]
 fn a_chat_killed_with_sigkill_takes_its_running_agent_with_it() {
@@ -381,34 +417,44 @@ fn a_chat_killed_with_sigkill_takes_its_running_agent_with_it() {
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(b"[NEXT: max] Please draft it.\n").unwrap();
-    let agent = (0..500)
-        .find_map(|_| {
-            let pid = std::fs::read_to_string(&agent_pid).unwrap_or_default();
-            if pid.trim().is_empty() {
-                std::thread::sleep(std::time::Duration::from_millis(10));
-                None
-            } else {
-                Some(pid.trim().to_string())
-            }
-        })
-        .expect("the agent started");
+    let mut pids = pids_in(&agent_pid, 1);
+    pids.extend(pids_in(&d.join("helper.pids"), 1));
     // SAFETY: kill(2) on the child we spawned; no memory is shared.
     unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
     let _ = child.wait();
-    let gone = (0..500).any(|_| {
-        std::thread::sleep(std::time::Duration::from_millis(10));
-        !alive(&agent)
-    });
-    // The agent's own helper is not reached by the kernel's signal: stopped here.
-    if let Ok(helper) = std::fs::read_to_string(d.join("helper.pids")) {
-        if let Ok(pid) = helper.trim().parse::<i32>() {
-            // SAFETY: kill(2) on the test agent's helper; no memory is shared.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-        }
-    }
+    let running = still_running_after_2_s(&pids);
     assert!(
-        gone,
-        "the agent {agent} outlived a chat killed with SIGKILL"
+        running.is_empty(),
+        "the agent and its helper {pids:?}: {running:?} outlived a chat killed with SIGKILL"
+    );
+}
+
+/// npm's `codex` and `gemini` are launchers whose child does the work, and the kernel's
+/// parent-death signal reaches the launcher only.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_chat_killed_with_sigkill_leaves_nothing_of_a_launchers_run() {
+    let dir = Bridge::new_dir(&team(None), "launcher.sh");
+    let d = dir.path();
+    let pids = d.join("worker.pids");
+    let mut child = chat_command(d)
+        .env("AGENT_CHATTER_TEST_PIDS", &pids)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"[NEXT: max] Please draft it.\n").unwrap();
+    let workers = pids_in(&pids, 2);
+    assert!(workers.iter().all(|p| alive(p)));
+    // SAFETY: kill(2) on the child we spawned; no memory is shared.
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    let _ = child.wait();
+    let running = still_running_after_2_s(&workers);
+    assert!(
+        running.is_empty(),
+        "the launcher's workers {running:?} outlived a chat killed with SIGKILL"
     );
 }
 

@@ -7,17 +7,44 @@ use serde_json::Value;
 
 use super::AgentType;
 
-/// Splits a byte stream into complete lines (without `\n` or `\r\n`).
+/// The longest line of a JSON stream that is read: a little above the 1 MiB message limit
+/// with its JSON escaping and the event around it. A longer line is dropped as it arrives
+/// (counted in [`Overlong`]), so the bridge's memory is bounded by limits, not by what an agent
+/// prints. It is also the most text kept for a reply of plain text ([`Plain`]).
+pub(crate) const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
+
+/// The lines dropped for being longer than [`MAX_LINE_BYTES`], and their bytes.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Overlong {
+    pub lines: u64,
+    pub bytes: u64,
+}
+
+/// Splits a byte stream into complete lines (without `\n` or `\r\n`), or, for plain text,
+/// into text as it comes ([`Lines::text`]).
 #[derive(Debug, Default)]
 pub(crate) struct Lines {
     pending: Vec<u8>,
+    /// Inside a line longer than [`MAX_LINE_BYTES`]: dropped up to its newline.
+    skipping: bool,
+    overlong: Overlong,
 }
 
 impl Lines {
     /// The complete lines in `chunk` (plus what was pending); the rest waits for more.
     /// Linear in the bytes read: what is pending holds no newline, so only the new chunk is
-    /// searched, and the lines found leave the buffer in one move.
-    pub(crate) fn push(&mut self, chunk: &[u8]) -> Vec<String> {
+    /// searched, and the lines found leave the buffer in one move. A line longer than
+    /// [`MAX_LINE_BYTES`] is dropped and counted, never held whole.
+    pub(crate) fn push(&mut self, mut chunk: &[u8]) -> Vec<String> {
+        if self.skipping {
+            let Some(i) = chunk.iter().position(|&b| b == b'\n') else {
+                self.overlong.bytes += chunk.len() as u64;
+                return Vec::new();
+            };
+            self.overlong.bytes += i as u64;
+            self.skipping = false;
+            chunk = &chunk[i + 1..];
+        }
         let mut search = self.pending.len();
         self.pending.extend_from_slice(chunk);
         let mut lines = Vec::new();
@@ -26,12 +53,34 @@ impl Lines {
             let end = search + i;
             let line = &self.pending[start..end];
             let line = line.strip_suffix(b"\r").unwrap_or(line);
-            lines.push(String::from_utf8_lossy(line).into_owned());
+            if line.len() > MAX_LINE_BYTES {
+                self.overlong.lines += 1;
+                self.overlong.bytes += line.len() as u64;
+            } else {
+                lines.push(String::from_utf8_lossy(line).into_owned());
+            }
             start = end + 1;
             search = start;
         }
         self.pending.drain(..start);
+        if self.pending.len() > MAX_LINE_BYTES {
+            self.overlong.lines += 1;
+            self.overlong.bytes += self.pending.len() as u64;
+            self.pending = Vec::new();
+            self.skipping = true;
+        }
         lines
+    }
+
+    /// Plain text as it comes, not held back for a newline: the text in `chunk` (plus what
+    /// was pending), with `\r\n` read as `\n`; a character split across reads, or a last
+    /// `\r`, waits for the next chunk.
+    pub(crate) fn text(&mut self, chunk: &[u8]) -> String {
+        self.pending.extend_from_slice(chunk);
+        let upto = self.pending.len() - unfinished(&self.pending);
+        let text = String::from_utf8_lossy(&self.pending[..upto]).replace("\r\n", "\n");
+        self.pending.drain(..upto);
+        text
     }
 
     /// What is left at the end of the stream (a last line without a newline).
@@ -40,6 +89,68 @@ impl Lines {
             let rest = std::mem::take(&mut self.pending);
             String::from_utf8_lossy(&rest).into_owned()
         })
+    }
+}
+
+/// How many bytes at the end of `bytes` wait for more: a last `\r` (a `\n` may follow), or
+/// the start of a UTF-8 character that is not complete yet.
+fn unfinished(bytes: &[u8]) -> usize {
+    if bytes.last() == Some(&b'\r') {
+        return 1;
+    }
+    for back in 1..=bytes.len().min(3) {
+        let b = bytes[bytes.len() - back];
+        if b & 0xC0 == 0x80 {
+            continue; // a continuation byte: its start is further back
+        }
+        let needs = match b {
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF7 => 4,
+            _ => 1,
+        };
+        return if needs > back { back } else { 0 };
+    }
+    0
+}
+
+/// The text kept as a plain reply (a `Command`'s output, the lines of a JSON stream that are
+/// not JSON): at most [`MAX_LINE_BYTES`], above the message limit already, and how many bytes
+/// more there were.
+#[derive(Debug, Default)]
+struct Plain {
+    text: String,
+    dropped: u64,
+}
+
+impl Plain {
+    fn push_str(&mut self, s: &str) {
+        let room = MAX_LINE_BYTES.saturating_sub(self.text.len());
+        let end = agent_chatter::text::floor_char_boundary(s, room.min(s.len()));
+        self.text.push_str(&s[..end]);
+        self.dropped += (s.len() - end) as u64;
+    }
+}
+
+impl std::ops::Deref for Plain {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.text
+    }
+}
+
+/// The failure of a reply of `bytes` bytes, above the core's message limit.
+pub(crate) fn above_the_limit(bytes: u64) -> String {
+    format!(
+        "reply of {bytes} bytes is above the {} byte message limit",
+        agent_chatter::message::MAX_MESSAGE_BYTES
+    )
+}
+
+impl Decoder {
+    /// The lines dropped so far for being longer than [`MAX_LINE_BYTES`].
+    pub(crate) fn overlong(&self) -> Overlong {
+        self.lines.overlong
     }
 }
 
@@ -65,8 +176,8 @@ pub(crate) const CUT_OFF: &str = "the agent's output ended in the middle of an e
 pub struct Decoder {
     kind: AgentType,
     lines: Lines,
-    /// Text of non-JSON lines (kept, never dropped).
-    plain: String,
+    /// Text of non-JSON lines, or a `Command`'s output (kept up to [`MAX_LINE_BYTES`]).
+    plain: Plain,
     /// Claude: deltas were streamed (so whole `assistant` blocks are not streamed again).
     saw_deltas: bool,
     /// Gemini: assistant text since the last tool call. Codex: the last agent message.
@@ -82,7 +193,7 @@ impl Decoder {
         Decoder {
             kind,
             lines: Lines::default(),
-            plain: String::new(),
+            plain: Plain::default(),
             saw_deltas: false,
             current: String::new(),
             last_error: None,
@@ -92,6 +203,11 @@ impl Decoder {
 
     /// Feeds a chunk of stdout; returns the text deltas it completes.
     pub fn push(&mut self, chunk: &[u8]) -> Vec<String> {
+        if self.kind == AgentType::Command {
+            // Plain text streams as it comes, with no newline to wait for.
+            let text = self.lines.text(chunk);
+            return self.line(&text).into_iter().collect();
+        }
         let lines = self.lines.push(chunk);
         lines.into_iter().filter_map(|l| self.line(&l)).collect()
     }
@@ -118,6 +234,9 @@ impl Decoder {
             (AgentType::Codex, Verdict::Nothing) if !self.current.is_empty() => {
                 Verdict::Reply(std::mem::take(&mut self.current))
             }
+            (_, Verdict::Nothing) if self.plain.dropped > 0 => Verdict::Error(above_the_limit(
+                self.plain.len() as u64 + self.plain.dropped,
+            )),
             (_, Verdict::Nothing) if !self.plain.trim().is_empty() => {
                 Verdict::Reply(self.plain.trim_end().to_string())
             }
@@ -128,9 +247,9 @@ impl Decoder {
 
     fn line(&mut self, line: &str) -> Option<String> {
         if self.kind == AgentType::Command {
-            let text = format!("{line}\n");
-            self.plain.push_str(&text);
-            return Some(text);
+            // Text as it came (see `push`), not a line.
+            self.plain.push_str(line);
+            return (!line.is_empty()).then(|| line.to_string());
         }
         if line.trim().is_empty() {
             return None;
@@ -442,8 +561,77 @@ mod tests {
 
     #[test]
     fn a_plain_command_streams_its_output_and_replies_with_all_of_it() {
-        let (deltas, verdict) = decode(AgentType::Command, "one ✓\ntwo", 1);
-        assert_eq!(deltas, "one ✓\ntwo\n");
-        assert_eq!(verdict, Verdict::Reply("one ✓\ntwo".into()));
+        // As it comes, with no newline to wait for; `\r\n` is one break even split apart.
+        for size in [1, 2, 3, 4096] {
+            let (deltas, verdict) = decode(AgentType::Command, "one ✓\r\ntwo 🦀", size);
+            assert_eq!(deltas, "one ✓\ntwo 🦀", "{size}");
+            assert_eq!(verdict, Verdict::Reply("one ✓\ntwo 🦀".into()));
+        }
+        let mut d = Decoder::new(AgentType::Command);
+        assert_eq!(d.push(b"no newline yet"), ["no newline yet"]);
+    }
+
+    #[test]
+    fn a_plain_reply_is_kept_up_to_the_line_bound_and_its_size_told() {
+        let mut d = Decoder::new(AgentType::Command);
+        let chunk = "é".repeat(32 * 1024);
+        let mut streamed = 0;
+        for _ in 0..100 {
+            streamed += d.push(chunk.as_bytes()).concat().len();
+        }
+        assert_eq!(streamed, 100 * chunk.len(), "all of it streams");
+        assert!(d.plain.len() <= MAX_LINE_BYTES);
+        let (_, verdict) = d.finish();
+        assert_eq!(
+            verdict,
+            Verdict::Error(format!(
+                "reply of {} bytes is above the 1048576 byte message limit",
+                100 * chunk.len()
+            ))
+        );
+    }
+
+    #[test]
+    fn a_line_longer_than_the_bound_is_dropped_and_counted_never_held() {
+        let mut lines = Lines::default();
+        let mut out = Vec::new();
+        out.extend(lines.push(b"first\nsecond "));
+        for _ in 0..100 {
+            out.extend(lines.push(&[b'x'; 64 * 1024]));
+            assert!(lines.pending.len() <= MAX_LINE_BYTES + 64 * 1024);
+        }
+        out.extend(lines.push(b"end\nthird\n"));
+        assert_eq!(out, ["first", "third"]);
+        assert_eq!(
+            lines.overlong,
+            Overlong {
+                lines: 1,
+                bytes: 7 + 100 * 64 * 1024 + 3
+            }
+        );
+        // A long line whole in one chunk is dropped too.
+        let mut long = vec![b'y'; MAX_LINE_BYTES + 1];
+        long.extend_from_slice(b"\nlast");
+        assert!(lines.push(&long).is_empty());
+        assert_eq!(lines.overlong.lines, 2);
+        assert_eq!(lines.finish().as_deref(), Some("last"));
+        // In a JSON stream, the outcome still stands on the lines kept.
+        let mut d = Decoder::new(AgentType::Codex);
+        d.push(format!("{{\"type\":\"item.completed\",\"item\":{{\"type\":\"agent_message\",\"text\":\"{}\"}}}}\n", "z".repeat(MAX_LINE_BYTES)).as_bytes());
+        d.push(b"{\"type\":\"item.completed\",\"item\":{\"type\":\"agent_message\",\"text\":\"short\"}}\n");
+        d.push(b"{\"type\":\"turn.completed\"}\n");
+        assert_eq!(d.overlong().lines, 1);
+        assert_eq!(d.finish().1, Verdict::Reply("short".into()));
+    }
+
+    #[test]
+    fn a_split_character_or_carriage_return_waits_for_the_next_chunk() {
+        assert_eq!(unfinished(b"abc"), 0);
+        assert_eq!(unfinished(b"ab\r"), 1);
+        assert_eq!(unfinished("é".as_bytes()), 0);
+        assert_eq!(unfinished(&"€".as_bytes()[..2]), 2);
+        assert_eq!(unfinished(&"🦀".as_bytes()[..3]), 3);
+        assert_eq!(unfinished(&"🦀".as_bytes()[..1]), 1);
+        assert_eq!(unfinished(b"\xff"), 0);
     }
 }

@@ -9,6 +9,7 @@
 
 pub mod decode;
 mod process;
+pub mod reaper;
 pub(crate) mod run;
 
 use std::collections::BTreeMap;

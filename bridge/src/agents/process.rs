@@ -15,8 +15,9 @@ pub(crate) fn own_group(cmd: &mut Command) {
 /// destructor, and an agent left running would work on beside its own re-delivery after the
 /// session is resumed. Only the agent's own process is reached: a CLI that is a wrapper
 /// running its real work in a child (npm's `codex` runs a native binary) leaves that child to
-/// the wrapper. The signal follows the spawning thread, a tokio worker that lives as long as
-/// the runtime (so `run` must not be called from `spawn_blocking`).
+/// the wrapper, and the watchdog of `reaper` stops the whole group. The signal follows the
+/// spawning thread, a tokio worker that lives as long as the runtime (so `run` must not be
+/// called from `spawn_blocking`).
 #[cfg(target_os = "linux")]
 fn die_with_the_bridge(cmd: &mut Command) {
     let bridge = std::process::id();
@@ -40,12 +41,21 @@ fn die_with_the_bridge(cmd: &mut Command) {
 #[cfg(not(target_os = "linux"))]
 fn die_with_the_bridge(_: &mut Command) {}
 
-/// The agent's process group while it runs: dropped before the agent ended on its own (a
-/// timeout, a cancel, or the run itself dropped), it kills the group — the agent and
-/// everything it started. (`kill_on_drop` would kill the agent alone, orphaning its helpers.)
-pub(crate) struct GroupGuard(pub(crate) Option<u32>);
+/// The agent's process group while it runs, listed with the watchdog (`reaper`) that kills it
+/// should the bridge die: dropped before the run is over (a timeout, a cancel, or the run
+/// itself dropped), it kills the group — the agent and everything it started.
+/// (`kill_on_drop` would kill the agent alone, orphaning its helpers.)
+pub(crate) struct GroupGuard(Option<u32>);
 
 impl GroupGuard {
+    /// The group led by `pid` (the agent, started in a group of its own).
+    pub(crate) fn new(pid: Option<u32>) -> GroupGuard {
+        if let Some(pid) = pid {
+            super::reaper::watch(pid);
+        }
+        GroupGuard(pid)
+    }
+
     /// Kills the group now. Its leader may have exited and been reaped: a helper still in the
     /// group keeps the group's id in use, so it names no other process; were the group empty,
     /// the id could name a new group only if process ids wrapped around within the half
@@ -58,16 +68,19 @@ impl GroupGuard {
             }
         }
     }
+
+    /// The run is over and its group killed: nothing more to kill (its id may be reused from
+    /// here on), and the watchdog forgets it.
+    pub(crate) fn release(&mut self) {
+        if let Some(pid) = self.0.take() {
+            super::reaper::forget(pid);
+        }
+    }
 }
 
 impl Drop for GroupGuard {
     fn drop(&mut self) {
-        let Some(pid) = self.0.and_then(|p| i32::try_from(p).ok()) else {
-            return;
-        };
-        // SAFETY: kill(2) with a negative pid signals the process group; no memory is shared.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-        }
+        self.kill();
+        self.release();
     }
 }

@@ -1,5 +1,6 @@
 //! Running one delivery: spawn the command in its own process group, write the prompt to
-//! stdin and close it, stream stdout through the decoder, and end with the reply or a failure.
+//! stdin and close it, stream stdout (a file the agent writes) through the decoder as it
+//! grows, and end with the reply or a failure when the agent exits.
 //! A timeout or a cancel kills the whole group (agents start helpers of their own), and so does
 //! dropping the run: when the bridge stops (`/exit`, Ctrl-C, SIGTERM), its runtime drops every
 //! run in progress, and no agent or helper of one outlives it.
@@ -11,7 +12,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 use tokio::sync::{mpsc, oneshot};
 
-use super::decode::{Decoder, Verdict, CUT_OFF};
+use super::decode::{Decoder, Overlong, Verdict, CUT_OFF, MAX_LINE_BYTES};
 use super::process::{self, GroupGuard};
 use super::{AgentCommand, AgentType};
 
@@ -57,37 +58,56 @@ pub(crate) struct Job<'a> {
 }
 
 /// Runs `job`; each text delta goes to `deltas` as it is decoded; `cancel` firing kills it.
-/// Also returns the whole stdout, so a reply too big for the conversation is never lost.
+/// Also returns what is kept of stdout ([`Output`]), so a reply too big for the conversation
+/// is never lost unseen.
 pub(crate) async fn run(
     job: Job<'_>,
     deltas: mpsc::UnboundedSender<String>,
     cancel: oneshot::Receiver<()>,
-) -> (Outcome, Vec<u8>) {
+) -> (Outcome, Output) {
     if let Some(reason) = unsendable(job.command, job.system_flag) {
-        return (Outcome::Failed(reason), Vec::new());
+        return (Outcome::Failed(reason), Output::default());
     }
+    // stdout is a regular file, read as it grows: an agent writes a file synchronously, where
+    // a CLI writing a pipe may exit with its last events still queued and lose them (claude
+    // 2.1.197 does, when the reader lags). Unlinked: nothing is left on disk.
+    let (stdout, agent_stdout) = match tempfile::tempfile().and_then(|f| {
+        let theirs = f.try_clone()?;
+        Ok((f, theirs))
+    }) {
+        Ok(files) => files,
+        Err(e) => {
+            return (
+                Outcome::Failed(format!(
+                    "could not start {}: no file for its output: {e}",
+                    job.command.command
+                )),
+                Output::default(),
+            )
+        }
+    };
     let mut cmd = Command::new(&job.command.command);
     cmd.args(&job.command.args);
     if let Some(flag) = job.system_flag {
         cmd.arg("--append-system-prompt").arg(flag);
     }
     cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
+        .stdout(Stdio::from(agent_stdout))
         .stderr(Stdio::piped());
     process::own_group(&mut cmd);
-    let mut child = match cmd.spawn() {
+    let spawned = cmd.spawn();
+    drop(cmd); // its copy of the agent's stdout
+    let mut child = match spawned {
         Ok(child) => child,
         Err(e) => {
             return (
                 Outcome::Failed(format!("could not start {}: {e}", job.command.command)),
-                Vec::new(),
+                Output::default(),
             )
         }
     };
-    let pid = child.id();
-    let mut group = GroupGuard(pid);
+    let mut group = GroupGuard::new(child.id());
     let mut stdin = child.stdin.take();
-    let mut stdout = child.stdout.take();
     let stderr = child.stderr.take();
     let prompt = job.prompt.as_bytes().to_vec();
     // Write the prompt concurrently with reading, so a large prompt cannot deadlock on a
@@ -101,45 +121,27 @@ pub(crate) async fn run(
     let stderr_kept = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let mut stderr_reader = tokio::spawn(stderr_tail(stderr, stderr_kept.clone()));
 
-    let mut decoder = Decoder::new(job.command.output.unwrap_or(job.agent_type));
-    let mut all = Vec::new();
-    let mut stdout_done = false;
-    let reading = async {
-        let mut buf = vec![0u8; 16 * 1024];
-        if let Some(out) = stdout.as_mut() {
+    let mut tail = Tail::new(
+        stdout,
+        Decoder::new(job.command.output.unwrap_or(job.agent_type)),
+    );
+    // The run ends when the agent has exited (its output file has no end to wait for; an
+    // agent that closed its output but keeps running runs on): then its output is read to the
+    // end. The timeout and a cancel hold over all of it.
+    let ended = tokio::select! {
+        status = async {
             loop {
-                match out.read(&mut buf).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => {
-                        if all.len() < MAX_KEPT_OUTPUT {
-                            all.extend_from_slice(&buf[..n]);
+                if tail.read(&deltas).await == 0 {
+                    tokio::select! {
+                        status = child.wait() => {
+                            tail.read(&deltas).await;
+                            break status;
                         }
-                        for delta in decoder.push(&buf[..n]) {
-                            let _ = deltas.send(delta);
-                        }
+                        () = tokio::time::sleep(POLL) => {}
                     }
                 }
             }
-        }
-        stdout_done = true;
-    };
-    // The run ends when the agent has exited and its output is read. Helpers it leaves behind
-    // holding a pipe, or an agent that closed its output but keeps running, are not waited for
-    // beyond a short grace: the timeout and a cancel hold over all of it.
-    let ended = tokio::select! {
-        ended = async {
-            tokio::pin!(reading);
-            tokio::select! {
-                () = &mut reading => match tokio::time::timeout(AFTER_EXIT, child.wait()).await {
-                    Ok(status) => Ended::Exited(status),
-                    Err(_) => Ended::KeptRunning,
-                },
-                status = child.wait() => {
-                    let _ = tokio::time::timeout(AFTER_EXIT, &mut reading).await;
-                    Ended::Exited(status)
-                }
-            }
-        } => Ok(ended),
+        } => Ok(status),
         () = tokio::time::sleep(job.timeout) => Err(format!("no reply within {}: the agent was stopped", human(job.timeout))),
         _ = cancel => Err(CANCELLED.to_string()),
     };
@@ -149,39 +151,37 @@ pub(crate) async fn run(
             let _ = child.wait().await;
             writer.abort();
             stderr_reader.abort();
-            return (Outcome::Failed(cap(reason)), all);
+            return (Outcome::Failed(cap(reason)), tail.output);
         }
-        Ok(Ended::KeptRunning) => {
-            // Its output is closed and read: what it said stands; the process is stopped.
-            group.kill();
-            let _ = child.wait().await;
-            None
-        }
-        Ok(Ended::Exited(status)) => Some(status),
+        Ok(status) => Some(status),
     };
-    // Helpers still holding stdout or stderr are stopped with the agent's group, and what the
-    // agent itself wrote is kept. A holder outside the group (`setsid`) is not waited for:
-    // after one more grace its pipe is left behind.
+    // The agent exited. Helpers it left behind are stopped with its group, once stderr is
+    // read to its end or after a short grace while one holds it (what they wrote meanwhile is
+    // read too). A holder outside the group (`setsid`) is not waited for: after one more
+    // grace its pipe is left behind.
     let stderr_done = tokio::time::timeout(AFTER_EXIT, &mut stderr_reader)
         .await
         .is_ok();
-    if !stdout_done || !stderr_done {
-        group.kill();
-        if !stderr_done
-            && tokio::time::timeout(AFTER_EXIT, &mut stderr_reader)
-                .await
-                .is_err()
-        {
-            stderr_reader.abort();
-        }
+    group.kill();
+    if !stderr_done
+        && tokio::time::timeout(AFTER_EXIT, &mut stderr_reader)
+            .await
+            .is_err()
+    {
+        stderr_reader.abort();
     }
+    tail.read(&deltas).await;
     let stderr = {
         let kept = stderr_kept.lock().map(|k| k.clone()).unwrap_or_default();
         String::from_utf8_lossy(&kept).into_owned()
     };
-    // Ended on its own: nothing more to kill (and its pid may be reused from here on).
-    group.0 = None;
+    // Over: nothing more to kill (and its pid may be reused from here on).
+    group.release();
     writer.abort();
+    let Tail {
+        decoder, output, ..
+    } = tail;
+    let overlong = decoder.overlong();
     let (last, verdict) = decoder.finish();
     for delta in last {
         let _ = deltas.send(delta);
@@ -223,28 +223,189 @@ pub(crate) async fn run(
         }
     };
     let outcome = match outcome {
-        Outcome::Failed(reason) => Outcome::Failed(cap(reason)),
+        Outcome::Failed(reason) => Outcome::Failed(with_overlong(cap(reason), overlong)),
         replied => replied,
     };
-    (outcome, all)
+    (outcome, output)
 }
 
-/// How long an agent gets, after it exited, to have its output read (and after closing its
-/// output, to exit) before whatever holds the pipes is stopped.
+/// How long an agent's helpers get, after it exited, to close stderr before they are stopped
+/// (and, when one is outside its group, how long its pipe is read after that).
 const AFTER_EXIT: Duration = Duration::from_millis(500);
-/// The stdout kept for a reply too big for the conversation or a failed run (stored whole up
-/// to this; an output this long or longer was cut here).
-pub(crate) const MAX_KEPT_OUTPUT: usize = 64 * 1024 * 1024;
+/// How often the agent's output file is looked at while it writes nothing.
+const POLL: Duration = Duration::from_millis(15);
+/// What is kept of stdout for a reply too big for the conversation or a failed run: its
+/// first and its last this many bytes.
+pub(crate) const KEPT_END: usize = 1024 * 1024;
 /// The stderr kept: its end, where the reason for a failure is.
 const STDERR_TAIL: usize = 64 * 1024;
 /// The longest failure reason recorded (an agent's own error text can be megabytes).
 const MAX_REASON: usize = 4 * 1024;
+/// How much of the output file is read at once (and so the most one plain delta holds).
+const READ_BYTES: usize = 64 * 1024;
 
-/// How the agent's process ended.
-enum Ended {
-    Exited(std::io::Result<std::process::ExitStatus>),
-    /// It closed its output but did not exit.
-    KeptRunning,
+/// The agent's stdout: a regular file it writes, read as it grows through the bridge's own
+/// descriptor at a position of its own (`pread`: the two descriptors share one file offset,
+/// which the agent's writes move).
+struct Tail {
+    file: std::fs::File,
+    read: u64,
+    /// Up to where the file's blocks were given back (Linux): what was read is not kept on
+    /// disk, so an agent printing gigabytes fills no disk.
+    released: u64,
+    buf: Vec<u8>,
+    decoder: Decoder,
+    output: Output,
+}
+
+impl Tail {
+    fn new(file: std::fs::File, decoder: Decoder) -> Tail {
+        Tail {
+            file,
+            read: 0,
+            released: 0,
+            buf: vec![0; READ_BYTES],
+            decoder,
+            output: Output::default(),
+        }
+    }
+
+    /// Reads what the agent has written so far, sending its text deltas to `deltas`; returns
+    /// how many bytes were read.
+    async fn read(&mut self, deltas: &mpsc::UnboundedSender<String>) -> u64 {
+        use std::os::unix::fs::FileExt;
+        let mut total = 0;
+        loop {
+            let n = match self.file.read_at(&mut self.buf, self.read) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            };
+            let chunk = &self.buf[..n];
+            self.output.push(chunk);
+            for delta in self.decoder.push(chunk) {
+                let _ = deltas.send(delta);
+            }
+            self.read += n as u64;
+            total += n as u64;
+            self.release();
+            // A long output leaves the timeout, a cancel and the relay their turn.
+            tokio::task::yield_now().await;
+        }
+        total
+    }
+
+    #[cfg(target_os = "linux")]
+    fn release(&mut self) {
+        use std::os::fd::AsRawFd;
+        const STEP: u64 = 16 * 1024 * 1024;
+        let upto = self.read / STEP * STEP;
+        if upto > self.released {
+            // SAFETY: fallocate(2) on a descriptor this owns; no memory is shared. A file
+            // system that cannot punch holes keeps the blocks: nothing else changes.
+            unsafe {
+                libc::fallocate(
+                    self.file.as_raw_fd(),
+                    libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                    self.released as libc::off_t,
+                    (upto - self.released) as libc::off_t,
+                );
+            }
+            self.released = upto;
+        }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn release(&mut self) {}
+}
+
+/// What is kept of an agent's stdout, for a reply too big for the conversation or a failed run
+/// (stored in the database's `outputs`): its first and its last [`KEPT_END`] bytes, and the
+/// count of the bytes dropped between them.
+#[derive(Debug, Default)]
+pub(crate) struct Output {
+    head: Vec<u8>,
+    /// The last bytes read: up to twice [`KEPT_END`], the last [`KEPT_END`] of them kept.
+    tail: Vec<u8>,
+    total: u64,
+}
+
+impl Output {
+    fn push(&mut self, bytes: &[u8]) {
+        self.total += bytes.len() as u64;
+        let to_head = (KEPT_END - self.head.len()).min(bytes.len());
+        self.head.extend_from_slice(&bytes[..to_head]);
+        self.tail.extend_from_slice(&bytes[to_head..]);
+        if self.tail.len() > 2 * KEPT_END {
+            let extra = self.tail.len() - KEPT_END;
+            self.tail.drain(..extra);
+        }
+    }
+
+    fn tail(&self) -> &[u8] {
+        &self.tail[self.tail.len().saturating_sub(KEPT_END)..]
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// The bytes dropped between the first and the last ones kept.
+    pub(crate) fn dropped(&self) -> u64 {
+        self.total - (self.head.len() + self.tail().len()) as u64
+    }
+
+    /// What is stored: the output, or its first bytes, a line saying how many were dropped,
+    /// and its last bytes.
+    pub(crate) fn bytes(&self) -> Vec<u8> {
+        let mut bytes = self.head.clone();
+        if self.dropped() > 0 {
+            bytes.extend_from_slice(
+                format!(
+                    "\n[agent-chatter: {} bytes of this output were dropped here]\n",
+                    self.dropped()
+                )
+                .as_bytes(),
+            );
+        }
+        bytes.extend_from_slice(self.tail());
+        bytes
+    }
+
+    /// Where the output is, as a failure's reason says it.
+    pub(crate) fn where_kept(&self) -> String {
+        if self.dropped() == 0 {
+            format!(
+                "its output ({} bytes) is kept in the session database (table outputs)",
+                self.total
+            )
+        } else {
+            format!(
+                "its output ({} bytes) is kept in part in the session database (table outputs): \
+                 the first and the last {KEPT_END} bytes; the {} bytes between were dropped",
+                self.total,
+                self.dropped()
+            )
+        }
+    }
+}
+
+/// `reason`, saying what of the output was dropped for its length, if anything.
+fn with_overlong(reason: String, overlong: Overlong) -> String {
+    match overlong.lines {
+        0 => reason,
+        1 => format!(
+            "{reason} (a line of its output of {} bytes was dropped: a line may hold at most \
+             {MAX_LINE_BYTES} bytes)",
+            overlong.bytes
+        ),
+        n => format!(
+            "{reason} ({n} lines of its output, {} bytes in all, were dropped: a line may hold \
+             at most {MAX_LINE_BYTES} bytes)",
+            overlong.bytes
+        ),
+    }
 }
 
 /// Reads stderr to its end — an agent writing more than a pipe holds must never block, or die
@@ -393,7 +554,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn helpers_holding_a_pipe_or_an_agent_that_closed_its_output_are_not_waited_for() {
+    async fn helpers_holding_the_output_or_stderr_are_not_waited_for() {
         for script in [
             // A helper keeps stdout open after the agent exited.
             "(sleep 20; echo late) & echo answered",
@@ -403,8 +564,6 @@ mod tests {
             "setsid sleep 20 >/dev/null & echo answered",
             // A helper keeps stderr open.
             "(sleep 20) >/dev/null & echo answered",
-            // The agent closes its output and keeps running.
-            "echo answered; exec 1>&-; sleep 20",
         ] {
             let started = std::time::Instant::now();
             let (outcome, _) = go(&sh(script), "x", Duration::from_secs(15)).await;
@@ -415,6 +574,129 @@ mod tests {
                 started.elapsed()
             );
         }
+    }
+
+    #[tokio::test]
+    async fn an_agent_that_closed_its_output_and_runs_on_is_stopped_at_its_timeout() {
+        // Its output is a file: closing it ends nothing, exiting does. What it said is kept.
+        let (outcome, deltas) = go(
+            &sh("echo answered; exec 1>&-; sleep 20"),
+            "x",
+            Duration::from_millis(700),
+        )
+        .await;
+        assert_eq!(
+            outcome,
+            Outcome::Failed("no reply within 700 ms: the agent was stopped".into())
+        );
+        assert_eq!(deltas, "answered\n");
+    }
+
+    /// The writer gives up where a pipe is full, as a CLI that exits with its output still
+    /// queued does (claude 2.1.197): its stdout non-blocking, it writes 2 MiB at once and
+    /// exits at the first `EAGAIN`. Its output is a file, so all of it is written, however
+    /// late the bridge reads.
+    #[tokio::test]
+    async fn a_reply_written_at_once_arrives_whole_however_soon_the_agent_exits() {
+        let perl = "use Fcntl; fcntl(STDOUT, F_SETFL, fcntl(STDOUT, F_GETFL, 0) | O_NONBLOCK); \
+                    my $d = ('x' x 2097152) . \"\\n\"; my $o = 0; while ($o < length $d) { \
+                    my $n = syswrite(STDOUT, $d, length($d) - $o, $o); last unless defined $n; \
+                    $o += $n } print STDERR \"wrote $o bytes\\n\"";
+        let command = AgentCommand {
+            command: "perl".into(),
+            args: vec!["-e".into(), perl.into()],
+            output: Some(AgentType::Command),
+        };
+        // The reader is late: this runtime (one thread) is held up as soon as the agent runs.
+        let late = tokio::spawn(async { std::thread::sleep(Duration::from_millis(500)) });
+        let (outcome, deltas) = go(&command, "x", Duration::from_secs(30)).await;
+        late.await.unwrap();
+        assert_eq!(deltas.len(), (2 << 20) + 1, "{outcome:?}");
+        assert_eq!(outcome, Outcome::Replied("x".repeat(2 << 20)));
+    }
+
+    #[tokio::test]
+    async fn a_huge_output_is_streamed_whole_and_kept_in_part() {
+        // One 50 MB line: it streams in bounded deltas; its first and last megabyte are kept.
+        let script = "head -c 50000000 /dev/zero | tr '\\0' x; echo";
+        let command = sh(script);
+        let (tx, mut rx) = mpsc::unbounded_channel::<String>();
+        let (_cancel_tx, cancel) = oneshot::channel();
+        let job = Job {
+            command: &command,
+            agent_type: AgentType::Command,
+            prompt: "x",
+            system_flag: None,
+            timeout: Duration::from_secs(60),
+        };
+        let counting = tokio::spawn(async move {
+            let (mut bytes, mut largest) = (0, 0);
+            while let Some(d) = rx.recv().await {
+                bytes += d.len();
+                largest = largest.max(d.len());
+            }
+            (bytes, largest)
+        });
+        let (outcome, output) = run(job, tx, cancel).await;
+        let (bytes, largest) = counting.await.unwrap();
+        assert_eq!(bytes, 50_000_001);
+        assert!(largest <= READ_BYTES, "{largest}");
+        assert_eq!(
+            outcome,
+            Outcome::Failed(
+                "reply of 50000001 bytes is above the 1048576 byte message limit".into()
+            )
+        );
+        assert_eq!(output.dropped(), 50_000_001 - 2 * KEPT_END as u64);
+        assert!(output.bytes().len() < 2 * KEPT_END + 100);
+    }
+
+    #[tokio::test]
+    async fn a_line_too_long_to_read_is_named_in_the_failure() {
+        let command = AgentCommand {
+            output: Some(AgentType::Claude),
+            ..sh("head -c 5000000 /dev/zero | tr '\\0' x; echo")
+        };
+        let (outcome, _) = go(&command, "x", Duration::from_secs(30)).await;
+        assert_eq!(
+            outcome,
+            Outcome::Failed(
+                "the agent ended without a reply (a line of its output of 5000000 bytes was \
+                 dropped: a line may hold at most 4194304 bytes)"
+                    .into()
+            )
+        );
+    }
+
+    #[test]
+    fn the_output_kept_is_its_first_and_last_megabyte_and_the_count_between() {
+        let mut output = Output::default();
+        output.push(b"small");
+        assert_eq!((output.bytes(), output.dropped()), (b"small".to_vec(), 0));
+        assert_eq!(
+            output.where_kept(),
+            "its output (5 bytes) is kept in the session database (table outputs)"
+        );
+        let mut output = Output::default();
+        for letter in b'a'..=b'e' {
+            for _ in 0..16 {
+                output.push(&vec![letter; KEPT_END / 16]);
+            }
+        }
+        assert_eq!(output.dropped(), 3 * KEPT_END as u64);
+        let bytes = output.bytes();
+        assert!(bytes.starts_with(&vec![b'a'; KEPT_END]));
+        assert!(bytes.ends_with(&vec![b'e'; KEPT_END]));
+        assert_eq!(
+            &bytes[KEPT_END..bytes.len() - KEPT_END],
+            b"\n[agent-chatter: 3145728 bytes of this output were dropped here]\n"
+        );
+        assert_eq!(
+            output.where_kept(),
+            "its output (5242880 bytes) is kept in part in the session database (table \
+             outputs): the first and the last 1048576 bytes; the 3145728 bytes between were \
+             dropped"
+        );
     }
 
     #[tokio::test]
