@@ -238,12 +238,13 @@ fn run(cli: Cli) -> Result<Ending, String> {
             let store = store::Store::open(&db).map_err(|e| e.to_string())?;
             let token = guard::new_token()?;
             until_stopped(async move {
+                // The port first: when it is taken, no session is created for nothing.
+                let bound = server::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await?;
                 let hub = hub::Hub::start(store, session, team, agents, simulate)
                     .map_err(|e| e.to_string())?;
                 say_who_cannot_run(&hub, simulate).await;
                 hub.resume();
-                let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-                server::serve(addr, |port| server::AppState { hub, token, port }, dist)
+                server::serve(bound, |port| server::AppState { hub, token, port }, dist)
                     .await
                     .map(|()| Ending::Done)
             })

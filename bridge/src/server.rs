@@ -3,8 +3,10 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use axum::body::Body;
+use axum::extract::connect_info::{ConnectInfo, Connected};
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Request, State};
@@ -12,13 +14,13 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::serve::ListenerExt;
+use axum::serve::{IncomingStream, Listener};
 use axum::Router;
 use tower_http::services::{ServeDir, ServeFile};
 
 use agent_chatter::protocol::{self, Command, Event, MAX_FRAME_BYTES};
 
-use crate::guard::{self, Rejection};
+use crate::guard::{self, Conn, Gate, Guarded, Limits, Rejection, REJECTIONS};
 use crate::hub::{Hub, HubError};
 
 /// What every request handler needs.
@@ -43,7 +45,7 @@ pub(crate) fn router(state: AppState, dist: PathBuf) -> Router {
 }
 
 fn reject(why: &Rejection, what: &str) -> Response {
-    eprintln!("bridge: rejected {what}: {why}");
+    REJECTIONS.note(why.kind(), || format!("rejected {what}: {why}"));
     let status = StatusCode::from_u16(why.status()).unwrap_or(StatusCode::FORBIDDEN);
     (
         status,
@@ -74,6 +76,7 @@ async fn host_and_origin(
 
 async fn ws_upgrade(
     State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<Peer>,
     headers: HeaderMap,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
@@ -85,13 +88,15 @@ async fn ws_upgrade(
     let ws = match ws {
         Ok(ws) => ws,
         Err(why) => {
-            eprintln!("bridge: rejected WebSocket upgrade: {why}");
+            REJECTIONS.note("not a WebSocket handshake", || {
+                format!("rejected WebSocket upgrade: {why}")
+            });
             return why.into_response();
         }
     };
     ws.max_message_size(MAX_FRAME_BYTES)
         .max_frame_size(MAX_FRAME_BYTES)
-        .on_upgrade(move |socket| connection(socket, state))
+        .on_upgrade(move |socket| connection(socket, state, peer))
 }
 
 async fn send(socket: &mut WebSocket, event: &Event) -> bool {
@@ -106,17 +111,19 @@ async fn send_frame(socket: &mut WebSocket, frame: impl Into<String>) -> bool {
 }
 
 /// One page: `hello{token}` first (anything else closes), then commands and events.
-async fn connection(mut socket: WebSocket, state: AppState) {
+async fn connection(mut socket: WebSocket, state: AppState, peer: Peer) {
     let hello = match socket.recv().await {
         Some(Ok(Message::Text(text))) => protocol::decode_command(&text).ok(),
-        _ => None,
+        Some(Ok(_)) => None,
+        // Gone, or cut before its token (too slow, too much, or evicted: logged by the gate).
+        Some(Err(_)) | None => return,
     };
     let why = match hello {
         Some(Command::Hello { token }) => guard::check_token(&token, &state.token).err(),
         _ => Some(Rejection::NoHello),
     };
     if let Some(why) = why {
-        eprintln!("bridge: rejected WebSocket: {why}");
+        REJECTIONS.note(why.kind(), || format!("rejected WebSocket: {why}"));
         let _ = send(
             &mut socket,
             &Event::Error {
@@ -127,6 +134,7 @@ async fn connection(mut socket: WebSocket, state: AppState) {
         let _ = socket.send(Message::Close(None)).await;
         return;
     }
+    peer.0.authenticated();
     let Ok(attached) = state.hub.attach().await else {
         return;
     };
@@ -196,29 +204,103 @@ async fn handle(state: &AppState, socket: &mut WebSocket, text: &str) -> Result<
     Ok(())
 }
 
-/// Binds `addr` (loopback only) and serves until the process ends. Prints the page's URL with
-/// its token as the first line of stdout.
+/// The listening socket, bound before anything else starts (a port in use leaves nothing
+/// behind), with the connection limits for this process's open-file limit.
+pub struct Bound {
+    tcp: tokio::net::TcpListener,
+    gate: Arc<Gate>,
+}
+
+/// Binds `addr` (loopback only). Raises the open-file limit to its maximum first, and sets the
+/// connection limits below it (see [`guard::Limits`]).
+pub async fn bind(addr: SocketAddr) -> Result<Bound, String> {
+    guard::check_bind(&addr)?;
+    let limits = Limits::under(guard::raise_open_file_limit());
+    let tcp = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| format!("cannot listen on {addr}: {}", crate::files::reason(&e)))?;
+    Ok(Bound {
+        tcp,
+        gate: Gate::new(limits),
+    })
+}
+
+impl Bound {
+    /// The bound port.
+    pub fn port(&self) -> Result<u16, String> {
+        Ok(self.tcp.local_addr().map_err(|e| e.to_string())?.port())
+    }
+}
+
+impl Listener for Bound {
+    type Io = Guarded;
+    type Addr = SocketAddr;
+
+    async fn accept(&mut self) -> (Guarded, SocketAddr) {
+        loop {
+            let (tcp, addr) = match self.tcp.accept().await {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    REJECTIONS.note("accept failed", || {
+                        format!("cannot accept a connection: {e}")
+                    });
+                    // Out of descriptors (EMFILE) or memory: give the system a moment, as
+                    // axum's own listener does.
+                    if !matches!(
+                        e.kind(),
+                        std::io::ErrorKind::ConnectionAborted | std::io::ErrorKind::ConnectionReset
+                    ) {
+                        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    }
+                    continue;
+                }
+            };
+            // Frames are small and each is a whole message: Nagle's algorithm would hold one
+            // back until the page's delayed ACK (~40 ms per relay).
+            if let Err(e) = tcp.set_nodelay(true) {
+                eprintln!("bridge: TCP_NODELAY not set on a connection: {e}");
+            }
+            if let Some(io) = self.gate.admit(tcp).await {
+                return (io, addr);
+            }
+        }
+    }
+
+    fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.tcp.local_addr()
+    }
+}
+
+/// The connection a request came on, so the WebSocket can mark it authenticated.
+#[derive(Clone)]
+pub(crate) struct Peer(Arc<Conn>);
+
+impl Connected<IncomingStream<'_, Bound>> for Peer {
+    fn connect_info(stream: IncomingStream<'_, Bound>) -> Peer {
+        Peer(Arc::clone(stream.io().conn()))
+    }
+}
+
+/// Serves on `bound` until the process ends. Prints the page's URL with its token as the first
+/// line of stdout.
 pub async fn serve(
-    addr: SocketAddr,
+    bound: Bound,
     state_of: impl FnOnce(u16) -> AppState,
     dist: PathBuf,
 ) -> Result<(), String> {
-    guard::check_bind(&addr)?;
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
-    let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+    let port = bound.port()?;
     let state = state_of(port);
     println!("http://127.0.0.1:{port}/#token={}", state.token);
     let app = router(state, dist);
-    // Frames are small and each is a whole message: Nagle's algorithm would hold one back
-    // until the page's delayed ACK (~40 ms per relay).
-    let listener = listener.tap_io(|tcp| {
-        if let Err(e) = tcp.set_nodelay(true) {
-            eprintln!("bridge: TCP_NODELAY not set on a connection: {e}");
+    // Rejections past the first of each kind are counted; this says how many, now and then.
+    tokio::spawn(async {
+        let mut tick = tokio::time::interval(std::time::Duration::from_secs(5));
+        loop {
+            tick.tick().await;
+            REJECTIONS.flush();
         }
     });
-    axum::serve(listener, app)
+    axum::serve(bound, app.into_make_service_with_connect_info::<Peer>())
         .await
         .map_err(|e| format!("server stopped: {e}"))
 }
