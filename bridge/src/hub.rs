@@ -754,3 +754,30 @@ fn reopen(store: &Store, id: i64) -> Result<Session, HubError> {
 fn drain(session: &mut Session) -> Vec<Action> {
     std::iter::from_fn(|| session.poll_action()).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn output_is_relayed_in_frames_of_at_most_the_frame_size_split_at_characters() {
+        let (events, mut pages) = broadcast::channel(1024);
+        let (tx, rx) = mpsc::unbounded_channel();
+        let big = "é€🦀".repeat(30_000); // 270 kB of 2-, 3- and 4-byte characters
+        tx.send("small ".to_string()).unwrap();
+        tx.send(big.clone()).unwrap();
+        tx.send(" end".to_string()).unwrap();
+        drop(tx);
+        relay_output("max".into(), rx, events).await;
+        let mut relayed = String::new();
+        while let Ok(event) = pages.try_recv() {
+            let Event::Output { to, delta } = event.event() else {
+                panic!("{:?}", event.event())
+            };
+            assert_eq!(to, "max");
+            assert!(delta.len() <= OUTPUT_FRAME_BYTES, "{}", delta.len());
+            relayed.push_str(delta);
+        }
+        assert_eq!(relayed, format!("small {big} end"));
+    }
+}
