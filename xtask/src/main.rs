@@ -11,6 +11,7 @@
 //! fresh machine, before any of the tools it installs exist.
 
 mod bench;
+mod clis;
 mod dist;
 mod fuzz;
 mod proc;
@@ -31,8 +32,9 @@ usage: cargo xtask <command> [options]
 commands:
   setup            install/check the pinned tools (wasm32 target, wasm-bindgen-cli, npm dev
                    tools, Trunk, Chromium)
-  test             fmt, clippy, cargo test, wasm32 build and tests, npm package tests,
-                   the web page built by Trunk and its e2e suite in Chromium
+  test             fmt, clippy, cargo test, the bridge with the real agent CLIs (installed
+                   from npm into target/agent-clis), wasm32 build and tests, npm package
+                   tests, the web page built by Trunk and its e2e suite in Chromium
   bench [--quick]  criterion benches + Node bench of the npm package -> target/bench-report.md
   dist             build the npm package into pkg/
   run [--port N]   build the page and the bridge (release) and start `agent-chatter serve`

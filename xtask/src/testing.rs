@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use crate::clis;
 use crate::dist;
 use crate::proc::{self, Ctx};
 use crate::setup::{self, WASM_TARGET};
@@ -31,6 +32,11 @@ pub fn test(ctx: &Ctx) -> Result<(), String> {
 
 fn run_steps(ctx: &Ctx, steps: &mut Steps) -> Result<(), String> {
     steps.run("setup", || setup::setup(ctx))?;
+    // Before `cargo test`: bridge/tests/cli_help.rs reads these CLIs' `--help` too.
+    steps.run("agent CLIs (npm)", || {
+        eprintln!("clis: {}", clis::ensure(ctx)?);
+        Ok(())
+    })?;
     steps.run("fmt", || {
         proc::run(&mut ctx.cargo(&["fmt", "--all", "--", "--check"]))
             .map_err(|e| format!("{e}; run `cargo fmt --all`"))
@@ -46,7 +52,14 @@ fn run_steps(ctx: &Ctx, steps: &mut Steps) -> Result<(), String> {
         ]))
     })?;
     steps.run("cargo test", || {
-        proc::run(&mut ctx.cargo(&["test", "--workspace"]))
+        // The real CLIs' tests have a step of their own, next; here they say they are skipped.
+        proc::run(ctx.cargo(&["test", "--workspace"]).env_remove(clis::ENV))
+    })?;
+    steps.run("bridge with the real agent CLIs", || {
+        proc::run(
+            ctx.cargo(&["test", "-p", "agent-chatter-bridge", "--test", "real_clis"])
+                .env(clis::ENV, clis::bin_dir(ctx)),
+        )
     })?;
     steps.run("core on wasm32", || {
         // Clippy checks the wasm32 build too (what is compiled there differs: SIMD scans,

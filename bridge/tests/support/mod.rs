@@ -263,3 +263,5 @@ fn spawn(d: &std::path::Path, session: Option<i64>, args: &[&str]) -> (Child, u1
     let (port, token) = rest.split_once("/#token=").unwrap();
     (child, port.parse().unwrap(), token.to_string())
 }
+
+pub mod mock_models;

@@ -1,0 +1,889 @@
+//! `agent-chatter chat` and `serve` running the real agent CLIs (Claude Code, Codex, Gemini, at
+//! the versions docs/architecture.md §17 studied) against a loopback mock of their model APIs
+//! (`support/mock_models.rs`): the chain, the exact prompt bytes each CLI sends on, and each
+//! failure mode (issue #26, point 8).
+//!
+//! `cargo xtask test` installs the CLIs (npm, cached in `target/agent-clis/`) and sets
+//! `AGENT_CHATTER_REAL_CLIS` to their `node_modules/.bin`; without it every test here says it
+//! is skipped and passes, so a plain `cargo test` needs no npm.
+//!
+//! Each test has its own mock, a throwaway HOME, TMPDIR and working directory, and a clean
+//! environment (no real key or config of the machine's reaches a CLI). The CLIs' retries are
+//! turned off (`CLAUDE_CODE_MAX_RETRIES=0`, Codex `request_max_retries=0`, Gemini
+//! `general.maxAttempts: 1`), so a failure is quick. Every process a test starts carries a
+//! marker in its environment, so what is left running afterwards can be found and named.
+//! No assertion depends on timing: waits are generous, for a busy 2-core machine.
+
+mod support;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use agent_chatter::conversation::Action;
+use agent_chatter::session::{Fact, Session};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use support::mock_models::{claude_system, user_texts, Answer, Api, MockModels, Request};
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::Message;
+
+/// Where `cargo xtask test` put the CLIs: the `node_modules/.bin` holding `claude`, `codex` and
+/// `gemini`.
+const CLIS_ENV: &str = "AGENT_CHATTER_REAL_CLIS";
+/// The environment variable marking every process of one test (its value: the test's
+/// directory).
+const MARK_ENV: &str = "AGENT_CHATTER_REAL_CLIS_TEST";
+/// How long anything here may take before a test gives up: far more than it ever needs.
+const PATIENCE: Duration = Duration::from_secs(300);
+
+/// The team: a human and one member per CLI; `maxAgentResponseMs` as given.
+fn team(max_agent_response_ms: u64) -> Value {
+    json!({"name": "real", "members": [
+        {"name": "kailai", "kind": "human"},
+        {"name": "max", "kind": "ai", "agentType": "claude-code",
+         "systemInstruction": "You are Max, who drafts.\nKeep it short."},
+        {"name": "sarah", "kind": "ai", "agentType": "openai-codex",
+         "systemInstruction": "You are Sarah, who reviews."},
+        {"name": "carol", "kind": "ai", "agentType": "google-gemini",
+         "systemInstruction": "You are Carol, who tests."}],
+        "settings": {"maxAgentResponseMs": max_agent_response_ms}})
+}
+
+/// The default timeout: never reached by a run that works.
+const NO_TIMEOUT_MS: u64 = 600_000;
+
+/// The member of each CLI in [`team`], its API at the mock, and its CLI.
+const MEMBERS: [(&str, Api, &str); 3] = [
+    ("max", Api::Claude, "claude"),
+    ("sarah", Api::Codex, "codex"),
+    ("carol", Api::Gemini, "gemini"),
+];
+
+/// One test's world: the mock, a directory with HOME, TMPDIR, the working directory, the
+/// team, agents file and database.
+struct Lab {
+    dir: tempfile::TempDir,
+    mock: MockModels,
+    bin: PathBuf,
+}
+
+impl Lab {
+    /// `None` (after saying so) when the real CLIs are not installed: `cargo xtask test`
+    /// installs them.
+    fn new(test: &str) -> Option<Lab> {
+        let Some(bin) = std::env::var_os(CLIS_ENV).map(PathBuf::from) else {
+            eprintln!(
+                "SKIPPED {test}: {CLIS_ENV} is not set (`cargo xtask test` installs the real \
+                 agent CLIs and sets it)"
+            );
+            return None;
+        };
+        for cli in ["claude", "codex", "gemini"] {
+            assert!(
+                bin.join(cli).exists(),
+                "{CLIS_ENV}={}: no {cli} there",
+                bin.display()
+            );
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        for sub in ["home/.gemini", "work", "tmp", "dist", "empty-path"] {
+            std::fs::create_dir_all(d.join(sub)).unwrap();
+        }
+        std::fs::write(
+            d.join("dist/index.html"),
+            "<!doctype html><title>page</title>",
+        )
+        .unwrap();
+        // Gemini: an API key as the auth type (else "Invalid auth method selected", exit 41),
+        // one attempt per request.
+        std::fs::write(
+            d.join("home/.gemini/settings.json"),
+            json!({"security": {"auth": {"selectedType": "gemini-api-key"}},
+                   "general": {"maxAttempts": 1}})
+            .to_string(),
+        )
+        .unwrap();
+        let lab = Lab {
+            dir,
+            mock: MockModels::start(),
+            bin,
+        };
+        lab.write_team(&team(NO_TIMEOUT_MS));
+        lab.write_agents(&lab.agents());
+        Some(lab)
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn write_team(&self, team: &Value) {
+        std::fs::write(self.path("team.json"), team.to_string()).unwrap();
+    }
+
+    fn write_agents(&self, agents: &Value) {
+        std::fs::write(self.path("agents.json"), agents.to_string()).unwrap();
+    }
+
+    /// The agents file: each CLI by its path, with the bridge's default arguments, and Codex
+    /// pointed at the mock (it takes its provider from `-c` flags, not the environment).
+    fn agents(&self) -> Value {
+        let url = self.mock.base_url();
+        let mut codex: Vec<String> = ["exec", "--json", "--skip-git-repo-check"]
+            .map(String::from)
+            .to_vec();
+        for setting in [
+            "model_provider=mock".to_string(),
+            "model_providers.mock.name=mock".to_string(),
+            format!("model_providers.mock.base_url={url}/v1"),
+            "model_providers.mock.env_key=OPENAI_API_KEY".to_string(),
+            "model_providers.mock.wire_api=responses".to_string(),
+            "model_providers.mock.supports_websockets=false".to_string(),
+            "model_providers.mock.request_max_retries=0".to_string(),
+            "model_providers.mock.stream_max_retries=0".to_string(),
+        ] {
+            codex.push("-c".to_string());
+            codex.push(setting);
+        }
+        codex.push("-".to_string());
+        let default = |t: &str| {
+            agent_chatter_bridge::agents::default_command(t)
+                .unwrap()
+                .args
+        };
+        json!({"agents": {
+            "claude-code": {"command": self.bin.join("claude"), "args": default("claude-code")},
+            "openai-codex": {"command": self.bin.join("codex"), "args": codex},
+            "google-gemini": {"command": self.bin.join("gemini"), "args": default("google-gemini")},
+        }})
+    }
+
+    /// The environment every CLI gets (through the bridge, which passes its own on): nothing
+    /// of the machine's but PATH, the mock as every vendor's API, and this test's marker.
+    fn env(&self, cmd: &mut Command) {
+        let url = self.mock.base_url();
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.path("home"))
+            .env("TMPDIR", self.path("tmp"))
+            .env("NO_COLOR", "1")
+            .env(MARK_ENV, self.dir.path())
+            .env("ANTHROPIC_BASE_URL", &url)
+            .env("ANTHROPIC_API_KEY", "mock-key")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("DISABLE_AUTOUPDATER", "1")
+            .env("CLAUDE_CODE_MAX_RETRIES", "0")
+            .env("OPENAI_API_KEY", "mock-key")
+            .env("GEMINI_API_KEY", "mock-key")
+            .env("GOOGLE_GEMINI_BASE_URL", &url)
+            .current_dir(self.path("work"));
+    }
+
+    /// `agent-chatter chat` on this lab's files, environment and working directory.
+    fn chat_command(&self) -> Command {
+        let mut cmd = Command::new(support::bin());
+        self.env(&mut cmd);
+        cmd.arg("chat")
+            .arg("--team")
+            .arg(self.path("team.json"))
+            .arg("--db")
+            .arg(self.path("sessions.db"))
+            .arg("--agents")
+            .arg(self.path("agents.json"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        cmd
+    }
+
+    /// `chat` with `input` piped in, to its end.
+    fn chat(&self, input: &str) -> Chat {
+        let mut child = self.chat_command().spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        self.finish_chat(child)
+    }
+
+    fn finish_chat(&self, child: Child) -> Chat {
+        let out = wait_with_output_within(child, PATIENCE);
+        Chat {
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            code: out.status.code(),
+            facts: self.facts(),
+        }
+    }
+
+    /// The facts of session 1 in the database, as JSON.
+    fn facts(&self) -> Vec<Value> {
+        let db = rusqlite::Connection::open(self.path("sessions.db")).unwrap();
+        let mut stmt = db
+            .prepare("SELECT fact FROM facts WHERE session_id = 1 ORDER BY seq")
+            .unwrap();
+        let rows = stmt
+            .query_map([], |r| r.get::<_, String>(0))
+            .unwrap()
+            .map(|t| serde_json::from_str(&t.unwrap()).unwrap())
+            .collect();
+        rows
+    }
+
+    /// The digests the database says were sent: (member, sha256), in order.
+    fn sent(&self) -> Vec<(String, String)> {
+        let db = rusqlite::Connection::open(self.path("sessions.db")).unwrap();
+        let mut stmt = db
+            .prepare("SELECT member, sha256 FROM sent WHERE session_id = 1 ORDER BY rowid")
+            .unwrap();
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        rows
+    }
+
+    /// `agent-chatter serve` on this lab's files; returns once it listens.
+    fn serve(&self) -> Serve {
+        let mut cmd = Command::new(support::bin());
+        self.env(&mut cmd);
+        let mut child = cmd
+            .args(["serve", "--port", "0"])
+            .arg("--db")
+            .arg(self.path("sessions.db"))
+            .arg("--dist")
+            .arg(self.path("dist"))
+            .arg("--team")
+            .arg(self.path("team.json"))
+            .arg("--agents")
+            .arg(self.path("agents.json"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        let rest = line
+            .trim()
+            .strip_prefix("http://127.0.0.1:")
+            .unwrap_or_else(|| panic!("serve's first line: {line:?}"));
+        let (port, token) = rest.split_once("/#token=").unwrap();
+        Serve {
+            child,
+            port: port.parse().unwrap(),
+            token: token.to_string(),
+        }
+    }
+
+    /// The processes of this test still running (but `except`): pid and command line.
+    fn processes(&self, except: &[u32]) -> Vec<(u32, String)> {
+        let mark = format!("{MARK_ENV}={}", self.dir.path().display());
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|p| p.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if except.contains(&pid) || !alive(pid) {
+                continue;
+            }
+            let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+                continue;
+            };
+            if environ.split(|&b| b == 0).any(|v| v == mark.as_bytes()) {
+                let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+                let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+                found.push((pid, cmdline.trim().to_string()));
+            }
+        }
+        found
+    }
+
+    /// Waits (generously) for every process of this test but `except` to end; returns those
+    /// still running then, after killing them (they are this test's own).
+    fn leftovers(&self, except: &[u32]) -> Vec<(u32, String)> {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let left = self.processes(except);
+            if left.is_empty() || Instant::now() > deadline {
+                for (pid, _) in &left {
+                    // SAFETY: kill(2) on a process this test started (it carries the marker).
+                    unsafe { libc::kill(*pid as i32, libc::SIGKILL) };
+                }
+                return left;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Lab {
+    fn drop(&mut self) {
+        for (pid, _) in self.processes(&[]) {
+            // SAFETY: kill(2) on a process this test started (it carries the marker).
+            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+        }
+    }
+}
+
+/// Whether `pid` runs (a zombie does not).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(") ")
+            .next()
+            .is_some_and(|s| !s.starts_with('Z'))
+    })
+}
+
+/// `child.wait_with_output()`, killing it after `within` (then the test fails, saying so).
+fn wait_with_output_within(child: Child, within: Duration) -> std::process::Output {
+    let pid = child.id();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watchdog = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let deadline = Instant::now() + within;
+            while Instant::now() < deadline {
+                if done.load(std::sync::atomic::Ordering::SeqCst) {
+                    return false;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            // SAFETY: kill(2) on the child this test spawned and has not reaped yet.
+            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+            true
+        })
+    };
+    let out = child.wait_with_output().unwrap();
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
+    assert!(
+        !watchdog.join().unwrap(),
+        "still running after {within:?}: killed\nstderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// A finished `chat`.
+struct Chat {
+    stdout: String,
+    stderr: String,
+    code: Option<i32>,
+    facts: Vec<Value>,
+}
+
+impl Chat {
+    /// The outcome facts (`replied`, `failed`), in order.
+    fn outcomes(&self) -> Vec<&Value> {
+        self.facts
+            .iter()
+            .filter(|f| f["type"] == "replied" || f["type"] == "failed")
+            .collect()
+    }
+
+    /// The one outcome of a chat that asked one member: a failure's reason.
+    fn failure_of(&self, member: &str) -> String {
+        let outcomes = self.outcomes();
+        assert_eq!(outcomes.len(), 1, "{self}");
+        let outcome = outcomes[0];
+        assert_eq!(
+            (&outcome["type"], &outcome["to"]),
+            (&json!("failed"), &json!(member)),
+            "{self}"
+        );
+        assert!(
+            self.stderr.contains(&format!("Error: {member} failed: ")),
+            "{self}"
+        );
+        assert_eq!(self.code, Some(3), "ended on a failure: {self}");
+        outcome["reason"].as_str().unwrap().to_string()
+    }
+}
+
+impl std::fmt::Display for Chat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "exit {:?}\n--- stdout\n{}\n--- stderr\n{}\n--- facts\n{}",
+            self.code,
+            self.stdout,
+            self.stderr,
+            self.facts
+                .iter()
+                .map(|f| cut(&f.to_string(), 2000))
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
+    }
+}
+
+/// At most `n` bytes of `s` (at a character boundary), for messages.
+fn cut(s: &str, n: usize) -> String {
+    if s.len() <= n {
+        return s.to_string();
+    }
+    let mut end = n;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes)", &s[..end], s.len())
+}
+
+/// A running `serve`.
+struct Serve {
+    child: Child,
+    port: u16,
+    token: String,
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+impl Serve {
+    /// A page: connected, greeted, past the `session` and `agents` events.
+    async fn page(&self) -> Page {
+        let origin = format!("http://127.0.0.1:{}", self.port);
+        let mut req = format!("ws://127.0.0.1:{}/api/ws", self.port)
+            .into_client_request()
+            .unwrap();
+        req.headers_mut().insert("origin", origin.parse().unwrap());
+        let (ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+        let mut page = Page {
+            ws,
+            seen: Vec::new(),
+        };
+        page.send(json!({"v": 1, "type": "hello", "token": self.token}))
+            .await;
+        page.until(|e| e["type"] == "agents").await;
+        page
+    }
+}
+
+/// A page's socket, with every event it received.
+struct Page {
+    ws: Socket,
+    seen: Vec<Value>,
+}
+
+impl Page {
+    async fn send(&mut self, frame: Value) {
+        self.ws
+            .send(Message::Text(frame.to_string().into()))
+            .await
+            .unwrap();
+    }
+
+    async fn human(&mut self, text: &str) {
+        self.send(json!({"v": 1, "type": "apply",
+            "fact": {"type": "human", "text": text, "sender": null, "at": 1}}))
+            .await;
+    }
+
+    /// Events up to the first matching `pred`, which is returned (all are kept in `seen`).
+    async fn until(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        loop {
+            let msg = tokio::time::timeout_at(deadline, self.ws.next())
+                .await
+                .unwrap_or_else(|_| panic!("no such event in {PATIENCE:?}; saw {}", self.log()));
+            let event: Value = match msg {
+                Some(Ok(Message::Text(t))) => serde_json::from_str(&t).unwrap(),
+                Some(Ok(_)) => continue,
+                _ => panic!("the socket closed; saw {}", self.log()),
+            };
+            self.seen.push(event.clone());
+            if pred(&event) {
+                return event;
+            }
+        }
+    }
+
+    /// The next outcome fact (`replied` or `failed`).
+    async fn outcome(&mut self) -> Value {
+        let e = self
+            .until(|e| {
+                e["type"] == "fact"
+                    && (e["fact"]["type"] == "replied" || e["fact"]["type"] == "failed")
+            })
+            .await;
+        e["fact"].clone()
+    }
+
+    fn log(&self) -> String {
+        self.seen
+            .iter()
+            .map(|e| cut(&e.to_string(), 600))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// The deliveries a session's facts make, replayed by the core as the page does: (member,
+/// prompt bytes, system flag, sha256 the bridge reports).
+fn deliveries(facts: &[Value]) -> Vec<(String, String, Option<String>, String)> {
+    let mut mirror = Session::new();
+    let mut out = Vec::new();
+    for fact in facts {
+        let fact: Fact = serde_json::from_value(fact.clone()).unwrap();
+        mirror.apply(&fact).unwrap();
+        while let Some(action) = mirror.poll_action() {
+            if let Action::Deliver(d) = action {
+                out.push((
+                    d.to.to_string(),
+                    d.prompt.prompt.clone(),
+                    d.prompt.system_flag.clone(),
+                    d.prompt.sha256_hex(),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Each delivery's prompt is, byte for byte, the last user text its CLI sent the model, and
+/// Claude's system part ends with the system flag.
+fn assert_prompts_reached_the_models(
+    lab: &Lab,
+    deliveries: &[(String, String, Option<String>, String)],
+) {
+    for (member, prompt, flag, _) in deliveries {
+        let (_, api, cli) = MEMBERS.iter().find(|(m, _, _)| m == member).unwrap();
+        let requests = lab.mock.main_requests(*api);
+        let request: &Request = requests
+            .first()
+            .unwrap_or_else(|| panic!("{cli} never called the model:\n{}", lab.mock.summary()));
+        let texts = user_texts(request);
+        let last = texts.last().map(String::as_str).unwrap_or_default();
+        assert!(
+            last == prompt,
+            "{cli}: the last user text at the model is not the prompt the bridge delivered\n\
+             --- prompt ({} bytes)\n{prompt}\n--- at the model ({} bytes)\n{last}",
+            prompt.len(),
+            last.len()
+        );
+        match (api, flag) {
+            (Api::Claude, Some(flag)) => {
+                let system = claude_system(request);
+                assert!(
+                    system.ends_with(flag.as_str()),
+                    "claude: the system part does not end with the system flag\n--- flag\n\
+                     {flag}\n--- system's end\n{}",
+                    &system[system.len().saturating_sub(flag.len() + 200)..]
+                );
+            }
+            (Api::Claude, None) => panic!("max has a system instruction, so a system flag"),
+            (_, Some(flag)) => panic!("{cli} got a system flag: {flag}"),
+            (_, None) => {}
+        }
+    }
+}
+
+/// The chain's answers: each member passes the turn on, the last one back to the human.
+fn answer_the_chain(mock: &MockModels) {
+    mock.answer(
+        Api::Claude,
+        Answer::Text("Drafted the plan, héllo ✓. [NEXT: sarah]".into()),
+    );
+    mock.answer(
+        Api::Codex,
+        Answer::Text("Reviewed: one fix needed. [NEXT: carol]".into()),
+    );
+    mock.answer(
+        Api::Gemini,
+        Answer::Text("Tested it; all green. [NEXT: kailai]".into()),
+    );
+}
+
+/// The human's first message of the chain: two lines, non-ASCII, trailing spaces.
+const FIRST: &str = "[NEXT: max] Draft the plan for the “relay” feature.\nKeep it to 3 steps.  ";
+
+#[test]
+fn chat_runs_the_chain_claude_codex_gemini_and_each_cli_gets_the_exact_prompt() {
+    let Some(lab) = Lab::new("chat_runs_the_chain") else {
+        return;
+    };
+    answer_the_chain(&lab.mock);
+    let chat = lab.chat(&format!("{FIRST}\n"));
+    assert_eq!(chat.code, Some(0), "{chat}");
+    let outcomes = chat.outcomes();
+    let replies: Vec<(&str, &str)> = outcomes
+        .iter()
+        .map(|f| (f["to"].as_str().unwrap(), f["text"].as_str().unwrap_or("")))
+        .collect();
+    assert_eq!(
+        replies,
+        [
+            ("max", "Drafted the plan, héllo ✓. [NEXT: sarah]"),
+            ("sarah", "Reviewed: one fix needed. [NEXT: carol]"),
+            ("carol", "Tested it; all green. [NEXT: kailai]"),
+        ],
+        "{chat}"
+    );
+    assert!(outcomes.iter().all(|f| f["type"] == "replied"), "{chat}");
+    for line in [
+        "→ max (AI): Drafted the plan, héllo ✓. [NEXT: sarah]",
+        "→ sarah (AI): Reviewed: one fix needed. [NEXT: carol]",
+        "→ carol (AI): Tested it; all green. [NEXT: kailai]",
+        "Waiting for kailai",
+    ] {
+        assert!(chat.stdout.contains(line), "{line:?} not in {chat}");
+    }
+    let deliveries = deliveries(&chat.facts);
+    let members: Vec<&str> = deliveries.iter().map(|d| d.0.as_str()).collect();
+    assert_eq!(members, ["max", "sarah", "carol"]);
+    assert_prompts_reached_the_models(&lab, &deliveries);
+    // What the database says was sent is what the core computes from the facts.
+    let digests: Vec<(String, String)> = deliveries
+        .iter()
+        .map(|(m, _, _, sha)| (m.clone(), sha.clone()))
+        .collect();
+    assert_eq!(lab.sent(), digests);
+    // Each CLI was asked once: no retry, no second turn.
+    for (_, api, cli) in MEMBERS {
+        assert_eq!(
+            lab.mock.main_requests(api).len(),
+            1,
+            "{cli}:\n{}",
+            lab.mock.summary()
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_runs_the_chain_and_the_page_sees_the_digest_of_the_bytes_each_cli_got() {
+    let Some(lab) = Lab::new("serve_runs_the_chain") else {
+        return;
+    };
+    answer_the_chain(&lab.mock);
+    let serve = lab.serve();
+    let mut page = serve.page().await;
+    page.human(FIRST).await;
+    let mut outcomes = Vec::new();
+    for _ in 0..3 {
+        outcomes.push(page.outcome().await);
+    }
+    let replies: Vec<(&str, &str, &str)> = outcomes
+        .iter()
+        .map(|f| {
+            (
+                f["type"].as_str().unwrap(),
+                f["to"].as_str().unwrap(),
+                f["text"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        replies,
+        [
+            ("replied", "max", "Drafted the plan, héllo ✓. [NEXT: sarah]"),
+            (
+                "replied",
+                "sarah",
+                "Reviewed: one fix needed. [NEXT: carol]"
+            ),
+            ("replied", "carol", "Tested it; all green. [NEXT: kailai]"),
+        ],
+        "{}",
+        page.log()
+    );
+    // The page's own replay of the facts gives the prompts; the bridge's `delivering` events
+    // carry their digests; the models got exactly those bytes.
+    let facts: Vec<Value> = page
+        .seen
+        .iter()
+        .filter(|e| e["type"] == "fact")
+        .map(|e| e["fact"].clone())
+        .collect();
+    let stored = lab.facts();
+    assert_eq!(facts, stored[stored.len() - facts.len()..]);
+    let deliveries = deliveries(&stored);
+    let announced: Vec<(String, String, u64)> = page
+        .seen
+        .iter()
+        .filter(|e| e["type"] == "delivering")
+        .map(|e| {
+            (
+                e["to"].as_str().unwrap().to_string(),
+                e["promptSha256"].as_str().unwrap().to_string(),
+                e["bytes"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let computed: Vec<(String, String, u64)> = deliveries
+        .iter()
+        .map(|(m, prompt, flag, sha)| {
+            let bytes = prompt.len() + flag.as_ref().map_or(0, String::len);
+            (m.clone(), sha.clone(), bytes as u64)
+        })
+        .collect();
+    assert_eq!(announced, computed, "{}", page.log());
+    assert_prompts_reached_the_models(&lab, &deliveries);
+    // Streamed output reached the page for each member, Claude's in deltas.
+    for (member, reply) in [
+        ("max", "Drafted the plan, héllo ✓. [NEXT: sarah]"),
+        ("sarah", "Reviewed: one fix needed. [NEXT: carol]"),
+        ("carol", "Tested it; all green. [NEXT: kailai]"),
+    ] {
+        let streamed: String = page
+            .seen
+            .iter()
+            .filter(|e| e["type"] == "output" && e["to"] == member)
+            .map(|e| e["delta"].as_str().unwrap().to_string())
+            .collect();
+        assert!(streamed.contains(reply), "{member}: {streamed:?}");
+    }
+}
+
+/// Asks `member` once, with the mock answering `answer`, through `chat`; returns the chat.
+fn ask(lab: &Lab, member: &str, answer: Answer) -> Chat {
+    let (_, api, _) = MEMBERS.iter().find(|(m, _, _)| *m == member).unwrap();
+    lab.mock.answer(*api, answer);
+    lab.chat(&format!("[NEXT: {member}] Please answer.\n"))
+}
+
+#[test]
+fn an_http_500_is_a_failure_with_the_clis_reason_after_one_request() {
+    for (member, api, cli) in MEMBERS {
+        let Some(lab) = Lab::new("an_http_500_is_a_failure") else {
+            return;
+        };
+        let chat = ask(&lab, member, Answer::Status(500));
+        let reason = chat.failure_of(member);
+        // Codex says it in its own words ("We're currently experiencing high demand…").
+        if api != Api::Codex {
+            assert!(reason.contains("500"), "{cli}: {reason}");
+        }
+        assert_eq!(
+            lab.mock.main_requests(api).len(),
+            1,
+            "{cli} retried:\n{}",
+            lab.mock.summary()
+        );
+        eprintln!("{cli}: HTTP 500 → {reason}");
+    }
+}
+
+#[test]
+fn an_empty_reply_is_a_failure_never_a_message() {
+    for (member, _, cli) in MEMBERS {
+        let Some(lab) = Lab::new("an_empty_reply_is_a_failure") else {
+            return;
+        };
+        let chat = ask(&lab, member, Answer::Empty);
+        let reason = chat.failure_of(member);
+        eprintln!("{cli}: empty reply → {reason}");
+        if cli == "gemini" {
+            // Gemini says it itself (an `error` event, then a `result` of status `error`).
+            assert!(reason.contains("empty response"), "{cli}: {reason}");
+        } else {
+            // Claude asks the model once more, then ends with an empty `result`; Codex ends
+            // its turn without an agent message.
+            assert!(reason.starts_with("empty reply"), "{cli}: {reason}");
+        }
+    }
+}
+
+#[test]
+fn a_model_that_hangs_is_stopped_at_the_team_timeout_and_nothing_is_left_running() {
+    for (member, api, cli) in MEMBERS {
+        let Some(lab) = Lab::new("a_model_that_hangs") else {
+            return;
+        };
+        lab.write_team(&team(20_000));
+        let chat = ask(&lab, member, Answer::Hang);
+        let reason = chat.failure_of(member);
+        assert!(
+            reason.starts_with("no reply within 20 s: the agent was stopped"),
+            "{cli}: {reason}"
+        );
+        // (Whether the CLI had reached the model by then depends on the machine's speed.)
+        eprintln!(
+            "{cli}: model requests before the timeout: {}",
+            lab.mock.main_requests(api).len()
+        );
+        let left = lab.leftovers(&[]);
+        assert!(left.is_empty(), "{cli}: still running: {left:?}");
+    }
+}
+
+#[test]
+fn cancel_stops_the_cli_mid_request_and_nothing_is_left_running() {
+    for (member, api, cli) in MEMBERS {
+        let Some(lab) = Lab::new("cancel_stops_the_cli") else {
+            return;
+        };
+        lab.mock.answer(api, Answer::Hang);
+        let mut child = lab.chat_command().spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, "[NEXT: {member}] Take your time.").unwrap();
+        assert!(
+            lab.mock.wait_for_main(api, PATIENCE).is_some(),
+            "{cli} never called the model"
+        );
+        writeln!(stdin, "/cancel").unwrap();
+        drop(stdin);
+        let chat = lab.finish_chat(child);
+        assert_eq!(
+            chat.failure_of(member),
+            "cancelled by the user: the agent was stopped",
+            "{cli}"
+        );
+        let left = lab.leftovers(&[]);
+        assert!(left.is_empty(), "{cli}: still running: {left:?}");
+    }
+}
+
+#[test]
+fn a_missing_cli_is_named_at_start_and_its_delivery_fails_by_name() {
+    let Some(lab) = Lab::new("a_missing_cli") else {
+        return;
+    };
+    // No agents file entry and no CLI on PATH: the defaults (`claude`, `codex`, `gemini`)
+    // are found nowhere.
+    lab.write_agents(&json!({"agents": {}}));
+    let mut cmd = lab.chat_command();
+    cmd.env("PATH", lab.path("empty-path"));
+    let mut child = cmd.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"[NEXT: sarah] Review it.\n")
+        .unwrap();
+    let chat = lab.finish_chat(child);
+    for (member, _, cli) in MEMBERS {
+        let why = format!(
+            "{member}: {cli} is not installed (not on PATH); install it, set its command in the \
+             agents file, or start with --simulate"
+        );
+        assert!(
+            chat.stderr
+                .contains(&format!("agent-chatter: cannot run {why}")),
+            "{chat}"
+        );
+        if member == "sarah" {
+            assert_eq!(chat.failure_of(member), why);
+        }
+    }
+    assert!(lab.mock.requests().is_empty(), "{}", lab.mock.summary());
+}

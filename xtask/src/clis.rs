@@ -1,0 +1,144 @@
+//! The real agent CLIs for the bridge's tests against them (`bridge/tests/real_clis.rs`):
+//! Claude Code, Codex and Gemini at the versions docs/architecture.md §17 studied, installed
+//! from npm into `target/agent-clis/` (cached there: reinstalled only when a version differs or
+//! a CLI does not run) and handed to the tests as `AGENT_CHATTER_REAL_CLIS=<its .bin>`.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::proc::{self, Ctx};
+use crate::steps::format_duration;
+
+/// The environment variable the tests read: the directory holding `claude`, `codex` and
+/// `gemini`. Unset, they are skipped (with a notice), so a plain `cargo test` needs no npm.
+pub const ENV: &str = "AGENT_CHATTER_REAL_CLIS";
+
+/// npm package, pinned version, the command it installs.
+pub const CLIS: [(&str, &str, &str); 3] = [
+    ("@anthropic-ai/claude-code", "2.1.197", "claude"),
+    ("@openai/codex", "0.169.0", "codex"),
+    ("@google/gemini-cli", "0.61.0", "gemini"),
+];
+
+/// `target/agent-clis`: npm's prefix for the CLIs.
+pub fn install_dir(ctx: &Ctx) -> PathBuf {
+    ctx.target_dir().join("agent-clis")
+}
+
+/// Where the CLIs' commands are.
+pub fn bin_dir(ctx: &Ctx) -> PathBuf {
+    install_dir(ctx).join("node_modules").join(".bin")
+}
+
+/// Installs the pinned CLIs unless they are there and run; says what it did.
+pub fn ensure(ctx: &Ctx) -> Result<String, String> {
+    let dir = install_dir(ctx);
+    let wrong = problems(ctx, &dir);
+    if wrong.is_empty() {
+        return Ok(format!("{} present", list()));
+    }
+    eprintln!("clis: installing {} ({})", list(), wrong.join("; "));
+    let start = Instant::now();
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    // Exact versions in the manifest, so a later plain `npm install` there keeps them.
+    let manifest = serde_json::json!({
+        "private": true,
+        "dependencies": CLIS.iter().map(|(p, v, _)| (p.to_string(), serde_json::json!(v)))
+            .collect::<serde_json::Map<_, _>>(),
+    });
+    std::fs::write(dir.join("package.json"), format!("{manifest:#}\n"))
+        .map_err(|e| format!("cannot write {}: {e}", dir.join("package.json").display()))?;
+    // Claude's real binary is put in place by its postinstall script, and Codex's native
+    // binary is an optional dependency (agent-streams.md, pitfalls): scripts and optional
+    // dependencies on, whatever the machine's npm config says.
+    proc::run(
+        ctx.cmd("npm")
+            .current_dir(&dir)
+            .args([
+                "install",
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+                "--save-exact",
+                "--ignore-scripts=false",
+                "--include=optional",
+            ])
+            .args(CLIS.iter().map(|(p, v, _)| format!("{p}@{v}"))),
+    )?;
+    let wrong = problems(ctx, &dir);
+    if !wrong.is_empty() {
+        return Err(format!(
+            "after `npm install` in {}: {}",
+            ctx.rel(&dir),
+            wrong.join("; ")
+        ));
+    }
+    Ok(format!(
+        "installed {} in {}",
+        list(),
+        format_duration(start.elapsed())
+    ))
+}
+
+fn list() -> String {
+    CLIS.iter()
+        .map(|(_, v, cmd)| format!("{cmd} {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// What is wrong with the install in `dir`, one entry per CLI: not installed, another version,
+/// or a command that does not report its version (Claude installed without its postinstall
+/// prints "claude native binary not installed"; Codex without its optional dependency fails).
+fn problems(ctx: &Ctx, dir: &Path) -> Vec<String> {
+    let mut wrong = Vec::new();
+    for (package, version, cmd) in CLIS {
+        let manifest = dir.join("node_modules").join(package).join("package.json");
+        let installed = std::fs::read_to_string(&manifest)
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|j| j["version"].as_str().map(str::to_string));
+        match installed {
+            None => wrong.push(format!("{package} not installed")),
+            Some(v) if v != version => wrong.push(format!("{package} is {v}, not {version}")),
+            Some(_) => {
+                let bin = dir.join("node_modules").join(".bin").join(cmd);
+                let out = proc::probe(ctx.cmd(&bin).arg("--version")).unwrap_or_default();
+                if !reports_version(&out, version) {
+                    wrong.push(format!(
+                        "`{cmd} --version` printed {:?}, not {version}",
+                        out.trim()
+                    ));
+                }
+            }
+        }
+    }
+    wrong
+}
+
+/// Whether a CLI's `--version` output names `version` as a word (`2.1.197 (Claude Code)`,
+/// `codex-cli 0.169.0`, `0.61.0`).
+fn reports_version(output: &str, version: &str) -> bool {
+    output
+        .lines()
+        .next()
+        .is_some_and(|l| l.split_whitespace().any(|w| w == version))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_clis_version_line_is_read_as_it_prints_it() {
+        assert!(reports_version("2.1.197 (Claude Code)\n", "2.1.197"));
+        assert!(reports_version("codex-cli 0.169.0\n", "0.169.0"));
+        assert!(reports_version("0.61.0\n", "0.61.0"));
+        assert!(!reports_version("0.61.01\n", "0.61.0"));
+        assert!(!reports_version(
+            "claude native binary not installed\n",
+            "2.1.197"
+        ));
+        assert!(!reports_version("", "0.61.0"));
+    }
+}
