@@ -270,13 +270,17 @@ impl Tail {
         }
     }
 
-    /// Reads what the agent has written so far, sending its text deltas to `deltas`; returns
-    /// how many bytes were read.
+    /// Reads what the agent has written so far — up to the file's length now, so a helper
+    /// that writes on as fast as it is read cannot keep this going — sending its text deltas
+    /// to `deltas`; returns how many bytes were read.
     async fn read(&mut self, deltas: &mpsc::UnboundedSender<String>) -> u64 {
         use std::os::unix::fs::FileExt;
+        let end = self.file.metadata().map_or(u64::MAX, |m| m.len());
         let mut total = 0;
-        loop {
-            let n = match self.file.read_at(&mut self.buf, self.read) {
+        while self.read < end {
+            let want =
+                usize::try_from(end - self.read).map_or(self.buf.len(), |n| n.min(self.buf.len()));
+            let n = match self.file.read_at(&mut self.buf[..want], self.read) {
                 Ok(0) => break,
                 Ok(n) => n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
