@@ -2,11 +2,14 @@
 
 use leptos::prelude::*;
 
+use crate::attention::{self, Attention};
+use crate::browser;
 use crate::components::{
     composer::Composer, due_agent::DueAgent, error_banner::ErrorBanner, files_menu::FilesMenu,
-    header::Header, inspector::Inspector, notices::Notices, reply_controls::ReplyControls,
-    running_agent::RunningAgent, sessions_menu::SessionsMenu, share_link::ShareLink,
-    side_by_side::SideBySide, team_editor::TeamEditor, timeline::Timeline,
+    header::Header, inspector::Inspector, notices::Notices, notify_toggle::NotifyToggle,
+    reply_controls::ReplyControls, running_agent::RunningAgent, sessions_menu::SessionsMenu,
+    share_link::ShareLink, side_by_side::SideBySide, team_editor::TeamEditor, timeline::Timeline,
+    usage_total::UsageTotal,
 };
 use crate::host::Host;
 use crate::share;
@@ -17,10 +20,22 @@ pub fn App() -> impl IntoView {
     let state = AppState::new(Default::default());
     provide_context(state);
     keyboard(state);
+    tick(state);
     let host = Host::start(state);
     provide_context(host);
     follow_share_links(host);
-    layout(host)
+    let attention = attention::follow(state);
+    layout(host, state, attention)
+}
+
+/// The clock running statuses count from, once a second.
+fn tick(state: AppState) {
+    if let Ok(handle) = set_interval_with_handle(
+        move || state.clock.set(browser::now().0),
+        std::time::Duration::from_secs(1),
+    ) {
+        on_cleanup(move || handle.clear());
+    }
 }
 
 /// A share link opened in a tab that already shows the page changes only the URL's fragment
@@ -93,7 +108,7 @@ fn keyboard(state: AppState) {
 /// The panes. What differs with the host is composed here, once: a bridge adds its sessions
 /// and shows the running agent (its output, the verified digest, cancel); the simulation lets
 /// the user answer for the due agent.
-fn layout(host: Host) -> impl IntoView {
+fn layout(host: Host, state: AppState, attention: Attention) -> impl IntoView {
     let (sessions, due_agent) = match host {
         Host::Simulation(simulation) => {
             let draft = RwSignal::new(String::new());
@@ -122,8 +137,22 @@ fn layout(host: Host) -> impl IntoView {
             (Some(sessions.into_any()), due_agent.into_any())
         }
     };
+    let usage = Signal::derive(move || state.session.with(|s| s.usage(None)));
+    let cap = Signal::derive(move || {
+        state
+            .team
+            .with(|t| t.as_ref().and_then(|t| t.settings.max_cost_usd))
+    });
+    let notify = attention.supported.then(|| {
+        let on_change = Callback::new(move |on: bool| {
+            attention.set_notify(on, move |why| state.report(why));
+        });
+        view! { <NotifyToggle on=attention.notify on_change=on_change/> }
+    });
     view! {
         <Header connection=Signal::derive(move || host.connection_label()) connection_title=host.connection_title()>
+            <UsageTotal usage=usage cap=cap/>
+            {notify}
             {sessions}
             <ShareLink/>
             <FilesMenu/>

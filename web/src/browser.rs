@@ -74,3 +74,64 @@ pub fn mark(name: &str) {
 pub fn confirm(question: &str) -> bool {
     web_sys::window().is_none_or(|w| w.confirm_with_message(question).unwrap_or(true))
 }
+
+/// Sets the tab's title.
+pub fn set_title(title: &str) {
+    if let Some(document) = web_sys::window().and_then(|w| w.document()) {
+        if document.title() != title {
+            document.set_title(title);
+        }
+    }
+}
+
+/// Whether the page's tab is hidden (another tab in front, the window minimised).
+pub fn hidden() -> bool {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .is_some_and(|d| d.hidden())
+}
+
+/// Whether this browser has notifications at all.
+pub fn notifications_supported() -> bool {
+    web_sys::window().is_some_and(|w| {
+        js_sys::Reflect::has(&w, &JsValue::from_str("Notification")).unwrap_or(false)
+    })
+}
+
+/// Whether the user let this page show notifications.
+pub fn notifications_granted() -> bool {
+    notifications_supported()
+        && web_sys::Notification::permission() == web_sys::NotificationPermission::Granted
+}
+
+/// Asks the user to let this page show notifications (only ever on a click of theirs);
+/// `on_answer` gets whether they did.
+pub fn ask_for_notifications(on_answer: impl FnOnce(bool) + 'static) {
+    if !notifications_supported() {
+        return on_answer(false);
+    }
+    if notifications_granted() {
+        return on_answer(true);
+    }
+    let Ok(promise) = web_sys::Notification::request_permission() else {
+        return on_answer(false);
+    };
+    leptos::task::spawn_local(async move {
+        let answer = JsFuture::from(promise)
+            .await
+            .ok()
+            .and_then(|a| a.as_string());
+        on_answer(answer.as_deref() == Some("granted"));
+    });
+}
+
+/// Shows a notification `title` with `body`, when the user allowed them.
+pub fn notify(title: &str, body: &str) {
+    if !notifications_granted() {
+        return;
+    }
+    let options = web_sys::NotificationOptions::new();
+    options.set_body(body);
+    options.set_tag("agent-chatter");
+    let _ = web_sys::Notification::new_with_options(title, &options);
+}

@@ -2,12 +2,14 @@
 //! the modules.
 
 mod app;
+mod attention;
 mod browser;
 mod components;
 mod files;
 mod host;
 mod share;
 mod state;
+mod status;
 mod storage;
 
 fn main() {

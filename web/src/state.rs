@@ -37,7 +37,16 @@ pub struct AppState {
     /// The delivery waiting for its agent's reply (simulation: the user or the demo agent; a
     /// bridge: the agent it runs).
     pub due: RwSignal<Option<Delivery>>,
-    /// Notices from the conversation, newest last (unresolved names, runaway bound, DONE…).
+    /// When the page saw [`AppState::due`] become due (ms since the epoch).
+    pub due_since: RwSignal<u64>,
+    /// The wall clock (ms since the epoch), ticking each second: what running statuses count
+    /// from.
+    pub clock: RwSignal<u64>,
+    /// How many facts the user has seen: what came after (an agent failed, a human's turn)
+    /// is news for the tab's title until the user acts.
+    pub seen: RwSignal<usize>,
+    /// Notices from the conversation, newest last (unresolved names, runaway bound, DONE…),
+    /// as people read them (`Session::describe`).
     pub notices: RwSignal<Vec<String>>,
     /// What went wrong last, in the user's terms; the banner shows it until dismissed.
     pub error: RwSignal<Option<String>>,
@@ -152,6 +161,9 @@ impl AppState {
             recipient,
             selected,
             due: RwSignal::new(None),
+            due_since: RwSignal::new(0),
+            clock: RwSignal::new(crate::browser::now().0),
+            seen: RwSignal::new(0),
             notices: RwSignal::new(Vec::new()),
             error: RwSignal::new(None),
             whatif,
@@ -193,6 +205,8 @@ impl AppState {
     /// actions become the page's, and the selection starts over at the latest message.
     pub fn show(&self, mut session: Session) -> Performed {
         let actions = drain(&mut session);
+        // A session opened is not news: what it ended on was not just now.
+        self.seen.set(session.facts().len());
         self.session.set(session);
         self.due.set(None);
         self.notices.set(Vec::new());
@@ -209,6 +223,7 @@ impl AppState {
                     self.recipient.set(Some(delivery.to.clone()));
                     self.selected.set(None);
                     self.due.set(Some(*delivery));
+                    self.due_since.set(crate::browser::now().0);
                     performed.delivery = true;
                 }
                 Action::AwaitHuman { .. } => self.due.set(None),
@@ -220,7 +235,10 @@ impl AppState {
                         )
                     });
                 }
-                Action::Notice(notice) => self.notices.update(|n| n.push(notice.to_string())),
+                Action::Notice(notice) => {
+                    let text = self.session.with_untracked(|s| s.describe(&notice));
+                    self.notices.update(|n| n.push(text));
+                }
             }
         }
         // A delivery that was answered is no longer due.

@@ -73,3 +73,22 @@ pub fn save_session(text: &str) -> Result<(), String> {
         )
     })
 }
+
+/// Where the user's choice to be notified is kept.
+pub const NOTIFY_KEY: &str = "agent-chatter/notify";
+
+/// Whether the user asked to be notified (in an earlier visit).
+pub fn notify_wanted() -> bool {
+    storage().is_some_and(|s| matches!(s.get_item(NOTIFY_KEY), Ok(Some(v)) if v == "1"))
+}
+
+/// Keeps the user's choice to be notified for the next visits.
+pub fn set_notify_wanted(on: bool) {
+    if let Some(storage) = storage() {
+        let _ = if on {
+            storage.set_item(NOTIFY_KEY, "1")
+        } else {
+            storage.remove_item(NOTIFY_KEY)
+        };
+    }
+}

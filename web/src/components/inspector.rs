@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use crate::browser;
+use crate::components::delivery_run::DeliveryRun;
 use crate::components::diff_view::DiffView;
 use crate::components::fate_list::FateList;
 use crate::components::prompt_view::PromptView;
@@ -113,6 +114,7 @@ pub fn Inspector() -> impl IntoView {
                     <button on:click=move |_| state.selected.set(None)>"latest"</button>
                 </Show>
             </div>
+            <DeliveryRun/>
             {move || problem().map(|e| view! { <p class="preview-error">{e}</p> })}
             <WhatIfPanel/>
             <SectionBars/>

@@ -1,5 +1,6 @@
-//! One member of the team in use (`member-row`): every field of docs/architecture.md §13, and how a
-//! bridge answers it (`agent-status`).
+//! One member of the team in use (`member-row`): every field of docs/architecture.md §13, how a
+//! bridge answers it (`agent-status`), and, from §14c, what it is doing (`member-status`), what
+//! its runs cost (`member-usage`) and its run settings, read only (`run-settings`).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -10,7 +11,11 @@ use agent_chatter::team::{
 };
 use leptos::prelude::*;
 
+use crate::components::member_status::MemberStatusView;
+use crate::components::run_settings::RunSettingsView;
+use crate::host::RunInfo;
 use crate::state::use_state;
+use crate::status::MemberStatus;
 
 /// Agent types the core knows (docs/architecture.md §8); a config may name others (plain format).
 const AGENT_TYPES: [&str; 3] = [CLAUDE_CODE, OPENAI_CODEX, GOOGLE_GEMINI];
@@ -30,6 +35,21 @@ pub fn MemberRow(
     /// How the bridge answers this member (`None` in simulation, or before the bridge says).
     #[prop(into)]
     report: Signal<Option<AgentReport>>,
+    /// What the member is doing.
+    #[prop(into)]
+    status: Signal<MemberStatus>,
+    /// The wall clock (ms), ticking each second.
+    #[prop(into)]
+    clock: Signal<u64>,
+    /// What its runs cost in this conversation (`None` before its first run).
+    #[prop(into)]
+    usage: Signal<Option<String>>,
+    /// Its run settings, read only (`None` for a human, or before the bridge says).
+    #[prop(into)]
+    run_info: Signal<Option<RunInfo>>,
+    /// The team's timeout, for a member that sets none.
+    #[prop(into)]
+    team_timeout_ms: Signal<Option<u64>>,
     /// Applies a change to this member; false when it was refused (the banner says why).
     on_edit: Callback<MemberEdit, bool>,
     /// Removes this member from the team.
@@ -101,8 +121,9 @@ pub fn MemberRow(
                     <option value="human" prop:selected=move || !is_ai()>"human"</option>
                     <option value="ai" prop:selected=is_ai>"ai"</option>
                 </select>
-                <button class="remove" title="remove this member" on:click=remove>"×"</button>
+                <button class="remove" title="remove this member" aria-label="remove this member" on:click=remove>"×"</button>
             </div>
+            <MemberStatusView status=status clock=clock/>
             {move || {
                 let AgentReport { runs, simulated, command, problem, .. } = report.get()?;
                 let (class, text, title) = match (runs, simulated, command, problem) {
@@ -127,6 +148,10 @@ pub fn MemberRow(
                 };
                 Some(view! { <div class=class data-testid="agent-status" title=title>{text}</div> })
             }}
+            {move || usage.get().map(|u| view! {
+                <div class="member-usage" data-testid="member-usage" title="what this member's runs reported in this conversation">{u}</div>
+            })}
+            <RunSettingsView info=run_info team_timeout_ms=team_timeout_ms/>
             <label>"display name"
                 <input class="member-display" prop:value=field(|m| m.display_name.clone())
                     on:change=set(|m, v| m.display_name = v)/>

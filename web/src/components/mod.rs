@@ -3,6 +3,7 @@
 //! component shows that the host alone knows, or that is its own, comes as props.
 
 pub mod composer;
+pub mod delivery_run;
 pub mod diff_view;
 pub mod due_agent;
 pub mod error_banner;
@@ -12,9 +13,12 @@ pub mod header;
 pub mod inspector;
 pub mod marked_text;
 pub mod member_row;
+pub mod member_status;
 pub mod notices;
+pub mod notify_toggle;
 pub mod prompt_view;
 pub mod reply_controls;
+pub mod run_settings;
 pub mod running_agent;
 pub mod section_bars;
 pub mod sessions_menu;
@@ -24,4 +28,5 @@ pub mod side_by_side;
 pub mod team_editor;
 pub mod timeline;
 pub mod timeline_row;
+pub mod usage_total;
 pub mod whatif_panel;

@@ -10,6 +10,7 @@ use crate::components::member_row::{MemberEdit, MemberRow};
 use crate::components::settings_form::SettingsForm;
 use crate::host::use_host;
 use crate::state::use_state;
+use crate::status::usage_words;
 
 #[component]
 pub fn TeamEditor() -> impl IntoView {
@@ -40,6 +41,28 @@ pub fn TeamEditor() -> impl IntoView {
             let id = id.clone();
             move || host.agent_report(&id)
         });
+        let status = Signal::derive({
+            let id = id.clone();
+            move || host.member_status(&id)
+        });
+        let usage = Signal::derive({
+            let id = id.clone();
+            move || {
+                state.session.with(|s| {
+                    let (usage, runs) = s.usage(Some(&id));
+                    usage_words(&usage, runs)
+                })
+            }
+        });
+        let run_info = Signal::derive({
+            let id = id.clone();
+            move || host.run_info(&id)
+        });
+        let team_timeout_ms = Signal::derive(move || {
+            state
+                .team
+                .with(|t| t.as_ref().and_then(|t| t.settings.max_agent_response_ms))
+        });
         let on_edit = Callback::new({
             let id = id.clone();
             move |change: MemberEdit| {
@@ -53,7 +76,10 @@ pub fn TeamEditor() -> impl IntoView {
         let on_remove = Callback::new(move |()| {
             host.edit_team(|team| team.members.retain(|m| m.id != id));
         });
-        view! { <MemberRow member=member report=report on_edit=on_edit on_remove=on_remove/> }
+        view! {
+            <MemberRow member=member report=report status=status clock=state.clock usage=usage
+                run_info=run_info team_timeout_ms=team_timeout_ms on_edit=on_edit on_remove=on_remove/>
+        }
     };
     let add = move |_| {
         host.edit_team(|team| {

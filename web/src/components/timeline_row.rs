@@ -65,6 +65,15 @@ pub fn TimelineRow(index: usize) -> impl IntoView {
             })
         })
     });
+    // How the run that ended here ended, when not plainly: a reply marked incomplete (and
+    // why), or a failure with its full reason (the message itself is the short line the
+    // agents get).
+    let outcome = Memo::new(move |_| {
+        state.session.with(|s| {
+            s.run_at(index)
+                .map(|r| (r.incomplete.clone(), r.failed.clone()))
+        })
+    });
     // A message after the one previewed (time travel) did not exist for that prompt: it has
     // no fate there, rather than "outside the window".
     let fate = Memo::new(move |_| {
@@ -105,6 +114,9 @@ pub fn TimelineRow(index: usize) -> impl IntoView {
         if state.selected.get() == Some(index) {
             class.push_str(" selected");
         }
+        if outcome.with(|o| o.as_ref().is_some_and(|(_, failed)| failed.is_some())) {
+            class.push_str(" run-failed");
+        }
         class
     };
     let hover = move || match fate.get() {
@@ -133,9 +145,25 @@ pub fn TimelineRow(index: usize) -> impl IntoView {
                     {intent.map(|i| view! {
                         <span class="intent" title="intent: P1 interrupts, P2 answers (the default), P3 extends; the queue runs P1 first">{i.to_string()}</span>
                     })}
+                    {move || outcome.get().and_then(|(incomplete, _)| incomplete).map(|why| {
+                        let title = format!("incomplete: {why}");
+                        view! {
+                            <span class="incomplete-mark" data-testid="incomplete-mark" title=title>
+                                "⚠ incomplete: "{why}
+                            </span>
+                        }
+                    })}
                     <span class="fate-label">{hover}</span>
                 </div>
                 <div class="content" title=full><MarkedText text=content/></div>
+                {move || outcome.get().and_then(|(_, failed)| failed).map(|why| {
+                    let title = why.clone();
+                    view! {
+                        <div class="failure-reason" data-testid="failure-reason" title=title>
+                            "why: "{why}
+                        </div>
+                    }
+                })}
             }})}
         </div>
     }

@@ -24,9 +24,15 @@ use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, WebSocket};
 
 use super::ticket::Ticket;
+use super::RunInfo;
 use crate::browser::now;
 use crate::share::{self, Shared};
 use crate::state::{AppState, Performed};
+use crate::status::Retry;
+
+/// Why a member's run settings are read only with a bridge.
+pub const RUN_SETTINGS_NOTE: &str = "Read only: they come from files on the bridge's machine \
+    (its team file and agents file); this page cannot change them.";
 
 /// What the bridge's connection status means, on hover.
 pub const CONNECTION_TITLE: &str =
@@ -66,6 +72,10 @@ pub struct Bridge {
     verification: RwSignal<Option<Verification>>,
     /// The running agent's streamed output so far (not stored).
     output: RwSignal<String>,
+    /// The running delivery the bridge announced (`delivering`), and when it arrived (ms).
+    started: RwSignal<Option<(MemberId, u64)>>,
+    /// The last retry the running agent's CLI reported, until its run ends.
+    retry: RwSignal<Option<Retry>>,
     /// Human messages sent and not yet back as facts, with their tickets.
     outbox: RwSignal<Vec<(Ticket, Fact)>>,
     socket: StoredValue<Option<WebSocket>, LocalStorage>,
@@ -95,6 +105,8 @@ impl Bridge {
             sent: RwSignal::new(BTreeMap::new()),
             verification: RwSignal::new(None),
             output: RwSignal::new(String::new()),
+            started: RwSignal::new(None),
+            retry: RwSignal::new(None),
             outbox: RwSignal::new(Vec::new()),
             socket: StoredValue::new_local(None),
             token: StoredValue::new(token.clone()),
@@ -181,6 +193,30 @@ impl Bridge {
     /// See [`crate::host::Host::agent_report`].
     pub fn agent_report(&self, member: &MemberId) -> Option<AgentReport> {
         self.agents.with(|agents| agents.get(member).cloned())
+    }
+
+    /// See [`crate::host::Host::run_info`]: as the bridge reported it.
+    pub fn run_info(&self, member: &MemberId) -> Option<RunInfo> {
+        self.agents.with(|agents| {
+            agents.get(member).map(|a| RunInfo {
+                settings: a.settings.clone(),
+                dir: a.dir.clone(),
+                source: a.source.clone(),
+                note: RUN_SETTINGS_NOTE,
+            })
+        })
+    }
+
+    /// When the bridge announced `member`'s running delivery (ms), if it did while this page
+    /// was open (reactive).
+    pub fn run_started(&self, member: &MemberId) -> Option<u64> {
+        self.started
+            .with(|s| s.as_ref().filter(|(to, _)| to == member).map(|(_, at)| *at))
+    }
+
+    /// The last retry the running agent's CLI reported (reactive).
+    pub fn retry(&self) -> Option<Retry> {
+        self.retry.get()
     }
 
     /// Sends a command frame; false when there is no open connection.
@@ -385,6 +421,8 @@ impl Bridge {
         match event {
             Event::Session { id, facts, sent } => {
                 self.session_id.set(Some(id));
+                self.started.set(None);
+                self.retry.set(None);
                 self.sent.set(
                     sent.into_iter()
                         .map(|d| ((d.message, d.to), d.prompt_sha256))
@@ -428,6 +466,11 @@ impl Bridge {
                     ));
                 }
                 self.output.set(String::new());
+                if matches!(fact, Fact::Replied { .. } | Fact::Failed { .. }) {
+                    // The run ended: its retries are over.
+                    self.retry.set(None);
+                    self.started.set(None);
+                }
                 // A fact a page caused was taken: an earlier refusal is no longer news.
                 let from_a_page = !matches!(fact, Fact::Replied { .. } | Fact::Failed { .. });
                 let performed = state.apply_fact(&fact);
@@ -448,6 +491,8 @@ impl Bridge {
                 self.sent.update(|sent| {
                     sent.insert((message, to.clone()), prompt_sha256.clone());
                 });
+                self.started.set(Some((to.clone(), now().0)));
+                self.retry.set(None);
                 let previewed = state.due.with_untracked(|d| {
                     d.as_ref()
                         .filter(|d| d.to == to)
@@ -464,6 +509,17 @@ impl Bridge {
                 .agents
                 .set(list.into_iter().map(|a| (a.member.clone(), a)).collect()),
             Event::Output { delta, .. } => self.output.update(|o| o.push_str(&delta)),
+            Event::Retrying {
+                to,
+                attempt,
+                max,
+                reason,
+            } => self.retry.set(Some(Retry {
+                to,
+                attempt,
+                max,
+                reason,
+            })),
             Event::Error { message } => state.report(format!("bridge: {message}")),
         }
     }
@@ -521,6 +577,21 @@ mod tests {
                 other => panic!("{frame}: {other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn a_retry_is_read() {
+        assert_eq!(
+            read_event(
+                r#"{"v":1,"type":"retrying","to":"max","attempt":2,"max":10,"reason":"HTTP 529"}"#
+            ),
+            Some(Ok(Event::Retrying {
+                to: "max".into(),
+                attempt: 2,
+                max: Some(10),
+                reason: "HTTP 529".into()
+            }))
+        );
     }
 
     #[test]

@@ -14,7 +14,7 @@ use agent_chatter::config;
 use agent_chatter::message::MemberId;
 use agent_chatter::protocol::AgentReport;
 use agent_chatter::session::{Fact, Session};
-use agent_chatter::team::{Team, TeamSettings};
+use agent_chatter::team::{RunSettings, Team, TeamSettings};
 use leptos::prelude::*;
 
 pub use bridge::{Bridge, Verification};
@@ -22,6 +22,21 @@ pub use simulation::Simulation;
 pub use ticket::Ticket;
 
 use crate::state::AppState;
+use crate::status::{self, MemberStatus};
+
+/// How an AI member's agent is run (docs/architecture.md §14c), shown read only: where the
+/// settings come from and why the page cannot change them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunInfo {
+    /// Environment values are never sent: only the names matter here.
+    pub settings: RunSettings,
+    /// Its working directory; `None`: the runner's own.
+    pub dir: Option<String>,
+    /// Where the settings come from (`team file /home/me/team.json`).
+    pub source: Option<String>,
+    /// Why they are read only, in a sentence.
+    pub note: &'static str,
+}
 
 /// The page's host: either the simulation or a bridge. `Copy`: every part is a signal or a
 /// stored value.
@@ -176,6 +191,34 @@ impl Host {
             Host::Simulation(_) => None,
             Host::Bridge(b) => b.agent_report(member),
         }
+    }
+
+    /// How the AI member `member` is run, read only (reactive): as the bridge applies it,
+    /// from its report; in simulation, the member's own settings in the team, which a bridge
+    /// would apply. `None` for a human, or before the bridge says.
+    pub fn run_info(&self, member: &MemberId) -> Option<RunInfo> {
+        match self {
+            Host::Simulation(s) => s.run_info(member),
+            Host::Bridge(b) => b.run_info(member),
+        }
+    }
+
+    /// What `member` is doing (reactive; a running one's time counts from when the host saw
+    /// its run start).
+    pub fn member_status(&self, member: &MemberId) -> MemberStatus {
+        let state = self.state();
+        let (since, runs, retry) = match self {
+            Host::Simulation(_) => {
+                let due = state
+                    .due
+                    .with(|d| d.as_ref().is_some_and(|d| d.to == *member));
+                (due.then(|| state.due_since.get()), false, None)
+            }
+            Host::Bridge(b) => (b.run_started(member), true, b.retry()),
+        };
+        state
+            .session
+            .with(|s| status::member_status(s, member, since, runs, retry.as_ref()))
     }
 
     /// The connection status, as the header shows it (reactive).

@@ -7,11 +7,12 @@
 //! conversation goes on through the core's routing exactly as with real agents.
 
 use agent_chatter::conversation::Action;
-use agent_chatter::message::Millis;
+use agent_chatter::message::{MemberId, Millis};
 use agent_chatter::session::{Fact, Session};
 use agent_chatter::team::Team;
 use leptos::prelude::*;
 
+use super::RunInfo;
 use crate::browser::{self, now};
 use crate::share;
 use crate::state::{drain, AppState};
@@ -29,6 +30,11 @@ pub const CONNECTION_LABEL: &str = "● simulation";
 pub const CONNECTION_TITLE: &str =
     "No bridge: the page is its own host and agents are answered by you or the simulator. \
     To mirror a bridge, open the address `agent-chatter serve` printed (it ends in #token=…)";
+
+/// Why a member's run settings are read only in simulation.
+pub const RUN_SETTINGS_NOTE: &str = "Read only: in simulation nothing runs. A bridge started \
+    with this team's file applies them; they come only from files on its machine, and the page \
+    cannot change them.";
 
 /// The simulation host; `Copy`.
 #[derive(Clone, Copy)]
@@ -216,6 +222,19 @@ impl Simulation {
                 false
             }
         }
+    }
+
+    /// See [`super::Host::run_info`]: the member's own settings in the team.
+    pub fn run_info(&self, member: &MemberId) -> Option<RunInfo> {
+        self.state.team.with(|t| {
+            let m = t.as_ref()?.member(member).filter(|m| m.is_ai())?;
+            Some(RunInfo {
+                settings: m.run.clone(),
+                dir: m.base_dir.clone(),
+                source: Some("this team (simulation)".to_string()),
+                note: RUN_SETTINGS_NOTE,
+            })
+        })
     }
 
     /// The human composer: `text` as typed, markers included.

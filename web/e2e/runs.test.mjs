@@ -1,0 +1,170 @@
+// Agent runs on the page (docs/architecture.md §14c; issue #26): each member's status (running,
+// retrying n/m, failed, waiting for a human), usage per delivery, per member and per
+// conversation, run settings shown read only with where they come from, honest outcomes
+// (incomplete replies marked, failures with the full reason), and the tab's title and the
+// opt-in notification. Against a real `agent-chatter serve` with fake Claude scripts
+// (bridge/tests/fixtures/agents/), and in simulation.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { InspectorPage } from './support/inspector-page.mjs';
+import { servedPage } from './support/served.mjs';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const bin = process.env.AGENT_CHATTER_BIN ?? path.join(root, 'target/debug/agent-chatter');
+const fixture = (name) => path.join(root, 'bridge/tests/fixtures/agents', name);
+
+const served = servedPage();
+let bridge;
+let url;
+let teamFile;
+
+// Records the notifications the page shows, and lets the test hide the tab.
+const stubNotifications = () => {
+  window.__notes = [];
+  window.__hidden = false;
+  Object.defineProperty(document, 'hidden', { get: () => window.__hidden });
+  window.Notification = class {
+    static permission = 'default';
+    static requestPermission() {
+      window.Notification.permission = 'granted';
+      return Promise.resolve('granted');
+    }
+    constructor(title, options) {
+      window.__notes.push([title, options?.body ?? '']);
+    }
+  };
+};
+
+before(async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'agent-chatter-e2e-runs-'));
+  const team = JSON.parse(await readFile(path.join(root, 'src/demo-team.json'), 'utf8'));
+  const max = team.members.find((m) => m.id === 'max');
+  Object.assign(max, {
+    model: 'opus-e2e', permissionMode: 'readOnly', timeoutMs: 90000, baseDir: dir,
+    env: { E2E_TOKEN: 'never-sent-to-the-page' }, additionalArgs: ['--verbose'],
+  });
+  team.settings = { ...team.settings, maxCostUsd: 1 };
+  teamFile = path.join(dir, 'team.json');
+  await writeFile(teamFile, JSON.stringify(team));
+  const agents = path.join(dir, 'agents.json');
+  await writeFile(agents, JSON.stringify({ agents: {
+    max: { command: fixture('claude-usage.sh') },
+    sarah: { command: fixture('claude-max-turns.sh'), output: 'claude' },
+    carol: { command: fixture('crash.sh') },
+  } }));
+  bridge = spawn(bin, ['serve', '--port', '0', '--db', path.join(dir, 's.db'), '--team', teamFile,
+    '--dist', path.join(root, 'web/dist'), '--agents', agents], { stdio: ['ignore', 'pipe', 'inherit'] });
+  url = await new Promise((resolve, reject) => {
+    bridge.once('error', reject);
+    bridge.once('exit', (code) => reject(new Error(`the bridge exited with ${code}`)));
+    createInterface({ input: bridge.stdout }).once('line', resolve);
+  });
+});
+
+after(() => bridge?.kill());
+
+const statusOf = (page, n) => page.by('member-row').nth(n).getByTestId('member-status');
+const waitForText = (locator, re) => locator.filter({ hasText: re }).waitFor();
+
+test('bridge: statuses, usage, honest outcomes, read-only run settings, title and notification', async () => {
+  const context = await served.browser.newContext({ viewport: { width: 1440, height: 1000 } });
+  await context.addInitScript(stubNotifications);
+  const page = new InspectorPage(await context.newPage(), url);
+  await page.page.goto(url);
+  await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
+  await page.by('agent-status').first().waitFor();
+
+  // One status per member, humans too; all idle in a new session; nothing spent yet.
+  assert.equal(await page.by('member-status').count(), 4);
+  assert.deepEqual(await page.by('member-status').allTextContents(), ['idle', 'idle', 'idle', 'idle']);
+  assert.match(await page.by('usage-total').textContent(), /^usage: no runs yet · cap \$1\.00$/);
+
+  // Max's run settings, as the bridge applies them from its team file: read only, env names
+  // without their values.
+  const settings = page.by('member-row').nth(1).getByTestId('run-settings');
+  await settings.locator('summary').click();
+  const shown = Object.fromEntries(await settings.locator('.run-setting').evaluateAll((rows) =>
+    rows.map((r) => [r.dataset.setting, r.querySelector('dd').textContent])));
+  assert.equal(shown.model, 'opus-e2e');
+  assert.equal(shown['permission mode'], 'readOnly');
+  assert.equal(shown.timeout, '1 min 30 s');
+  assert.equal(shown['env (names only)'], 'E2E_TOKEN');
+  assert.equal(shown['additional args'], '--verbose');
+  assert.equal(shown['working directory'], path.dirname(teamFile));
+  assert.equal(shown.from, `team file ${teamFile}`);
+  assert.match(await settings.locator('.run-settings-note').textContent(), /files on the bridge's machine.*cannot change them/);
+  assert.equal(await settings.locator('input, select, textarea').count(), 0, 'run settings are not inputs');
+  assert.ok(!(await page.page.content()).includes('never-sent-to-the-page'), 'an env value reached the page');
+
+  // Max runs: his CLI reports a retry, shown with why while the run's time ticks.
+  await page.by('notify-toggle').check();
+  assert.equal(await page.by('notify-toggle').isChecked(), true);
+  await page.send('[FROM: kailai] Count the notes. [NEXT: max]');
+  await waitForText(statusOf(page, 1), /^retrying 2\/10 · 0:0\d: HTTP 529: overloaded$/);
+  const first = await statusOf(page, 1).textContent();
+  await page.page.waitForFunction((before) =>
+    document.querySelectorAll('[data-testid="member-status"]')[1].textContent !== before, first);
+
+  // Max's reply brings his usage; Sarah's reply was cut by her turn limit: marked incomplete
+  // with the reason; then it is Kailai's turn, which the title says.
+  await page.page.waitForFunction(() => document.querySelectorAll('[data-testid="timeline-message"]').length === 3);
+  await waitForText(page.by('incomplete-mark'), /incomplete: it reached its maximum number of turns/);
+  assert.equal(await page.by('timeline-message').nth(2).getByTestId('incomplete-mark').count(), 1);
+  assert.equal(await statusOf(page, 0).textContent(), 'waiting for this human');
+  assert.equal(await statusOf(page, 1).textContent(), 'idle');
+  assert.equal(await page.page.title(), '● Your turn — agent-chatter');
+  const maxUsage = await page.by('member-row').nth(1).getByTestId('member-usage').textContent();
+  assert.match(maxUsage, /^1 run · \d+ in \(1000 cached\) · 80 out · \$0\.0031 · 5\.4 s$/);
+  assert.equal(await page.by('member-row').nth(0).getByTestId('member-usage').count(), 0);
+  assert.match(await page.by('usage-total').textContent(), /^usage: 2 runs · .*\$0\.0041.* · cap \$1\.00$/);
+  // The inspector names what the run that ended in a message cost.
+  await page.by('timeline-message').nth(1).click();
+  assert.match(await page.by('delivery-usage').textContent(), /\$0\.0031 · 5\.4 s$/);
+  await page.by('timeline-message').nth(2).click();
+  assert.match(await page.by('delivery-outcome').textContent(), /^incomplete: it reached its maximum number of turns/);
+  await page.by('timeline-message').nth(0).click();
+  assert.equal(await page.by('delivery-usage').count(), 0, 'a human message ended no run');
+  assert.equal(await page.page.title(), 'agent-chatter · prompt inspector', 'the user acted');
+
+  // Carol's CLI crashes while the tab is hidden: her status, the failure row and the
+  // notification give the whole reason; the conversation keeps its short line.
+  await page.page.evaluate(() => { window.__hidden = true; });
+  await page.send('[FROM: kailai] Carol, tighten it. [NEXT: carol]');
+  await waitForText(statusOf(page, 3), /^failed: .*segfault in the model client/);
+  assert.equal(await page.page.title(), '✗ Carol failed — agent-chatter');
+  const failure = page.by('timeline-message').last();
+  assert.match(await failure.getByTestId('failure-reason').textContent(), /segfault in the model client/);
+  assert.doesNotMatch(await failure.locator('.content').textContent(), /segfault/);
+  assert.deepEqual(await page.page.evaluate(() => window.__notes.map(([t]) => t)), ['✗ Carol failed — agent-chatter']);
+  await page.screenshot('runs-failed.png');
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('simulation: statuses and run settings come from the session and the team', async () => {
+  const { context, page } = await served.visit();
+  // The demo leaves Carol due: her status counts, the others are idle.
+  assert.equal(await page.by('member-status').count(), 4);
+  await waitForText(statusOf(page, 3), /^due · 0:\d\d$/);
+  assert.equal(await statusOf(page, 0).textContent(), 'idle');
+  // Run settings are shown read only from the team, and no bridge applies them here.
+  const settings = page.by('member-row').nth(1).getByTestId('run-settings');
+  await settings.locator('summary').click();
+  assert.match(await settings.textContent(), /model.*the CLI's default/);
+  assert.match(await settings.locator('.run-settings-note').textContent(), /in simulation nothing runs/);
+  assert.equal(await page.by('member-row').nth(0).getByTestId('run-settings').count(), 0, 'a human has none');
+  // Simulated replies report no usage: runs are counted all the same.
+  assert.match(await page.by('usage-total').textContent(), /^usage: 2 runs · no usage reported$/);
+  await page.by('timeline-message').nth(1).click();
+  assert.equal(await page.by('delivery-usage').textContent(), 'no usage reported');
+  await page.simulate();
+  assert.match(await page.by('usage-total').textContent(), /^usage: 3 runs/);
+  page.assertNoErrors();
+  await context.close();
+});

@@ -1,0 +1,42 @@
+//! The run that ended in the message the inspector shows (docs/architecture.md §14c): what it
+//! cost (`delivery-usage`), and how it ended when not plainly (`delivery-outcome`: incomplete
+//! and why, or failed with the full reason, where the conversation keeps a short line).
+
+use leptos::prelude::*;
+
+use crate::state::use_state;
+
+#[component]
+pub fn DeliveryRun() -> impl IntoView {
+    let state = use_state();
+    let run = Memo::new(move |_| {
+        let at = state.shown_at.get()?;
+        state.session.with(|s| {
+            let run = s.run_at(at)?;
+            let name = s
+                .team()
+                .and_then(|t| t.member(&run.to))
+                .map_or_else(|| run.to.clone(), |m| m.display_name.clone());
+            let usage = run.usage.unwrap_or_default().summary();
+            let outcome = match (&run.failed, &run.incomplete) {
+                (Some(reason), _) => Some(("failed", format!("failed: {reason}"))),
+                (None, Some(reason)) => Some(("incomplete", format!("incomplete: {reason}"))),
+                (None, None) => None,
+            };
+            Some((at, name, usage, outcome))
+        })
+    });
+    move || {
+        run.get().map(|(at, name, usage, outcome)| {
+            view! {
+                <div class="delivery-run">
+                    <span class="muted">{format!("{name}'s run that ended in #{}: ", at + 1)}</span>
+                    <span data-testid="delivery-usage">{usage}</span>
+                    {outcome.map(|(class, text)| view! {
+                        <p class=format!("delivery-outcome {class}") data-testid="delivery-outcome">{text}</p>
+                    })}
+                </div>
+            }
+        })
+    }
+}

@@ -1,0 +1,267 @@
+//! What each member is doing (docs/architecture.md §14c, *Status*), and what the tab's title
+//! says when the user is needed: computed from the session and what the host saw live (when a
+//! run started, a retry its CLI reported). Pure, so the tests run without a browser.
+
+use agent_chatter::conversation::Status;
+use agent_chatter::message::MemberId;
+use agent_chatter::session::{Fact, Session};
+use agent_chatter::usage::Usage;
+
+/// A retry the running agent's CLI reported (`retrying` event): shown until its run ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Retry {
+    pub to: MemberId,
+    pub attempt: u32,
+    pub max: Option<u32>,
+    pub reason: String,
+}
+
+/// One member's status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MemberStatus {
+    Idle,
+    /// Its delivery is in flight since `since` (ms since the epoch). `runs`: an agent runs it
+    /// (a bridge); otherwise the page waits for the user to answer for it (simulation).
+    Running {
+        since: u64,
+        runs: bool,
+        retry: Option<(u32, Option<u32>, String)>,
+    },
+    /// The last run of this member failed, with the full reason.
+    Failed {
+        reason: String,
+    },
+    /// The conversation waits for this human.
+    Waiting,
+}
+
+impl MemberStatus {
+    /// What the status reads at `now` (ms): its CSS class, its words, and the full text on hover.
+    pub fn words(&self, now: u64) -> (&'static str, String, String) {
+        match self {
+            MemberStatus::Idle => ("idle", "idle".into(), "nothing to do right now".into()),
+            MemberStatus::Running { since, runs, retry } => {
+                let how_long = clock(now.saturating_sub(*since));
+                let doing = if *runs { "running" } else { "due" };
+                match retry {
+                    Some((attempt, max, reason)) => {
+                        let of = max.map(|m| format!("/{m}")).unwrap_or_default();
+                        let text = format!("retrying {attempt}{of} · {how_long}: {reason}");
+                        ("retrying", text.clone(), text)
+                    }
+                    None if *runs => (
+                        "running",
+                        format!("running · {how_long}"),
+                        format!("its agent has been running for {how_long}"),
+                    ),
+                    None => (
+                        "running",
+                        format!("{doing} · {how_long}"),
+                        "due: answer for it below, or let the simulator answer".into(),
+                    ),
+                }
+            }
+            MemberStatus::Failed { reason } => (
+                "failed",
+                format!("failed: {reason}"),
+                format!("its last run failed: {reason}"),
+            ),
+            MemberStatus::Waiting => (
+                "waiting",
+                "waiting for this human".into(),
+                "the conversation waits for this human to write".into(),
+            ),
+        }
+    }
+}
+
+/// `member`'s status in `session`: running (or due) while its delivery is in flight (`since`:
+/// when the host saw it start; the in-flight delivery's own time else), waiting when the
+/// conversation waits for it, failed when its last run failed, idle otherwise.
+pub fn member_status(
+    session: &Session,
+    member: &str,
+    since: Option<u64>,
+    runs: bool,
+    retry: Option<&Retry>,
+) -> MemberStatus {
+    let conversation = session.conversation();
+    if let Some(flight) = conversation.in_flight().filter(|f| f.to == member) {
+        return MemberStatus::Running {
+            since: since.unwrap_or(flight.since.0),
+            runs,
+            retry: retry
+                .filter(|r| r.to == member)
+                .map(|r| (r.attempt, r.max, r.reason.clone())),
+        };
+    }
+    if conversation.waiting_for() == Some(member) {
+        return MemberStatus::Waiting;
+    }
+    match session.runs().iter().rev().find(|r| r.to == member) {
+        Some(run) => match &run.failed {
+            Some(reason) => MemberStatus::Failed {
+                reason: reason.clone(),
+            },
+            None => MemberStatus::Idle,
+        },
+        None => MemberStatus::Idle,
+    }
+}
+
+/// `m:ss`, or `h:mm:ss` past an hour.
+pub fn clock(ms: u64) -> String {
+    let s = ms / 1000;
+    if s >= 3600 {
+        format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+    } else {
+        format!("{}:{:02}", s / 60, s % 60)
+    }
+}
+
+/// A duration as a person says it: `45 s`, `2 min`, `1 h 30 min`.
+pub fn duration_words(ms: u64) -> String {
+    let s = ms / 1000;
+    match s {
+        0..60 if ms % 1000 != 0 => format!("{:.1} s", ms as f64 / 1000.0),
+        0..60 => format!("{s} s"),
+        60..3600 if s % 60 == 0 => format!("{} min", s / 60),
+        60..3600 => format!("{} min {} s", s / 60, s % 60),
+        _ if s % 3600 == 0 => format!("{} h", s / 3600),
+        _ => format!("{} h {} min", s / 3600, s / 60 % 60),
+    }
+}
+
+/// The runs of `member` (every member's for `None`) and what they cost, in words:
+/// `2 runs · 1200 in (1000 cached) · 80 out · $0.0031 · 5.4 s`; `None` before any run.
+pub fn usage_words(usage: &Usage, runs: usize) -> Option<String> {
+    (runs > 0).then(|| {
+        let runs = if runs == 1 {
+            "1 run".to_string()
+        } else {
+            format!("{runs} runs")
+        };
+        format!("{runs} · {}", usage.summary())
+    })
+}
+
+/// What the user is needed for, once the latest fact is an agent's outcome: that agent failed
+/// (`✗ Max failed`), or it is a human's turn (`● Your turn`). With the count of facts it is
+/// about, so it is news only until the user acts.
+pub fn attention(session: &Session) -> Option<(usize, String)> {
+    let facts = session.facts();
+    let name = |id: &str| {
+        session
+            .team()
+            .and_then(|t| t.member(id))
+            .map_or_else(|| id.to_string(), |m| m.display_name.clone())
+    };
+    let text = match facts.last()? {
+        Fact::Failed { to, .. } => format!("✗ {} failed", name(to)),
+        Fact::Replied { .. } => {
+            let conversation = session.conversation();
+            let waits = conversation.in_flight().is_none()
+                && (conversation.waiting_for().is_some()
+                    || conversation.status() == Status::Completed);
+            if !waits {
+                return None;
+            }
+            "● Your turn".to_string()
+        }
+        _ => return None,
+    };
+    Some((facts.len(), text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_chatter::conversation::Action;
+    use agent_chatter::message::Millis;
+
+    fn demo() -> Session {
+        let mut s = Session::new();
+        s.apply(&Fact::set_team(agent_chatter::demo::team()))
+            .unwrap();
+        s.apply(&Fact::human("[FROM: kailai] hi [NEXT: max]", Millis(1000)))
+            .unwrap();
+        while s.poll_action().is_some() {}
+        s
+    }
+
+    #[test]
+    fn a_member_runs_then_fails_and_the_title_says_so() {
+        let mut s = demo();
+        assert_eq!(
+            member_status(&s, "max", Some(5000), true, None),
+            MemberStatus::Running {
+                since: 5000,
+                runs: true,
+                retry: None
+            }
+        );
+        let retry = Retry {
+            to: "max".into(),
+            attempt: 2,
+            max: Some(10),
+            reason: "HTTP 500".into(),
+        };
+        let status = member_status(&s, "max", None, true, Some(&retry));
+        assert_eq!(
+            status.words(61_000).1,
+            "retrying 2/10 · 1:00: HTTP 500",
+            "the in-flight delivery's time when the host saw no start"
+        );
+        assert_eq!(
+            member_status(&s, "sarah", None, true, None),
+            MemberStatus::Idle
+        );
+        assert_eq!(attention(&s), None);
+        s.apply(&Fact::failed(
+            "max",
+            "claude exited with 1: boom",
+            Millis(9000),
+        ))
+        .unwrap();
+        while s.poll_action().is_some() {}
+        assert_eq!(
+            member_status(&s, "max", None, true, Some(&retry)),
+            MemberStatus::Failed {
+                reason: "claude exited with 1: boom".into()
+            }
+        );
+        assert_eq!(attention(&s), Some((3, "✗ Max failed".into())));
+    }
+
+    #[test]
+    fn a_reply_that_hands_the_turn_to_a_human_is_news() {
+        let mut s = demo();
+        s.apply(&Fact::replied("max", "done [NEXT: kailai]", Millis(2000)))
+            .unwrap();
+        let actions: Vec<Action> = std::iter::from_fn(|| s.poll_action()).collect();
+        assert!(!actions.is_empty());
+        assert_eq!(
+            member_status(&s, "kailai", None, true, None),
+            MemberStatus::Waiting
+        );
+        assert_eq!(
+            member_status(&s, "max", None, true, None),
+            MemberStatus::Idle
+        );
+        assert_eq!(attention(&s), Some((3, "● Your turn".into())));
+    }
+
+    #[test]
+    fn durations_and_usage_read_as_words() {
+        assert_eq!(clock(3_723_000), "1:02:03");
+        assert_eq!(clock(59_999), "0:59");
+        assert_eq!(duration_words(1_800_000), "30 min");
+        assert_eq!(duration_words(90_000), "1 min 30 s");
+        assert_eq!(duration_words(1500), "1.5 s");
+        assert_eq!(usage_words(&Usage::default(), 0), None);
+        assert_eq!(
+            usage_words(&Usage::default(), 1).as_deref(),
+            Some("1 run · no usage reported")
+        );
+    }
+}
