@@ -12,6 +12,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use crate::session::Fact;
+use crate::team::RunSettings;
 
 /// The protocol version spoken here; every frame carries it as `v`.
 pub(crate) const VERSION: u64 = 1;
@@ -82,6 +83,16 @@ pub enum Event {
         to: String,
         delta: String,
     },
+    /// The running agent's CLI is retrying (docs/architecture.md §14c: Claude
+    /// `system/api_retry`, Codex `Reconnecting… n/m`): attempt `attempt` of at most `max`,
+    /// and why. Shown live, not stored.
+    Retrying {
+        to: String,
+        attempt: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max: Option<u32>,
+        reason: String,
+    },
     Sessions {
         list: Vec<SessionInfo>,
     },
@@ -131,6 +142,17 @@ pub struct AgentReport {
     /// Why it cannot run here and what to do, when neither runs nor is simulated: every
     /// delivery to it fails with this reason.
     pub problem: Option<String>,
+    /// Its run settings as the bridge applies them (docs/architecture.md §14c), read only:
+    /// they come from files on the bridge's machine, never from the page. Environment values
+    /// are not sent, only their names (`env` maps each name to `""`).
+    #[serde(default)]
+    pub settings: RunSettings,
+    /// The working directory it runs in; the bridge's own when absent.
+    #[serde(default)]
+    pub dir: Option<String>,
+    /// Where its settings come from (`team file /home/me/team.json`).
+    #[serde(default)]
+    pub source: Option<String>,
 }
 
 /// A frame that does not read, in the terms of someone writing a page for the bridge.
@@ -263,11 +285,12 @@ pub fn decode_command(text: &str) -> Result<Command, FrameError> {
 /// Reads one event frame from the bridge.
 pub fn decode_event(text: &str) -> Result<Event, FrameError> {
     let (obj, kind) = envelope(text)?;
-    const KNOWN: [&str; 7] = [
+    const KNOWN: [&str; 8] = [
         "session",
         "fact",
         "delivering",
         "output",
+        "retrying",
         "sessions",
         "agents",
         "error",
@@ -398,7 +421,20 @@ mod tests {
                     simulated: false,
                     command: Some("claude -p".into()),
                     problem: Some("max: claude is not installed (not on PATH)".into()),
+                    settings: crate::team::RunSettings {
+                        model: Some("m1".into()),
+                        permission_mode: Some(crate::team::PermissionMode::ReadOnly),
+                        ..Default::default()
+                    },
+                    dir: Some("/srv/work".into()),
+                    source: Some("team file /srv/team.json".into()),
                 }],
+            },
+            Event::Retrying {
+                to: "max".into(),
+                attempt: 2,
+                max: Some(10),
+                reason: "HTTP 500: server_error".into(),
             },
             Event::Error {
                 message: "x".into(),

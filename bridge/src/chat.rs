@@ -62,6 +62,7 @@ Available commands:
   /team deploy <config.json> - Load team and enter conversation mode
     (Type messages directly after loading team)
   /team list - List loaded team members
+  /cost - What the agents' runs cost so far, per member
   /cancel - Stop the agent that is running
   /exit - Exit conversation mode
   /help - Show this help
@@ -81,6 +82,7 @@ pub(crate) enum Line {
     /// `/team deploy <file>`; an empty file name asks for the usage.
     Deploy(String),
     List,
+    Cost,
     Cancel,
     Exit,
     Help,
@@ -106,6 +108,7 @@ pub(crate) fn parse_line(line: &str) -> Line {
         "help" => Line::Help,
         "exit" | "quit" => Line::Exit,
         "cancel" => Line::Cancel,
+        "cost" => Line::Cost,
         "start" => Line::Start(rest.to_string()),
         "team" => match rest.split_once(char::is_whitespace).unwrap_or((rest, "")) {
             ("list", _) => Line::List,
@@ -205,6 +208,11 @@ pub async fn run(hub: Hub) -> Result<Ending, String> {
                     None => error("No agent is running"),
                 }
             }
+            Line::Cost => match hub.query(|s, _| cost_report(s)).await {
+                Ok(Some(report)) => say!("{report}"),
+                Ok(None) => error("No team loaded. Use /team deploy <config> first"),
+                Err(e) => error(&e.to_string()),
+            },
             Line::List => match hub.query(|s, _| s.team().cloned()).await.ok().flatten() {
                 Some(team) => {
                     say!("Team \"{}\":", team.name);
@@ -219,7 +227,13 @@ pub async fn run(hub: Hub) -> Result<Ending, String> {
             Line::Deploy(file) => match crate::files::read_team(Path::new(&file)) {
                 Ok(team) => {
                     let name = team.name.clone();
-                    match hub.apply(Fact::set_team(team)).await {
+                    let source = format!(
+                        "team file {}",
+                        std::fs::canonicalize(&file)
+                            .unwrap_or_else(|_| file.clone().into())
+                            .display()
+                    );
+                    match hub.deploy(team, source).await {
                         Ok(()) => {
                             say!("✓ Team \"{name}\" loaded");
                             say!("Type your first message to begin conversation...");
@@ -311,7 +325,7 @@ async fn subscribe(hub: &Hub) -> Result<Subscription, hub::HubError> {
     // the conversation said when its team was set (an agent type it does not know) is news.
     while let Some(action) = mirror.poll_action() {
         if let Action::Notice(notice) = action {
-            tell!("Warning: {notice}");
+            tell!("Warning: {}", mirror.describe(&notice));
         }
     }
     Ok((events, mirror))
@@ -369,7 +383,10 @@ async fn print_events(
                         .unwrap_or_else(|_| ProgressStyle::default_spinner()),
                 );
                 bar.enable_steady_tick(Duration::from_millis(100));
-                bar.set_message(format!("{name} is working… ({bytes} bytes of prompt)"));
+                // The figure the page's inspector shows: prompt and system part together.
+                bar.set_message(format!(
+                    "{name} is working… ({bytes} bytes sent: prompt and system part)"
+                ));
                 spinner = Some(bar);
             }
             Event::Output { delta, .. } => {
@@ -401,6 +418,22 @@ async fn print_events(
                 match hub_session(&hub).await {
                     Some(session) => mirror = session,
                     None => break,
+                }
+            }
+            Event::Retrying {
+                to,
+                attempt,
+                max,
+                reason,
+            } => {
+                let of = max.map_or(String::new(), |m| format!("/{m}"));
+                let line = format!(
+                    "{} is retrying ({attempt}{of}): {reason}",
+                    name_of(to, &mirror)
+                );
+                match &spinner {
+                    Some(bar) => bar.set_message(terminal_safe(&line).into_owned()),
+                    None => tell!("{line}"),
                 }
             }
             Event::Error { message } => error(message),
@@ -472,7 +505,20 @@ fn print_fact(
                 );
             }
         }
-        Fact::Replied { to, text, .. } => say!("→ {} (AI): {text}", name_of(to, session)),
+        Fact::Replied {
+            to,
+            text,
+            incomplete,
+            ..
+        } => {
+            say!("→ {} (AI): {text}", name_of(to, session));
+            if let Some(reason) = incomplete {
+                tell!(
+                    "Warning: {}'s reply may be incomplete: {reason}",
+                    name_of(to, session)
+                );
+            }
+        }
         Fact::Failed { to, reason, .. } => {
             error(&format!("{} failed: {reason}", name_of(to, session)));
         }
@@ -491,12 +537,49 @@ fn print_fact(
 /// What the conversation says back after a fact; deliveries show as the spinner instead.
 fn print_action(action: &Action, session: &Session, name_of: impl Fn(&str, &Session) -> String) {
     match action {
-        Action::Notice(notice) => tell!("Warning: {notice}"),
+        Action::Notice(notice) => tell!("Warning: {}", session.describe(notice)),
         Action::AwaitHuman { member } => say!("Waiting for {}", name_of(member, session)),
         Action::Finished => {
             say!("✓ Conversation completed ([DONE]); a new message starts it again");
         }
         Action::Deliver(_) => {}
+    }
+}
+
+/// `/cost`: what each member's runs cost in this conversation, and the total
+/// (docs/architecture.md §14c); `None` before a team is set.
+fn cost_report(session: &Session) -> Option<String> {
+    let team = session.team()?;
+    let mut lines = vec!["Usage in this conversation:".to_string()];
+    for member in team.members.iter().filter(|m| m.is_ai()) {
+        let (usage, runs) = session.usage(Some(&member.id));
+        lines.push(format!(
+            "  {}: {}",
+            member.display_name,
+            if runs == 0 {
+                "no runs yet".to_string()
+            } else {
+                format!("{runs} run{}, {}", plural(runs), usage.summary())
+            }
+        ));
+    }
+    let (total, runs) = session.usage(None);
+    lines.push(format!(
+        "  total: {runs} run{}, {}",
+        plural(runs),
+        total.summary()
+    ));
+    if let Some(max) = team.settings.max_cost_usd {
+        lines.push(format!("  cap (maxCostUsd): {}", max.display()));
+    }
+    Some(lines.join("\n"))
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
     }
 }
 
@@ -512,6 +595,7 @@ mod tests {
             ("/help", Line::Help),
             ("/exit", Line::Exit),
             ("/cancel", Line::Cancel),
+            ("/cost", Line::Cost),
             ("/team list", Line::List),
             (
                 "/team deploy my team.json",

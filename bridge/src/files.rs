@@ -133,6 +133,9 @@ pub fn read_team(path: &Path) -> Result<Team, String> {
     let text = read_text(path, "team config")?;
     let mut team =
         agent_chatter::config::load_team(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    // Each member's working directory, checked and made absolute (docs/architecture.md §14c).
+    crate::agents::settings::resolve_base_dirs(&mut team, &parent_dir(path))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     let warnings = read_instruction_files(&mut team, &parent_dir(path))
         .map_err(|e| format!("{}: {e}", path.display()))?;
     warn(path, &warnings);

@@ -21,8 +21,11 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 use crate::agents::decode::above_the_limit;
 use crate::agents::run::{self, Job, Outcome, CANCELLED};
+use crate::agents::settings;
 use crate::agents::{AgentType, AgentsFile, Answerer, MemberAgent};
 use crate::store::{Store, StoreError};
+use agent_chatter::session::Failure;
+use agent_chatter::usage::Usage;
 
 /// Default agent timeout when the team sets none (`maxAgentResponseTime`): 30 minutes.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
@@ -57,6 +60,9 @@ pub enum HubError {
     DoesNotReplay { id: i64, error: SessionFileError },
     #[error("cancel: {0} is not running")]
     NotRunning(String),
+    /// A member's run settings cannot be used on this machine: nothing changed.
+    #[error("{0}")]
+    Settings(String),
     #[error("cannot start the session's thread: {0}")]
     Thread(std::io::Error),
     /// The actor is gone (the bridge is stopping).
@@ -118,6 +124,12 @@ enum Msg {
         to: String,
         reply: Reply<()>,
     },
+    /// A team from a file on this machine (its run settings are taken as they are).
+    Deploy {
+        team: Box<Team>,
+        source: String,
+        reply: Reply<()>,
+    },
     Open {
         id: Option<i64>,
         reply: Reply<()>,
@@ -145,6 +157,7 @@ impl Hub {
         team: Team,
         agents: AgentsFile,
         simulate_all: bool,
+        team_source: String,
     ) -> Result<Hub, HubError> {
         // The channel keeps its last events in memory: a small ring keeps the bridge's memory
         // flat; a page that falls further behind gets the whole log again (server.rs).
@@ -168,6 +181,7 @@ impl Hub {
             inbox: inbox.downgrade(),
             runtime: tokio::runtime::Handle::current(),
             created,
+            team_source,
         };
         std::thread::Builder::new()
             .name("agent-chatter-hub".into())
@@ -186,6 +200,19 @@ impl Hub {
     /// what it causes is performed. A refused fact changes nothing and its reason comes back.
     pub(crate) async fn apply(&self, fact: Fact) -> Result<(), HubError> {
         self.ask(|reply| Msg::Apply { fact, reply }).await
+    }
+
+    /// Sets `team`, read from a file on this machine (`/team deploy`): its run settings are
+    /// checked against the installed CLIs first, and are the ones the bridge applies from now
+    /// on; `source` says which file, for the page.
+    pub(crate) async fn deploy(&self, team: Team, source: String) -> Result<(), HubError> {
+        let team = Box::new(team);
+        self.ask(|reply| Msg::Deploy {
+            team,
+            source,
+            reply,
+        })
+        .await
     }
 
     /// Stops the running delivery to `to` (a real agent or the simulator); it becomes a
@@ -302,6 +329,9 @@ struct Actor {
     runtime: tokio::runtime::Handle,
     /// The open session was created by this start (not resumed).
     created: bool,
+    /// Where the run settings of the team in force come from, for the page
+    /// (`team file /home/me/team.json`).
+    team_source: String,
 }
 
 /// The delivery being run: which run, for whom, and its cancel switch (sending on it, or
@@ -319,6 +349,8 @@ struct Finished {
     run: u64,
     to: String,
     outcome: Outcome,
+    /// What the run cost, as its CLI reported it (and how long it took here).
+    usage: Usage,
     /// What is kept of the agent's stdout.
     output: run::Output,
 }
@@ -332,8 +364,33 @@ impl Actor {
 
     fn handle(&mut self, msg: Msg) {
         match msg {
-            Msg::Apply { fact, reply } => {
+            Msg::Apply { mut fact, reply } => {
+                // A team sent from the page (or a scenario it opens) runs with the machine's
+                // run settings, never its own (docs/architecture.md §14c).
+                let in_force = self.session.team();
+                match &mut fact {
+                    Fact::SetTeam { team, .. } => settings::impose(team, in_force),
+                    Fact::LoadScenario { scenario } => {
+                        settings::impose(&mut scenario.team, in_force)
+                    }
+                    _ => {}
+                }
                 let _ = reply.send(self.apply(None, fact));
+            }
+            Msg::Deploy {
+                team,
+                source,
+                reply,
+            } => {
+                let checked = crate::agents::check_team(&team, &self.agents, self.simulate_all)
+                    .map_err(HubError::Settings);
+                let applied = checked.and_then(|()| {
+                    let before = std::mem::replace(&mut self.team_source, source);
+                    self.apply(None, Fact::set_team(*team)).inspect_err(|_| {
+                        self.team_source = before;
+                    })
+                });
+                let _ = reply.send(applied);
             }
             Msg::Cancel { to, reply } => {
                 let _ = reply.send(self.cancel(to));
@@ -395,21 +452,43 @@ impl Actor {
         };
         crate::agents::members(team, &self.agents, self.simulate_all)
             .into_iter()
-            .map(|m| AgentReport {
-                runs: matches!(m.answerer, Answerer::Cli(_)),
-                simulated: m.answerer == Answerer::Simulator,
-                // Under --simulate no command is used: none is reported.
-                command: m.command.filter(|_| !self.simulate_all).map(|c| {
-                    std::iter::once(c.command)
-                        .chain(c.args)
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                }),
-                problem: match m.answerer {
-                    Answerer::Nobody(why) => Some(why),
-                    _ => None,
-                },
-                member: m.member,
+            .map(|m| {
+                let member = team.member(&m.member);
+                let kind = m
+                    .command
+                    .as_ref()
+                    .and_then(|c| c.output)
+                    .unwrap_or(AgentType::of(&m.agent_type));
+                // The command as it runs, the member's settings in (docs/architecture.md §14c).
+                let command = match (&m.command, member) {
+                    (Some(c), Some(member)) => settings::command_for_member(c, kind, member)
+                        .ok()
+                        .or(m.command.clone()),
+                    _ => m.command.clone(),
+                };
+                let mut run = member.map(|m| m.run.clone()).unwrap_or_default();
+                // Names only: a value may be a secret, and the page needs none.
+                run.env.values_mut().for_each(String::clear);
+                AgentReport {
+                    runs: matches!(m.answerer, Answerer::Cli(_)),
+                    simulated: m.answerer == Answerer::Simulator,
+                    // Under --simulate no command is used: none is reported.
+                    command: command.filter(|_| !self.simulate_all).map(|c| {
+                        std::iter::once(c.command)
+                            .chain(c.args)
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    }),
+                    problem: match m.answerer {
+                        Answerer::Nobody(why) => Some(why),
+                        _ => None,
+                    },
+                    dir: member.and_then(|m| m.base_dir.clone()),
+                    source: (!run.is_empty() || member.is_some_and(|m| m.base_dir.is_some()))
+                        .then(|| self.team_source.clone()),
+                    settings: run,
+                    member: m.member,
+                }
             })
             .collect()
     }
@@ -515,6 +594,11 @@ impl Actor {
         let member = self.session.team().and_then(|team| {
             crate::agents::member(team, &delivery.to, &self.agents, self.simulate_all)
         });
+        let settings_of = self
+            .session
+            .team()
+            .and_then(|t| t.member(&delivery.to))
+            .cloned();
         let (agent_type, command, unsendable) = match member {
             Some(MemberAgent {
                 agent_type,
@@ -522,8 +606,21 @@ impl Actor {
                 answerer: Answerer::Cli(_),
                 ..
             }) => {
-                let unsendable = run::unsendable(&command, delivery.prompt.system_flag.as_deref());
-                (agent_type, Some(command), unsendable)
+                // The member's run settings (docs/architecture.md §14c), from the team in
+                // force (which has only ever had the machine's files' settings).
+                let kind = command.output.unwrap_or(AgentType::of(&agent_type));
+                let command = match &settings_of {
+                    Some(m) => settings::command_for_member(&command, kind, m),
+                    None => Ok(command),
+                };
+                match command {
+                    Ok(command) => {
+                        let unsendable =
+                            run::unsendable(&command, delivery.prompt.system_flag.as_deref());
+                        (agent_type, Some(command), unsendable)
+                    }
+                    Err(why) => (agent_type, None, Some(why)),
+                }
             }
             Some(MemberAgent {
                 answerer: Answerer::Nobody(why),
@@ -552,10 +649,14 @@ impl Actor {
                 bytes: prompt.explain.total_bytes,
             });
         }
-        let timeout = self
-            .session
-            .settings()
-            .and_then(|s| s.max_agent_response_ms)
+        let timeout = settings_of
+            .as_ref()
+            .and_then(|m| m.run.timeout_ms)
+            .or_else(|| {
+                self.session
+                    .settings()
+                    .and_then(|s| s.max_agent_response_ms)
+            })
             .map_or(DEFAULT_TIMEOUT, Duration::from_millis);
         let to = delivery.to.clone();
         let run = self.next_run;
@@ -570,7 +671,12 @@ impl Actor {
         // The inbox outlives every run while a handle exists; once none does, the outcome has
         // no one to go to.
         let inbox = self.inbox.clone();
-        let finished = move |outcome, output| {
+        let started = std::time::Instant::now();
+        let finished = move |outcome, mut usage: Usage, output| {
+            // The CLI's own figure when it gives one, else the bridge's clock.
+            usage.duration_ms = usage
+                .duration_ms
+                .or(Some(started.elapsed().as_millis() as u64));
             if let Some(inbox) = inbox.upgrade() {
                 let _ = inbox.send(Msg::Finished(Finished {
                     opening,
@@ -578,12 +684,17 @@ impl Actor {
                     run,
                     to,
                     outcome,
+                    usage,
                     output,
                 }));
             }
         };
         if let Some(reason) = unsendable {
-            finished(Outcome::Failed(reason), run::Output::default());
+            finished(
+                Outcome::Failed(Failure::CannotRun, reason),
+                Usage::default(),
+                run::Output::default(),
+            );
             return;
         }
         match command {
@@ -594,9 +705,10 @@ impl Actor {
                 self.runtime.spawn(async move {
                     let outcome = tokio::select! {
                         () = tokio::time::sleep(SIMULATED_DELAY) => Outcome::Replied(text),
-                        _ = cancel_rx => Outcome::Failed(CANCELLED.to_string()),
+                        _ = cancel_rx => Outcome::Failed(Failure::Cancelled, CANCELLED.to_string()),
                     };
-                    finished(outcome, run::Output::default());
+                    // A simulated run costs nothing and is not timed: no usage is recorded.
+                    finished(outcome, Usage::default(), run::Output::default());
                 });
             }
             Some(command) => {
@@ -604,6 +716,12 @@ impl Actor {
                 let prompt = delivery.prompt;
                 self.runtime.spawn(async move {
                     let (tx, rx) = mpsc::unbounded_channel::<String>();
+                    let (retries_tx, retries_rx) = mpsc::unbounded_channel();
+                    let retried = tokio::spawn(relay_retries(
+                        delivery.to.clone(),
+                        retries_rx,
+                        events.clone(),
+                    ));
                     let relay = tokio::spawn(relay_output(delivery.to, rx, events));
                     let job = Job {
                         command: &command,
@@ -611,10 +729,12 @@ impl Actor {
                         prompt: &prompt.prompt,
                         system_flag: prompt.system_flag.as_deref(),
                         timeout,
+                        retries: Some(retries_tx),
                     };
-                    let (outcome, output) = run::run(job, tx, cancel_rx).await;
+                    let ran = run::run(job, tx, cancel_rx).await;
                     let _ = relay.await;
-                    finished(outcome, output);
+                    let _ = retried.await;
+                    finished(ran.outcome, ran.usage, ran.output);
                 });
             }
         }
@@ -633,6 +753,7 @@ impl Actor {
             run,
             to,
             outcome,
+            usage,
             output,
         } = finished;
         let at = now();
@@ -647,7 +768,9 @@ impl Actor {
             return;
         }
         let fact = match outcome {
-            Outcome::Replied(text) if text.len() > MAX_MESSAGE_BYTES => {
+            Outcome::Replied(text) | Outcome::Incomplete { text, .. }
+                if text.len() > MAX_MESSAGE_BYTES =>
+            {
                 let kept = self
                     .store
                     .keep_output(session, &to, at.0 as i64, &output.bytes());
@@ -659,35 +782,51 @@ impl Actor {
                     Ok(()) => output.where_kept(),
                     Err(_) => "its output could not be kept".to_string(),
                 };
-                Fact::failed(
-                    to.as_str(),
+                failed(
+                    &to,
+                    Failure::TooLarge,
                     format!("{}; {where_}", above_the_limit(text.len() as u64)),
                     at,
                 )
             }
             // An empty reply is no message: stored, it would hand the turn on with nothing
             // said and no routing (docs/architecture.md §14c).
-            Outcome::Replied(text) if text.trim().is_empty() => Fact::failed(
-                to.as_str(),
-                "empty reply: the agent ended without saying anything",
-                at,
-            ),
+            Outcome::Replied(text) | Outcome::Incomplete { text, .. } if text.trim().is_empty() => {
+                failed(
+                    &to,
+                    Failure::EmptyReply,
+                    "empty reply: the agent ended without saying anything".to_string(),
+                    at,
+                )
+            }
             Outcome::Replied(text) => Fact::replied(to.as_str(), text, at),
+            Outcome::Incomplete { text, reason } => Fact::Replied {
+                to: to.clone(),
+                text,
+                at,
+                incomplete: Some(reason),
+                usage: None,
+            },
             // What a failed agent wrote (streamed text with no final one, a half event) is
             // kept too, so nothing it said is lost; a run the user cancelled is not.
-            Outcome::Failed(reason) if !output.is_empty() && reason != CANCELLED => {
+            Outcome::Failed(failure, reason)
+                if !output.is_empty() && failure != Failure::Cancelled =>
+            {
                 let reason =
                     match self
                         .store
                         .keep_output(session, &to, at.0 as i64, &output.bytes())
                     {
-                        Ok(()) => format!("{reason}; {}", output.where_kept()),
+                        Ok(()) => {
+                            format!("{}; {}", reason.trim_end_matches('.'), output.where_kept())
+                        }
                         Err(_) => reason,
                     };
-                Fact::failed(to.as_str(), reason, at)
+                failed(&to, failure, reason, at)
             }
-            Outcome::Failed(reason) => Fact::failed(to.as_str(), reason, at),
+            Outcome::Failed(failure, reason) => failed(&to, failure, reason, at),
         };
+        let fact = fact.with_usage(usage);
         if let Err(e) = self.apply(Some(opening), fact) {
             self.publish(Event::Error {
                 message: format!("the outcome of {to}'s run was not recorded: {e}"),
@@ -732,6 +871,33 @@ async fn relay_output(
             publish(rest[..end].to_string());
             rest = &rest[end..];
         }
+    }
+}
+
+/// A failed fact with its kind, so the other agents read one short line in words.
+fn failed(to: &str, failure: Failure, reason: String, at: Millis) -> Fact {
+    Fact::Failed {
+        to: to.to_string(),
+        reason,
+        at,
+        failure: Some(failure),
+        usage: None,
+    }
+}
+
+/// Relays the retries a run's CLI reports, as they come (docs/architecture.md §14c).
+async fn relay_retries(
+    to: String,
+    mut retries: mpsc::UnboundedReceiver<crate::agents::decode::Retry>,
+    events: broadcast::Sender<Arc<Published>>,
+) {
+    while let Some(retry) = retries.recv().await {
+        let _ = events.send(Published::new(Event::Retrying {
+            to: to.clone(),
+            attempt: retry.attempt,
+            max: retry.max,
+            reason: retry.reason,
+        }));
     }
 }
 

@@ -155,11 +155,15 @@ fn run(cli: Cli) -> Result<Ending, String> {
                 (team, _) => team,
             };
             // Resuming, the team comes from the session (the demo team only fills the slot).
+            let source = team_source(team.as_deref(), resume);
             let team = read_team(team)?;
             let agents = read_agents(agents)?;
+            if resume.is_none() {
+                agents::check_team(&team, &agents, simulate)?;
+            }
             let store = store::Store::open(&db).map_err(|e| e.to_string())?;
             until_stopped(async move {
-                let hub = hub::Hub::start(store, resume, team, agents, simulate)
+                let hub = hub::Hub::start(store, resume, team, agents, simulate, source)
                     .map_err(|e| e.to_string())?;
                 say_who_cannot_run(&hub, simulate).await;
                 agent_chatter_bridge::chat::run(hub).await
@@ -174,7 +178,27 @@ fn run(cli: Cli) -> Result<Ending, String> {
             }
             let store = store::Store::open(&db).map_err(|e| e.to_string())?;
             for s in store.list().map_err(|e| e.to_string())? {
-                println!("{}  {}  {} facts", s.id, s.title, s.facts);
+                // What its agent runs cost (docs/architecture.md §14c), from its outcome facts.
+                let mut usage = agent_chatter::usage::Usage::default();
+                let mut runs = 0;
+                for fact in store.facts(s.id).unwrap_or_default() {
+                    if let agent_chatter::session::Fact::Replied { usage: u, .. }
+                    | agent_chatter::session::Fact::Failed { usage: u, .. } = fact
+                    {
+                        runs += 1;
+                        usage.add(&u.unwrap_or_default());
+                    }
+                }
+                let cost = if runs == 0 {
+                    String::new()
+                } else {
+                    format!(
+                        "  {runs} run{}: {}",
+                        if runs == 1 { "" } else { "s" },
+                        usage.summary()
+                    )
+                };
+                println!("{}  {}  {} facts{cost}", s.id, s.title, s.facts);
             }
             Ok(Ending::Done)
         }
@@ -227,8 +251,12 @@ fn run(cli: Cli) -> Result<Ending, String> {
             agents,
             simulate,
         } => {
+            let source = team_source(team.as_deref(), session);
             let team = read_team(team)?;
             let agents = read_agents(agents)?;
+            if session.is_none() {
+                agents::check_team(&team, &agents, simulate)?;
+            }
             if !dist.join("index.html").is_file() {
                 return Err(format!(
                     "{}: no built page here (index.html missing): run `cargo xtask run`, or `trunk build --release`",
@@ -240,7 +268,7 @@ fn run(cli: Cli) -> Result<Ending, String> {
             until_stopped(async move {
                 // The port first: when it is taken, no session is created for nothing.
                 let bound = server::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await?;
-                let hub = hub::Hub::start(store, session, team, agents, simulate)
+                let hub = hub::Hub::start(store, session, team, agents, simulate, source)
                     .map_err(|e| e.to_string())?;
                 say_who_cannot_run(&hub, simulate).await;
                 hub.resume();
@@ -312,6 +340,20 @@ async fn stop_signal() -> &'static str {
         () = listen(SignalKind::interrupt()) => "Ctrl-C (SIGINT)",
         () = listen(SignalKind::terminate()) => "SIGTERM",
         () = listen(SignalKind::hangup()) => "SIGHUP",
+    }
+}
+
+/// Where the team's run settings come from, as the page shows it.
+fn team_source(path: Option<&std::path::Path>, resumed: Option<i64>) -> String {
+    match (resumed, path) {
+        (Some(id), _) => format!("session {id}'s team, as it was deployed"),
+        (None, Some(path)) => format!(
+            "team file {}",
+            std::fs::canonicalize(path)
+                .unwrap_or_else(|_| path.to_path_buf())
+                .display()
+        ),
+        (None, None) => "the embedded demo team".to_string(),
     }
 }
 

@@ -273,7 +273,7 @@ impl Store {
     }
 
     /// Every fact of `session`, in order.
-    pub(crate) fn facts(&self, session: i64) -> Result<Vec<Fact>, StoreError> {
+    pub fn facts(&self, session: i64) -> Result<Vec<Fact>, StoreError> {
         let exists: Option<i64> = self
             .conn
             .query_row("SELECT id FROM sessions WHERE id = ?1", [session], |r| {

@@ -183,9 +183,10 @@ fn the_chat_says_what_the_conversation_says_back() {
         "[NEXT: nobody] hello\n[TEAM_TASK: ship it] over to you [NEXT: sarah]\n/team deploy\n";
     let (out, err, ok) = chat(input, "claude-stream.sh", None, None);
     assert!(ok, "{err}");
-    // A name that matched nobody is reported, not swallowed.
+    // A name that matched nobody is reported, not swallowed; the message is named as the page
+    // numbers it, never by its internal id.
     assert!(
-        err.contains("Warning: [NEXT] in msg-1: no member matches nobody; not routed"),
+        err.contains("Warning: [NEXT] in #1 from kailai: no member matches nobody; not routed"),
         "{err}"
     );
     // Whose turn it is, in order: after the first message, before the second one's effects.
@@ -562,4 +563,123 @@ fn cancel_stops_the_running_agent_and_the_chat_goes_on() {
     );
     assert!(stderr.contains("No agent is running"), "{stderr}");
     assert!(stdout.contains("Team \"relay\":"), "{stdout}");
+}
+
+/// A directory whose team gives max run settings (docs/architecture.md §14c), with
+/// `claude-settings.sh` answering max.
+fn settings_dir(max: serde_json::Value, settings: serde_json::Value) -> tempfile::TempDir {
+    let mut team = team(None);
+    for (key, value) in max.as_object().unwrap() {
+        team["members"][1][key] = value.clone();
+    }
+    team["settings"] = settings;
+    let dir = Bridge::new_dir(&team, "claude-settings.sh");
+    std::fs::create_dir(dir.path().join("work")).unwrap();
+    dir
+}
+
+#[test]
+fn a_members_run_settings_reach_its_cli_and_its_usage_is_told() {
+    let dir = settings_dir(
+        serde_json::json!({"model": "m1", "permissionMode": "readOnly", "baseDir": "work",
+            "env": {"AGENT_CHATTER_TEST_VAR": "set-by-team"}, "additionalArgs": ["-p"]}),
+        serde_json::json!({}),
+    );
+    let (out, err, ok) = chat("[NEXT: max] go\n", "", None, Some(&dir));
+    assert!(ok, "{err}");
+    let work = std::fs::canonicalize(dir.path().join("work")).unwrap();
+    // The member's flags after the CLI's own, its env, its working directory.
+    assert!(
+        out.contains(&format!("var=set-by-team dir={}", work.display())),
+        "{out}"
+    );
+    assert!(
+        out.contains("--model,m1,--permission-mode,plan,-p,"),
+        "{out}"
+    );
+    // `/cost` (in the same session, resumed): per member and in all, in the words of the
+    // usage summary.
+    let (out, err, ok) = chat("/cost\n", "", Some("1"), Some(&dir));
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("  max: 1 run, 150 in (50 cached) · 20 out · $0.0100 · 1.2 s"),
+        "{out}"
+    );
+    assert!(out.contains("  total: 1 run, 150 in (50 cached)"), "{out}");
+    // `sessions` lists the totals too.
+    let sessions = Command::new(support::bin())
+        .args(["sessions", "--db"])
+        .arg(dir.path().join("chat.db"))
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&sessions.stdout);
+    assert!(
+        listed.contains("1 run: 150 in (50 cached) · 20 out · $0.0100 · 1.2 s"),
+        "{listed}"
+    );
+}
+
+#[test]
+fn a_flag_the_installed_cli_does_not_know_is_refused_at_start_naming_member_and_flag() {
+    let dir = settings_dir(
+        serde_json::json!({"additionalArgs": ["--no-such-flag"]}),
+        serde_json::json!({}),
+    );
+    let (_, err, ok) = chat("[NEXT: max] go\n", "", None, Some(&dir));
+    assert!(!ok);
+    assert!(
+        err.contains("max: the installed CLI does not know the flag --no-such-flag"),
+        "{err}"
+    );
+    // Nothing ran, nothing was stored.
+    assert!(!dir.path().join("chat.db").exists() || !err.contains("✓ Team"));
+}
+
+#[test]
+fn bad_run_settings_are_refused_naming_the_member_and_the_field() {
+    for (max, want) in [
+        (
+            serde_json::json!({"permissionMode": "yolo"}),
+            r#"members[1].permissionMode: expected "readOnly", "edit" or "full", found "yolo""#,
+        ),
+        (
+            serde_json::json!({"baseDir": "no-such-dir"}),
+            "members[1] (max).baseDir: ",
+        ),
+        (
+            serde_json::json!({"env": {"NOT-A-NAME": "x"}}),
+            r#"members[1].env.NOT-A-NAME: "NOT-A-NAME" is not an environment variable name"#,
+        ),
+    ] {
+        let dir = settings_dir(max, serde_json::json!({}));
+        let (_, err, ok) = chat("[NEXT: max] go\n", "", None, Some(&dir));
+        assert!(!ok, "{want}");
+        assert!(err.contains(want), "{want}: {err}");
+    }
+    let dir = settings_dir(serde_json::json!({}), serde_json::json!({"maxCostUsd": 0}));
+    let (_, err, ok) = chat("[NEXT: max] go\n", "", None, Some(&dir));
+    assert!(!ok);
+    assert!(
+        err.contains("settings.maxCostUsd: must be more than 0 dollars"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_cost_cap_stops_the_next_delivery_and_says_why() {
+    // max's run costs $0.01 and hands the turn to sarah: the cap of $0.005 stops her delivery.
+    let dir = settings_dir(
+        serde_json::json!({"env": {"AGENT_CHATTER_TEST_NEXT": "sarah"}}),
+        serde_json::json!({"maxCostUsd": 0.005}),
+    );
+    let (out, err, _) = chat("[NEXT: max] first\n", "", None, Some(&dir));
+    assert!(out.contains("→ max (AI): args="), "{out}");
+    assert!(!out.contains("→ sarah (AI)"), "{out}");
+    assert!(
+        err.contains(
+            "cost limit reached: the runs cost $0.0100 of the team's maxCostUsd $0.0050; \
+             dropped the pending deliveries to sarah"
+        ),
+        "{err}"
+    );
 }

@@ -800,3 +800,71 @@ async fn cancel_stops_a_simulated_agent_too() {
         "cancelled by the user: the agent was stopped"
     );
 }
+
+#[tokio::test]
+async fn a_page_can_rename_and_reprompt_but_never_change_what_runs_or_where() {
+    let mut machine = team(None);
+    machine["members"][1]["permissionMode"] = json!("readOnly");
+    machine["members"][1]["env"] = json!({"AGENT_CHATTER_TEST_VAR": "secret-value"});
+    // (claude-settings.sh's `--help` lists the flag readOnly maps to, so the bridge starts.)
+    let bridge = Bridge::start(Bridge::new_dir(&machine, "claude-settings.sh"), None);
+    let mut page = bridge.connect(Some(&bridge.origin())).await.unwrap();
+    page.send(json!({"v": 1, "type": "hello", "token": bridge.token}))
+        .await;
+    // The page sees the settings, read only, with their source, and env names without values.
+    let agents = page.until(|e| e["type"] == "agents").await;
+    let max = &agents["list"][0];
+    assert_eq!(max["settings"]["permissionMode"], "readOnly", "{max}");
+    assert_eq!(
+        max["settings"]["env"],
+        json!({"AGENT_CHATTER_TEST_VAR": ""})
+    );
+    assert!(
+        max["source"].as_str().unwrap().starts_with("team file "),
+        "{max}"
+    );
+    // A team sent from the page that widens max's rights and changes its env and directory.
+    let mut sent = machine.clone();
+    sent["members"][1]["permissionMode"] = json!("full");
+    sent["members"][1]["env"] = json!({"PATH": "/tmp/evil"});
+    sent["members"][1]["baseDir"] = json!("/");
+    sent["members"][1]["additionalArgs"] = json!(["--dangerously-skip-permissions"]);
+    sent["members"][1]["systemInstruction"] = json!("You are Max, renamed.");
+    page.send(json!({"v": 1, "type": "apply", "fact": {"type": "setTeam", "team": sent}}))
+        .await;
+    let fact = page.until_fact("setTeam").await;
+    let max = &fact["fact"]["team"]["members"][1];
+    assert_eq!(max["permissionMode"], "readOnly", "{max}");
+    assert_eq!(
+        max["env"],
+        json!({"AGENT_CHATTER_TEST_VAR": "secret-value"})
+    );
+    assert_eq!(max.get("baseDir"), None);
+    assert_eq!(max.get("additionalArgs"), None);
+    assert_eq!(max["systemInstruction"], "You are Max, renamed.");
+}
+
+#[tokio::test]
+async fn retries_are_shown_live_and_usage_is_recorded_with_the_reply() {
+    let bridge = Bridge::start(Bridge::new_dir(&team(None), "claude-retry.sh"), None);
+    let (mut page, _) = bridge.hello().await;
+    page.send(human("[NEXT: max] go")).await;
+    let retry = page.until(|e| e["type"] == "retrying").await;
+    assert_eq!(
+        retry,
+        json!({"v": 1, "type": "retrying", "to": "max", "attempt": 1, "max": 10,
+               "reason": "HTTP 500: server_error"})
+    );
+    let replied = page.until_fact("replied").await;
+    let usage = &replied["fact"]["usage"];
+    assert_eq!(
+        (
+            &usage["inputTokens"],
+            &usage["outputTokens"],
+            &usage["costUsd"]
+        ),
+        (&json!(10), &json!(5), &json!(0.002)),
+        "{replied}"
+    );
+    assert!(usage["durationMs"].as_u64().is_some(), "{replied}");
+}

@@ -113,7 +113,10 @@ pub struct Member {
 /// How one member's agent CLI runs (docs/architecture.md §14c). The core reads and checks them
 /// with the team; the bridge applies them, and takes them only from files on its machine
 /// (a team sent from the page never changes env, arguments or permissions).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+///
+/// Deserialize reads them back from the bridge's protocol frames only; a team file's are read,
+/// and checked, by the team reader.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[cfg_attr(feature = "ts", ts(optional_fields))]
@@ -160,7 +163,7 @@ impl RunSettings {
 /// | `readOnly` | `plan` | `read-only` | `plan` |
 /// | `edit` | `acceptEdits` | `workspace-write` | `auto_edit` |
 /// | `full` | `bypassPermissions` | `danger-full-access` | `yolo` |
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum PermissionMode {

@@ -5,6 +5,8 @@
 
 use serde_json::Value;
 
+use agent_chatter::usage::{Usage, Usd};
+
 use super::AgentType;
 
 /// The longest line of a JSON stream that is read: a little above the 1 MiB message limit
@@ -166,7 +168,27 @@ pub enum Verdict {
     /// The stream ended inside an event (an unfinished JSON line) with no final text: the
     /// agent was cut off.
     CutOff,
+    /// A reply of plain text above the message limit (the reason says how big).
+    TooLarge(String),
+    /// Text the agent said, with the reason it may be cut short (docs/architecture.md §14c):
+    /// Gemini's loop detector, a turn or budget limit, a stream cut off after some text.
+    Incomplete { text: String, reason: String },
 }
+
+/// A retry the CLI reported while it runs (Claude `system/api_retry`, Codex
+/// `Reconnecting… n/m`): shown live, never stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Retry {
+    pub attempt: u32,
+    /// How many attempts it makes at most, when it says.
+    pub max: Option<u32>,
+    /// Why, in the CLI's words (`HTTP 500: Internal server error`).
+    pub reason: String,
+}
+
+/// Why a reply is marked incomplete when the stream was cut off after some text.
+pub(crate) const CUT_OFF_AFTER_TEXT: &str =
+    "the agent's output ended in the middle of an event, before its final text: this is what it had said";
 
 /// What a failure says when the stream was cut off inside an event.
 pub(crate) const CUT_OFF: &str = "the agent's output ended in the middle of an event (an unfinished JSON line): it was cut off before its final text";
@@ -186,6 +208,10 @@ pub struct Decoder {
     /// Gemini: the message of the last `error` event.
     last_error: Option<String>,
     verdict: Verdict,
+    /// What the run cost, from the CLI's final event(s).
+    usage: Usage,
+    /// Retries reported and not yet taken.
+    retries: Vec<Retry>,
 }
 
 impl Decoder {
@@ -198,7 +224,19 @@ impl Decoder {
             current: String::new(),
             last_error: None,
             verdict: Verdict::Nothing,
+            usage: Usage::default(),
+            retries: Vec::new(),
         }
+    }
+
+    /// The retries the CLI reported since the last call.
+    pub fn take_retries(&mut self) -> Vec<Retry> {
+        std::mem::take(&mut self.retries)
+    }
+
+    /// What the run cost so far, as the CLI reported it (figures it did not report absent).
+    pub fn usage(&self) -> Usage {
+        self.usage
     }
 
     /// Feeds a chunk of stdout; returns the text deltas it completes.
@@ -227,6 +265,15 @@ impl Decoder {
             rest.and_then(|l| self.line(&l))
         };
         let verdict = match (self.kind, self.verdict) {
+            // Cut off after saying something: what it said stands, marked.
+            (AgentType::Claude | AgentType::Gemini, Verdict::Nothing)
+                if cut_off && !self.current.trim().is_empty() =>
+            {
+                Verdict::Incomplete {
+                    text: std::mem::take(&mut self.current),
+                    reason: CUT_OFF_AFTER_TEXT.to_string(),
+                }
+            }
             (_, Verdict::Nothing) if cut_off => Verdict::CutOff,
             (AgentType::Gemini, Verdict::Nothing) if !self.current.is_empty() => {
                 Verdict::Reply(std::mem::take(&mut self.current))
@@ -234,7 +281,7 @@ impl Decoder {
             (AgentType::Codex, Verdict::Nothing) if !self.current.is_empty() => {
                 Verdict::Reply(std::mem::take(&mut self.current))
             }
-            (_, Verdict::Nothing) if self.plain.dropped > 0 => Verdict::Error(above_the_limit(
+            (_, Verdict::Nothing) if self.plain.dropped > 0 => Verdict::TooLarge(above_the_limit(
                 self.plain.len() as u64 + self.plain.dropped,
             )),
             (_, Verdict::Nothing) if !self.plain.trim().is_empty() => {
@@ -304,11 +351,54 @@ impl Decoder {
                     .collect();
                 (!text.is_empty()).then_some(text)
             }
+            "system" if str_at(event, &["subtype"]).as_deref() == Some("api_retry") => {
+                let number = |key: &str| {
+                    event
+                        .get(key)
+                        .and_then(Value::as_u64)
+                        .and_then(|n| u32::try_from(n).ok())
+                };
+                let status = event.get("error_status").and_then(Value::as_u64);
+                let error = event.get("error").map(|e| match e.as_str() {
+                    Some(s) => s.to_string(),
+                    None => e.to_string(),
+                });
+                let reason = match (status, error) {
+                    (Some(s), Some(e)) => format!("HTTP {s}: {e}"),
+                    (Some(s), None) => format!("HTTP {s}"),
+                    (None, Some(e)) => e,
+                    (None, None) => "the API call failed".to_string(),
+                };
+                self.retries.push(Retry {
+                    attempt: number("attempt").unwrap_or(1),
+                    max: number("max_retries"),
+                    reason,
+                });
+                None
+            }
             "result" => {
+                self.usage.add(&claude_usage(event));
                 // A result without a `result` field stands on the streamed text (never an
                 // empty reply that drops what the agent said, routing included).
                 let text = str_at(event, &["result"]);
                 let streamed = std::mem::take(&mut self.current);
+                // A limit reached (turns, budget) after the agent said something: what it
+                // said stands, marked incomplete.
+                let subtype = str_at(event, &["subtype"]).unwrap_or_default();
+                if matches!(subtype.as_str(), "error_max_turns" | "error_max_budget_usd")
+                    && !streamed.trim().is_empty()
+                {
+                    let limit = if subtype == "error_max_turns" {
+                        "it reached its maximum number of turns"
+                    } else {
+                        "it reached its spending limit"
+                    };
+                    self.verdict = Verdict::Incomplete {
+                        text: streamed,
+                        reason: format!("{limit} ({subtype})"),
+                    };
+                    return None;
+                }
                 let is_error = event
                     .get("is_error")
                     .and_then(Value::as_bool)
@@ -354,7 +444,25 @@ impl Decoder {
                 Some(text)
             }
             "turn.completed" => {
+                if let Some(u) = event.get("usage") {
+                    let n = |key: &str| u.get(key).and_then(Value::as_u64);
+                    self.usage.add(&Usage {
+                        input_tokens: n("input_tokens"),
+                        output_tokens: n("output_tokens"),
+                        cached_tokens: n("cached_input_tokens"),
+                        ..Usage::default()
+                    });
+                }
                 self.verdict = Verdict::Reply(std::mem::take(&mut self.current));
+                None
+            }
+            // Transient: `Reconnecting... 2/5 (stream disconnected …)`; a turn may still
+            // complete after it.
+            "error" => {
+                let message = event.get("message").and_then(Value::as_str)?;
+                if let Some(retry) = codex_retry(message) {
+                    self.retries.push(retry);
+                }
                 None
             }
             "turn.failed" => {
@@ -390,6 +498,16 @@ impl Decoder {
                 None
             }
             "result" => {
+                if let Some(stats) = event.get("stats") {
+                    let n = |key: &str| stats.get(key).and_then(Value::as_u64);
+                    self.usage.add(&Usage {
+                        input_tokens: n("input_tokens"),
+                        output_tokens: n("output_tokens"),
+                        cached_tokens: n("cached"),
+                        duration_ms: n("duration_ms"),
+                        ..Usage::default()
+                    });
+                }
                 self.verdict = if event.get("status").and_then(Value::as_str) == Some("error") {
                     let message = event
                         .get("error")
@@ -402,13 +520,90 @@ impl Decoder {
                         });
                     Verdict::Error(message)
                 } else {
-                    Verdict::Reply(std::mem::take(&mut self.current))
+                    // A success after an `error` event (the loop detector: "Loop detected,
+                    // stopping execution") stopped the agent early: its text may be cut
+                    // mid-word, its markers lost. Said so, never passed off as whole.
+                    let text = std::mem::take(&mut self.current);
+                    match self.last_error.take() {
+                        Some(reason) if text.trim().is_empty() => Verdict::Error(reason),
+                        Some(reason) => Verdict::Incomplete { text, reason },
+                        None => Verdict::Reply(text),
+                    }
                 };
                 None
             }
             _ => None,
         }
     }
+}
+
+/// Claude's `result` usage: per model (`modelUsage`, the figures its SDK says to account
+/// with) when given, else the main loop's `usage`; `total_cost_usd`; `duration_ms`. Input
+/// counts the cached tokens too (Anthropic reports them apart from `input_tokens`).
+fn claude_usage(result: &Value) -> Usage {
+    let n = |v: &Value, key: &str| v.get(key).and_then(Value::as_u64);
+    let mut usage = Usage::default();
+    let per_model = result.get("modelUsage").and_then(Value::as_object);
+    match per_model {
+        Some(models) if !models.is_empty() => {
+            for m in models.values() {
+                let cached = n(m, "cacheReadInputTokens");
+                let input = [
+                    n(m, "inputTokens"),
+                    cached,
+                    n(m, "cacheCreationInputTokens"),
+                ];
+                usage.add(&Usage {
+                    input_tokens: input.iter().flatten().copied().reduce(|a, b| a + b),
+                    output_tokens: n(m, "outputTokens"),
+                    cached_tokens: cached,
+                    ..Usage::default()
+                });
+            }
+        }
+        _ => {
+            if let Some(u) = result.get("usage") {
+                let cached = n(u, "cache_read_input_tokens");
+                let input = [
+                    n(u, "input_tokens"),
+                    cached,
+                    n(u, "cache_creation_input_tokens"),
+                ];
+                usage.input_tokens = input.iter().flatten().copied().reduce(|a, b| a + b);
+                usage.output_tokens = n(u, "output_tokens");
+                usage.cached_tokens = cached;
+            }
+        }
+    }
+    usage.cost_usd = result
+        .get("total_cost_usd")
+        .and_then(Value::as_f64)
+        .and_then(Usd::new);
+    usage.duration_ms = n(result, "duration_ms");
+    usage
+}
+
+/// Codex's retry notice (`Reconnecting... 2/5 (stream disconnected before completion)`), if
+/// `message` is one.
+fn codex_retry(message: &str) -> Option<Retry> {
+    let rest = message.strip_prefix("Reconnecting")?;
+    let rest = rest.trim_start_matches(['.', '…']).trim_start();
+    let (counts, why) = rest.split_once(' ').unwrap_or((rest, ""));
+    let (attempt, max) = counts.split_once('/')?;
+    let why = why
+        .trim()
+        .trim_start_matches('(')
+        .trim_end_matches(')')
+        .trim();
+    Some(Retry {
+        attempt: attempt.parse().ok()?,
+        max: max.parse().ok(),
+        reason: if why.is_empty() {
+            "reconnecting".to_string()
+        } else {
+            why.to_string()
+        },
+    })
 }
 
 #[cfg(test)]
@@ -584,7 +779,7 @@ mod tests {
         let (_, verdict) = d.finish();
         assert_eq!(
             verdict,
-            Verdict::Error(format!(
+            Verdict::TooLarge(format!(
                 "reply of {} bytes is above the 1048576 byte message limit",
                 100 * chunk.len()
             ))
@@ -633,5 +828,131 @@ mod tests {
         assert_eq!(unfinished(&"🦀".as_bytes()[..3]), 3);
         assert_eq!(unfinished(&"🦀".as_bytes()[..1]), 1);
         assert_eq!(unfinished(b"\xff"), 0);
+    }
+
+    /// Decodes `stream` whole, returning the decoder's usage and retries with the verdict.
+    fn decode_all(kind: AgentType, stream: &str) -> (Verdict, Usage, Vec<Retry>) {
+        let mut d = Decoder::new(kind);
+        let mut retries = Vec::new();
+        for chunk in stream.as_bytes().chunks(5) {
+            d.push(chunk);
+            retries.extend(d.take_retries());
+        }
+        let usage = d.usage();
+        let (_, verdict) = d.finish();
+        (verdict, usage, retries)
+    }
+
+    #[test]
+    fn each_clis_final_event_gives_its_usage() {
+        let claude = r#"{"type":"result","subtype":"success","is_error":false,"result":"hi","duration_ms":5400,"total_cost_usd":0.0031,"usage":{"input_tokens":3,"cache_read_input_tokens":1000,"cache_creation_input_tokens":200,"output_tokens":80},"modelUsage":{"claude-a":{"inputTokens":3,"outputTokens":70,"cacheReadInputTokens":1000,"cacheCreationInputTokens":200,"costUSD":0.003},"claude-b":{"inputTokens":10,"outputTokens":10}}}
+"#;
+        let (verdict, usage, _) = decode_all(AgentType::Claude, claude);
+        assert_eq!(verdict, Verdict::Reply("hi".into()));
+        assert_eq!(
+            usage,
+            Usage {
+                input_tokens: Some(1213),
+                output_tokens: Some(80),
+                cached_tokens: Some(1000),
+                cost_usd: Usd::new(0.0031),
+                duration_ms: Some(5400),
+            }
+        );
+        let codex = r#"{"type":"item.completed","item":{"id":"i","type":"agent_message","text":"ok"}}
+{"type":"turn.completed","usage":{"input_tokens":40,"cached_input_tokens":32,"cache_write_input_tokens":0,"output_tokens":10,"reasoning_output_tokens":0}}
+"#;
+        let (_, usage, _) = decode_all(AgentType::Codex, codex);
+        assert_eq!(
+            (
+                usage.input_tokens,
+                usage.output_tokens,
+                usage.cached_tokens,
+                usage.cost_usd
+            ),
+            (Some(40), Some(10), Some(32), None)
+        );
+        let gemini = r#"{"type":"message","role":"assistant","content":"ok","delta":true}
+{"type":"result","status":"success","stats":{"total_tokens":75,"input_tokens":60,"output_tokens":15,"cached":20,"input":40,"duration_ms":257,"tool_calls":0}}
+"#;
+        let (_, usage, _) = decode_all(AgentType::Gemini, gemini);
+        assert_eq!(
+            (
+                usage.input_tokens,
+                usage.output_tokens,
+                usage.cached_tokens,
+                usage.duration_ms
+            ),
+            (Some(60), Some(15), Some(20), Some(257))
+        );
+    }
+
+    #[test]
+    fn retries_are_reported_as_they_happen() {
+        let claude = r#"{"type":"system","subtype":"api_retry","attempt":2,"max_retries":10,"retry_delay_ms":1200,"error_status":500,"error":"server_error"}
+"#;
+        let (_, _, retries) = decode_all(AgentType::Claude, claude);
+        assert_eq!(
+            retries,
+            [Retry {
+                attempt: 2,
+                max: Some(10),
+                reason: "HTTP 500: server_error".into()
+            }]
+        );
+        let codex = r#"{"type":"error","message":"Reconnecting... 2/5 (stream disconnected before completion)"}
+{"type":"error","message":"something else"}
+"#;
+        let (_, _, retries) = decode_all(AgentType::Codex, codex);
+        assert_eq!(
+            retries,
+            [Retry {
+                attempt: 2,
+                max: Some(5),
+                reason: "stream disconnected before completion".into()
+            }]
+        );
+    }
+
+    #[test]
+    fn an_early_stop_with_text_is_an_incomplete_reply_and_without_text_a_failure() {
+        let loop_after_text = r#"{"type":"message","role":"assistant","content":"Working on it and the ans","delta":true}
+{"type":"error","severity":"warning","message":"Loop detected, stopping execution"}
+{"type":"result","status":"success","stats":{}}
+"#;
+        assert_eq!(
+            decode_all(AgentType::Gemini, loop_after_text).0,
+            Verdict::Incomplete {
+                text: "Working on it and the ans".into(),
+                reason: "Loop detected, stopping execution".into()
+            }
+        );
+        let loop_with_nothing = r#"{"type":"error","severity":"warning","message":"Loop detected, stopping execution"}
+{"type":"result","status":"success","stats":{}}
+"#;
+        assert_eq!(
+            decode_all(AgentType::Gemini, loop_with_nothing).0,
+            Verdict::Error("Loop detected, stopping execution".into())
+        );
+        let delta = r#"{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"Half an answer"}}}"#;
+        let max_turns = format!(
+            "{delta}\n{}\n",
+            r#"{"type":"result","subtype":"error_max_turns","is_error":true,"errors":["max turns"]}"#
+        );
+        assert_eq!(
+            decode_all(AgentType::Claude, &max_turns).0,
+            Verdict::Incomplete {
+                text: "Half an answer".into(),
+                reason: "it reached its maximum number of turns (error_max_turns)".into()
+            }
+        );
+        let cut = format!("{delta}\n{{\"type\":\"assistant\",\"message\":{{\"content\":[");
+        assert_eq!(
+            decode_all(AgentType::Claude, &cut).0,
+            Verdict::Incomplete {
+                text: "Half an answer".into(),
+                reason: CUT_OFF_AFTER_TEXT.into()
+            }
+        );
     }
 }

@@ -11,6 +11,7 @@ pub mod decode;
 mod process;
 pub mod reaper;
 pub(crate) mod run;
+pub(crate) mod settings;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -41,13 +42,18 @@ impl AgentType {
     }
 }
 
-/// One runnable command: the program and its arguments (before the system flag).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One runnable command: the program and its arguments (before the system flag), and, for a
+/// member's run, the variables added to its environment and its working directory.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AgentCommand {
     pub command: String,
     pub args: Vec<String>,
     /// How to read its output; by default, the agent type's own format.
     pub output: Option<AgentType>,
+    /// Added to the bridge's environment.
+    pub env: BTreeMap<String, String>,
+    /// Where it runs; the bridge's working directory when `None`.
+    pub dir: Option<PathBuf>,
 }
 
 /// One entry of the agents file as written (read with serde: unknown keys refused, a
@@ -116,6 +122,7 @@ pub fn default_command(agent_type: &str) -> Option<AgentCommand> {
         command: command.to_string(),
         args: args.iter().map(|a| a.to_string()).collect(),
         output: None,
+        ..Default::default()
     })
 }
 
@@ -151,6 +158,7 @@ impl AgentsFile {
                 command: entry.command,
                 args: entry.args.unwrap_or_default(),
                 output: entry.output.map(AgentType::from),
+                ..Default::default()
             };
             agents.insert(key, command);
         }
@@ -203,6 +211,35 @@ pub enum Answerer {
     Simulator,
     /// No one: every delivery to it fails with this reason, which says what to do.
     Nobody(String),
+}
+
+/// Checks, at start and at each `/team deploy`, that every member this machine runs can run
+/// as its settings say (docs/architecture.md §14c): settings its CLI type takes, and flags the
+/// installed CLI knows (its `--help`, read once). The error names the member and the setting.
+pub fn check_team(
+    team: &agent_chatter::team::Team,
+    file: &AgentsFile,
+    simulate_all: bool,
+) -> Result<(), String> {
+    let mut uses = Vec::new();
+    for agent in members(team, file, simulate_all) {
+        let (Answerer::Cli(path), Some(command)) = (&agent.answerer, &agent.command) else {
+            continue;
+        };
+        let Some(member) = team.member(&agent.member) else {
+            continue;
+        };
+        let kind = command.output.unwrap_or(AgentType::of(&agent.agent_type));
+        let args =
+            settings::setting_args(kind, &member.run).map_err(|e| format!("{}: {e}", member.id))?;
+        uses.push((
+            member.id.clone(),
+            path.clone(),
+            settings::subcommand(command),
+            args,
+        ));
+    }
+    settings::check_flags(&uses)
 }
 
 /// How one AI member will be answered on this machine (`agent-chatter agents`, the page).
@@ -460,6 +497,7 @@ mod tests {
                 command: "/bin/sh".into(),
                 args: vec![],
                 output: None,
+                ..Default::default()
             },
         );
         file.agents.insert(
@@ -468,6 +506,7 @@ mod tests {
                 command: "agent-chatter-no-such-codex".into(),
                 args: vec![],
                 output: None,
+                ..Default::default()
             },
         );
         let report = members(&team, &file, false);

@@ -12,7 +12,10 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 use tokio::sync::{mpsc, oneshot};
 
-use super::decode::{Decoder, Overlong, Verdict, CUT_OFF, MAX_LINE_BYTES};
+use agent_chatter::session::Failure;
+use agent_chatter::usage::Usage;
+
+use super::decode::{Decoder, Overlong, Retry, Verdict, CUT_OFF, MAX_LINE_BYTES};
 use super::process::{self, GroupGuard};
 use super::{AgentCommand, AgentType};
 
@@ -38,13 +41,34 @@ pub(crate) fn unsendable(command: &AgentCommand, system_flag: Option<&str>) -> O
     })
 }
 
-/// How a run ended.
+/// How a run ended (docs/architecture.md §14c): exactly one of a reply, a reply marked
+/// incomplete, or a failure.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Outcome {
     /// The agent's final text, exactly.
     Replied(String),
-    /// Why it failed, in the user's terms.
-    Failed(String),
+    /// What the agent said, and the CLI's reason it may be cut short.
+    Incomplete { text: String, reason: String },
+    /// The kind of failure, and why it failed in the user's terms.
+    Failed(Failure, String),
+}
+
+/// A run's outcome, what it cost, and what is kept of its output.
+#[derive(Debug)]
+pub(crate) struct Ran {
+    pub outcome: Outcome,
+    pub usage: Usage,
+    pub output: Output,
+}
+
+impl Ran {
+    fn failed(failure: Failure, reason: String) -> Ran {
+        Ran {
+            outcome: Outcome::Failed(failure, reason),
+            usage: Usage::default(),
+            output: Output::default(),
+        }
+    }
 }
 
 /// What one run needs.
@@ -55,6 +79,8 @@ pub(crate) struct Job<'a> {
     /// Claude's system part, passed as `--append-system-prompt`.
     pub system_flag: Option<&'a str>,
     pub timeout: Duration,
+    /// Where the retries the CLI reports go, as they happen.
+    pub retries: Option<mpsc::UnboundedSender<Retry>>,
 }
 
 /// Runs `job`; each text delta goes to `deltas` as it is decoded; `cancel` firing kills it.
@@ -64,9 +90,9 @@ pub(crate) async fn run(
     job: Job<'_>,
     deltas: mpsc::UnboundedSender<String>,
     cancel: oneshot::Receiver<()>,
-) -> (Outcome, Output) {
+) -> Ran {
     if let Some(reason) = unsendable(job.command, job.system_flag) {
-        return (Outcome::Failed(reason), Output::default());
+        return Ran::failed(Failure::CannotRun, reason);
     }
     // stdout is a regular file, read as it grows: an agent writes a file synchronously, where
     // a CLI writing a pipe may exit with its last events still queued and lose them (claude
@@ -77,17 +103,23 @@ pub(crate) async fn run(
     }) {
         Ok(files) => files,
         Err(e) => {
-            return (
-                Outcome::Failed(format!(
+            return Ran::failed(
+                Failure::CannotRun,
+                format!(
                     "could not start {}: no file for its output: {e}",
                     job.command.command
-                )),
-                Output::default(),
+                ),
             )
         }
     };
     let mut cmd = Command::new(&job.command.command);
     cmd.args(&job.command.args);
+    // The member's run settings (docs/architecture.md §14c): its variables on top of the
+    // bridge's environment, its working directory.
+    cmd.envs(&job.command.env);
+    if let Some(dir) = &job.command.dir {
+        cmd.current_dir(dir);
+    }
     if let Some(flag) = job.system_flag {
         cmd.arg("--append-system-prompt").arg(flag);
     }
@@ -100,9 +132,9 @@ pub(crate) async fn run(
     let mut child = match spawned {
         Ok(child) => child,
         Err(e) => {
-            return (
-                Outcome::Failed(format!("could not start {}: {e}", job.command.command)),
-                Output::default(),
+            return Ran::failed(
+                Failure::CannotRun,
+                format!("could not start {}: {e}", job.command.command),
             )
         }
     };
@@ -124,6 +156,7 @@ pub(crate) async fn run(
     let mut tail = Tail::new(
         stdout,
         Decoder::new(job.command.output.unwrap_or(job.agent_type)),
+        job.retries,
     );
     // The run ends when the agent has exited (its output file has no end to wait for; an
     // agent that closed its output but keeps running runs on): then its output is read to the
@@ -142,16 +175,20 @@ pub(crate) async fn run(
                 }
             }
         } => Ok(status),
-        () = tokio::time::sleep(job.timeout) => Err(format!("no reply within {}: the agent was stopped", human(job.timeout))),
-        _ = cancel => Err(CANCELLED.to_string()),
+        () = tokio::time::sleep(job.timeout) => Err((Failure::Timeout, format!("no reply within {}: the agent was stopped", human(job.timeout)))),
+        _ = cancel => Err((Failure::Cancelled, CANCELLED.to_string())),
     };
     let status = match ended {
-        Err(reason) => {
+        Err((failure, reason)) => {
             drop(group); // kills the group
             let _ = child.wait().await;
             writer.abort();
             stderr_reader.abort();
-            return (Outcome::Failed(cap(reason)), tail.output);
+            return Ran {
+                outcome: Outcome::Failed(failure, cap(reason)),
+                usage: tail.decoder.usage(),
+                output: tail.output,
+            };
         }
         Ok(status) => Some(status),
     };
@@ -182,6 +219,7 @@ pub(crate) async fn run(
         decoder, output, ..
     } = tail;
     let overlong = decoder.overlong();
+    let usage = decoder.usage();
     let (last, verdict) = decoder.finish();
     for delta in last {
         let _ = deltas.send(delta);
@@ -189,44 +227,59 @@ pub(crate) async fn run(
     let said_on_stderr = stderr_summary(&stderr);
     let outcome = match (status, verdict) {
         (None, Verdict::Reply(text)) => Outcome::Replied(text),
-        (None, Verdict::Error(message)) => Outcome::Failed(message),
-        (None, Verdict::CutOff) => Outcome::Failed(CUT_OFF.to_string()),
+        (_, Verdict::Incomplete { text, reason }) => Outcome::Incomplete { text, reason },
+        (None, Verdict::Error(message)) => Outcome::Failed(Failure::AgentError, message),
+        (_, Verdict::TooLarge(message)) => Outcome::Failed(Failure::TooLarge, message),
+        (None, Verdict::CutOff) => Outcome::Failed(Failure::CutOff, CUT_OFF.to_string()),
         (None, Verdict::Nothing) => Outcome::Failed(
+            Failure::EmptyReply,
             "the agent closed its output without a reply and did not exit: it was stopped"
                 .to_string(),
         ),
         (Some(Ok(s)), Verdict::Reply(text)) if s.success() => Outcome::Replied(text),
-        (Some(Ok(s)), Verdict::Error(message)) if s.success() => Outcome::Failed(message),
-        (Some(Ok(s)), Verdict::CutOff) if s.success() => Outcome::Failed(CUT_OFF.to_string()),
-        (Some(Ok(s)), Verdict::Nothing) if s.success() => {
-            Outcome::Failed("the agent ended without a reply".to_string())
+        (Some(Ok(s)), Verdict::Error(message)) if s.success() => {
+            Outcome::Failed(Failure::AgentError, message)
         }
+        (Some(Ok(s)), Verdict::CutOff) if s.success() => {
+            Outcome::Failed(Failure::CutOff, CUT_OFF.to_string())
+        }
+        (Some(Ok(s)), Verdict::Nothing) if s.success() => Outcome::Failed(
+            Failure::EmptyReply,
+            "the agent ended without a reply".to_string(),
+        ),
         (Some(Ok(s)), verdict) => {
             // The agent's own error first, then what stderr says (a crash cuts the stream
             // off, and stderr says why better than the cut does).
-            let said = match verdict {
-                Verdict::Error(m) => m,
-                _ if !said_on_stderr.is_empty() => said_on_stderr,
-                Verdict::CutOff => CUT_OFF.to_string(),
-                _ => "no message".to_string(),
+            let (failure, said) = match verdict {
+                Verdict::Error(m) => (Failure::AgentError, m),
+                _ if !said_on_stderr.is_empty() => (Failure::Crashed, said_on_stderr),
+                Verdict::CutOff => (Failure::Crashed, CUT_OFF.to_string()),
+                _ => (Failure::Crashed, "no message".to_string()),
             };
             let code = s
                 .code()
                 .map_or_else(|| "a signal".to_string(), |c| format!("code {c}"));
-            Outcome::Failed(format!(
-                "{} exited with {code}: {said}",
-                job.command.command
-            ))
+            Outcome::Failed(
+                failure,
+                format!("{} exited with {code}: {said}", job.command.command),
+            )
         }
-        (Some(Err(e)), _) => {
-            Outcome::Failed(format!("could not wait for {}: {e}", job.command.command))
-        }
+        (Some(Err(e)), _) => Outcome::Failed(
+            Failure::Crashed,
+            format!("could not wait for {}: {e}", job.command.command),
+        ),
     };
     let outcome = match outcome {
-        Outcome::Failed(reason) => Outcome::Failed(with_overlong(cap(reason), overlong)),
-        replied => replied,
+        Outcome::Failed(failure, reason) => {
+            Outcome::Failed(failure, with_overlong(cap(reason), overlong))
+        }
+        other => other,
     };
-    (outcome, output)
+    Ran {
+        outcome,
+        usage,
+        output,
+    }
 }
 
 /// How long an agent's helpers get, after it exited, to close stderr before they are stopped
@@ -256,10 +309,15 @@ struct Tail {
     buf: Vec<u8>,
     decoder: Decoder,
     output: Output,
+    retries: Option<mpsc::UnboundedSender<Retry>>,
 }
 
 impl Tail {
-    fn new(file: std::fs::File, decoder: Decoder) -> Tail {
+    fn new(
+        file: std::fs::File,
+        decoder: Decoder,
+        retries: Option<mpsc::UnboundedSender<Retry>>,
+    ) -> Tail {
         Tail {
             file,
             read: 0,
@@ -267,6 +325,7 @@ impl Tail {
             buf: vec![0; READ_BYTES],
             decoder,
             output: Output::default(),
+            retries,
         }
     }
 
@@ -290,6 +349,11 @@ impl Tail {
             self.output.push(chunk);
             for delta in self.decoder.push(chunk) {
                 let _ = deltas.send(delta);
+            }
+            for retry in self.decoder.take_retries() {
+                if let Some(retries) = &self.retries {
+                    let _ = retries.send(retry);
+                }
             }
             self.read += n as u64;
             total += n as u64;
@@ -485,6 +549,7 @@ mod tests {
             command: "/bin/sh".into(),
             args: vec!["-c".into(), script.into()],
             output: Some(AgentType::Command),
+            ..Default::default()
         }
     }
 
@@ -497,8 +562,9 @@ mod tests {
             prompt,
             system_flag: None,
             timeout,
+            retries: None,
         };
-        let (outcome, _) = run(job, tx, cancel).await;
+        let Ran { outcome, .. } = run(job, tx, cancel).await;
         let mut deltas = String::new();
         while let Ok(d) = rx.try_recv() {
             deltas.push_str(&d);
@@ -521,6 +587,7 @@ mod tests {
             command: "/bin/sh".into(),
             args: vec!["-c".into(), "printf %s \"$2\" | wc -c".into(), "sh".into()],
             output: Some(AgentType::Command),
+            ..Default::default()
         };
         for (bytes, fits) in [(MAX_ARGUMENT_BYTES, true), (MAX_ARGUMENT_BYTES + 1, false)] {
             let flag = "s".repeat(bytes);
@@ -532,12 +599,13 @@ mod tests {
                 prompt: "x",
                 system_flag: Some(&flag),
                 timeout: Duration::from_secs(10),
+                retries: None,
             };
-            let (outcome, _) = run(job, tx, cancel).await;
+            let Ran { outcome, .. } = run(job, tx, cancel).await;
             if fits {
                 assert_eq!(outcome, Outcome::Replied(bytes.to_string()));
             } else {
-                let Outcome::Failed(reason) = outcome else {
+                let Outcome::Failed(Failure::CannotRun, reason) = outcome else {
                     panic!("{outcome:?}")
                 };
                 assert!(
@@ -591,7 +659,10 @@ mod tests {
         .await;
         assert_eq!(
             outcome,
-            Outcome::Failed("no reply within 700 ms: the agent was stopped".into())
+            Outcome::Failed(
+                Failure::Timeout,
+                "no reply within 700 ms: the agent was stopped".into()
+            )
         );
         assert_eq!(deltas, "answered\n");
     }
@@ -610,6 +681,7 @@ mod tests {
             command: "perl".into(),
             args: vec!["-e".into(), perl.into()],
             output: Some(AgentType::Command),
+            ..Default::default()
         };
         // The reader is late: this runtime (one thread) is held up as soon as the agent runs.
         let late = tokio::spawn(async { std::thread::sleep(Duration::from_millis(500)) });
@@ -632,6 +704,7 @@ mod tests {
             prompt: "x",
             system_flag: None,
             timeout: Duration::from_secs(60),
+            retries: None,
         };
         let counting = tokio::spawn(async move {
             let (mut bytes, mut largest) = (0, 0);
@@ -641,13 +714,16 @@ mod tests {
             }
             (bytes, largest)
         });
-        let (outcome, output) = run(job, tx, cancel).await;
+        let Ran {
+            outcome, output, ..
+        } = run(job, tx, cancel).await;
         let (bytes, largest) = counting.await.unwrap();
         assert_eq!(bytes, 50_000_001);
         assert!(largest <= READ_BYTES, "{largest}");
         assert_eq!(
             outcome,
             Outcome::Failed(
+                Failure::TooLarge,
                 "reply of 50000001 bytes is above the 1048576 byte message limit".into()
             )
         );
@@ -665,6 +741,7 @@ mod tests {
         assert_eq!(
             outcome,
             Outcome::Failed(
+                Failure::EmptyReply,
                 "the agent ended without a reply (a line of its output of 5000000 bytes was \
                  dropped: a line may hold at most 4194304 bytes)"
                     .into()
@@ -712,11 +789,12 @@ mod tests {
         assert_eq!(
             outcome,
             Outcome::Failed(
+                Failure::Crashed,
                 "/bin/sh exited with code 1: Error: ANTHROPIC_API_KEY is not set".into()
             )
         );
         let long = format!("echo '{}' >&2; exit 1", "Error ".repeat(2000));
-        let (Outcome::Failed(reason), _) = go(&sh(&long), "x", Duration::from_secs(10)).await
+        let (Outcome::Failed(_, reason), _) = go(&sh(&long), "x", Duration::from_secs(10)).await
         else {
             panic!("a failure")
         };
@@ -747,7 +825,7 @@ mod tests {
         let (outcome, _) = go(&sh("echo boom >&2; exit 3"), "x", Duration::from_secs(10)).await;
         assert_eq!(
             outcome,
-            Outcome::Failed("/bin/sh exited with code 3: boom".into())
+            Outcome::Failed(Failure::Crashed, "/bin/sh exited with code 3: boom".into())
         );
     }
 
@@ -762,7 +840,10 @@ mod tests {
         .await;
         assert_eq!(
             outcome,
-            Outcome::Failed("no reply within 300 ms: the agent was stopped".into())
+            Outcome::Failed(
+                Failure::Timeout,
+                "no reply within 300 ms: the agent was stopped".into()
+            )
         );
         assert!(started.elapsed() < Duration::from_secs(5));
     }
@@ -823,7 +904,7 @@ mod tests {
         let file = dir.path().join("helper.pid");
         let script = format!("sleep 30 & echo $! > '{}'; sleep 30", file.display());
         let (outcome, _) = go(&sh(&script), "x", Duration::from_millis(500)).await;
-        assert!(matches!(outcome, Outcome::Failed(_)));
+        assert!(matches!(outcome, Outcome::Failed(..)));
         let helper = helper_pid(&file).await;
         assert!(
             gone(&helper).await,
@@ -851,10 +932,11 @@ mod tests {
             command: "agent-chatter-no-such-cli".into(),
             args: vec![],
             output: None,
+            ..Default::default()
         };
         let (outcome, _) = go(&command, "x", Duration::from_secs(1)).await;
         assert!(
-            matches!(outcome, Outcome::Failed(m) if m.starts_with("could not start agent-chatter-no-such-cli"))
+            matches!(outcome, Outcome::Failed(Failure::CannotRun, m) if m.starts_with("could not start agent-chatter-no-such-cli"))
         );
     }
 }

@@ -1,0 +1,414 @@
+//! Members' run settings (docs/architecture.md §14c): env, working directory, extra arguments,
+//! model, permissions, timeout — turned into the command that runs, checked against the
+//! installed CLI, and kept to what the machine's files say.
+//!
+//! Only files on the machine set them (the team file of `serve --team`, `chat --team`, `/team
+//! deploy`). A team sent from the page is given the run settings of the team in force, member
+//! by member ([`impose`]): the page can rename, re-prompt and re-budget a team, never change
+//! what runs, where, or with which rights. So every team in the session log carries the run
+//! settings the bridge really applies, and a delivery reads them from the team in force.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use agent_chatter::team::{Member, PermissionMode, RunSettings, Team};
+
+use super::{AgentCommand, AgentType};
+
+/// The arguments `run`'s model and permission mode add for a CLI read as `kind`, then its
+/// `additionalArgs`. A plain command has no known flags: asking it for a model or a mode is
+/// an error ([`setting_args`]'s caller names the member).
+pub(crate) fn setting_args(kind: AgentType, run: &RunSettings) -> Result<Vec<String>, String> {
+    let mut args = Vec::new();
+    if let Some(model) = &run.model {
+        let flag = match kind {
+            AgentType::Claude => "--model",
+            AgentType::Codex | AgentType::Gemini => "-m",
+            AgentType::Command => {
+                return Err("model: a plain command has no model flag; pass it in \
+                            additionalArgs"
+                    .to_string())
+            }
+        };
+        args.extend([flag.to_string(), model.clone()]);
+    }
+    if let Some(mode) = run.permission_mode {
+        let (flag, value) = match (kind, mode) {
+            (AgentType::Claude, PermissionMode::ReadOnly) => ("--permission-mode", "plan"),
+            (AgentType::Claude, PermissionMode::Edit) => ("--permission-mode", "acceptEdits"),
+            (AgentType::Claude, PermissionMode::Full) => ("--permission-mode", "bypassPermissions"),
+            (AgentType::Codex, PermissionMode::ReadOnly) => ("-s", "read-only"),
+            (AgentType::Codex, PermissionMode::Edit) => ("-s", "workspace-write"),
+            (AgentType::Codex, PermissionMode::Full) => ("-s", "danger-full-access"),
+            (AgentType::Gemini, PermissionMode::ReadOnly) => ("--approval-mode", "plan"),
+            (AgentType::Gemini, PermissionMode::Edit) => ("--approval-mode", "auto_edit"),
+            (AgentType::Gemini, PermissionMode::Full) => ("--approval-mode", "yolo"),
+            (AgentType::Command, _) => {
+                return Err(
+                    "permissionMode: a plain command has no permission flag; pass it \
+                            in additionalArgs"
+                        .to_string(),
+                )
+            }
+        };
+        args.extend([flag.to_string(), value.to_string()]);
+    }
+    args.extend(run.additional_args.iter().cloned());
+    Ok(args)
+}
+
+/// `command` as it runs for `member`: its arguments with the member's (before a trailing
+/// `-`, the stdin prompt of `codex exec`, which must stay last), its env and working dir.
+pub(crate) fn command_for_member(
+    command: &AgentCommand,
+    kind: AgentType,
+    member: &Member,
+) -> Result<AgentCommand, String> {
+    let extra = setting_args(kind, &member.run).map_err(|e| format!("{}: {e}", member.id))?;
+    let mut args = command.args.clone();
+    let at = if args.last().is_some_and(|a| a == "-") {
+        args.len() - 1
+    } else {
+        args.len()
+    };
+    args.splice(at..at, extra);
+    let mut env = command.env.clone();
+    env.extend(member.run.env.clone());
+    Ok(AgentCommand {
+        command: command.command.clone(),
+        args,
+        output: command.output,
+        env,
+        dir: member
+            .base_dir
+            .as_ref()
+            .map(PathBuf::from)
+            .or(command.dir.clone()),
+    })
+}
+
+/// Resolves every member's `baseDir` against `config_dir` (the team file's directory, so the
+/// same file works from any working directory) into an absolute path, and checks it is a
+/// directory: an agent never starts in a place that does not exist.
+pub(crate) fn resolve_base_dirs(team: &mut Team, config_dir: &Path) -> Result<(), String> {
+    for (i, member) in team.members.iter_mut().enumerate() {
+        let Some(dir) = member.base_dir.as_deref() else {
+            continue;
+        };
+        let joined = config_dir.join(dir);
+        let resolved = match std::fs::canonicalize(&joined) {
+            Ok(path) if path.is_dir() => path,
+            Ok(path) => {
+                return Err(format!(
+                    "members[{i}] ({}).baseDir: {} is not a directory",
+                    member.id,
+                    path.display()
+                ))
+            }
+            Err(e) => {
+                return Err(format!(
+                    "members[{i}] ({}).baseDir: {} {}",
+                    member.id,
+                    joined.display(),
+                    if e.kind() == std::io::ErrorKind::NotFound {
+                        "does not exist".to_string()
+                    } else {
+                        format!("cannot be used: {}", crate::files::reason(&e))
+                    }
+                ))
+            }
+        };
+        member.base_dir = Some(resolved.to_string_lossy().into_owned());
+    }
+    Ok(())
+}
+
+/// Gives `team` (sent from the page) the run settings and working directories of `in_force`
+/// (from the machine's files), member by member (by id); a member new to the team gets none.
+/// Whatever the page wrote for them is replaced.
+pub(crate) fn impose(team: &mut Team, in_force: Option<&Team>) {
+    for member in &mut team.members {
+        let machine = in_force.and_then(|t| t.member(&member.id));
+        member.run = machine.map(|m| m.run.clone()).unwrap_or_default();
+        member.base_dir = machine.and_then(|m| m.base_dir.clone());
+    }
+}
+
+/// The flags a member's settings pass to its CLI: the names (`--model`, `-s`) of the
+/// arguments that start with `-`, without a `=value`.
+fn flags(args: &[String]) -> Vec<&str> {
+    args.iter()
+        .filter(|a| a.starts_with('-') && a.len() > 1 && *a != "--")
+        .map(|a| a.split('=').next().unwrap_or(a))
+        .collect()
+}
+
+/// Whether `help` names `flag` as a word of its own (`-m` in `-m, --model`, not in `-mx`).
+fn help_mentions(help: &str, flag: &str) -> bool {
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+    help.match_indices(flag).any(|(at, _)| {
+        let before = help[..at].chars().next_back();
+        let after = help[at + flag.len()..].chars().next();
+        !before.is_some_and(is_word) && !after.is_some_and(is_word)
+    })
+}
+
+/// The `--help` text of `program` with `subcommand` (e.g. `codex exec`), 10 s at most.
+fn help_text(program: &Path, subcommand: &[String]) -> Result<String, String> {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(program)
+        .args(subcommand)
+        .arg("--help")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("{} --help does not start: {e}", program.display()))?;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut out = String::new();
+    let (mut stdout, mut stderr) = (child.stdout.take(), child.stderr.take());
+    // Read both (a long help fills a pipe before the process exits).
+    let reader = std::thread::spawn(move || {
+        use std::io::Read;
+        let mut text = String::new();
+        if let Some(s) = stdout.as_mut() {
+            let _ = s.read_to_string(&mut text);
+        }
+        if let Some(s) = stderr.as_mut() {
+            let _ = s.read_to_string(&mut text);
+        }
+        text
+    });
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "{} --help gave no answer within 10 s",
+                    program.display()
+                ));
+            }
+        }
+    }
+    if let Ok(text) = reader.join() {
+        out = text;
+    }
+    Ok(out)
+}
+
+/// Checks, once at start (docs/architecture.md §14c), that each member's CLI knows every flag
+/// its run settings pass: `(member id, program, its subcommand, the flags)`; the first flag
+/// one does not know is an error naming the member and the flag. Each CLI's help is read
+/// once.
+pub(crate) fn check_flags(
+    uses: &[(String, PathBuf, Vec<String>, Vec<String>)],
+) -> Result<(), String> {
+    let mut helps: BTreeMap<(PathBuf, Vec<String>), String> = BTreeMap::new();
+    for (member, program, subcommand, args) in uses {
+        let wanted = flags(args);
+        if wanted.is_empty() {
+            continue;
+        }
+        let key = (program.clone(), subcommand.clone());
+        if !helps.contains_key(&key) {
+            let help = help_text(program, subcommand).map_err(|e| format!("{member}: {e}"))?;
+            helps.insert(key.clone(), help);
+        }
+        let help = &helps[&key];
+        let shown = std::iter::once(program.display().to_string())
+            .chain(subcommand.iter().cloned())
+            .collect::<Vec<_>>()
+            .join(" ");
+        if let Some(flag) = wanted.into_iter().find(|f| !help_mentions(help, f)) {
+            return Err(format!(
+                "{member}: the installed CLI does not know the flag {flag} (it is not in \
+                 `{shown} --help`); fix the member's model, permissionMode or additionalArgs \
+                 in the team file"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The subcommand words `command`'s own arguments start with (`exec` of `codex exec --json`),
+/// whose `--help` lists the flags that apply.
+pub(crate) fn subcommand(command: &AgentCommand) -> Vec<String> {
+    command
+        .args
+        .iter()
+        .take_while(|a| !a.starts_with('-') && !a.is_empty())
+        .cloned()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn member(run: RunSettings) -> Member {
+        let mut team = agent_chatter::demo::team();
+        let mut m = team.members.remove(1);
+        m.run = run;
+        m
+    }
+
+    #[test]
+    fn model_and_permission_map_to_each_clis_own_flags() {
+        let run = RunSettings {
+            model: Some("m1".into()),
+            permission_mode: Some(PermissionMode::ReadOnly),
+            additional_args: vec!["--max-turns".into(), "3".into()],
+            ..RunSettings::default()
+        };
+        let cases = [
+            (
+                AgentType::Claude,
+                vec![
+                    "--model",
+                    "m1",
+                    "--permission-mode",
+                    "plan",
+                    "--max-turns",
+                    "3",
+                ],
+            ),
+            (
+                AgentType::Codex,
+                vec!["-m", "m1", "-s", "read-only", "--max-turns", "3"],
+            ),
+            (
+                AgentType::Gemini,
+                vec!["-m", "m1", "--approval-mode", "plan", "--max-turns", "3"],
+            ),
+        ];
+        for (kind, want) in cases {
+            assert_eq!(setting_args(kind, &run).unwrap(), want, "{kind:?}");
+        }
+        for (mode, claude, codex, gemini) in [
+            (
+                PermissionMode::Edit,
+                "acceptEdits",
+                "workspace-write",
+                "auto_edit",
+            ),
+            (
+                PermissionMode::Full,
+                "bypassPermissions",
+                "danger-full-access",
+                "yolo",
+            ),
+        ] {
+            let run = RunSettings {
+                permission_mode: Some(mode),
+                ..RunSettings::default()
+            };
+            assert_eq!(setting_args(AgentType::Claude, &run).unwrap()[1], claude);
+            assert_eq!(setting_args(AgentType::Codex, &run).unwrap()[1], codex);
+            assert_eq!(setting_args(AgentType::Gemini, &run).unwrap()[1], gemini);
+        }
+        assert!(setting_args(AgentType::Command, &run)
+            .unwrap_err()
+            .starts_with("model: a plain command has no model flag"));
+    }
+
+    #[test]
+    fn a_members_arguments_go_before_codexs_trailing_dash_with_its_env_and_dir() {
+        let codex = super::super::default_command("openai-codex").unwrap();
+        let mut m = member(RunSettings {
+            model: Some("gpt-x".into()),
+            env: BTreeMap::from([("OPENAI_LOG".to_string(), "debug".to_string())]),
+            ..RunSettings::default()
+        });
+        m.base_dir = Some("/tmp".into());
+        let cmd = command_for_member(&codex, AgentType::Codex, &m).unwrap();
+        assert_eq!(
+            cmd.args,
+            [
+                "exec",
+                "--json",
+                "--skip-git-repo-check",
+                "-m",
+                "gpt-x",
+                "-"
+            ]
+        );
+        assert_eq!(cmd.env.get("OPENAI_LOG").map(String::as_str), Some("debug"));
+        assert_eq!(cmd.dir.as_deref(), Some(Path::new("/tmp")));
+        assert_eq!(subcommand(&codex), ["exec"]);
+    }
+
+    #[test]
+    fn a_page_never_changes_what_runs_where_or_with_which_rights() {
+        let mut machine = agent_chatter::demo::team();
+        machine.members[1].run.permission_mode = Some(PermissionMode::ReadOnly);
+        machine.members[1].base_dir = Some("/srv/work".into());
+        let mut sent = machine.clone();
+        sent.members[1].run.permission_mode = Some(PermissionMode::Full);
+        sent.members[1].run.additional_args = vec!["--dangerous".into()];
+        sent.members[1].base_dir = Some("/".into());
+        sent.members[1].system_instruction = Some("new prompt".into());
+        sent.members[2]
+            .run
+            .env
+            .insert("PATH".into(), "/evil".into());
+        impose(&mut sent, Some(&machine));
+        assert_eq!(sent.members[1].run, machine.members[1].run);
+        assert_eq!(sent.members[1].base_dir.as_deref(), Some("/srv/work"));
+        assert_eq!(sent.members[2].run, RunSettings::default());
+        // What the page may change, it changed.
+        assert_eq!(
+            sent.members[1].system_instruction.as_deref(),
+            Some("new prompt")
+        );
+    }
+
+    #[test]
+    fn a_base_dir_must_exist_and_is_resolved_against_the_team_files_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("work")).unwrap();
+        let mut team = agent_chatter::demo::team();
+        team.members[1].base_dir = Some("work".into());
+        resolve_base_dirs(&mut team, dir.path()).unwrap();
+        let want = std::fs::canonicalize(dir.path().join("work")).unwrap();
+        assert_eq!(team.members[1].base_dir.as_deref(), want.to_str());
+        team.members[2].base_dir = Some("nope".into());
+        let err = resolve_base_dirs(&mut team, dir.path()).unwrap_err();
+        assert!(
+            err.starts_with("members[2] (sarah).baseDir: ") && err.ends_with("nope does not exist"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn an_unknown_flag_is_named_with_its_member() {
+        assert!(help_mentions("  -m, --model <MODEL>  the model", "-m"));
+        assert!(help_mentions("  -m, --model <MODEL>", "--model"));
+        assert!(!help_mentions("  --model-name <X>", "--model"));
+        assert!(!help_mentions("  -mx", "-m"));
+        // `sh --help` on a POSIX shell prints no list of our flags.
+        let uses = vec![(
+            "max".to_string(),
+            PathBuf::from("/bin/echo"),
+            vec![],
+            vec!["--permission-mode".to_string(), "plan".to_string()],
+        )];
+        // echo prints its arguments: "--help" only, so no --permission-mode.
+        let err = check_flags(&uses).unwrap_err();
+        assert!(
+            err.starts_with("max: the installed CLI does not know the flag --permission-mode"),
+            "{err}"
+        );
+        let fine = vec![(
+            "max".to_string(),
+            PathBuf::from("/bin/echo"),
+            vec!["--model".to_string()],
+            vec!["--model".to_string(), "m".to_string()],
+        )];
+        check_flags(&fine).unwrap();
+    }
+}
