@@ -134,14 +134,17 @@ pub enum Ending {
     AgentFailed,
 }
 
-/// Runs the chat until `/exit`, or the end of piped input once nothing is running.
-pub async fn run(hub: Hub) -> Result<Ending, String> {
+/// Runs the chat until `/exit`, or the end of piped input once nothing is running. `bell`:
+/// ring the terminal's bell when a human's turn comes or an agent fails (docs/architecture.md
+/// §14c), in a terminal only.
+pub async fn run(hub: Hub, bell: bool) -> Result<Ending, String> {
     let stopped = |e: hub::HubError| e.to_string();
     let interactive = std::io::stdin().is_terminal();
     // Subscribed before any input is read, so the printer sees every fact from the first.
     let subscription = subscribe(&hub).await.map_err(stopped)?;
     let (printed, mut printed_rx) = tokio::sync::watch::channel(0usize);
-    let printer = tokio::spawn(print_events(hub.clone(), subscription, printed));
+    let bell = bell && std::io::stderr().is_terminal();
+    let printer = tokio::spawn(print_events(hub.clone(), subscription, printed, bell));
     let banner = hub
         .query(|session, id| {
             session.team().map(|team| {
@@ -347,6 +350,7 @@ async fn print_events(
     hub: Hub,
     (mut events, mut mirror): Subscription,
     printed: tokio::sync::watch::Sender<usize>,
+    bell: bool,
 ) {
     printed.send_replace(mirror.facts().len());
     let mut spinner: Option<ProgressBar> = None;
@@ -404,6 +408,11 @@ async fn print_events(
                 if *seq as usize <= mirror.facts().len() {
                     // Printed already, when catching up after falling behind.
                     continue;
+                }
+                if bell && wants_attention(fact, &mirror) {
+                    // BEL on stderr: the one control character written on purpose.
+                    use std::io::Write as _;
+                    let _ = std::io::stderr().write_all(b"\x07");
                 }
                 if !apply_and_print(&mut mirror, fact, name_of) {
                     // Cannot happen (the hub applied it first); start again from the hub's.
@@ -543,6 +552,22 @@ fn print_action(action: &Action, session: &Session, name_of: impl Fn(&str, &Sess
             say!("✓ Conversation completed ([DONE]); a new message starts it again");
         }
         Action::Deliver(_) => {}
+    }
+}
+
+/// Whether `fact`, about to be applied to `mirror`, is one a person waits for: an agent's
+/// failure, or a reply that hands the turn to a human.
+fn wants_attention(fact: &Fact, mirror: &Session) -> bool {
+    match fact {
+        Fact::Failed { .. } => true,
+        Fact::Replied { text, .. } => {
+            let team = mirror.team();
+            markers::parse(text).next.iter().any(|n| {
+                team.and_then(|t| t.find(&n.name))
+                    .is_some_and(|m| !m.is_ai())
+            })
+        }
+        _ => false,
     }
 }
 

@@ -63,6 +63,9 @@ enum Commands {
         /// Let the built-in simulator answer every AI member: no agent CLI runs.
         #[arg(long)]
         simulate: bool,
+        /// Do not ring the terminal bell when a human's turn comes or an agent fails.
+        #[arg(long)]
+        no_bell: bool,
     },
     /// List the sessions in the database (resume one with `serve --session ID` or `chat --resume ID`).
     Sessions {
@@ -142,6 +145,7 @@ fn run(cli: Cli) -> Result<Ending, String> {
             db,
             agents,
             simulate,
+            no_bell,
         } => {
             let team = match (team, resume) {
                 (Some(path), Some(id)) => {
@@ -166,7 +170,7 @@ fn run(cli: Cli) -> Result<Ending, String> {
                 let hub = hub::Hub::start(store, resume, team, agents, simulate, source)
                     .map_err(|e| e.to_string())?;
                 say_who_cannot_run(&hub, simulate).await;
-                agent_chatter_bridge::chat::run(hub).await
+                agent_chatter_bridge::chat::run(hub, !no_bell).await
             })
         }
         Commands::Sessions { db } => {

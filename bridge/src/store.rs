@@ -2,11 +2,20 @@
 //! transaction and committed before the actions it causes run, so a killed bridge resumes with
 //! every fact it acted on. The file is marked with our `application_id`; a file that is another
 //! program's database, or not a database at all, is refused and never written to.
+//!
+//! The file is the user's sessions, so it is kept from others and from accidents: created
+//! owner-only (0600, in a 0700 directory when one is made), never reached through a symbolic
+//! link, refused at start when it cannot be written, and written back to its path when it is
+//! deleted while in use (see [`Store::open`]).
 
+use std::fs::OpenOptions;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::time::Duration;
 
 use agent_chatter::session::Fact;
-use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior, MAIN_DB};
 use thiserror::Error;
 
 /// `PRAGMA application_id` of our files: "ACHT".
@@ -60,6 +69,10 @@ pub enum StoreError {
         path: PathBuf,
         source: rusqlite::Error,
     },
+    #[error("{path}: {why}; it was not changed")]
+    Unusable { path: PathBuf, why: String },
+    #[error("{path} was deleted or replaced while in use, and its sessions could not be written back: {why}; no fact can be kept now: stop the bridge")]
+    Lost { path: PathBuf, why: String },
     #[error("session {0} does not exist")]
     NoSuchSession(i64),
     #[error("session {session} was changed by another agent-chatter using the same database (it holds {stored} facts, this one expected {expected}); nothing was written")]
@@ -82,62 +95,60 @@ pub use agent_chatter::protocol::{Sent, SessionInfo};
 
 /// The session database.
 pub struct Store {
-    conn: Connection,
+    db: Arc<Mutex<Db>>,
 }
 
+/// The connection and the file it was opened on.
+struct Db {
+    conn: Connection,
+    path: PathBuf,
+    /// The file's device and inode when it was opened: another pair (or none) at `path`
+    /// means it was deleted, moved or replaced.
+    file: (u64, u64),
+    /// Why nothing can be written any more (the file was deleted and could not be rewritten).
+    lost: Option<String>,
+}
+
+/// How often an idle bridge checks that its database file is still there.
+const WATCH_EVERY: Duration = Duration::from_secs(1);
+
 impl Store {
-    /// Opens (or creates) the database at `path`. A file that is not ours is refused untouched.
+    /// Opens (or creates) the database at `path`. A file that is not ours is refused untouched;
+    /// so is one SQLite could not write (read-only, immutable, in a directory that cannot be
+    /// written), and a symbolic link. A new file is created 0600, and its directory, when it
+    /// is missing, 0700.
+    ///
+    /// While the store is open, its file is checked before each write and every second: a file
+    /// deleted (or replaced) meanwhile is written back from the open connection, at its path
+    /// (or beside it, `PATH.recovered-MS`, when another file now stands there), and the store
+    /// goes on with the new file, saying so on stderr. Otherwise every fact committed since
+    /// the deletion would vanish with the unlinked file when the bridge stops.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        let open_err = |source| StoreError::Open {
+        prepare(path)?;
+        let conn = connect(path)?;
+        let file = identity(path).map_err(|why| StoreError::Unusable {
             path: path.to_path_buf(),
-            source,
-        };
-        let conn = Connection::open_with_flags(
-            path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE
-                | OpenFlags::SQLITE_OPEN_CREATE
-                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .map_err(open_err)?;
-        // Reading the header is the first access: a non-database file fails here, unchanged.
-        let app_id: i64 = conn
-            .query_row("PRAGMA application_id", [], |r| r.get(0))
-            .map_err(open_err)?;
-        let version: i64 = conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(open_err)?;
-        let tables: i64 = conn
-            .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
-            .map_err(open_err)?;
-        if app_id == 0 && tables == 0 {
-            // A new file: ours from now on.
-            conn.execute_batch(&format!(
-                "PRAGMA journal_mode=WAL; BEGIN; {SCHEMA} PRAGMA application_id={APPLICATION_ID}; PRAGMA user_version={SCHEMA_VERSION}; COMMIT;"
-            ))
-            .map_err(open_err)?;
-        } else if app_id != APPLICATION_ID {
-            return Err(StoreError::Foreign {
-                path: path.to_path_buf(),
-                found: app_id,
-            });
-        } else if version > SCHEMA_VERSION {
-            return Err(StoreError::Newer {
-                path: path.to_path_buf(),
-                found: version,
-            });
-        } else {
-            conn.execute_batch("PRAGMA journal_mode=WAL;")
-                .map_err(open_err)?;
-        }
-        // Each append is durable before the bridge acts on it. The page cache stays small:
-        // the bridge only appends and reads a log back at start, so a big cache buys nothing
-        // and would show as memory growing with the session.
-        conn.execute_batch(
-            "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-256;",
-        )
-        .map_err(open_err)?;
-        conn.execute_batch(SENT_SCHEMA).map_err(open_err)?;
-        Ok(Store { conn })
+            why,
+        })?;
+        let db = Arc::new(Mutex::new(Db {
+            conn,
+            path: path.to_path_buf(),
+            file,
+            lost: None,
+        }));
+        watch(Arc::downgrade(&db));
+        Ok(Store { db })
+    }
+
+    fn db(&self) -> MutexGuard<'_, Db> {
+        self.db.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The database, checked to be the file at its path (see [`Store::open`]), for a write.
+    fn writable(&self) -> Result<MutexGuard<'_, Db>, StoreError> {
+        let mut db = self.db();
+        db.check()?;
+        Ok(db)
     }
 
     /// A new session whose log starts with `first` (its `setTeam`).
@@ -154,7 +165,8 @@ impl Store {
         })?;
         // One transaction: a crash never leaves a session without its first fact (its team),
         // which would not resume.
-        let tx = self.conn.transaction()?;
+        let mut db = self.writable()?;
+        let tx = db.conn.transaction()?;
         tx.execute(
             "INSERT INTO sessions (title, created_ms) VALUES (?1, ?2)",
             params![title, now_ms],
@@ -170,7 +182,8 @@ impl Store {
 
     /// Deletes `session` and everything kept for it, in one transaction.
     pub(crate) fn delete_session(&mut self, session: i64) -> Result<(), StoreError> {
-        let tx = self.conn.transaction()?;
+        let mut db = self.writable()?;
+        let tx = db.conn.transaction()?;
         for table in ["facts", "sent", "outputs"] {
             tx.execute(
                 &format!("DELETE FROM {table} WHERE session_id = ?1"),
@@ -194,7 +207,8 @@ impl Store {
             message: e.to_string(),
         })?;
         // Immediate: the count read below and the insert are one step for other processes.
-        let tx = self
+        let mut db = self.writable()?;
+        let tx = db
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let exists: Option<i64> = tx
@@ -234,7 +248,7 @@ impl Store {
         at_ms: i64,
         output: &[u8],
     ) -> Result<(), StoreError> {
-        self.conn.execute(
+        self.writable()?.conn.execute(
             "INSERT INTO outputs (session_id, member, at_ms, output) VALUES (?1, ?2, ?3, ?4)",
             params![session, member, at_ms, output],
         )?;
@@ -250,7 +264,7 @@ impl Store {
         member: &str,
         sha256: &str,
     ) -> Result<(), StoreError> {
-        self.conn.execute(
+        self.writable()?.conn.execute(
             "INSERT OR REPLACE INTO sent (session_id, message, member, sha256) VALUES (?1, ?2, ?3, ?4)",
             params![session, message, member, sha256],
         )?;
@@ -259,7 +273,8 @@ impl Store {
 
     /// Every digest noted by [`Self::record_sent`] for `session`.
     pub(crate) fn sent(&self, session: i64) -> Result<Vec<Sent>, StoreError> {
-        let mut stmt = self.conn.prepare(
+        let db = self.db();
+        let mut stmt = db.conn.prepare(
             "SELECT message, member, sha256 FROM sent WHERE session_id = ?1 ORDER BY rowid",
         )?;
         let rows = stmt.query_map([session], |r| {
@@ -274,7 +289,8 @@ impl Store {
 
     /// Every fact of `session`, in order.
     pub fn facts(&self, session: i64) -> Result<Vec<Fact>, StoreError> {
-        let exists: Option<i64> = self
+        let db = self.db();
+        let exists: Option<i64> = db
             .conn
             .query_row("SELECT id FROM sessions WHERE id = ?1", [session], |r| {
                 r.get(0)
@@ -283,7 +299,7 @@ impl Store {
         if exists.is_none() {
             return Err(StoreError::NoSuchSession(session));
         }
-        let mut stmt = self
+        let mut stmt = db
             .conn
             .prepare("SELECT seq, fact FROM facts WHERE session_id = ?1 ORDER BY seq")?;
         let rows = stmt.query_map([session], |r| {
@@ -304,7 +320,8 @@ impl Store {
 
     /// All sessions, newest first.
     pub fn list(&self) -> Result<Vec<SessionInfo>, StoreError> {
-        let mut stmt = self.conn.prepare(
+        let db = self.db();
+        let mut stmt = db.conn.prepare(
             "SELECT s.id, s.title, s.created_ms, (SELECT count(*) FROM facts f WHERE f.session_id = s.id)
              FROM sessions s ORDER BY s.id DESC",
         )?;
@@ -317,6 +334,304 @@ impl Store {
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+/// `path` with `suffix` appended to its file name (`s.db` → `s.db-wal`).
+fn beside(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_os_string();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+/// The files SQLite keeps beside a database.
+const COMPANIONS: [&str; 3] = ["-wal", "-shm", "-journal"];
+
+/// Checks, before SQLite touches anything, that the database at `path` and the files SQLite
+/// keeps beside it are plain files this process can write, and creates the database (0600,
+/// its directory 0700 when missing) if it does not exist. SQLite itself would follow a
+/// symbolic link, silently open an unwritable file read-only, and die of SIGBUS on a `-shm`
+/// it cannot extend (an immutable one).
+fn prepare(path: &Path) -> Result<(), StoreError> {
+    let unusable = |why: String| StoreError::Unusable {
+        path: path.to_path_buf(),
+        why,
+    };
+    let mut missing_companion = false;
+    for (file, suffix) in std::iter::once((path.to_path_buf(), ""))
+        .chain(COMPANIONS.map(|suffix| (beside(path, suffix), suffix)))
+    {
+        let what = if suffix.is_empty() {
+            "it".to_string()
+        } else {
+            format!("its {suffix} file {}", file.display())
+        };
+        match std::fs::symlink_metadata(&file) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(unusable(format!(
+                    "{what} is a symbolic link; the session database and its -wal and -shm files \
+                     must be plain files (give the link's target as --db)"
+                )))
+            }
+            Ok(meta) if !meta.is_file() => {
+                return Err(unusable(format!("{what} is not a regular file")))
+            }
+            // Opened for writing, not written: closed before SQLite opens anything, so none
+            // of its locks is lost with this descriptor.
+            Ok(_) => {
+                OpenOptions::new()
+                    .write(true)
+                    .custom_flags(libc::O_NOFOLLOW)
+                    .open(&file)
+                    .map_err(|e| {
+                        unusable(format!(
+                            "{what} cannot be written ({}); the bridge writes every fact there",
+                            not_writable(&e)
+                        ))
+                    })?;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                missing_companion |= suffix == "-wal" || suffix == "-shm";
+            }
+            Err(e) => return Err(unusable(crate::files::reason(&e))),
+        }
+    }
+    let dir = crate::files::parent_dir(path);
+    if !path.exists() {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&dir)
+            .map_err(|e| {
+                unusable(format!(
+                    "cannot create its directory {}: {}",
+                    dir.display(),
+                    crate::files::reason(&e)
+                ))
+            })?;
+        OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)
+            .map_err(|e| unusable(format!("cannot be created: {}", not_writable(&e))))?;
+    }
+    if missing_companion && !dir_writable(&dir) {
+        return Err(unusable(format!(
+            "its directory {} cannot be written, and SQLite keeps its -wal and -shm files there",
+            dir.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Why a file cannot be opened for writing, in the user's words.
+fn not_writable(e: &std::io::Error) -> String {
+    match e.raw_os_error() {
+        Some(libc::EACCES) => "permission denied: it is read-only for this user".into(),
+        Some(libc::EPERM) => "operation not permitted: it is immutable or append-only".into(),
+        Some(libc::EROFS) => "the file system is read-only".into(),
+        _ => crate::files::reason(e),
+    }
+}
+
+/// Whether this process may create files in `dir`.
+fn dir_writable(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(dir) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: access only reads the NUL-terminated path.
+    unsafe { libc::access(dir.as_ptr(), libc::W_OK | libc::X_OK) == 0 }
+}
+
+/// The SQLite connection on the database at `path`, which [`prepare`] has checked or made:
+/// our schema on a new file, our marks checked on an old one.
+fn connect(path: &Path) -> Result<Connection, StoreError> {
+    let open_err = |source| StoreError::Open {
+        path: path.to_path_buf(),
+        source,
+    };
+    let conn = Connection::open_with_flags(
+        path,
+        // The file exists (prepare made it): SQLite creates none but its -wal and -shm.
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_NOFOLLOW
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(open_err)?;
+    // Reading the header is the first access: a non-database file fails here, unchanged.
+    let app_id: i64 = conn
+        .query_row("PRAGMA application_id", [], |r| r.get(0))
+        .map_err(open_err)?;
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(open_err)?;
+    // SQLite opens a file it may not write read-only, without a word: say it now, not at
+    // the first fact.
+    if conn.is_readonly(MAIN_DB).unwrap_or(false) {
+        return Err(StoreError::Unusable {
+            path: path.to_path_buf(),
+            why: "SQLite can only read it (read-only file or file system)".into(),
+        });
+    }
+    let tables: i64 = conn
+        .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+        .map_err(open_err)?;
+    if app_id == 0 && tables == 0 {
+        // A new file: ours from now on.
+        conn.execute_batch(&format!(
+                "PRAGMA journal_mode=WAL; BEGIN; {SCHEMA} PRAGMA application_id={APPLICATION_ID}; PRAGMA user_version={SCHEMA_VERSION}; COMMIT;"
+            ))
+            .map_err(open_err)?;
+    } else if app_id != APPLICATION_ID {
+        return Err(StoreError::Foreign {
+            path: path.to_path_buf(),
+            found: app_id,
+        });
+    } else if version > SCHEMA_VERSION {
+        return Err(StoreError::Newer {
+            path: path.to_path_buf(),
+            found: version,
+        });
+    } else {
+        // Setting the version it has is a write: one that cannot be made fails here.
+        conn.execute_batch(&format!(
+            "PRAGMA journal_mode=WAL; PRAGMA user_version={version};"
+        ))
+        .map_err(open_err)?;
+    }
+    // Each append is durable before the bridge acts on it. The page cache stays small:
+    // the bridge only appends and reads a log back at start, so a big cache buys nothing
+    // and would show as memory growing with the session.
+    conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-256;")
+        .map_err(open_err)?;
+    conn.execute_batch(SENT_SCHEMA).map_err(open_err)?;
+    Ok(conn)
+}
+
+/// The device and inode of the file at `path` (not following a link).
+fn identity(path: &Path) -> Result<(u64, u64), String> {
+    std::fs::symlink_metadata(path)
+        .map(|m| (m.dev(), m.ino()))
+        .map_err(|e| crate::files::reason(&e))
+}
+
+/// Checks every [`WATCH_EVERY`] that the database file is still there (see [`Db::check`]),
+/// until the store is dropped.
+fn watch(db: Weak<Mutex<Db>>) {
+    let spawned = std::thread::Builder::new()
+        .name("agent-chatter-db-watch".into())
+        .spawn(move || loop {
+            std::thread::sleep(WATCH_EVERY);
+            let Some(db) = db.upgrade() else { return };
+            let mut db = db.lock().unwrap_or_else(|e| e.into_inner());
+            if db.check().is_err() {
+                return;
+            }
+        });
+    if let Err(e) = spawned {
+        eprintln!("agent-chatter: warning: the database is checked only when written: {e}");
+    }
+}
+
+impl Db {
+    /// `Ok` when the connection's file is still the one at its path. When it was deleted or
+    /// replaced, what the connection holds is written to a new file, at the path (or beside
+    /// it when another file stands there), and the store goes on with that file.
+    fn check(&mut self) -> Result<(), StoreError> {
+        if let Some(why) = &self.lost {
+            return Err(StoreError::Lost {
+                path: self.path.clone(),
+                why: why.clone(),
+            });
+        }
+        let now = identity(&self.path).ok();
+        if now == Some(self.file) {
+            return Ok(());
+        }
+        let (happened, target) = match now {
+            None => ("deleted (or moved away)", self.path.clone()),
+            Some(_) => (
+                "replaced by another file",
+                beside(&self.path, &format!(".recovered-{}", crate::hub::now().0)),
+            ),
+        };
+        let was = self.path.clone();
+        match self.rewrite(&target) {
+            Ok(placed) => {
+                eprintln!(
+                    "agent-chatter: warning: the session database {} was {happened} while in use; \
+                     its sessions were written back to {}, which the bridge goes on with",
+                    was.display(),
+                    placed.display()
+                );
+                Ok(())
+            }
+            Err(why) => {
+                eprintln!(
+                    "agent-chatter: error: the session database {} was {happened} while in use, \
+                     and its sessions could not be written back to {}: {why}; no fact can be \
+                     kept now: stop the bridge",
+                    was.display(),
+                    target.display()
+                );
+                self.lost = Some(why.clone());
+                Err(StoreError::Lost { path: was, why })
+            }
+        }
+    }
+
+    /// Copies the open database into a new file at `target` (or, should another file stand
+    /// there by then, beside it) and reopens the store on it. The copy is made under another
+    /// name and linked into place whole.
+    fn rewrite(&mut self, target: &Path) -> Result<PathBuf, String> {
+        let copy = beside(target, &format!(".rewriting-{}", std::process::id()));
+        let name = copy
+            .to_str()
+            .ok_or_else(|| format!("{} is not a UTF-8 path", copy.display()))?;
+        let _ = std::fs::remove_file(&copy);
+        // Owner-only, as a new database is (VACUUM INTO takes an empty file).
+        OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&copy)
+            .map_err(|e| format!("{}: {}", copy.display(), crate::files::reason(&e)))?;
+        if let Err(e) = self.conn.execute("VACUUM INTO ?1", [name]) {
+            let _ = std::fs::remove_file(&copy);
+            return Err(e.to_string());
+        }
+        // Closed before the copy is opened: closing removes the -wal and -shm files by name,
+        // which would by then be the copy's.
+        let unlinked = std::mem::replace(
+            &mut self.conn,
+            Connection::open_in_memory().map_err(|e| e.to_string())?,
+        );
+        if let Err((_, e)) = unlinked.close() {
+            return Err(format!("{e} (a copy is in {})", copy.display()));
+        }
+        // A link never replaces a file: if one appeared at `target` meanwhile, it stays.
+        let placed = if std::fs::hard_link(&copy, target).is_ok() {
+            let _ = std::fs::remove_file(&copy);
+            target.to_path_buf()
+        } else {
+            let aside = beside(target, &format!(".recovered-{}", crate::hub::now().0));
+            std::fs::rename(&copy, &aside).map_err(|e| {
+                format!(
+                    "{} (a copy is in {})",
+                    crate::files::reason(&e),
+                    copy.display()
+                )
+            })?;
+            aside
+        };
+        self.conn = connect(&placed).map_err(|e| e.to_string())?;
+        self.file = identity(&placed)?;
+        self.path = placed.clone();
+        Ok(placed)
     }
 }
 
@@ -337,7 +652,7 @@ mod tests {
             let mut store = Store::open(&path).unwrap();
             let id = store.create_session("old", 5, &fact("a")).unwrap();
             // As a file written by the version before: no `sent` table.
-            store.conn.execute_batch("DROP TABLE sent").unwrap();
+            store.db().conn.execute_batch("DROP TABLE sent").unwrap();
             id
         };
         let store = Store::open(&path).unwrap();

@@ -6,7 +6,7 @@ mod support;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -16,8 +16,14 @@ use support::{bin, team, Bridge};
 /// `agent-chatter serve` on the files of a [`Bridge::new_dir`] directory, its stderr kept in
 /// `stderr.log` there; `nofile` sets its open-file limit (soft and hard) before it starts.
 fn start(dir: tempfile::TempDir, nofile: Option<u64>, args: &[&str]) -> Bridge {
+    let db = dir.path().join("sessions.db");
+    start_on(dir, &db, nofile, args)
+}
+
+/// [`start`] with the database `db`.
+fn start_on(dir: tempfile::TempDir, db: &Path, nofile: Option<u64>, args: &[&str]) -> Bridge {
     let d = dir.path();
-    let mut cmd = serve_command(d, 0, args);
+    let mut cmd = serve_on(d, db, 0, args);
     cmd.stdout(Stdio::piped())
         .stderr(std::fs::File::create(d.join("stderr.log")).unwrap());
     if let Some(n) = nofile {
@@ -57,10 +63,15 @@ fn start(dir: tempfile::TempDir, nofile: Option<u64>, args: &[&str]) -> Bridge {
 
 /// `serve` on the files in `d` (database, page, team, agents), plus `args`.
 fn serve_command(d: &Path, port: u16, args: &[&str]) -> Command {
+    serve_on(d, &d.join("sessions.db"), port, args)
+}
+
+/// `serve` on the files in `d`, with the database `db`.
+fn serve_on(d: &Path, db: &Path, port: u16, args: &[&str]) -> Command {
     let mut cmd = Command::new(bin());
     cmd.args(["serve", "--port", &port.to_string()])
         .arg("--db")
-        .arg(d.join("sessions.db"))
+        .arg(db)
         .arg("--dist")
         .arg(d.join("dist"))
         .arg("--team")
@@ -75,16 +86,21 @@ fn stderr_of(d: &Path) -> String {
     std::fs::read_to_string(d.join("stderr.log")).unwrap_or_default()
 }
 
-/// A bridge's whole run when it is expected to refuse to start: (exit code, stderr).
+/// A bridge's whole run when it is expected to refuse to start: (exit code, stderr). One
+/// still running after 30 s has started: it is killed, and its code is `None`.
 fn refused_start(cmd: &mut Command) -> (Option<i32>, String) {
-    let out = cmd
+    let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap()
-        .wait_with_output()
         .unwrap();
+    let end = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -209,6 +225,187 @@ fn more_than_64_kib_before_the_token_closes_the_socket() {
         log.contains("closed a connection: more than 64 KiB sent before the token"),
         "{log}"
     );
+}
+
+// ---- 3. The database deleted while serving ------------------------------------------------
+
+fn human(text: &str) -> serde_json::Value {
+    json!({"v": 1, "type": "apply", "fact": {"type": "human", "text": text, "sender": null, "at": 1}})
+}
+
+fn sessions_listed(db: &Path) -> String {
+    let out = Command::new(bin())
+        .args(["sessions", "--db"])
+        .arg(db)
+        .output()
+        .unwrap();
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Issue #28.3: the database file deleted under a running bridge is written back from the open
+/// connection, when idle and when a fact is committed, so a bridge stopped afterwards (even
+/// by SIGKILL) has lost nothing.
+#[tokio::test]
+async fn a_database_deleted_while_serving_is_written_back_with_every_fact() {
+    let bridge = start(Bridge::new_dir(&team(None), "claude-stream.sh"), None, &[]);
+    let db = bridge.dir.path().join("sessions.db");
+    let (mut page, _) = bridge.hello().await;
+    page.send(human("[NEXT: max] first")).await;
+    page.until_fact("replied").await;
+
+    std::fs::remove_file(&db).unwrap();
+    // Idle: noticed within about a second (30 s is only a bound for a slow machine).
+    let end = Instant::now() + Duration::from_secs(30);
+    while !stderr_of(bridge.dir.path()).contains("written back") {
+        assert!(Instant::now() < end, "not written back");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(db.exists());
+    // Deleted again, and a fact follows at once: it goes into the file at the path.
+    std::fs::remove_file(&db).unwrap();
+    page.send(human("[NEXT: max] second")).await;
+    let replied = page
+        .until(|e| e["type"] == "fact" && e["fact"]["type"] == "replied" || e["type"] == "error")
+        .await;
+    assert_eq!(
+        replied["type"],
+        "fact",
+        "{replied}\n{}",
+        stderr_of(bridge.dir.path())
+    );
+    let (_, session) = bridge.hello().await;
+    let facts = session["facts"].as_array().unwrap().len();
+    assert_eq!(facts, 5, "{session}");
+
+    let d = bridge.kill();
+    let listed = sessions_listed(&db);
+    assert!(listed.contains(&format!("{facts} facts")), "{listed}");
+    let log = stderr_of(d.path());
+    assert!(
+        log.contains(&format!(
+            "the session database {} was deleted (or moved away) while in use; its sessions were written back to {}",
+            db.display(),
+            db.display()
+        )),
+        "{log}"
+    );
+}
+
+// ---- 5. A database that cannot be written ------------------------------------------------
+
+/// Makes `file` unwritable for this process until dropped: immutable (`chattr +i`) when
+/// running as root, whom permissions do not stop; read-only (0444) otherwise. `None` when this
+/// machine cannot (no chattr, or a file system without the flag).
+struct Unwritable(PathBuf, bool);
+
+impl Unwritable {
+    fn make(file: &Path) -> Option<Unwritable> {
+        use std::os::unix::fs::PermissionsExt;
+        // SAFETY: geteuid has no preconditions.
+        let root = unsafe { libc::geteuid() } == 0;
+        if root {
+            let done = Command::new("chattr").arg("+i").arg(file).status();
+            done.is_ok_and(|s| s.success())
+                .then(|| Unwritable(file.to_path_buf(), true))
+        } else {
+            std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o444)).ok()?;
+            Some(Unwritable(file.to_path_buf(), false))
+        }
+    }
+}
+
+impl Drop for Unwritable {
+    fn drop(&mut self) {
+        use std::os::unix::fs::PermissionsExt;
+        if self.1 {
+            let _ = Command::new("chattr").arg("-i").arg(&self.0).status();
+        } else {
+            let _ = std::fs::set_permissions(&self.0, std::fs::Permissions::from_mode(0o600));
+        }
+    }
+}
+
+/// Issue #28.5: a database (or its -shm) the bridge cannot write is refused at start, naming
+/// the file and why, instead of starting and failing every fact (or dying of SIGBUS on an
+/// immutable -shm).
+#[test]
+fn a_database_that_cannot_be_written_is_refused_at_start() {
+    for companion in ["", "-shm", "-wal"] {
+        // A database as a killed bridge leaves it: with its -wal and -shm.
+        let bridge = start(Bridge::new_dir(&team(None), "claude-stream.sh"), None, &[]);
+        let dir = bridge.kill();
+        let file = dir.path().join(format!("sessions.db{companion}"));
+        assert!(file.exists(), "{}", file.display());
+        let Some(_unwritable) = Unwritable::make(&file) else {
+            eprintln!("skipped: {} cannot be made unwritable here", file.display());
+            continue;
+        };
+        let (code, stderr) = refused_start(&mut serve_command(dir.path(), 0, &[]));
+        assert_eq!(code, Some(1), "{companion}: {stderr}");
+        let db = dir.path().join("sessions.db");
+        let named = if companion.is_empty() {
+            format!("{}: it cannot be written (", db.display())
+        } else {
+            format!(
+                "{}: its {companion} file {} cannot be written (",
+                db.display(),
+                file.display()
+            )
+        };
+        assert!(stderr.contains(&named), "{companion}: {stderr}");
+    }
+}
+
+// ---- 8. Files others can read or redirect --------------------------------------------------
+
+/// Issue #28.8: a new database is the owner's alone (0600, as SQLite's -wal and -shm beside
+/// it), and a directory made for it is 0700.
+#[test]
+fn a_new_database_and_its_directory_are_the_owners_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = Bridge::new_dir(&team(None), "claude-stream.sh");
+    let db = dir.path().join("private/sessions/s.db");
+    let bridge = start_on(dir, &db, None, &[]);
+    let mode = |p: PathBuf| std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+    for suffix in ["", "-wal", "-shm"] {
+        let file = PathBuf::from(format!("{}{suffix}", db.display()));
+        assert_eq!(mode(file.clone()), 0o600, "{}", file.display());
+    }
+    let d = bridge.dir.path();
+    assert_eq!(mode(d.join("private")), 0o700);
+    assert_eq!(mode(d.join("private/sessions")), 0o700);
+}
+
+/// Issue #28.8: `--db` never follows a symbolic link (a link to an empty file had it
+/// overwritten), nor does a -wal planted as one redirect the writes.
+#[test]
+fn a_symbolic_link_for_the_database_is_refused_and_its_target_untouched() {
+    let dir = Bridge::new_dir(&team(None), "claude-stream.sh");
+    let d = dir.path();
+    std::fs::write(d.join("empty"), "").unwrap();
+    std::os::unix::fs::symlink(d.join("empty"), d.join("link.db")).unwrap();
+    let (code, stderr) = refused_start(&mut serve_on(d, &d.join("link.db"), 0, &[]));
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{}: it is a symbolic link",
+            d.join("link.db").display()
+        )),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(d.join("empty")).unwrap(), b"");
+
+    std::fs::write(d.join("mine"), "my notes").unwrap();
+    std::os::unix::fs::symlink(d.join("mine"), d.join("s.db-wal")).unwrap();
+    let (code, stderr) = refused_start(&mut serve_on(d, &d.join("s.db"), 0, &[]));
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("-wal file"), "{stderr}");
+    assert!(stderr.contains("is a symbolic link"), "{stderr}");
+    assert_eq!(std::fs::read(d.join("mine")).unwrap(), b"my notes");
 }
 
 // ---- 10. Smaller -----------------------------------------------------------------------------
