@@ -212,6 +212,9 @@ pub struct Decoder {
     usage: Usage,
     /// Retries reported and not yet taken.
     retries: Vec<Retry>,
+    /// Streamed text not kept in `current` (beyond [`MAX_LINE_BYTES`]): memory follows the
+    /// limits, not the agent's output.
+    current_dropped: u64,
 }
 
 impl Decoder {
@@ -226,6 +229,20 @@ impl Decoder {
             verdict: Verdict::Nothing,
             usage: Usage::default(),
             retries: Vec::new(),
+            current_dropped: 0,
+        }
+    }
+
+    /// Adds streamed text to what stands as the reply, up to [`MAX_LINE_BYTES`]; the rest is
+    /// counted, and such a reply is one above the message limit.
+    fn keep(&mut self, text: &str) {
+        let room = MAX_LINE_BYTES.saturating_sub(self.current.len());
+        if text.len() <= room {
+            self.current.push_str(text);
+        } else {
+            let end = agent_chatter::text::floor_char_boundary(text, room);
+            self.current.push_str(&text[..end]);
+            self.current_dropped += (text.len() - end) as u64;
         }
     }
 
@@ -289,6 +306,13 @@ impl Decoder {
             }
             (_, verdict) => verdict,
         };
+        // Streamed text beyond what is kept: whatever stands as the reply is not all of it.
+        let verdict = match verdict {
+            Verdict::Reply(text) | Verdict::Incomplete { text, .. } if self.current_dropped > 0 => {
+                Verdict::TooLarge(above_the_limit(text.len() as u64 + self.current_dropped))
+            }
+            verdict => verdict,
+        };
         (last.into_iter().collect(), verdict)
     }
 
@@ -337,7 +361,7 @@ impl Decoder {
                     self.saw_deltas = true;
                     let text = str_at(e, &["delta", "text"])?;
                     // Kept: the reply, should the final event carry no text of its own.
-                    self.current.push_str(&text);
+                    self.keep(&text);
                     return Some(text);
                 }
                 None
@@ -482,11 +506,12 @@ impl Decoder {
         match event.get("type").and_then(Value::as_str)? {
             "message" if event.get("role").and_then(Value::as_str) == Some("assistant") => {
                 let text = event.get("content").and_then(Value::as_str)?.to_string();
-                self.current.push_str(&text);
+                self.keep(&text);
                 Some(text)
             }
             "tool_use" | "tool_result" => {
                 self.current.clear();
+                self.current_dropped = 0;
                 None
             }
             // Non-fatal on its own; remembered, since a failed result may carry no message of
@@ -954,5 +979,21 @@ mod tests {
                 reason: CUT_OFF_AFTER_TEXT.into()
             }
         );
+    }
+
+    #[test]
+    fn streamed_text_is_kept_only_up_to_the_bound_and_such_a_reply_is_too_large() {
+        let mut d = Decoder::new(AgentType::Gemini);
+        let delta = format!(
+            "{{\"type\":\"message\",\"role\":\"assistant\",\"content\":\"{}\",\"delta\":true}}\n",
+            "x".repeat(1 << 20)
+        );
+        for _ in 0..6 {
+            d.push(delta.as_bytes());
+        }
+        assert!(d.current.len() <= MAX_LINE_BYTES);
+        d.push(b"{\"type\":\"result\",\"status\":\"success\",\"stats\":{}}\n");
+        let (_, verdict) = d.finish();
+        assert_eq!(verdict, Verdict::TooLarge(above_the_limit(6 << 20)));
     }
 }
