@@ -33,10 +33,19 @@ pub fn bin_dir(ctx: &Ctx) -> PathBuf {
 /// Installs the pinned CLIs unless they are there and run; says what it did.
 pub fn ensure(ctx: &Ctx) -> Result<String, String> {
     let dir = install_dir(ctx);
-    let wrong = problems(ctx, &dir);
-    if wrong.is_empty() {
+    // Each CLI's `--version` was checked once for this install (Gemini's alone takes seconds).
+    let stamp = dir.join(STAMP);
+    if installed_versions_match(&dir)
+        && std::fs::read_to_string(&stamp).is_ok_and(|s| s.trim() == list())
+    {
         return Ok(format!("{} present", list()));
     }
+    let wrong = problems(ctx, &dir);
+    if wrong.is_empty() {
+        write_stamp(&stamp)?;
+        return Ok(format!("{} present (checked)", list()));
+    }
+    let _ = std::fs::remove_file(&stamp);
     eprintln!("clis: installing {} ({})", list(), wrong.join("; "));
     let start = Instant::now();
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
@@ -73,11 +82,33 @@ pub fn ensure(ctx: &Ctx) -> Result<String, String> {
             wrong.join("; ")
         ));
     }
+    write_stamp(&stamp)?;
     Ok(format!(
         "installed {} in {}",
         list(),
         format_duration(start.elapsed())
     ))
+}
+
+/// The file saying which versions ran (`claude 2.1.197, codex 0.169.0, gemini 0.61.0`).
+const STAMP: &str = "checked-versions";
+
+fn write_stamp(stamp: &Path) -> Result<(), String> {
+    std::fs::write(stamp, format!("{}\n", list()))
+        .map_err(|e| format!("cannot write {}: {e}", stamp.display()))
+}
+
+/// Whether every package's manifest in `dir` has the pinned version.
+fn installed_versions_match(dir: &Path) -> bool {
+    CLIS.iter()
+        .all(|(package, version, _)| installed_version(dir, package).as_deref() == Some(version))
+}
+
+fn installed_version(dir: &Path, package: &str) -> Option<String> {
+    let manifest = dir.join("node_modules").join(package).join("package.json");
+    let text = std::fs::read_to_string(manifest).ok()?;
+    let json: serde_json::Value = serde_json::from_str(&text).ok()?;
+    json["version"].as_str().map(str::to_string)
 }
 
 fn list() -> String {
@@ -93,12 +124,7 @@ fn list() -> String {
 fn problems(ctx: &Ctx, dir: &Path) -> Vec<String> {
     let mut wrong = Vec::new();
     for (package, version, cmd) in CLIS {
-        let manifest = dir.join("node_modules").join(package).join("package.json");
-        let installed = std::fs::read_to_string(&manifest)
-            .ok()
-            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-            .and_then(|j| j["version"].as_str().map(str::to_string));
-        match installed {
+        match installed_version(dir, package) {
             None => wrong.push(format!("{package} not installed")),
             Some(v) if v != version => wrong.push(format!("{package} is {v}, not {version}")),
             Some(_) => {
