@@ -914,3 +914,45 @@ fn the_cost_cap_stops_further_deliveries_with_a_notice_until_it_is_raised() {
     let again = Session::import(&s.export()).unwrap();
     assert_eq!(again.messages(), s.messages());
 }
+
+#[test]
+fn a_prompt_crossing_into_warning_or_critical_raises_one_notice_not_one_per_prompt() {
+    let mut s = session();
+    s.apply(&Fact::set_settings(TeamSettings {
+        max_bytes: 400,
+        ..TeamSettings::default()
+    }))
+    .unwrap();
+    let crossings = |actions: &[Action]| -> Vec<String> {
+        actions
+            .iter()
+            .filter_map(|a| match a {
+                Action::Notice(n) if n.to_string().starts_with("budget ") => Some(n.to_string()),
+                _ => None,
+            })
+            .collect()
+    };
+    let mut seen = Vec::new();
+    for i in 0..6 {
+        s.apply(&Fact::human(
+            format!("{} [NEXT: sarah]", "word ".repeat(20 + i)),
+            Millis(2 * i as u64),
+        ))
+        .unwrap();
+        seen.extend(crossings(&drain(&mut s)));
+        s.apply(&Fact::replied("sarah", "ok", Millis(2 * i as u64 + 1)))
+            .unwrap();
+        drain(&mut s);
+    }
+    // The prompts grow past 75% and then 90% of 400 bytes: one notice per crossing, not one
+    // per prompt past it.
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert!(
+        seen[0].starts_with("budget warning: sarah's prompt is "),
+        "{seen:?}"
+    );
+    assert!(
+        seen[1].starts_with("budget critical: sarah's prompt is "),
+        "{seen:?}"
+    );
+}

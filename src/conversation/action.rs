@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::context::Prompt;
+use crate::explain::BudgetStatus;
 use crate::message::Intent;
 use crate::message::{MemberId, MessageId};
 use crate::usage::Usd;
@@ -122,6 +123,15 @@ pub enum Notice {
         spent: Usd,
         dropped: Vec<MemberId>,
     },
+    /// `to`'s prompt crossed into `status` (warning at 75% of its budget, critical at 90%;
+    /// the fuller of the byte and token budgets decides): raised on the crossing, not on
+    /// every prompt past it (seed 003's `budget_warning` / `budget_critical`).
+    BudgetCrossed {
+        to: MemberId,
+        status: BudgetStatus,
+        total_bytes: usize,
+        max_bytes: usize,
+    },
     /// `member`'s agent type is not one the core knows; its prompts use the plain format.
     UnknownAgentType {
         member: MemberId,
@@ -162,6 +172,7 @@ impl Notice {
             Notice::TeamTaskTruncated { .. }
             | Notice::RoundLimitReached { .. }
             | Notice::CostLimitReached { .. }
+            | Notice::BudgetCrossed { .. }
             | Notice::UnknownAgentType { .. }
             | Notice::PromptFailed { .. } => {}
         }
@@ -249,6 +260,24 @@ impl std::fmt::Display for Notice {
                 }
                 f.write_str("; raise maxCostUsd in the team's settings to go on")
             }
+            Notice::BudgetCrossed {
+                to,
+                status,
+                total_bytes,
+                max_bytes,
+            } => write!(
+                f,
+                "budget {}: {to}'s prompt is {total_bytes} of its {max_bytes} bytes ({}%); older \
+                 history is trimmed first as it grows",
+                match status {
+                    BudgetStatus::Critical => "critical",
+                    BudgetStatus::Warning => "warning",
+                    BudgetStatus::Ok => "ok",
+                },
+                (*total_bytes as u128 * 100)
+                    .checked_div(*max_bytes as u128)
+                    .unwrap_or(100)
+            ),
             Notice::UnknownAgentType { member, agent_type } => write!(
                 f,
                 "{member}: agent type {agent_type:?} is unknown; its prompts use the plain format"

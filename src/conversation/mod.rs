@@ -69,6 +69,7 @@ pub use queue::{QueuedDelivery, RoutingQueue, MAX_PER_PARENT, MAX_QUEUED};
 pub use state::{ResumeError, RoutingState};
 
 use crate::context::{self, AsOf, BuildError, BuildSettings, Prompt, Recipient, Store, Target};
+use crate::explain::BudgetStatus;
 use crate::markers::{self, DropTargets, Markers};
 use crate::message::{
     Intent, MemberId, MessageId, Millis, Routing, Speaker, SpeakerKind, MAX_MESSAGE_BYTES,
@@ -132,6 +133,9 @@ pub struct Conversation {
     deferred: Option<DuePrompt>,
     /// What the runs of this conversation cost, as reported (a team's `maxCostUsd` bounds it).
     spent: Usd,
+    /// The budget status of each member's last prompt built, so a notice marks the crossing
+    /// into warning or critical, not every prompt past it (seed 003's budget events).
+    budget_status: std::collections::BTreeMap<MemberId, BudgetStatus>,
 }
 
 /// A delivery's prompt as a recipe: everything `context::build` reads when it is due. Built
@@ -168,6 +172,7 @@ impl Conversation {
             defer_prompts: false,
             deferred: None,
             spent: Usd::default(),
+            budget_status: std::collections::BTreeMap::new(),
         }
     }
 
@@ -734,6 +739,23 @@ impl Conversation {
             };
             match built {
                 Ok(prompt) => {
+                    // Replayed deliveries build no prompt: only a built one is measured.
+                    if !self.defer_prompts {
+                        let status = prompt.explain.status;
+                        let before = self
+                            .budget_status
+                            .insert(item.to.clone(), status)
+                            .unwrap_or(BudgetStatus::Ok);
+                        if status > before {
+                            self.actions
+                                .push_back(Action::Notice(Notice::BudgetCrossed {
+                                    to: item.to.clone(),
+                                    status,
+                                    total_bytes: prompt.explain.total_bytes,
+                                    max_bytes: prompt.explain.max_bytes,
+                                }));
+                        }
+                    }
                     if let Some((from_bytes, to_bytes)) = prompt.explain.message_cut() {
                         self.actions.push_back(Action::Notice(Notice::MessageCut {
                             to: item.to.clone(),

@@ -625,6 +625,13 @@ export type Notice =
   | { kind: "alreadyQueued"; to: string; parent: string; intent: Intent }
   | { kind: "roundLimitReached"; limit: number; dropped: string[] }
   | { kind: "costLimitReached"; limit: Usd; spent: Usd; dropped: string[] }
+  | {
+    kind: "budgetCrossed";
+    to: string;
+    status: BudgetStatus;
+    totalBytes: number;
+    maxBytes: number;
+  }
   | { kind: "unknownAgentType"; member: string; agentType: string }
   | { kind: "promptFailed"; to: string; error: string }
   | { kind: "messageCut"; to: string; message: string; fromBytes: number; toBytes: number };
