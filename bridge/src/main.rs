@@ -35,8 +35,9 @@ enum Commands {
         /// The session database (SQLite).
         #[arg(long, default_value = "agent-chatter.db")]
         db: PathBuf,
-        /// The built page (`trunk build --release` writes web/dist).
-        #[arg(long, default_value = "web/dist")]
+        /// The built page's folder (`trunk build --release` writes web/dist). By default the page
+        /// this binary was built with, never one in the current directory.
+        #[arg(long, default_value = server::BUILT_PAGE)]
         dist: PathBuf,
         /// Machine-local agents file: agent type or member id → command (the page cannot change it).
         #[arg(long)]
@@ -261,12 +262,7 @@ fn run(cli: Cli) -> Result<Ending, String> {
             if session.is_none() {
                 agents::check_team(&team, &agents, simulate)?;
             }
-            if !dist.join("index.html").is_file() {
-                return Err(format!(
-                    "{}: no built page here (index.html missing): run `cargo xtask run`, or `trunk build --release`",
-                    dist.display()
-                ));
-            }
+            let page = server::Page::open(&dist)?;
             let store = store::Store::open(&db).map_err(|e| e.to_string())?;
             let token = guard::new_token()?;
             until_stopped(async move {
@@ -276,7 +272,7 @@ fn run(cli: Cli) -> Result<Ending, String> {
                     .map_err(|e| e.to_string())?;
                 say_who_cannot_run(&hub, simulate).await;
                 hub.resume();
-                server::serve(bound, |port| server::AppState { hub, token, port }, dist)
+                server::serve(bound, |port| server::AppState { hub, token, port }, page)
                     .await
                     .map(|()| Ending::Done)
             })

@@ -408,6 +408,160 @@ fn a_symbolic_link_for_the_database_is_refused_and_its_target_untouched() {
     assert_eq!(std::fs::read(d.join("mine")).unwrap(), b"my notes");
 }
 
+/// A GET on the bridge with `Host` 127.0.0.1:PORT: (status, the whole response).
+fn get(port: u16, path: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let request =
+        format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    s.write_all(request.as_bytes()).unwrap();
+    let mut response = String::new();
+    s.read_to_string(&mut response).unwrap();
+    let status = response.split_whitespace().nth(1).unwrap().parse().unwrap();
+    (status, response)
+}
+
+/// Issue #28.8: nothing in the page's folder is served through a symbolic link, to a file or
+/// to a directory (before, `dist/x → /etc/passwd` was served to anyone, without a token).
+#[test]
+fn a_symbolic_link_in_the_pages_folder_is_not_served() {
+    let dir = Bridge::new_dir(&team(None), "claude-stream.sh");
+    let d = dir.path();
+    std::fs::create_dir(d.join("secrets")).unwrap();
+    std::fs::write(d.join("secrets/key"), "SECRET-KEY").unwrap();
+    std::os::unix::fs::symlink(d.join("secrets/key"), d.join("dist/x")).unwrap();
+    std::os::unix::fs::symlink(d.join("secrets"), d.join("dist/s")).unwrap();
+    std::fs::write(d.join("dist/plain.txt"), "plain").unwrap();
+    let bridge = start(dir, None, &[]);
+    for path in ["/x", "/s/key", "/%78", "/s/../s/key"] {
+        let (status, response) = get(bridge.port, path);
+        assert!(!response.contains("SECRET-KEY"), "{path}: {response}");
+        assert_eq!(status, 404, "{path}: {response}");
+    }
+    let (status, response) = get(bridge.port, "/plain.txt");
+    assert_eq!(status, 200, "{response}");
+    assert!(response.ends_with("plain"), "{response}");
+}
+
+// ---- 9. Which page, and what it may do ------------------------------------------------------
+
+/// Issue #28.9: every response carries a Content-Security-Policy that lets the page run its
+/// own files, its WebAssembly, its inline loader by hash (as Trunk writes it) and its own
+/// WebSocket, and nothing else: no other inline script, no other site.
+#[test]
+fn the_page_is_served_with_a_strict_content_security_policy() {
+    use sha2::Digest;
+    let dir = Bridge::new_dir(&team(None), "claude-stream.sh");
+    let loader = "\nimport init from '/web.js';\nawait init();\n";
+    let style = "body { margin: 0 }";
+    std::fs::write(
+        dir.path().join("dist/index.html"),
+        format!(
+            "<!doctype html><html><head><style>{style}</style>\
+             <script type=\"module\">{loader}</script>\
+             <script src=\"/other.js\"></script></head><body></body></html>"
+        ),
+    )
+    .unwrap();
+    let bridge = start(dir, None, &[]);
+    let (status, response) = get(bridge.port, "/");
+    assert_eq!(status, 200, "{response}");
+    let csp = response
+        .lines()
+        .find_map(|l| l.strip_prefix("content-security-policy: "))
+        .unwrap_or_else(|| panic!("no CSP: {response}"));
+    let hash = |text: &str| {
+        let digest = sha2::Sha256::digest(text.as_bytes());
+        format!("'sha256-{}'", base64(&digest))
+    };
+    let port = bridge.port;
+    assert_eq!(
+        csp,
+        format!(
+            "default-src 'none'; script-src 'self' 'wasm-unsafe-eval' {}; style-src 'self' {}; \
+             img-src 'self' data:; font-src 'self'; connect-src 'self' ws://127.0.0.1:{port} \
+             ws://localhost:{port}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+            hash(loader),
+            hash(style)
+        )
+    );
+    // The same policy on the page's other files and on refusals of the file server.
+    let (_, response) = get(bridge.port, "/no-such-file.js");
+    assert!(response.contains(csp), "{response}");
+    assert!(
+        response.contains("x-content-type-options: nosniff"),
+        "{response}"
+    );
+}
+
+/// The standard base64 of `bytes` (an independent spelling of what the bridge writes).
+fn base64(bytes: &[u8]) -> String {
+    let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let bits: String = bytes.iter().map(|b| format!("{b:08b}")).collect();
+    let mut out: String = bits
+        .as_bytes()
+        .chunks(6)
+        .map(|c| {
+            let s = std::str::from_utf8(c).unwrap();
+            let v = u8::from_str_radix(&format!("{s:0<6}"), 2).unwrap();
+            alphabet[v as usize] as char
+        })
+        .collect();
+    while out.len() % 4 != 0 {
+        out.push('=');
+    }
+    out
+}
+
+/// Issue #28.9: without `--dist`, the bridge serves the page it was built with (the
+/// repository's web/dist, by an absolute path), never a `web/dist` planted where it starts,
+/// which would receive the token.
+#[test]
+fn without_dist_the_built_page_is_served_never_one_in_the_current_directory() {
+    let dir = Bridge::new_dir(&team(None), "claude-stream.sh");
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("web/dist")).unwrap();
+    std::fs::write(d.join("web/dist/index.html"), "PLANTED PAGE").unwrap();
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("../web/dist/index.html");
+    let mut cmd = Command::new(bin());
+    cmd.current_dir(d)
+        .args(["serve", "--port", "0", "--db"])
+        .arg(d.join("sessions.db"))
+        .arg("--team")
+        .arg(d.join("team.json"))
+        .arg("--agents")
+        .arg(d.join("agents.json"));
+    if !built.is_file() {
+        // No page built in this checkout: the bridge says where it looked, and serves nothing.
+        let (code, stderr) = refused_start(&mut cmd);
+        assert_eq!(code, Some(1), "{stderr}");
+        assert!(stderr.contains("no built page here"), "{stderr}");
+        assert!(!stderr.contains(&d.display().to_string()), "{stderr}");
+        return;
+    }
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port: u16 = line
+        .trim()
+        .strip_prefix("http://127.0.0.1:")
+        .and_then(|r| r.split_once('/'))
+        .map(|(p, _)| p.parse().unwrap())
+        .unwrap_or_else(|| panic!("first line: {line:?}"));
+    let (status, response) = get(port, "/");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(status, 200, "{response}");
+    assert!(!response.contains("PLANTED"), "{response}");
+    let page = std::fs::read_to_string(built).unwrap();
+    assert!(response.ends_with(&page), "{response}");
+}
+
 // ---- 10. Smaller -----------------------------------------------------------------------------
 
 /// Issue #28.10: a start that fails on a taken port leaves no session behind.
