@@ -272,10 +272,18 @@ async fn ws_upgrade(
             return why.into_response();
         }
     };
+    // Before each read attempt tungstenite zero-fills up to the read buffer's size, and the
+    // connection loop makes one each time it sends an event: with the 128 KiB default that
+    // was most of the bridge's instructions. Pages send small frames; a larger one (up to
+    // MAX_FRAME_BYTES, as before) is read in more chunks.
     ws.max_message_size(MAX_FRAME_BYTES)
         .max_frame_size(MAX_FRAME_BYTES)
+        .read_buffer_size(READ_BUFFER_BYTES)
         .on_upgrade(move |socket| connection(socket, state, peer))
 }
+
+/// The WebSocket read buffer (see `ws_upgrade`).
+const READ_BUFFER_BYTES: usize = 8 * 1024;
 
 async fn send(socket: &mut WebSocket, event: &Event) -> bool {
     send_frame(socket, protocol::encode_event(event)).await
