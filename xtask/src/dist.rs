@@ -1,8 +1,9 @@
 //! `cargo xtask dist`: builds the npm package into `pkg/` (docs/architecture.md §12).
 //!
 //! Layout: `pkg/node/` (wasm-bindgen `experimental-nodejs-module`: pure ESM for Node ≥ 20),
-//! `pkg/web/` (`web`: ESM for browsers, `initSync`/`init` to load the wasm), each with an
-//! `index.js`/`index.d.ts` entry (`wasm/npm/entry/`: the build's exports plus `ContextManager`,
+//! `pkg/web/` (`web`: ESM for browsers, `initSync`/`init` to load the wasm), `pkg/embedded/`
+//! (for bundles made for Node: the web glue with the wasm bytes in a JS module, instantiated on
+//! import, so a bundle needs no file beside it), each with an `index.js`/`index.d.ts` entry (`wasm/npm/entry/`: the build's exports plus `ContextManager`,
 //! whose JS half `wasm/npm/context-manager.js` is shared at `pkg/context-manager.js`), and the
 //! package's own `package.json`, `README.md` and `LICENSE`. The two builds share one
 //! `pkg/agent_chatter_wasm_bg.wasm` (the binaries are identical). Each `_bg.wasm` goes through
@@ -93,10 +94,19 @@ pub fn dist(ctx: &Ctx) -> Result<Vec<WasmSize>, String> {
         )?;
         shipped.push(wasm);
         type_raw_exports(&out_dir)?;
+        if *dir == "web" {
+            let glue = out_dir.join(format!("{stem}.d.ts"));
+            let text = std::fs::read_to_string(&glue)
+                .map_err(|e| format!("cannot read {}: {e}", glue.display()))?;
+            let typed = without_dom_types(&text).map_err(|e| format!("{}: {e}", glue.display()))?;
+            std::fs::write(&glue, typed)
+                .map_err(|e| format!("cannot write {}: {e}", glue.display()))?;
+        }
         write_entry(ctx, &out_dir, dir)?;
     }
 
     let shipped = share_wasm(&pkg, &stem, shipped)?;
+    write_embedded(ctx, &pkg, &stem)?;
 
     for file in NPM_FILES {
         let from = ctx.root.join("wasm").join("npm").join(file);
@@ -158,16 +168,95 @@ fn share_wasm(pkg: &Path, stem: &str, shipped: Vec<PathBuf>) -> Result<Vec<PathB
     Ok(vec![shared])
 }
 
+/// The build for bundles (`pkg/embedded/`): a copy of the web glue that cannot fetch (its one
+/// `new URL(…, import.meta.url)` becomes a throw, so no bundler copies the binary or warns about
+/// `import.meta` in CommonJS output), `wasm.js` with the binary in base64, and its entry, which
+/// instantiates it on import. Its declarations are the Node build's.
+fn write_embedded(ctx: &Ctx, pkg: &Path, stem: &str) -> Result<(), String> {
+    let read = |p: &Path| std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()));
+    let write = |p: &Path, text: &[u8]| {
+        std::fs::write(p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))
+    };
+    let file = format!("{stem}_bg.wasm");
+    let web = pkg.join("web");
+    let shared = pkg.join(&file);
+    let own = web.join(&file);
+    let binary = read(if shared.is_file() { &shared } else { &own })?;
+    let glue = web.join(format!("{stem}.js"));
+    let text = String::from_utf8(read(&glue)?)
+        .map_err(|e| format!("{}: not UTF-8: {e}", glue.display()))?;
+    let fetching = [format!("../{file}"), file.clone()]
+        .iter()
+        .map(|at| format!("module_or_path = new URL('{at}', import.meta.url);"))
+        .find(|line| text.contains(line.as_str()))
+        .ok_or_else(|| {
+            format!(
+                "{}: no `module_or_path = new URL('…{file}', import.meta.url);` to remove from the embedded build (did wasm-bindgen change how it loads the binary?)",
+                glue.display()
+            )
+        })?;
+    let embedded_glue = text.replace(
+        &fetching,
+        "throw new Error('agent-chatter-wasm/embedded carries its wasm and is ready on import');",
+    );
+    if embedded_glue.contains("import.meta") {
+        return Err(format!(
+            "{}: `import.meta` is used beyond the line the embedded build removes",
+            glue.display()
+        ));
+    }
+    let dir = pkg.join("embedded");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    write(&dir.join(format!("{stem}.js")), embedded_glue.as_bytes())?;
+    let module = format!(
+        "// The package's wasm binary ({} bytes), base64: written by `cargo xtask dist`.\n\
+         const BASE64 = '{}';\n\
+         /** The binary's bytes (decoded on each call). */\n\
+         export function bytes() {{\n\
+         \x20 return typeof Buffer === 'function'\n\
+         \x20   ? Buffer.from(BASE64, 'base64')\n\
+         \x20   : Uint8Array.from(atob(BASE64), (c) => c.charCodeAt(0));\n\
+         }}\n",
+        binary.len(),
+        base64(&binary)
+    );
+    write(&dir.join("wasm.js"), module.as_bytes())?;
+    write_entry(ctx, &dir, "embedded")
+}
+
+/// Standard base64 (RFC 4648, with padding).
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
 /// `index.js` and `index.d.ts` of one build: its entry from `wasm/npm/entry/`, the
-/// declarations followed by the shared `ContextManager` class declaration.
+/// declarations followed by the shared `ContextManager` class declaration (the embedded build
+/// re-exports the Node build's declarations instead).
 fn write_entry(ctx: &Ctx, out_dir: &Path, build: &str) -> Result<(), String> {
     let npm = ctx.root.join("wasm").join("npm");
     let read = |path: PathBuf| {
         std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", ctx.rel(&path)))
     };
     let js = read(npm.join("entry").join(format!("{build}.js")))?;
-    let dts = read(npm.join("entry").join(format!("{build}.d.ts")))?
-        + &read(npm.join("context-manager.d.ts"))?;
+    let mut dts = read(npm.join("entry").join(format!("{build}.d.ts")))?;
+    if build != "embedded" {
+        dts += &read(npm.join("context-manager.d.ts"))?;
+    }
     for (name, text) in [("index.js", js), ("index.d.ts", dts)] {
         let path = out_dir.join(name);
         std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
@@ -198,6 +287,52 @@ fn type_raw_exports(out_dir: &Path) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The web build's declarations name DOM globals (`RequestInfo`, `URL`, `Response`,
+/// `BufferSource`, `WebAssembly.*`) in its init inputs and raw exports, so a project without
+/// the DOM lib (`lib: ["es2022"]`, a Node or worker project) failed to compile them. Each
+/// becomes the global's type when the project's libs declare it (the DOM lib, @types/node)
+/// and `never` otherwise; `BufferSource` is spelled out (`ArrayBuffer | ArrayBufferView`,
+/// in every lib). Fails when a line it rewrites is not there.
+fn without_dom_types(dts: &str) -> Result<String, String> {
+    const HELPERS: &str = "\n\
+        /** A global's instance type when the project's libs declare it (the DOM lib, @types/node), else `never`. */\n\
+        type GlobalInstance<K extends string> = typeof globalThis extends { [P in K]: { prototype: infer T } } ? T : never;\n\
+        /** A `WebAssembly.*` instance type when the project's libs declare it, else `never`. */\n\
+        type WasmInstance<K extends string> = typeof globalThis extends { WebAssembly: { [P in K]: { prototype: infer T } } } ? T : never;\n";
+    let replacements = [
+        (
+            "export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module;",
+            "export type InitInput = string | GlobalInstance<'Request'> | GlobalInstance<'URL'> | GlobalInstance<'Response'> | ArrayBuffer | ArrayBufferView | WasmInstance<'Module'>;",
+        ),
+        (
+            "export type SyncInitInput = BufferSource | WebAssembly.Module;",
+            "export type SyncInitInput = ArrayBuffer | ArrayBufferView | WasmInstance<'Module'>;",
+        ),
+        ("readonly memory: WebAssembly.Memory;", "readonly memory: WasmInstance<'Memory'>;"),
+        (
+            "readonly __wbindgen_externrefs: WebAssembly.Table;",
+            "readonly __wbindgen_externrefs: WasmInstance<'Table'>;",
+        ),
+    ];
+    let mut out = dts.to_string();
+    for (from, to) in replacements {
+        if !out.contains(from) {
+            return Err(format!(
+                "no `{from}` to free of the DOM lib (did wasm-bindgen change it?)"
+            ));
+        }
+        out = out.replace(from, to);
+    }
+    for line in out.lines() {
+        let code = line.trim_start();
+        if !code.starts_with('*') && !code.starts_with("/**") && code.contains("WebAssembly.") {
+            return Err(format!("`{}` still needs the DOM lib", code));
+        }
+    }
+    out.push_str(HELPERS);
+    Ok(out)
 }
 
 /// Replaces the word `any` by `unknown` on raw-export lines (`readonly x: (…) => …;` inside
@@ -318,6 +453,47 @@ mod tests {
         assert!(typed.contains("export const g: (a: unknown) => [number, number];"));
         assert!(typed.starts_with("export function company(anyway: string): Many;\n"));
         assert!(!typed.contains(" any"));
+    }
+
+    #[test]
+    fn web_init_types_need_no_dom_lib() {
+        let dts = "/**\n * a precompiled `WebAssembly.Module`.\n */\n\
+                   export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module;\n\
+                   export interface InitOutput {\n\
+                   \x20   readonly memory: WebAssembly.Memory;\n\
+                   \x20   readonly __wbindgen_externrefs: WebAssembly.Table;\n\
+                   }\n\
+                   export type SyncInitInput = BufferSource | WebAssembly.Module;\n";
+        let typed = without_dom_types(dts).expect("rewritten");
+        for dom in [
+            "RequestInfo",
+            "BufferSource",
+            "WebAssembly.Memory",
+            "WebAssembly.Table",
+        ] {
+            assert!(!typed.contains(dom), "{dom} left in {typed}");
+        }
+        assert!(typed.contains("a precompiled `WebAssembly.Module`."));
+        assert!(typed.contains("type WasmInstance<K extends string>"));
+        let err = without_dom_types("export type InitInput = Other;\n").unwrap_err();
+        assert!(err.contains("InitInput"), "{err}");
+    }
+
+    #[test]
+    fn base64_pads_and_matches_the_rfc_vectors() {
+        let cases = [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ];
+        for (raw, encoded) in cases {
+            assert_eq!(base64(raw.as_bytes()), encoded);
+        }
+        assert_eq!(base64(&[0xff, 0xfe, 0x00]), "//4A");
     }
 
     #[test]

@@ -12,6 +12,7 @@
 
 mod bench;
 mod clis;
+mod consumers;
 mod dist;
 mod fuzz;
 mod proc;

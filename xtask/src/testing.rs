@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use crate::clis;
+use crate::consumers;
 use crate::dist;
 use crate::proc::{self, Ctx};
 use crate::setup::{self, WASM_TARGET};
@@ -22,6 +23,11 @@ const TS_CONFIG: &str = "wasm/js/tsconfig.json";
 const TS_CONFIG_DEFAULTS: &str = "wasm/js/tsconfig.defaults.json";
 /// Script run inside a fresh project that installed the packed tarball by name.
 const TARBALL_SMOKE: &str = "wasm/js/tarball/smoke.mjs";
+/// The package bundled for Node by esbuild, Vite SSR and webpack (`check.mjs` and the programs
+/// it bundles), run from a copy in `target/npm-consumers/` where the pinned bundlers are.
+const BUNDLE_CHECK: &str = "wasm/js/bundle";
+/// The declarations under `moduleResolution: bundler` with `lib: ["es2022"]` (no DOM).
+const TS_CONFIG_NO_DOM: &str = "wasm/js/tsconfig.nodom.json";
 
 pub fn test(ctx: &Ctx) -> Result<(), String> {
     let mut steps = Steps::new("test");
@@ -83,9 +89,11 @@ fn run_steps(ctx: &Ctx, steps: &mut Steps) -> Result<(), String> {
             "wasm tests (node)",
             "dist",
             "node --test",
+            "npm consumers (bundlers, oldest TypeScript)",
             "tsc",
             "npm package lint",
             "tarball install",
+            "bundled for Node (esbuild, Vite SSR, webpack)",
         ] {
             steps.skip(name, &reason);
         }
@@ -105,6 +113,12 @@ fn run_steps(ctx: &Ctx, steps: &mut Steps) -> Result<(), String> {
         steps.skip("node --test", &format!("no {JS_TESTS}/"));
     }
 
+    // The bundlers and the oldest TypeScript the README supports (cached in target/).
+    steps.run("npm consumers (bundlers, oldest TypeScript)", || {
+        eprintln!("npm consumers: {}", consumers::ensure(ctx)?);
+        Ok(())
+    })?;
+
     if ctx.root.join(TS_CONFIG).is_file() {
         // Each TypeScript by its own path: both packages install a `tsc` in node_modules/.bin.
         steps.run("tsc", || {
@@ -118,7 +132,21 @@ fn run_steps(ctx: &Ctx, steps: &mut Steps) -> Result<(), String> {
                 "node_modules/typescript5/bin/tsc",
                 "-p",
                 TS_CONFIG_DEFAULTS,
-            ]))
+            ]))?;
+            proc::run(ctx.cmd("node").args([
+                "node_modules/typescript/bin/tsc",
+                "-p",
+                TS_CONFIG_NO_DOM,
+            ]))?;
+            // The oldest TypeScript the README states, on every configuration.
+            for config in [TS_CONFIG, TS_CONFIG_DEFAULTS, TS_CONFIG_NO_DOM] {
+                proc::run(
+                    ctx.cmd("node")
+                        .arg(consumers::tsc(ctx))
+                        .args(["-p", config, "--noEmit"]),
+                )?;
+            }
+            Ok(())
         })?;
     } else {
         steps.skip("tsc", &format!("no {TS_CONFIG}"));
@@ -139,6 +167,9 @@ fn run_steps(ctx: &Ctx, steps: &mut Steps) -> Result<(), String> {
     let smoke = ctx.root.join(TARBALL_SMOKE);
     if smoke.is_file() {
         steps.run("tarball install", || tarball_install(ctx, &smoke))?;
+        steps.run("bundled for Node (esbuild, Vite SSR, webpack)", || {
+            bundle_check(ctx)
+        })?;
     } else {
         steps.skip("tarball install", &format!("no {TARBALL_SMOKE}"));
     }
@@ -212,6 +243,34 @@ fn tarball_install(ctx: &Ctx, smoke: &Path) -> Result<(), String> {
         )
     })?;
     proc::run(ctx.cmd("node").current_dir(&app).arg("smoke.mjs"))
+}
+
+/// Copies `wasm/js/bundle/` into the bundlers' directory and runs its `check.mjs` on the package
+/// the tarball install step installed: each bundle must run alone (docs/architecture.md §12).
+fn bundle_check(ctx: &Ctx) -> Result<(), String> {
+    let from = ctx.root.join(BUNDLE_CHECK);
+    let into = consumers::dir(ctx);
+    let entries =
+        std::fs::read_dir(&from).map_err(|e| format!("cannot list {}: {e}", from.display()))?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_file() {
+            std::fs::copy(&path, into.join(entry.file_name()))
+                .map_err(|e| format!("cannot copy {}: {e}", ctx.rel(&path)))?;
+        }
+    }
+    let installed = ctx
+        .target_dir()
+        .join("tarball-test")
+        .join("app")
+        .join("node_modules")
+        .join("agent-chatter-wasm");
+    proc::run(
+        ctx.cmd("node")
+            .current_dir(&into)
+            .arg("check.mjs")
+            .arg(&installed),
+    )
 }
 
 fn write(path: &Path, text: &str) -> Result<(), String> {
