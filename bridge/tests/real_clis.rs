@@ -332,6 +332,101 @@ impl Lab {
     }
 }
 
+/// One running process: its argv, working directory and environment (from /proc).
+#[derive(Debug)]
+struct Proc {
+    pid: u32,
+    argv: Vec<String>,
+    cwd: PathBuf,
+    env: std::collections::BTreeMap<String, String>,
+}
+
+impl Proc {
+    fn read(pid: u32) -> Option<Proc> {
+        let nul_separated = |name: &str| -> Option<Vec<String>> {
+            let bytes = std::fs::read(format!("/proc/{pid}/{name}")).ok()?;
+            // Each entry ends with a NUL; an empty argument is an empty entry.
+            let bytes = bytes.strip_suffix(&[0]).unwrap_or(&bytes);
+            if bytes.is_empty() {
+                return Some(Vec::new());
+            }
+            Some(
+                bytes
+                    .split(|&b| b == 0)
+                    .map(|s| String::from_utf8_lossy(s).into_owned())
+                    .collect(),
+            )
+        };
+        Some(Proc {
+            pid,
+            argv: nul_separated("cmdline")?,
+            cwd: std::fs::read_link(format!("/proc/{pid}/cwd")).ok()?,
+            env: nul_separated("environ")?
+                .into_iter()
+                .filter_map(|kv| kv.split_once('=').map(|(k, v)| (k.into(), v.into())))
+                .collect(),
+        })
+    }
+}
+
+impl Lab {
+    /// The processes running `cli`'s command as the agents file gives it (npm launchers and
+    /// the worker they start, which gets the same arguments).
+    fn cli_processes(&self, cli: &str) -> Vec<Proc> {
+        let command = self.bin.join(cli).display().to_string();
+        self.processes(&[])
+            .into_iter()
+            .filter_map(|(pid, _)| Proc::read(pid))
+            .filter(|p| p.argv.iter().take(2).any(|a| *a == command))
+            .collect()
+    }
+
+    /// `cli` runs now with the agents file's command and arguments (Claude's system flag
+    /// after them), in the working directory and with the environment the bridge was given.
+    fn assert_runs_as_configured(&self, cli: &str) {
+        let agent_type = match cli {
+            "claude" => "claude-code",
+            "codex" => "openai-codex",
+            _ => "google-gemini",
+        };
+        let agents = self.agents();
+        let want: Vec<String> =
+            serde_json::from_value(agents["agents"][agent_type]["args"].clone()).unwrap();
+        let procs = self.cli_processes(cli);
+        let p = procs
+            .first()
+            .unwrap_or_else(|| panic!("no process runs {cli}: {:#?}", self.processes(&[])));
+        let at = p
+            .argv
+            .iter()
+            .position(|a| a.ends_with(&format!("/{cli}")))
+            .unwrap();
+        let args = &p.argv[at + 1..];
+        assert!(args.starts_with(&want), "{cli} runs with {:?}", p.argv);
+        let rest: Vec<&str> = args[want.len()..].iter().map(String::as_str).collect();
+        if cli == "claude" {
+            assert_eq!(
+                rest.first(),
+                Some(&"--append-system-prompt"),
+                "{:?}",
+                p.argv
+            );
+            assert_eq!(rest.len(), 2, "{:?}", p.argv);
+        } else {
+            assert!(rest.is_empty(), "{cli}: {:?}", p.argv);
+        }
+        assert_eq!(p.cwd, self.path("work"), "{cli} (pid {})", p.pid);
+        for (key, value) in [
+            ("HOME", self.path("home").display().to_string()),
+            ("ANTHROPIC_BASE_URL", self.mock.base_url()),
+            ("GOOGLE_GEMINI_BASE_URL", self.mock.base_url()),
+            ("CLAUDE_CODE_MAX_RETRIES", "0".to_string()),
+        ] {
+            assert_eq!(p.env.get(key), Some(&value), "{cli}: {key}");
+        }
+    }
+}
+
 impl Drop for Lab {
     fn drop(&mut self) {
         for (pid, _) in self.processes(&[]) {
@@ -837,6 +932,8 @@ fn a_model_that_hangs_is_stopped_at_the_team_timeout_and_nothing_is_left_running
 
 #[test]
 fn cancel_stops_the_cli_mid_request_and_nothing_is_left_running() {
+    // (While the model holds the request, the running CLI's argv, working directory and
+    // environment are checked too.)
     for (member, api, cli) in MEMBERS {
         let Some(lab) = Lab::new("cancel_stops_the_cli") else {
             return;
@@ -849,6 +946,7 @@ fn cancel_stops_the_cli_mid_request_and_nothing_is_left_running() {
             lab.mock.wait_for_main(api, PATIENCE).is_some(),
             "{cli} never called the model"
         );
+        lab.assert_runs_as_configured(cli);
         writeln!(stdin, "/cancel").unwrap();
         drop(stdin);
         let chat = lab.finish_chat(child);
