@@ -675,3 +675,78 @@ fn bad_run_settings_name_the_member_and_the_field() {
         assert!(message.starts_with(want), "got {message:?}, want {want:?}");
     }
 }
+
+#[test]
+fn extra_sections_are_read_with_the_member_and_reach_its_prompt() {
+    let text = r#"{"name": "t", "members": [
+        {"name": "kailai", "kind": "human"},
+        {"name": "max", "kind": "ai", "agentType": "codex", "extraSections": [
+            {"name": "plan", "content": "1. parse 2. test", "priority": 2, "compactable": true},
+            {"name": "memory", "content": "Kailai prefers small PRs"}]}]}"#;
+    let team = load_team(text).expect("valid");
+    let max = member(&team, "max");
+    assert_eq!(max.extra_sections.len(), 2);
+    assert_eq!(
+        (
+            max.extra_sections[0].priority,
+            max.extra_sections[0].compactable
+        ),
+        (2, true)
+    );
+    assert_eq!(
+        (
+            max.extra_sections[1].priority,
+            max.extra_sections[1].compactable
+        ),
+        (0, false)
+    );
+    // Carried by serde (setTeam facts, session files, scenarios) and read back the same.
+    let again: Team = serde_json::from_str(&serde_json::to_string(&team).unwrap()).unwrap();
+    assert_eq!(again, team);
+    // The peer's format names them too: never silently ignored there either.
+    let peer = r#"{"schemaVersion": "1.2", "team": {"name": "t", "description": "", "members": [
+        {"name": "kailai", "displayName": "K", "role": "r", "type": "human", "baseDir": ".", "systemInstruction": ""},
+        {"name": "max", "displayName": "M", "role": "r", "type": "ai", "agentType": "codex", "baseDir": ".", "systemInstruction": "",
+         "extraSections": [{"name": "plan", "content": "x"}]}]}}"#;
+    let team = load_team(peer).expect("valid peer config");
+    assert_eq!(member(&team, "max").extra_sections[0].name, "plan");
+}
+
+#[test]
+fn a_bad_extra_section_is_refused_naming_its_path() {
+    let with = |sections: &str| {
+        load_err(&format!(
+            r#"{{"name": "t", "members": [{{"name": "kailai", "kind": "human"}},
+            {{"name": "max", "kind": "ai", "agentType": "codex", "extraSections": {sections}}}]}}"#
+        ))
+    };
+    for (sections, want) in [
+        (
+            r#"[{"name": "plan", "content": "x", "compactible": true}]"#,
+            r#"members[1].extraSections[0].compactible: not a key here (expected "name", "content", "priority" or "compactable")"#,
+        ),
+        (
+            r#"[{"content": "x"}]"#,
+            "members[1].extraSections[0].name: missing",
+        ),
+        (
+            r#"[{"name": "plan"}]"#,
+            "members[1].extraSections[0].content: missing",
+        ),
+        (
+            r#"[{"name": "p", "content": "x", "priority": 1.5}]"#,
+            "members[1].extraSections[0].priority: expected a whole number, found 1.5",
+        ),
+        (
+            r#"[{"name": "p", "content": "x"}, {"name": "p", "content": "y"}]"#,
+            r#"members[1].extraSections[1].name: duplicate "p""#,
+        ),
+        (
+            r#"{"name": "p"}"#,
+            "members[1].extraSections: expected an array",
+        ),
+    ] {
+        let message = with(sections);
+        assert!(message.starts_with(want), "got {message:?}, want {want:?}");
+    }
+}

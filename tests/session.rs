@@ -956,3 +956,29 @@ fn a_prompt_crossing_into_warning_or_critical_raises_one_notice_not_one_per_prom
         "{seen:?}"
     );
 }
+
+#[test]
+fn a_members_extra_sections_from_the_team_are_in_its_prompt_and_the_explain() {
+    let mut team = team();
+    team.members[2].extra_sections = vec![agent_chatter::assemble::ExtraSection {
+        name: "plan".into(),
+        content: "1. parse 2. test".into(),
+        priority: 1,
+        compactable: true,
+    }];
+    let mut s = Session::new();
+    s.apply(&Fact::set_team(team)).unwrap();
+    s.apply(&Fact::human("go [NEXT: sarah]", Millis(1)))
+        .unwrap();
+    let d = delivery(&drain(&mut s)).expect("sarah").clone();
+    assert!(
+        d.prompt.prompt.contains("1. parse 2. test"),
+        "{}",
+        d.prompt.prompt
+    );
+    assert!(d.prompt.explain.sections.iter().any(|x| x.name == "plan"));
+    // The session file carries them: the replay gives the same bytes.
+    let mut again = Session::import(&s.export()).unwrap();
+    let redelivered = delivery(&drain(&mut again)).expect("sarah again").clone();
+    assert_eq!(redelivered.prompt, d.prompt);
+}

@@ -40,7 +40,7 @@ impl Recipient {
             agent_type: member.agent_type.clone().unwrap_or_default(),
             system_instruction: member.system_instruction.clone(),
             instruction_file_text: member.instruction_file_text.clone(),
-            extra_sections: Vec::new(),
+            extra_sections: member.extra_sections.clone(),
         }
     }
 

@@ -237,6 +237,21 @@ impl Obj<'_, '_> {
     }
 }
 
+impl Obj<'_, '_> {
+    /// Refuses every key not in `known`, naming it and the keys meant: for small objects of
+    /// our own whose every key matters (an extra section), where an ignored typo would
+    /// silently drop what the user wrote.
+    pub(crate) fn refuse_unknown(&self, known: &[&str]) -> Result<(), FieldError> {
+        match self.map.keys().find(|k| !known.contains(&k.as_str())) {
+            Some(key) => Err(self.path.key(key).invalid(format!(
+                "not a key here (expected {})",
+                choices(known.iter().copied())
+            ))),
+            None => Ok(()),
+        }
+    }
+}
+
 /// `v` as an object, or an error naming `path`.
 pub(crate) fn object<'v, 'p>(v: &'v Value, path: Path<'p>) -> Result<Obj<'v, 'p>, FieldError> {
     match v {

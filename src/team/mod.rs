@@ -108,6 +108,11 @@ pub struct Member {
     #[serde(flatten)]
     #[cfg_attr(feature = "ts", ts(flatten))]
     pub run: RunSettings,
+    /// Extra named sections of this member's context (docs/architecture.md §10): plan, memory,
+    /// tool output; compactable ones are trimmed before history.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub extra_sections: Vec<crate::assemble::ExtraSection>,
 }
 
 /// How one member's agent CLI runs (docs/architecture.md §14c). The core reads and checks them

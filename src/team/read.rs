@@ -11,6 +11,7 @@ use super::{
     normalize_agent_type, CompactionStrategy, ConfigError, DeliveryPolicy, Member, MemberKind,
     PermissionMode, RunSettings, TeamSettings,
 };
+use crate::assemble::ExtraSection;
 use crate::json::{self, FieldError, Obj, Path};
 use crate::tokens::TokenEstimator;
 use crate::usage::Usd;
@@ -41,6 +42,7 @@ pub(crate) fn member(
             "model",
             "permissionMode",
             "timeoutMs",
+            "extraSections",
         ])?;
     }
     let name = obj.str("name")?.trim();
@@ -70,7 +72,50 @@ pub(crate) fn member(
         base_dir: owned(obj.opt_str("baseDir")?),
         window_size: obj.opt_usize("windowSize")?,
         run: run_settings(&obj)?,
+        extra_sections: extra_sections(obj.get("extraSections"), &path.key("extraSections"))?,
     })
+}
+
+/// A member's extra sections (docs/architecture.md §10: `[{name, content, priority,
+/// compactable}]`), in either format: a team that names them never has them ignored, and an
+/// unknown key in one is an error with its path (a misspelt `compactible` would otherwise
+/// turn trimming off without a word).
+fn extra_sections(
+    value: Option<&Value>,
+    path: &Path<'_>,
+) -> Result<Vec<ExtraSection>, ConfigError> {
+    let Some(value) = value else {
+        return Ok(Vec::new());
+    };
+    let mut sections = Vec::new();
+    for (i, item) in json::array(value, path)?.iter().enumerate() {
+        let at = path.index(i);
+        let obj = json::object(item, at)?;
+        obj.refuse_unknown(&["name", "content", "priority", "compactable"])?;
+        let name = obj.non_empty_str("name")?.trim().to_string();
+        if sections.iter().any(|s: &ExtraSection| s.name == name) {
+            return Err(at
+                .key("name")
+                .invalid(format!(
+                    "duplicate {name:?}: each section needs its own name"
+                ))
+                .into());
+        }
+        let priority = match obj.get("priority") {
+            None => 0,
+            Some(v) => v
+                .as_i64()
+                .and_then(|n| i32::try_from(n).ok())
+                .ok_or_else(|| at.key("priority").wrong_type("a whole number", v))?,
+        };
+        sections.push(ExtraSection {
+            name,
+            content: obj.str("content")?.to_string(),
+            priority,
+            compactable: obj.opt_bool("compactable")?.unwrap_or(false),
+        });
+    }
+    Ok(sections)
 }
 
 /// A member's run settings (docs/architecture.md §14c), checked here so a bad one is refused

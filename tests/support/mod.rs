@@ -37,6 +37,7 @@ pub fn ai_member(id: &str) -> Member {
         base_dir: None,
         window_size: None,
         run: Default::default(),
+        extra_sections: Vec::new(),
     }
 }
 

@@ -360,6 +360,11 @@ export interface MemberConfig {
   permissionMode?: PermissionMode;
   /** This member's timeout in ms; overrides the team's. */
   timeoutMs?: number;
+  /**
+   * Extra named sections of its context (plan, memory, tool output); compactable ones are
+   * trimmed before history.
+   */
+  extraSections?: ExtraSection[];
 }
 
 /** Team-wide settings (all optional). */
@@ -467,6 +472,11 @@ export interface Member {
   baseDir?: string;
   /** Per-member history window; overrides the team's. */
   windowSize?: number;
+  /**
+   * Extra named sections of this member's context (docs/architecture.md §10): plan, memory,
+   * tool output; compactable ones are trimmed before history.
+   */
+  extraSections?: ExtraSection[];
   /** Environment variables added to the bridge's own for this agent. */
   env?: { [other: string]: string };
   /** Arguments added to the CLI's command (after its own, before a trailing `-`). */

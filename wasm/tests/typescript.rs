@@ -201,6 +201,9 @@ struct MemberConfig {
     permission_mode: Option<PermissionMode>,
     /// This member's timeout in ms; overrides the team's.
     timeout_ms: Option<usize>,
+    /// Extra named sections of its context (plan, memory, tool output); compactable ones are
+    /// trimmed before history.
+    extra_sections: Option<Vec<ExtraSection>>,
 }
 
 /// Team-wide settings (all optional).

@@ -99,6 +99,7 @@ pub fn TeamEditor() -> impl IntoView {
                 base_dir: None,
                 window_size: None,
                 run: Default::default(),
+                extra_sections: Vec::new(),
             });
         });
     };
