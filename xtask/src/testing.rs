@@ -62,8 +62,9 @@ fn run_steps(ctx: &Ctx, steps: &mut Steps) -> Result<(), String> {
         proc::run(ctx.cargo(&["test", "--workspace"]).env_remove(clis::ENV))
     })?;
     steps.run("bridge with the real agent CLIs", || {
+        // `--workspace`, as the step before: the same features, so nothing is built again.
         proc::run(
-            ctx.cargo(&["test", "-p", "agent-chatter-bridge", "--test", "real_clis"])
+            ctx.cargo(&["test", "--workspace", "--test", "real_clis"])
                 .env(clis::ENV, clis::bin_dir(ctx)),
         )
     })?;
