@@ -114,8 +114,11 @@ test('bridge: statuses, usage, honest outcomes, read-only run settings, title an
   // Max's reply brings his usage; Sarah's reply was cut by her turn limit: marked incomplete
   // with the reason; then it is Kailai's turn, which the title says.
   await page.page.waitForFunction(() => document.querySelectorAll('[data-testid="timeline-message"]').length === 3);
-  await waitForText(page.by('incomplete-mark'), /incomplete: it reached its maximum number of turns/);
-  assert.equal(await page.by('timeline-message').nth(2).getByTestId('incomplete-mark').count(), 1);
+  const cut = page.by('timeline-message').nth(2);
+  await cut.getByTestId('incomplete-mark').waitFor();
+  assert.equal(await cut.getByTestId('incomplete-reason').textContent(),
+    'incomplete: it reached its maximum number of turns (error_max_turns)');
+  assert.equal(await page.by('incomplete-mark').count(), 1);
   assert.equal(await statusOf(page, 0).textContent(), 'waiting for this human');
   assert.equal(await statusOf(page, 1).textContent(), 'idle');
   assert.equal(await page.page.title(), '● Your turn — agent-chatter');

@@ -28,7 +28,7 @@ pub fn MemberStatusView(
             let (class, text, title) = words();
             view! {
                 <div class=format!("member-status status-{class}") data-testid="member-status"
-                    data-status=class title=title role="status">{text}</div>
+                    data-status=class title=title>{text}</div>
             }
         }}
     }

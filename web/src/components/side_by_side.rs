@@ -10,7 +10,7 @@ use crate::state::use_state;
 pub fn SideBySide() -> impl IntoView {
     let state = use_state();
     view! {
-        <section class="side-by-side" data-testid="side-by-side">
+        <section class="side-by-side" data-testid="side-by-side" aria-label="side by side">
             <h2>"side by side"
                 <span class="at">{move || state.shown_at.get().map_or(" · skeleton".to_string(), |a| format!(" · at #{}", a + 1))}</span>
             </h2>
@@ -30,7 +30,7 @@ pub fn SideBySide() -> impl IntoView {
                         <div class=format!("column {class}") data-testid="side-column" data-member=c.member.clone()
                             on:click=move |_| state.recipient.set(Some(member.clone()))>
                             <div class="column-head">{head}</div>
-                            <pre class="column-prompt">{body}</pre>
+                            <pre class="column-prompt" tabindex="0">{body}</pre>
                         </div>
                     }
                 }).collect_view()}

@@ -114,8 +114,10 @@ pub fn TimelineRow(index: usize) -> impl IntoView {
         if state.selected.get() == Some(index) {
             class.push_str(" selected");
         }
-        if outcome.with(|o| o.as_ref().is_some_and(|(_, failed)| failed.is_some())) {
-            class.push_str(" run-failed");
+        match outcome.with(|o| o.as_ref().map(|(i, f)| (i.is_some(), f.is_some()))) {
+            Some((_, true)) => class.push_str(" run-failed"),
+            Some((true, false)) => class.push_str(" run-incomplete"),
+            _ => {}
         }
         class
     };
@@ -145,24 +147,20 @@ pub fn TimelineRow(index: usize) -> impl IntoView {
                     {intent.map(|i| view! {
                         <span class="intent" title="intent: P1 interrupts, P2 answers (the default), P3 extends; the queue runs P1 first">{i.to_string()}</span>
                     })}
-                    {move || outcome.get().and_then(|(incomplete, _)| incomplete).map(|why| {
-                        let title = format!("incomplete: {why}");
-                        view! {
-                            <span class="incomplete-mark" data-testid="incomplete-mark" title=title>
-                                "⚠ incomplete: "{why}
-                            </span>
-                        }
+                    {move || outcome.with(|o| o.as_ref().is_some_and(|(i, _)| i.is_some())).then(|| view! {
+                        <span class="incomplete-mark" data-testid="incomplete-mark">"⚠ incomplete"</span>
                     })}
                     <span class="fate-label">{hover}</span>
                 </div>
                 <div class="content" title=full><MarkedText text=content/></div>
-                {move || outcome.get().and_then(|(_, failed)| failed).map(|why| {
-                    let title = why.clone();
-                    view! {
-                        <div class="failure-reason" data-testid="failure-reason" title=title>
-                            "why: "{why}
-                        </div>
-                    }
+                {move || outcome.get().and_then(|(incomplete, failed)| {
+                    let (class, testid, text) = match (failed, incomplete) {
+                        (Some(why), _) => ("run-reason failure-reason", "failure-reason", format!("why: {why}")),
+                        (None, Some(why)) => ("run-reason incomplete-reason", "incomplete-reason", format!("incomplete: {why}")),
+                        (None, None) => return None,
+                    };
+                    let title = text.clone();
+                    Some(view! { <div class=class data-testid=testid title=title>{text}</div> })
                 })}
             }})}
         </div>
