@@ -35,15 +35,15 @@ pub struct PeerSpeaker {
     pub kind: SpeakerKind,
 }
 
-/// The peer's routing intent, in its long form (`P1_INTERRUPT`, …); the short forms (`P1`, …)
-/// and any case are accepted on input, as in snapshots.
+/// The peer's routing intent, in its long form (`P1_INTERRUPT`, …), typed as the peer types it;
+/// the short forms (`P1`, …) and any case are also read, as in snapshots.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[cfg_attr(
     feature = "ts",
     ts(
         rename = "RoutingIntent",
-        type = r#""P1_INTERRUPT" | "P2_REPLY" | "P3_EXTEND" | Intent"#
+        type = r#""P1_INTERRUPT" | "P2_REPLY" | "P3_EXTEND""#
     )
 )]
 pub enum PeerIntent {

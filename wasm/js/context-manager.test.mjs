@@ -51,11 +51,11 @@ for (const [build, { ContextManager }] of builds) {
       const stored = new ContextManager().addMessage(shape);
       const expected = { id: 'msg-1', ...shape };
       delete expected[tag];
-      if (!('timestamp' in expected)) expected.timestamp = stored.timestamp;
       assert.deepEqual(Object.keys(stored), Object.keys(expected), JSON.stringify(shape));
       assert.deepEqual(stored, expected, JSON.stringify(shape));
       assert.equal(Object.getOwnPropertySymbols(stored).length, 0, 'symbol-keyed properties are not stored');
-      assert.ok(stored.timestamp instanceof Date);
+      // As in the peer: a message given without a timestamp is stored without one.
+      assert.equal('timestamp' in stored, 'timestamp' in shape, JSON.stringify(shape));
     }
   });
 
@@ -180,7 +180,7 @@ for (const [build, { ContextManager }] of builds) {
     for (const [n, listed, outside] of [[8, 6, 2], [3, 3, 0]]) {
       const cm = new ContextManager();
       for (let i = 0; i < n; i++) cm.addMessage({ speaker: i % 2 ? max : kailai, content: `m${i}` });
-      const { explain } = cm.assemblePrompt('codex', cm.getContextForAgent('sarah', 'codex'));
+      const { explain } = cm.assemblePrompt('codex', cm.getContextForAgent('sarah', 'codex', { windowSizeOverride: 5 }));
       assert.equal(explain.window, 5, `${n} messages`);
       assert.equal(explain.messages.length, listed, `${n} messages`);
       assert.equal(explain.outsideWindow, outside, `${n} messages`);
@@ -450,3 +450,26 @@ for (const [build, { ContextManager }] of builds) {
     assert.doesNotMatch(out, /Getter/);
   });
 }
+
+test('drop-in defaults: the peer\'s window of 10, no timestamp added, a bad argument is a TypeError', () => {
+  const { ContextManager } = builds[0][1];
+  const cm = new ContextManager();
+  for (let i = 0; i < 12; i++) cm.addMessage({ speaker: kailai, content: `m${i}` });
+  const input = cm.getContextForAgent('max', 'codex');
+  assert.equal(input.contextMessages.length, 10, 'the 10 messages before the current one');
+  assert.equal(input.contextMessages[0].content, 'm1');
+  assert.ok(!('timestamp' in cm.getLatestMessage()));
+  assert.ok(cm.addMessage({ speaker: kailai, content: 'x', timestamp: 5 }).timestamp instanceof Date);
+  const refusals = [
+    () => cm.addMessage(null),
+    () => cm.addMessage({ speaker: kailai, content: 123 }),
+    () => cm.addMessage({ content: 'x' }),
+    () => cm.addMessage({ speaker: { name: 'k', type: 'human' }, content: 'x' }),
+    () => cm.addMessage({ speaker: { id: 'k', name: 'k', type: 'robot' }, content: 'x' }),
+    () => new ContextManager({ contextWindowSize: -1 }),
+    () => cm.getContextForAgent('max', 'codex', { systemInstruction: 5 }),
+    () => cm.importSnapshot({ version: 1, messages: [{ id: 'msg-1', content: 'x' }], teamTask: null }),
+    () => cm.setTeamTask(5),
+  ];
+  for (const call of refusals) assert.throws(call, (e) => e instanceof TypeError && /^(new )?[\w.]+(\([\w, ]*\))?: /.test(e.message), String(call));
+});

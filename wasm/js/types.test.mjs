@@ -63,7 +63,8 @@ test('ContextManager outputs are the declared peer shapes', () => {
   const cm = new m.ContextManager();
   const speaker = { id: 'k', name: 'k', displayName: 'K', type: 'human' };
   const routing = { rawNextMarkers: ['max'], resolvedAddressees: [{ identifier: 'max', memberId: 'max', memberName: 'max' }], parentMessageId: 'msg-0', intent: 'P1' };
-  const msg = cm.addMessage({ speaker, content: 'hi [NEXT: max] [DONE]', routing });
+  // With a timestamp: the peer's type (and ours) declares one; a message added without one has none.
+  const msg = cm.addMessage({ speaker, content: 'hi [NEXT: max] [DONE]', routing, timestamp: 5 });
   conforms('ConversationMessage', msg);
   conforms('SpeakerInfo', msg.speaker);
   conforms('MessageRouting', msg.routing);

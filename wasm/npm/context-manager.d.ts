@@ -11,7 +11,7 @@ export declare function stripRouting(text: string): string;
  * the peer's shapes; prompts are built by the Rust core in wasm.
  */
 export declare class ContextManager {
-    /** Defaults: window 5 (0 gives no history), budget 768 KiB. */
+    /** Defaults, the peer's: window 10 (0 gives no history), budget 768 KiB. */
     constructor(options?: ContextManagerOptions | null);
     /** Stores a message under the next `msg-N` id and returns it (then calls `onMessageAdded`). */
     addMessage(message: NewConversationMessage): ConversationMessage;

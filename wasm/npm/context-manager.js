@@ -14,7 +14,7 @@
 // Messages are read by the engine when a prompt first needs them; a message object changed
 // after that keeps its first reading (the peer would read it again).
 
-import { describe, initialised, stringArgument } from './guard.js';
+import { describe, initialised, namesTheCall, stringArgument } from './guard.js';
 
 /** The wasm-side context of a `getContextForAgent` result (symbol-keyed: not in its keys or JSON). */
 const HELD = Symbol('agent-chatter.held');
@@ -58,17 +58,17 @@ export function defineContextManager(PromptEngine) {
 
     /**
      * `new ContextManager({contextWindowSize?, maxBytes?, onMessageAdded?, onTeamTaskChanged?,
-     * logger?})`. Defaults: window 5 (0 gives no history), budget 768 KiB. A `logger` (the
+     * logger?})`. Defaults, the peer's: window 10 (0 gives no history), budget 768 KiB. A `logger` (the
      * peer's `ILogger`) gets the peer's warnings, in its words: a team task cut at 5 KiB, an
      * unknown agent type assembled as plain text.
      */
     constructor(options) {
       const argument = 'new ContextManager(options)';
       if (options !== undefined && options !== null && typeof options !== 'object') {
-        throw new Error(`${argument}: expected an object, found ${describe(options)}`);
+        throw new TypeError(`${argument}: expected an object, found ${describe(options)}`);
       }
       const o = options ?? {};
-      this.#window = wholeNumber(o.contextWindowSize, `${argument}: contextWindowSize`) ?? 5;
+      this.#window = wholeNumber(o.contextWindowSize, `${argument}: contextWindowSize`) ?? 10;
       this.#maxBytes = budget(o.maxBytes, `${argument}: maxBytes`) ?? 786432;
       this.#onMessageAdded = hook(o.onMessageAdded, 'onMessageAdded');
       this.#onTeamTaskChanged = hook(o.onTeamTaskChanged, 'onTeamTaskChanged');
@@ -82,17 +82,20 @@ export function defineContextManager(PromptEngine) {
 
     /**
      * Stores a message under the next `msg-N` id and returns it (then calls `onMessageAdded`).
-     * `timestamp` may be a `Date`, milliseconds or a date string; absent means now.
+     * `timestamp` may be a `Date`, milliseconds or a date string (stored as a `Date`); absent,
+     * the stored message has none, as in the peer.
      */
     addMessage(message) {
       const argument = 'addMessage(message)';
       if (message === null || typeof message !== 'object' || Array.isArray(message)) {
-        throw new Error(`${argument}: expected a message object, found ${describe(message)}`);
+        throw new TypeError(`${argument}: expected a message object, found ${describe(message)}`);
       }
       const given = message.timestamp;
-      // The common case inline: a valid `Date`, stored as given.
-      const timestamp = given instanceof Date && given.getTime() >= 0 ? given : toDate(given, argument);
-      if (!isCleanAddition(message, limit())) PromptEngine.checkMessage(message);
+      // The common case inline: a valid `Date`, stored as given; none given, none stored (as
+      // the peer stores it).
+      const timestamp =
+        given === undefined || given === null ? undefined : given instanceof Date && given.getTime() >= 0 ? given : toDate(given, argument);
+      if (!isCleanAddition(message, limit())) refused(() => PromptEngine.checkMessage(message));
       const stored = storedMessage(`msg-${this.#nextSeq}`, message, timestamp);
       this.#nextSeq += 1;
       this.#messages.push(stored);
@@ -117,7 +120,7 @@ export function defineContextManager(PromptEngine) {
      */
     setTeamTask(task) {
       // `""` is stored as `""`, as the peer stores it (no section in a prompt either way).
-      this.#teamTask = this.#wasm().setTeamTask(task) ?? (task === '' ? '' : null);
+      this.#teamTask = refused(() => this.#wasm().setTeamTask(task)) ?? (task === '' ? '' : null);
       // Warned, as the peer warns, only for a cut: a lone surrogate also changes the text
       // (it becomes U+FFFD in UTF-8) without any cut.
       if (this.#logger && this.#teamTask !== null && utf8Length(task) > 5120) {
@@ -146,13 +149,14 @@ export function defineContextManager(PromptEngine) {
       // may be left out, but a value that is not a string is a mistake worth naming.
       if (agentType !== undefined && agentType !== null) stringArgument(agentType, 'getContextForAgent(agentId, agentType)');
       if (options !== undefined && options !== null && typeof options !== 'object') {
-        throw new Error(`${argument}: expected an object, found ${describe(options)}`);
+        throw new TypeError(`${argument}: expected an object, found ${describe(options)}`);
       }
       const o = options ?? {};
       const windowOverride = wholeNumber(o.windowSizeOverride, `${argument}: windowSizeOverride`);
       const end = this.#messages.length;
       this.#mirror(end, windowOverride);
-      const held = this.#wasm().context(end, agentId, windowOverride, o.systemInstruction, o.instructionFileText);
+      const engine = this.#wasm();
+      const held = refused(() => engine.context(end, agentId, windowOverride, o.systemInstruction, o.instructionFileText));
       return heldInput(held, o.systemInstruction, this.#teamTask);
     }
 
@@ -171,7 +175,8 @@ export function defineContextManager(PromptEngine) {
       // Checked here, before JSON would turn NaN into null ("absent"): the same words as the
       // constructor's, and 0 refused as there rather than taken as the manager's budget.
       if (input !== null && typeof input === 'object') budget(input.maxBytes, 'assemblePrompt(agentType, input): maxBytes');
-      const [prompt, systemFlag, explain] = this.#wasm().assembleInput(agentType, input);
+      const engine = this.#wasm();
+      const [prompt, systemFlag, explain] = refused(() => engine.assembleInput(agentType, input));
       return assembled(prompt, systemFlag, () => explain);
     }
 
@@ -226,7 +231,7 @@ export function defineContextManager(PromptEngine) {
         // Objects parsed here are ours to finish: their timestamps become `Date`s.
         if (text) for (const m of messages) if (m.timestamp !== undefined) m.timestamp = new Date(m.timestamp);
       } else {
-        const read = PromptEngine.readSnapshot(snapshot);
+        const read = refused(() => PromptEngine.readSnapshot(snapshot));
         // Checked by the core's reader; kept as given when they are the peer's shapes.
         messages = !text && peerShaped(value.messages) ? value.messages.slice() : read.messages;
         teamTask = !text && typeof value.teamTask === 'string' ? value.teamTask : read.teamTask;
@@ -271,7 +276,7 @@ export function defineContextManager(PromptEngine) {
         try {
           engine.push(this.#messages[i]);
         } catch (e) {
-          throw new Error(`getContextForAgent: stored message ${i} (${this.#messages[i]?.id}): ${e.message}`);
+          throw new TypeError(`getContextForAgent: stored message ${i} (${this.#messages[i]?.id}): ${e.message}`);
         }
       }
     }
@@ -392,6 +397,22 @@ function peerShaped(messages) {
 // Arguments
 
 /**
+ * `call()`, with an input the core's reader refused (its message names the call: `addMessage(message):
+ * speaker.id: missing`) thrown as a `TypeError`, as the peer throws for a bad argument. Anything
+ * else (the web build used before `init()`) is thrown as it is.
+ */
+function refused(call) {
+  try {
+    return call();
+  } catch (e) {
+    if (e instanceof Error && !(e instanceof TypeError) && namesTheCall(e.message)) {
+      throw new TypeError(e.message);
+    }
+    throw e;
+  }
+}
+
+/**
  * A non-negative integer, or `undefined` when absent; NaN, infinities, negative and fractional
  * numbers are refused by name, in the words of the core's readers and of the binding's
  * `whole_number` (wasm/src/js.rs).
@@ -400,10 +421,10 @@ function wholeNumber(value, argument) {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
     const found = typeof value === 'number' ? String(value) : describe(value);
-    throw new Error(`${argument}: expected a non-negative integer, found ${found}`);
+    throw new TypeError(`${argument}: expected a non-negative integer, found ${found}`);
   }
   // The core counts in wasm32's `usize`: a larger number would wrap (2**32 would become 0).
-  if (value > MAX_WHOLE) throw new Error(`${argument}: ${value} is too large (at most ${MAX_WHOLE})`);
+  if (value > MAX_WHOLE) throw new TypeError(`${argument}: ${value} is too large (at most ${MAX_WHOLE})`);
   return value;
 }
 
@@ -413,7 +434,7 @@ const MAX_WHOLE = 0xffff_ffff;
 /** A byte budget: a {@link wholeNumber} greater than 0 (0 would hold no prompt), or `undefined`. */
 function budget(value, argument) {
   const bytes = wholeNumber(value, argument);
-  if (bytes === 0) throw new Error(`${argument}: must be greater than 0 (a 0-byte budget holds no prompt)`);
+  if (bytes === 0) throw new TypeError(`${argument}: must be greater than 0 (a 0-byte budget holds no prompt)`);
   return bytes;
 }
 
@@ -421,7 +442,7 @@ function budget(value, argument) {
 function logger(value) {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'object' || typeof value.warn !== 'function') {
-    throw new Error(`new ContextManager(options): logger: expected an object with a warn(message) method, found ${describe(value)}`);
+    throw new TypeError(`new ContextManager(options): logger: expected an object with a warn(message) method, found ${describe(value)}`);
   }
   return value;
 }
@@ -435,16 +456,17 @@ function utf8Length(text) {
 function hook(value, name) {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'function') {
-    throw new Error(`new ContextManager(options): ${name}: expected a function, found ${describe(value)}`);
+    throw new TypeError(`new ContextManager(options): ${name}: expected a function, found ${describe(value)}`);
   }
   return value;
 }
 
 /**
- * The message as stored: `{id, ...message}` with `timestamp` in place (or last, when absent),
- * as the peer stores it, except that symbol-keyed properties are not copied. The usual shapes
- * (the keys below, in these orders: what callers and the peer's coordinator pass) are built as
- * object literals, about twice as fast as the spread.
+ * The message as stored: `{id, ...message}` with `timestamp` in place (or last, when a string
+ * or milliseconds became a `Date`; left out when none was given), as the peer stores it, except
+ * that symbol-keyed properties are not copied. The usual shapes (the keys below, in these
+ * orders: what callers and the peer's coordinator pass) are built as object literals, about
+ * twice as fast as the spread.
  */
 function storedMessage(id, m, timestamp) {
   let n = 0;
@@ -461,13 +483,18 @@ function storedMessage(id, m, timestamp) {
     n += 1;
   }
   if (k0 === 'speaker' && k1 === 'content') {
-    if (n === 2) return { id, speaker: m.speaker, content: m.content, timestamp };
-    if (n === 3 && k2 === 'routing') return { id, speaker: m.speaker, content: m.content, routing: m.routing, timestamp };
-    if (n === 3 && k2 === 'timestamp') return { id, speaker: m.speaker, content: m.content, timestamp };
-    if (n === 4 && k2 === 'routing' && k3 === 'timestamp') {
-      return { id, speaker: m.speaker, content: m.content, routing: m.routing, timestamp };
+    const routed = n >= 3 && k2 === 'routing';
+    const usual = n === 2 || (n === 3 && (routed || k2 === 'timestamp')) || (n === 4 && routed && k3 === 'timestamp');
+    if (usual && timestamp === undefined) {
+      return routed ? { id, speaker: m.speaker, content: m.content, routing: m.routing } : { id, speaker: m.speaker, content: m.content };
+    }
+    if (usual) {
+      return routed
+        ? { id, speaker: m.speaker, content: m.content, routing: m.routing, timestamp }
+        : { id, speaker: m.speaker, content: m.content, timestamp };
     }
   } else if (n === 4 && k0 === 'timestamp' && k1 === 'speaker' && k2 === 'content' && k3 === 'routing') {
+    if (timestamp === undefined) return { id, speaker: m.speaker, content: m.content, routing: m.routing };
     return { id, timestamp, speaker: m.speaker, content: m.content, routing: m.routing };
   }
   return spreadMessage(id, m, timestamp);
@@ -477,7 +504,8 @@ function storedMessage(id, m, timestamp) {
 function spreadMessage(id, m, timestamp) {
   const stored = { id, ...m };
   for (const symbol of Object.getOwnPropertySymbols(stored)) delete stored[symbol];
-  stored.timestamp = timestamp;
+  if (timestamp === undefined) delete stored.timestamp;
+  else stored.timestamp = timestamp;
   return stored;
 }
 
@@ -500,7 +528,7 @@ function toDate(value, argument) {
         : value instanceof Date ? 'an invalid Date'
           : typeof value === 'string' ? (value.length <= 40 ? JSON.stringify(value) : 'a string')
             : describe(value);
-    throw new Error(`${argument}: timestamp: expected a Date, milliseconds since 1970 (at most 8.64e15) or a date string, found ${found}`);
+    throw new TypeError(`${argument}: timestamp: expected a Date, milliseconds since 1970 (at most 8.64e15) or a date string, found ${found}`);
   }
   return new Date(ms);
 }

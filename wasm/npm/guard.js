@@ -1,12 +1,20 @@
 // What the JS halves of the package share: the web build's "used before init" failure told as
 // what it is, and the argument checks that name the argument the way the core's do.
 
+/**
+ * Whether `message` is one of the package's own refusals of an input: it starts by naming the
+ * call (`addMessage(message): …`, `Scenario.preview(memberId): …`).
+ */
+export function namesTheCall(message) {
+  return /^(new )?[\w.]+(\([\w, ]*\))?: /.test(message);
+}
+
 /** `call()`, with a TypeError from an uninitialised web build turned into advice. */
 export function initialised(call) {
   try {
     return call();
   } catch (e) {
-    if (e instanceof TypeError && /undefined/.test(e.message)) {
+    if (e instanceof TypeError && /undefined/.test(e.message) && !namesTheCall(e.message)) {
       throw new Error(
         'agent-chatter-wasm: the WebAssembly module is not initialised: call `await init()` (or `initSync({ module: bytes })`) from the web build before using it',
       );
@@ -100,5 +108,5 @@ export function requireInit(cls) {
 
 /** Throws unless `value` is a string: `${argument}: expected a string, found number`. */
 export function stringArgument(value, argument) {
-  if (typeof value !== 'string') throw new Error(`${argument}: expected a string, found ${describe(value)}`);
+  if (typeof value !== 'string') throw new TypeError(`${argument}: expected a string, found ${describe(value)}`);
 }

@@ -153,10 +153,10 @@ export interface ResolvedAddressee {
 }
 
 /**
- * The peer's routing intent, in its long form (`P1_INTERRUPT`, …); the short forms (`P1`, …)
- * and any case are accepted on input, as in snapshots.
+ * The peer's routing intent, in its long form (`P1_INTERRUPT`, …), typed as the peer types it;
+ * the short forms (`P1`, …) and any case are also read, as in snapshots.
  */
-export type RoutingIntent = "P1_INTERRUPT" | "P2_REPLY" | "P3_EXTEND" | Intent;
+export type RoutingIntent = "P1_INTERRUPT" | "P2_REPLY" | "P3_EXTEND";
 
 /** The peer's `MessageRouting` (v3.1), plus our `isDone`. */
 export interface MessageRouting {
@@ -170,7 +170,10 @@ export interface MessageRouting {
 
 /** The argument of `addMessage`: a message without its id. */
 export interface NewConversationMessage {
-  /** A `Date`, milliseconds since 1970 or a date string; absent means now. */
+  /**
+   * A `Date`, milliseconds since 1970 or a date string (stored as a `Date`); absent, the
+   * stored message has none, as in the peer.
+   */
   timestamp?: Date | number | string;
   speaker: SpeakerInfo;
   content: string;
@@ -181,6 +184,10 @@ export interface NewConversationMessage {
 export interface ConversationMessage {
   /** `msg-1`, `msg-2`, … in the order messages were stored. */
   id: string;
+  /**
+   * When it was said: the `Date` given (one made from milliseconds or a date string). A
+   * message added without one has none (typed as the peer types it).
+   */
   timestamp: Date;
   speaker: Required<SpeakerInfo>;
   /** Exactly as given, markers included. */
@@ -190,7 +197,7 @@ export interface ConversationMessage {
 
 /** Constructor options of `ContextManager`. */
 export interface ContextManagerOptions {
-  /** History window in messages (default 5; 0 gives no history). */
+  /** History window in messages (default 10, the peer's; 0 gives no history). */
   contextWindowSize?: number;
   /** Prompt budget in UTF-8 bytes (default 786432 = 768 KiB). */
   maxBytes?: number;

@@ -83,7 +83,8 @@ struct ParseResult {
 struct NewConversationMessage {
     #[ts(flatten)]
     message: NewPeerMessage,
-    /// A `Date`, milliseconds since 1970 or a date string; absent means now.
+    /// A `Date`, milliseconds since 1970 or a date string (stored as a `Date`); absent, the
+    /// stored message has none, as in the peer.
     #[ts(type = "Date | number | string", optional)]
     timestamp: Option<()>,
 }
@@ -93,6 +94,8 @@ struct NewConversationMessage {
 struct ConversationMessage {
     /// `msg-1`, `msg-2`, … in the order messages were stored.
     id: String,
+    /// When it was said: the `Date` given (one made from milliseconds or a date string). A
+    /// message added without one has none (typed as the peer types it).
     #[ts(type = "Date")]
     timestamp: (),
     #[ts(type = "Required<SpeakerInfo>")]
@@ -107,7 +110,7 @@ struct ConversationMessage {
 #[derive(TS)]
 #[ts(rename_all = "camelCase", optional_fields)]
 struct ContextManagerOptions {
-    /// History window in messages (default 5; 0 gives no history).
+    /// History window in messages (default 10, the peer's; 0 gives no history).
     context_window_size: Option<usize>,
     /// Prompt budget in UTF-8 bytes (default 786432 = 768 KiB).
     max_bytes: Option<usize>,
