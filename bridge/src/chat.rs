@@ -213,7 +213,7 @@ pub async fn run(hub: Hub, bell: bool) -> Result<Ending, String> {
             }
             Line::Cost => match hub.query(|s, _| cost_report(s)).await {
                 Ok(Some(report)) => say!("{report}"),
-                Ok(None) => error("No team loaded. Use /team deploy <config> first"),
+                Ok(None) => error(NO_TEAM),
                 Err(e) => error(&e.to_string()),
             },
             Line::List => match hub.query(|s, _| s.team().cloned()).await.ok().flatten() {
@@ -224,7 +224,7 @@ pub async fn run(hub: Hub, bell: bool) -> Result<Ending, String> {
                         say!("  {} ({}) - {kind}", m.display_name, m.id);
                     }
                 }
-                None => error("No team loaded. Use /team deploy <config> first"),
+                None => error(NO_TEAM),
             },
             Line::Deploy(file) if file.is_empty() => error("Usage: /team deploy <config.json>"),
             Line::Deploy(file) => match crate::files::read_team(Path::new(&file)) {
@@ -315,7 +315,23 @@ async fn send(hub: &Hub, text: String) {
         at: hub::now(),
     };
     if let Err(e) = hub.apply(fact).await {
-        error(&e.to_string());
+        error(&refusal(&e));
+    }
+}
+
+/// seed 004's catalogue text for a message before any team.
+const NO_TEAM: &str = "No team loaded. Use /team deploy <config> first";
+
+/// Why a message was refused, in the chat's words: a message before any team says how to
+/// load one here (the core's text speaks of the API's `setTeam`).
+fn refusal(e: &hub::HubError) -> String {
+    use agent_chatter::conversation::InputError;
+    use agent_chatter::session::SessionError;
+    match e {
+        hub::HubError::Refused(SessionError::NoTeam | SessionError::Input(InputError::NoTeam)) => {
+            NO_TEAM.to_string()
+        }
+        e => e.to_string(),
     }
 }
 
@@ -611,6 +627,33 @@ fn plural(n: usize) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_message_before_any_team_is_refused_with_the_seed_catalogue_text() {
+        use agent_chatter::conversation::InputError;
+        use agent_chatter::session::SessionError;
+        let cases = [
+            (SessionError::Input(InputError::NoTeam), NO_TEAM.to_string()),
+            (SessionError::NoTeam, NO_TEAM.to_string()),
+            (
+                SessionError::EmptyMessage,
+                SessionError::EmptyMessage.to_string(),
+            ),
+        ];
+        for (refused, want) in cases {
+            assert_eq!(
+                refusal(&hub::HubError::Refused(refused.clone())),
+                want,
+                "{refused:?}"
+            );
+        }
+        assert_eq!(NO_TEAM, "No team loaded. Use /team deploy <config> first");
+        // The core's own text stays the API's (documented on `InputError::NoTeam`).
+        assert_eq!(
+            InputError::NoTeam.to_string(),
+            "No team loaded. Set a team before sending messages"
+        );
+    }
 
     #[test]
     fn lines_read_as_the_seed_says() {

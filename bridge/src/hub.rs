@@ -168,6 +168,7 @@ impl Hub {
             Some(id) => (id, reopen(&store, id)?),
             None => create(&mut store, team)?,
         };
+        crate::debug::session_opened(session_id, created, &session);
         let actor = Actor {
             store,
             session_id,
@@ -514,6 +515,7 @@ impl Actor {
         if opening.is_some_and(|o| o != self.opening) {
             return Ok(());
         }
+        let before = crate::debug::before(&self.session);
         self.session.apply(&fact)?;
         let seq = self.session.facts().len() as i64;
         if let Err(e) = self.store.append(self.session_id, seq, &fact) {
@@ -539,11 +541,13 @@ impl Actor {
             self.publish(self.agents_event());
         }
         let actions = drain(&mut self.session);
+        crate::debug::after(before, &self.session, &actions);
         self.perform(actions);
         Ok(())
     }
 
     fn open(&mut self, id: Option<i64>) -> Result<(), HubError> {
+        let created = id.is_none();
         let (id, session) = match id {
             Some(id) => (id, reopen(&self.store, id)?),
             None => {
@@ -558,6 +562,7 @@ impl Actor {
         if let Some(running) = self.running.take() {
             let _ = running.cancel.send(());
         }
+        crate::debug::session_opened(id, created, &session);
         self.session_id = id;
         self.opening += 1;
         self.session = session;

@@ -12,6 +12,7 @@
 //! - [`server`]: the axum app; it speaks `agent_chatter::protocol`, the frames the page and
 //!   the chat read too.
 //! - [`chat`]: the terminal conversation.
+//! - [`debug`]: `--debug` diagnostics on stderr, derived from what the core exposes.
 
 // Public is what the binary (src/main.rs), the tests and the fuzz targets use
 // (docs/architecture.md §14, §15); the rest is `pub(crate)`.
@@ -19,6 +20,7 @@
 
 pub mod agents;
 pub mod chat;
+pub mod debug;
 pub mod files;
 pub mod guard;
 pub mod hub;

@@ -12,11 +12,21 @@ use clap::{Parser, Subcommand};
 #[command(
     name = "agent-chatter",
     version,
+    disable_version_flag = true,
     about = "Humans and AI coding agents in one team conversation: the page, the agents, the session log."
 )]
 struct Cli {
     #[command(subcommand)]
     command: Commands,
+    /// Print debug diagnostics on stderr (`[Debug][Queue] Processing max (ai)`, …), never into
+    /// a prompt; the same as AGENT_CHATTER_LOG=debug.
+    #[arg(long, global = true)]
+    debug: bool,
+    /// Print version
+    // `-v` as seed 004's help shows it; `-V` (clap's) stays.
+    #[arg(short = 'v', visible_short_alias = 'V', long, action = clap::ArgAction::Version)]
+    #[allow(dead_code)] // clap prints the version and exits; the field is never read
+    version: Option<bool>,
 }
 
 #[derive(Subcommand)]
@@ -47,6 +57,7 @@ enum Commands {
         simulate: bool,
     },
     /// Talk with the team in the terminal (the first message may be piped in).
+    #[command(after_help = CHAT_EXAMPLES)]
     Chat {
         /// Team config (ours or the peer's cli-config); not needed with `--resume`, where the
         /// session goes on with its own team.
@@ -107,6 +118,24 @@ enum Commands {
     },
 }
 
+/// `chat --help`'s examples, as seed 004's help shows them.
+const CHAT_EXAMPLES: &str = "\
+Examples:
+  # Interactive mode
+  agent-chatter chat --team team.json
+
+  # Pipe first message
+  echo \"Build authentication system\" | agent-chatter chat --team team.json
+
+  # Multi-human team (use [FROM:xxx])
+  echo \"[FROM:kailai] Design new feature [NEXT:max]\" | agent-chatter chat --team team.json
+
+  # Load another team in the chat, then type messages directly
+  agent-chatter> /team deploy other-team.json
+
+  # Debug diagnostics on stderr (or AGENT_CHATTER_LOG=debug)
+  agent-chatter chat --team team.json --debug";
+
 fn main() -> ExitCode {
     // The watchdog that stops agents should this bridge be killed (agents::reaper), started
     // by this binary itself; not a user's command.
@@ -118,7 +147,9 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     agents::reaper::enable();
-    match run(Cli::parse()) {
+    let cli = Cli::parse();
+    agent_chatter_bridge::debug::init(cli.debug);
+    match run(cli) {
         Ok(Ending::Done) => ExitCode::SUCCESS,
         Ok(Ending::AgentFailed) => ExitCode::from(EXIT_AGENT_FAILED),
         Err(message) => {

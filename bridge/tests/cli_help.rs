@@ -3,6 +3,9 @@
 //! `target/agent-clis/` (cached), and every flag our default passes must be one its help lists.
 //! Skips, saying why, when npm or the registry is unreachable. The flags are recorded in
 //! docs/agents.md.
+//!
+//! And our own CLI's help (issue #24.6): `-v` prints the version, `chat --help` shows the
+//! usage examples, every subcommand takes `--debug`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -105,4 +108,50 @@ fn every_default_flag_is_in_the_real_clis_help() {
     // Codex reads the prompt from stdin when it is `-` or absent; Gemini appends -p to stdin.
     assert!(help(&bin, "codex", &["exec", "--help"]).contains("read from stdin"));
     assert!(help(&bin, "gemini", &["--help"]).contains("Appended to input on stdin"));
+}
+
+// ---------------------------------------------------------------- our own CLI's help (#24.6)
+
+/// `agent-chatter ARGS`: (stdout, success).
+fn ours(args: &[&str]) -> (String, bool) {
+    let out = Command::new(env!("CARGO_BIN_EXE_agent-chatter"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        out.status.success(),
+    )
+}
+
+#[test]
+fn v_prints_the_version_as_seed_004s_help_shows_and_capital_v_stays() {
+    let want = format!("agent-chatter {}\n", env!("CARGO_PKG_VERSION"));
+    for flag in ["-v", "-V", "--version"] {
+        assert_eq!(ours(&[flag]), (want.clone(), true), "{flag}");
+    }
+    let (help, _) = ours(&["--help"]);
+    assert!(help.contains("-v, --version"), "{help}");
+}
+
+#[test]
+fn chat_help_shows_the_usage_examples() {
+    let (help, ok) = ours(&["chat", "--help"]);
+    assert!(ok);
+    for example in [
+        "Examples:",
+        "echo \"Build authentication system\" | agent-chatter chat --team team.json",
+        "echo \"[FROM:kailai] Design new feature [NEXT:max]\" | agent-chatter chat --team team.json",
+        "agent-chatter> /team deploy other-team.json",
+    ] {
+        assert!(help.contains(example), "{example:?} not in:\n{help}");
+    }
+}
+
+#[test]
+fn every_subcommand_takes_the_debug_switch() {
+    for command in ["serve", "chat", "sessions", "agents", "preview"] {
+        let (help, ok) = ours(&[command, "--help"]);
+        assert!(ok && help.contains("--debug"), "{command}:\n{help}");
+    }
 }

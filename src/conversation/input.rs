@@ -42,6 +42,9 @@ impl HumanInput {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum InputError {
+    /// A message before any team. Worded for an API (the npm `Conversation`, the core): a team
+    /// is set with `setTeam`. The terminal chat prints seed 004's catalogue words instead, `No
+    /// team loaded. Use /team deploy <config> first`, its users loading teams with that command.
     #[error("No team loaded. Set a team before sending messages")]
     NoTeam,
     #[error("The team has no human member. The first message must come from a human: add one to the team")]
