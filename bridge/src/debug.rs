@@ -26,8 +26,18 @@ pub const ENV: &str = "AGENT_CHATTER_LOG";
 /// [`ENV`] says; with neither, none (nothing extra is printed, nothing is computed).
 pub fn init(debug: bool) {
     let from_env = std::env::var(ENV).ok().filter(|v| !v.trim().is_empty());
+    // A bare level (`--debug`, `AGENT_CHATTER_LOG=debug`) is ours: the libraries below (the
+    // WebSocket, HTTP and SQLite crates) log every frame at debug, which would bury the
+    // diagnostics. Full directives (`tungstenite=trace`) are taken as written.
+    let ours = |level: &str| format!("warn,{}={level}", env!("CARGO_CRATE_NAME"));
     let directives = match (debug, from_env) {
-        (true, _) => "debug".to_string(),
+        (true, _) => ours("debug"),
+        (false, Some(value))
+            if ["error", "warn", "info", "debug", "trace"]
+                .contains(&value.trim().to_ascii_lowercase().as_str()) =>
+        {
+            ours(value.trim())
+        }
         (false, Some(value)) => value,
         (false, None) => return,
     };
