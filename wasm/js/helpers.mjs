@@ -9,11 +9,14 @@ export const pkgDir = new URL('pkg/', root);
 const node = await import(new URL('node/index.js', pkgDir).href);
 const web = await import(new URL('web/index.js', pkgDir).href);
 web.initSync({ module: await readFile(new URL('agent_chatter_wasm_bg.wasm', pkgDir)) });
+// The build bundlers get for Node (the wasm embedded, ready on import).
+const embedded = await import(new URL('embedded/index.js', pkgDir).href);
 
 /** `[name, module]` for each build of the package. */
 export const builds = [
   ['node', node],
   ['web', web],
+  ['embedded', embedded],
 ];
 
 /** Reads a JSON file relative to the repository root. */

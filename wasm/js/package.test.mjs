@@ -137,3 +137,20 @@ test('the web build exports init (default) and initSync for browsers', () => {
   assert.equal(typeof web.default, 'function');
   assert.equal(typeof web.initSync, 'function');
 });
+
+test('bundlers targeting Node get the embedded build; Node itself the one reading the file', () => {
+  const node = manifest.exports['.'].node;
+  // `module` is set by esbuild, Vite, webpack and Rollup, never by Node; it must come before `default`.
+  assert.deepEqual(Object.keys(node), ['types', 'module', 'default']);
+  assert.equal(node.module, './embedded/index.js');
+  assert.equal(node.default, './node/index.js');
+  assert.deepEqual(manifest.exports['./embedded'], { types: './embedded/index.d.ts', default: './embedded/index.js' });
+  assert.ok(manifest.files.includes('embedded/'));
+});
+
+test('the embedded build reads no file and uses no import.meta', async () => {
+  for (const file of ['index.js', 'agent_chatter_wasm.js', 'wasm.js']) {
+    const text = await readFile(new URL(`embedded/${file}`, pkgDir), 'utf8');
+    assert.doesNotMatch(text, /import\.meta|readFileSync|node:fs/, file);
+  }
+});

@@ -1,6 +1,6 @@
 // The package's Node entry for bundles: the web build's glue with the wasm bytes embedded
 // (`./wasm.js`, base64), instantiated synchronously on import. A bundle made of it needs no
-// file beside it and no `import.meta.url`, so esbuild (ESM or CommonJS output), Vite SSR and
+// file beside it and never asks for its own URL, so esbuild (ESM or CommonJS output), Vite SSR and
 // webpack's `target: 'node'` give a file that runs anywhere. Bundlers reach it through the
 // `module` condition inside `node` (Node itself never sets `module`), or as
 // `agent-chatter-wasm/embedded`.
