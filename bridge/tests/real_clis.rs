@@ -1092,7 +1092,7 @@ fn gemini_stopped_by_its_loop_detector_is_never_taken_for_a_whole_reply() {
 }
 
 #[test]
-#[ignore = "the bridge records Gemini's loop stop as a failure, not as a reply marked incomplete (§14c)"]
+#[ignore = "gemini 0.61 stops on its loop detector before it streams any text (its 695-byte stream holds no assistant message), so the honest outcome is a failure naming the loop, as the test above checks; the incomplete path (a loop stop after some text) is tested on a recorded stream in bridge/src/agents/decode.rs"]
 fn gemini_stopped_by_its_loop_detector_gives_a_reply_marked_incomplete() {
     let Some(lab) = Lab::new("gemini_loop") else {
         return;
