@@ -376,20 +376,14 @@ fn prepare(path: &Path) -> Result<(), StoreError> {
             Ok(meta) if !meta.is_file() => {
                 return Err(unusable(format!("{what} is not a regular file")))
             }
-            // Opened for writing, not written: closed before SQLite opens anything, so none
-            // of its locks is lost with this descriptor.
-            Ok(_) => {
-                OpenOptions::new()
-                    .write(true)
-                    .custom_flags(libc::O_NOFOLLOW)
-                    .open(&file)
-                    .map_err(|e| {
-                        unusable(format!(
-                            "{what} cannot be written ({}); the bridge writes every fact there",
-                            not_writable(&e)
-                        ))
-                    })?;
-            }
+            // Asked, not opened: closing a descriptor of a file would drop every SQLite lock
+            // this process holds on it.
+            Ok(_) => access(&file, libc::W_OK).map_err(|e| {
+                unusable(format!(
+                    "{what} cannot be written ({}); the bridge writes every fact there",
+                    not_writable(&e)
+                ))
+            })?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 missing_companion |= suffix == "-wal" || suffix == "-shm";
             }
@@ -417,7 +411,7 @@ fn prepare(path: &Path) -> Result<(), StoreError> {
             .open(path)
             .map_err(|e| unusable(format!("cannot be created: {}", not_writable(&e))))?;
     }
-    if missing_companion && !dir_writable(&dir) {
+    if missing_companion && access(&dir, libc::W_OK | libc::X_OK).is_err() {
         return Err(unusable(format!(
             "its directory {} cannot be written, and SQLite keeps its -wal and -shm files there",
             dir.display()
@@ -436,14 +430,18 @@ fn not_writable(e: &std::io::Error) -> String {
     }
 }
 
-/// Whether this process may create files in `dir`.
-fn dir_writable(dir: &Path) -> bool {
+/// Whether this process may access `path` as `mode` says (`access(2)`: it answers for the
+/// real user, and says no to an immutable file or a read-only file system, root included).
+fn access(path: &Path, mode: libc::c_int) -> std::io::Result<()> {
     use std::os::unix::ffi::OsStrExt;
-    let Ok(dir) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
-        return false;
-    };
+    let path = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
     // SAFETY: access only reads the NUL-terminated path.
-    unsafe { libc::access(dir.as_ptr(), libc::W_OK | libc::X_OK) == 0 }
+    if unsafe { libc::access(path.as_ptr(), mode) } == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
 }
 
 /// The SQLite connection on the database at `path`, which [`prepare`] has checked or made:
