@@ -1220,3 +1220,65 @@ async fn a_bridge_killed_with_sigkill_leaves_no_codex_running() {
 async fn a_bridge_killed_with_sigkill_leaves_no_gemini_running() {
     killed_mid_run_leaves_nothing_running("carol").await;
 }
+
+#[test]
+fn each_cli_runs_with_its_members_model_permissions_and_directory_and_its_usage_is_recorded() {
+    for (member, api, cli) in MEMBERS {
+        let Some(lab) = Lab::new("run_settings_and_usage") else {
+            return;
+        };
+        // The member's run settings (docs/architecture.md §14c); the flags they map to must be
+        // in the real CLI's --help, or the chat would refuse to start.
+        let mut team = team(NO_TIMEOUT_MS);
+        let at = team["members"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|m| m["name"] == member)
+            .unwrap();
+        std::fs::create_dir_all(lab.path("member-dir")).unwrap();
+        team["members"][at]["model"] = json!("mock-model-x");
+        team["members"][at]["permissionMode"] = json!("readOnly");
+        team["members"][at]["baseDir"] = json!("member-dir");
+        lab.write_team(&team);
+        let chat = ask(&lab, member, Answer::Text("Settings seen.".into()));
+        let outcomes = chat.outcomes();
+        assert_eq!(outcomes.len(), 1, "{cli}: {chat}");
+        let outcome = outcomes[0];
+        assert_eq!(outcome["type"], "replied", "{cli}: {chat}");
+        // The model reached the API.
+        let request = lab.mock.main_requests(api).pop().expect("a main request");
+        match api {
+            Api::Gemini => assert!(request.uri.contains("mock-model-x"), "{}", request.uri),
+            _ => assert_eq!(request.body["model"], "mock-model-x", "{cli}"),
+        }
+        // It ran in the member's directory: each CLI tells its model where it works.
+        let dir = std::fs::canonicalize(lab.path("member-dir")).unwrap();
+        assert!(
+            request
+                .body
+                .to_string()
+                .contains(&dir.display().to_string()),
+            "{cli}: the request does not name {}",
+            dir.display()
+        );
+        // The usage the CLI reported is the outcome's.
+        let usage = &outcome["usage"];
+        let (input, cached, output) = match api {
+            Api::Claude => (1513, 301, 41),
+            Api::Codex => (1202, 302, 42),
+            Api::Gemini => (1203, 303, 43),
+        };
+        assert_eq!(
+            (
+                &usage["inputTokens"],
+                &usage["cachedTokens"],
+                &usage["outputTokens"]
+            ),
+            (&json!(input), &json!(cached), &json!(output)),
+            "{cli}: {chat}"
+        );
+        assert!(usage["durationMs"].as_u64().is_some(), "{cli}: {chat}");
+        eprintln!("{cli}: ran with its member's settings; usage {usage}");
+    }
+}
