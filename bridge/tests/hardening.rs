@@ -562,6 +562,76 @@ fn without_dist_the_built_page_is_served_never_one_in_the_current_directory() {
     assert!(response.ends_with(&page), "{response}");
 }
 
+// ---- 7. TCP_NODELAY --------------------------------------------------------------------------
+
+/// Issue #28.7: the bridge's end of a page's connection has TCP_NODELAY. Read from the
+/// bridge's own socket, duplicated into this process by pidfd_getfd (the bridge is our child,
+/// so we may): frames are small and whole, and Nagle's algorithm would hold one back until the
+/// page's delayed ACK. Skipped, saying so, where the kernel or a sandbox refuses pidfd_getfd.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn the_bridges_end_of_a_page_connection_has_tcp_nodelay() {
+    let bridge = start(Bridge::new_dir(&team(None), "claude-stream.sh"), None, &[]);
+    let (page, _) = bridge.hello().await;
+    let tokio_tungstenite::MaybeTlsStream::Plain(tcp) = page.ws.get_ref() else {
+        panic!("not a plain TCP stream")
+    };
+    let ours = tcp.local_addr().unwrap();
+    let pid = bridge.child.id();
+    // SAFETY: plain syscalls on integers; every descriptor obtained is closed below.
+    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as libc::c_int;
+    if pidfd < 0 {
+        eprintln!("skipped: pidfd_open: {}", std::io::Error::last_os_error());
+        return;
+    }
+    let mut nodelay = None;
+    for entry in std::fs::read_dir(format!("/proc/{pid}/fd")).unwrap() {
+        let entry = entry.unwrap();
+        let is_socket = std::fs::read_link(entry.path())
+            .is_ok_and(|t| t.to_string_lossy().starts_with("socket:"));
+        let Ok(n) = entry.file_name().to_string_lossy().parse::<libc::c_int>() else {
+            continue;
+        };
+        if !is_socket {
+            continue;
+        }
+        // SAFETY: as above; `addr`, `value` and their lengths are sized for the calls.
+        unsafe {
+            let fd = libc::syscall(libc::SYS_pidfd_getfd, pidfd, n, 0) as libc::c_int;
+            if fd < 0 {
+                eprintln!("skipped: pidfd_getfd: {}", std::io::Error::last_os_error());
+                libc::close(pidfd);
+                return;
+            }
+            let mut addr: libc::sockaddr_in = std::mem::zeroed();
+            let mut len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+            let peer = libc::getpeername(fd, (&raw mut addr).cast(), &mut len) == 0
+                && libc::c_int::from(addr.sin_family) == libc::AF_INET
+                && u16::from_be(addr.sin_port) == ours.port();
+            if peer {
+                let mut value: libc::c_int = 0;
+                let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+                libc::getsockopt(
+                    fd,
+                    libc::IPPROTO_TCP,
+                    libc::TCP_NODELAY,
+                    (&raw mut value).cast(),
+                    &mut len,
+                );
+                nodelay = Some(value != 0);
+            }
+            libc::close(fd);
+        }
+    }
+    // SAFETY: closes the descriptor opened above.
+    unsafe { libc::close(pidfd) };
+    assert_eq!(
+        nodelay,
+        Some(true),
+        "the bridge's end of the page's connection (None: not found)"
+    );
+}
+
 // ---- 10. Smaller -----------------------------------------------------------------------------
 
 /// Issue #28.10: a start that fails on a taken port leaves no session behind.
