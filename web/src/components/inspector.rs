@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use crate::browser;
 use crate::components::delivery_run::DeliveryRun;
 use crate::components::diff_view::DiffView;
+use crate::components::extra_sections::ExtraSections;
 use crate::components::fate_list::FateList;
 use crate::components::prompt_view::PromptView;
 use crate::components::section_bars::SectionBars;
@@ -118,6 +119,7 @@ pub fn Inspector() -> impl IntoView {
             {move || problem().map(|e| view! { <p class="preview-error">{e}</p> })}
             <WhatIfPanel/>
             <SectionBars/>
+            <ExtraSections/>
             <div class="inspector-tabs">
                 <button class=move || if show_diff.get() { "tab" } else { "tab on" } on:click=move |_| show_diff.set(false)>"prompt"</button>
                 <button data-testid="diff-toggle" class=move || if show_diff.get() { "tab on" } else { "tab" } on:click=move |_| show_diff.set(true)>"diff"</button>

@@ -11,6 +11,7 @@ use agent_chatter::team::{
 };
 use leptos::prelude::*;
 
+use crate::components::extra_sections_editor::ExtraSectionsEditor;
 use crate::components::member_status::MemberStatusView;
 use crate::components::run_settings::RunSettingsView;
 use crate::host::RunInfo;
@@ -195,6 +196,7 @@ pub fn MemberRow(
                         prop:value=field(|m| m.window_size.map(|w| w.to_string()).unwrap_or_default())
                         on:change=set_window/>
                 </label>
+                <ExtraSectionsEditor member=member on_edit=on_edit/>
             </Show>
         </fieldset>
     }

@@ -7,6 +7,8 @@ pub mod delivery_run;
 pub mod diff_view;
 pub mod due_agent;
 pub mod error_banner;
+pub mod extra_sections;
+pub mod extra_sections_editor;
 pub mod fate_list;
 pub mod files_menu;
 pub mod header;

@@ -4,6 +4,7 @@
 use agent_chatter::explain::BudgetStatus;
 use leptos::prelude::*;
 
+use crate::components::extra_sections::BUILT_IN;
 use crate::state::use_state;
 
 pub fn status_class(status: BudgetStatus) -> &'static str {
@@ -72,9 +73,11 @@ pub fn SectionBars() -> impl IntoView {
                     {e.sections.iter().map(|s| {
                         let tokens = s.tokens.map(|t| format!(" · ~{t} tok")).unwrap_or_default();
                         let flag = if s.in_system_flag { " (system flag)" } else { "" };
+                        let extra = !BUILT_IN.contains(&s.name.as_str());
+                        let kind = if extra { "sec-extra" } else { "" };
                         view! {
-                            <li class=format!("section-bar sec-{} {status}", s.name) data-testid="section-bar" data-section=s.name.clone()>
-                                <span class="section-name">{s.name.clone()}{flag}</span>
+                            <li class=format!("section-bar sec-{} {kind} {status}", s.name) data-testid="section-bar" data-section=s.name.clone()>
+                                <span class="section-name" title=extra.then_some("an extra section of this member (team config)")>{extra.then_some("extra: ")}{s.name.clone()}{flag}</span>
                                 <span class="bar"><span class="fill" style:width=percent(s.bytes, e.max_bytes)></span></span>
                                 <span class="section-bytes">{format!("{} B{tokens}", s.bytes)}</span>
                             </li>
