@@ -114,11 +114,11 @@ test('a saved scenario and snapshot open again with the same prompts; a broken o
   const scenario = await page.download('export-scenario');
   const snapshot = await page.download('export-snapshot');
   // "reset demo" asks first: declined, the conversation stays.
-  page.page.once('dialog', (d) => d.dismiss());
+  page.dialogAnswer = false;
   await page.by('new-session').click();
   assert.equal(await page.timelineCount(), count, 'declined: nothing discarded');
   for (const [name, file] of [['case.json', scenario], ['snapshot.json', snapshot]]) {
-    page.page.once('dialog', (d) => d.accept());
+    page.dialogAnswer = true;
     await page.by('new-session').click();
     await page.openFile(name, file);
     await page.page.waitForFunction((n) => document.querySelectorAll('[data-testid="timeline-message"]').length === n, count);

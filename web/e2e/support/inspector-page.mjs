@@ -11,6 +11,14 @@ export class InspectorPage {
     this.page = page;
     this.url = url;
     this.errors = [];
+    // Every dialog (confirm) is answered with `this.dialogAnswer` and its text kept in
+    // `this.dialogs`, so a test says what the user answers rather than racing a handler.
+    this.dialogs = [];
+    this.dialogAnswer = true;
+    page.on('dialog', (d) => {
+      this.dialogs.push(d.message());
+      return this.dialogAnswer ? d.accept() : d.dismiss();
+    });
     page.on('pageerror', (e) => this.errors.push(`pageerror: ${e.message}`));
     page.on('console', (m) => {
       if (m.type() === 'error') this.errors.push(`console: ${m.text()}`);

@@ -57,9 +57,39 @@ pub fn FilesMenu() -> impl IntoView {
     }
 }
 
+/// Whether the user agrees to replace the conversation shown by what `name` holds (`what`):
+/// asked only when there is something to lose, saying what.
+fn may_replace(state: &AppState, name: &str, what: &str) -> bool {
+    let messages = state.message_count.get_untracked();
+    if messages == 0 {
+        return true;
+    }
+    let count = if messages == 1 {
+        "its message".to_string()
+    } else {
+        format!("its {messages} messages")
+    };
+    browser::confirm(&format!(
+        "Open {name}? The {what} replaces this conversation: {count} and what was typed for \
+         them will be lost (\"save session\" first to keep them)."
+    ))
+}
+
 fn open_file(state: &AppState, host: Host, name: &str, text: &str) {
     let team = state.team.get_untracked();
-    match files::open(name, text, team.as_ref()) {
+    let opened = files::open(name, text, team.as_ref());
+    let replaces = match &opened {
+        // A bridge keeps its own log and refuses a session file: nothing is replaced.
+        Ok(Opened::Session(_)) if matches!(host, Host::Bridge(_)) => None,
+        Ok(Opened::Session(_)) => Some("session"),
+        Ok(Opened::Team(_)) => Some("team (a new team starts a new conversation)"),
+        Ok(Opened::Scenario(_)) => Some("scenario"),
+        Err(_) => None,
+    };
+    if replaces.is_some_and(|what| !may_replace(state, name, what)) {
+        return;
+    }
+    match opened {
         Ok(Opened::Session(session)) => host.open_session_file(name, *session),
         Ok(Opened::Team(team)) => {
             // A new team starts a new conversation (a `setTeam` fact resets everything).

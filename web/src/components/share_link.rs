@@ -77,9 +77,10 @@ pub fn ShareLink() -> impl IntoView {
         <button data-testid="share-link" on:click=make title="a link that opens this view's prompts anywhere (the case travels in the link, not to a server)">"share"</button>
         <Show when=move || url.with(Option::is_some)>
             <span class="share-box">
-                <input data-testid="share-url" readonly prop:value=move || url.get().unwrap_or_default()
-                    on:focus=select_all/>
-                <button on:click=move |_| url.set(None)>"×"</button>
+                <label class="visually-hidden" for="share-url">"share link (copied to the clipboard)"</label>
+                <input id="share-url" data-testid="share-url" readonly prop:value=move || url.get().unwrap_or_default()
+                    title="share link (copied to the clipboard)" on:focus=select_all/>
+                <button on:click=move |_| url.set(None) aria-label="close the share link" title="close the share link">"×"</button>
                 {move || differs.get().map(|text| view! { <span class="share-note" data-testid="share-note">{text}</span> })}
             </span>
         </Show>

@@ -1,11 +1,18 @@
 //! The conversation (`timeline`): the team task, every message (virtualised: only the rows in
 //! view are in the DOM, so a 10⁴-message session costs what a short one does), and below it
 //! who runs, who is queued and who we wait for.
+//!
+//! Rows show their whole text, so they differ in height: each row is placed at the sum of the
+//! heights before it, a row not yet seen counting as [`ROW_ESTIMATE`]; every rendered row is
+//! measured after each render (and when the window's width changes), and the offsets follow.
+//! The list is a `listbox` of `option`s; the selected one is `aria-selected`.
 
 use agent_chatter::conversation::Status;
 use leptos::prelude::*;
 
-use crate::components::timeline_row::{TimelineRow, ROW_HEIGHT};
+use wasm_bindgen::JsCast;
+
+use crate::components::timeline_row::{TimelineRow, ROW_ESTIMATE};
 use crate::state::use_state;
 
 /// Rows rendered beyond the visible ones, above and below, so scrolling shows no gap.
@@ -19,29 +26,143 @@ pub fn Timeline() -> impl IntoView {
     let scroller = NodeRef::<leptos::html::Div>::new();
     let scroll_top = RwSignal::new(0.0_f64);
     let viewport = RwSignal::new(DEFAULT_VIEWPORT);
-    let visible = move || {
+    // Measured heights by message index (shorter than the conversation: the rest estimated).
+    let heights = RwSignal::new(Vec::<f64>::new());
+    // Whether the view follows the conversation's end (a new message, or the user is there).
+    let follow = RwSignal::new(true);
+    // Bumped when the window's width changes: rows wrap anew, so they are measured again.
+    let width = RwSignal::new(0_i32);
+    let offsets = Memo::new(move |_| {
         let len = state.message_count.get();
-        let first = (scroll_top.get() / ROW_HEIGHT) as usize;
-        let shown = (viewport.get() / ROW_HEIGHT).ceil() as usize;
-        let start = first.saturating_sub(OVERSCAN).min(len);
-        let end = (first + shown + OVERSCAN).min(len);
-        start..end
-    };
-    let on_scroll = move |_| {
+        heights.with(|h| {
+            let mut offsets = Vec::with_capacity(len + 1);
+            let mut y = 0.0;
+            offsets.push(y);
+            for i in 0..len {
+                y += h.get(i).copied().unwrap_or(ROW_ESTIMATE);
+                offsets.push(y);
+            }
+            offsets
+        })
+    });
+    let visible = Memo::new(move |_| {
+        let top = scroll_top.get();
+        let bottom = top + viewport.get();
+        offsets.with(|o| {
+            let len = o.len().saturating_sub(1);
+            // The first row whose bottom is below the top of the view, the last whose top is
+            // above its bottom.
+            let first = o.partition_point(|&y| y <= top).saturating_sub(1).min(len);
+            let last = o.partition_point(|&y| y < bottom).min(len);
+            first.saturating_sub(OVERSCAN)..(last + OVERSCAN).min(len)
+        })
+    });
+    let to_bottom = move || {
         if let Some(el) = scroller.get_untracked() {
-            scroll_top.set(el.scroll_top() as f64);
-            viewport.set(el.client_height() as f64);
+            let total = offsets.with_untracked(|o| o.last().copied().unwrap_or(0.0));
+            let bottom = (total - el.client_height() as f64).max(0.0);
+            el.set_scroll_top(bottom.ceil() as i32);
+            // Set only when changed: a set re-renders the rows, which are measured again.
+            if (scroll_top.get_untracked() - bottom).abs() > 0.5 {
+                scroll_top.set(bottom);
+            }
+            let height = (el.client_height() as f64).max(1.0);
+            if viewport.get_untracked() != height {
+                viewport.set(height);
+            }
         }
     };
-    // Follow the conversation: a new message scrolls to the bottom.
+    // Measures the rendered rows; a change moves the rows after them (and keeps the end in
+    // view when following).
+    let measure = move || {
+        let Some(el) = scroller.get_untracked() else {
+            return;
+        };
+        // The spacer's children are the rows.
+        let mut row = el
+            .first_element_child()
+            .and_then(|spacer| spacer.first_element_child());
+        let mut changed = Vec::new();
+        heights.with_untracked(|h| {
+            while let Some(el) = row.take() {
+                row = el.next_element_sibling();
+                let Some(index) = el
+                    .get_attribute("data-index")
+                    .and_then(|v| v.parse::<usize>().ok())
+                else {
+                    continue;
+                };
+                let Ok(el) = el.dyn_into::<web_sys::HtmlElement>() else {
+                    continue;
+                };
+                let height = el.offset_height() as f64;
+                let known = h.get(index).copied().unwrap_or(ROW_ESTIMATE);
+                if height > 0.0 && (height - known).abs() > 0.5 {
+                    changed.push((index, height));
+                }
+            }
+        });
+        if !changed.is_empty() {
+            heights.update(|h| {
+                for (index, height) in changed {
+                    if h.len() <= index {
+                        h.resize(index + 1, ROW_ESTIMATE);
+                    }
+                    h[index] = height;
+                }
+            });
+        }
+        if follow.get_untracked() {
+            to_bottom();
+        }
+    };
+    // After every render of the rows (what is in view, a new width): measure.
     Effect::new(move |_| {
-        let len = state.message_count.get();
-        if let Some(el) = scroller.get() {
-            let bottom = (len as f64 * ROW_HEIGHT - el.client_height() as f64).max(0.0);
-            el.set_scroll_top(bottom as i32);
-            scroll_top.set(bottom);
+        visible.track();
+        width.track();
+        request_animation_frame(measure);
+    });
+    let resize = window_event_listener(leptos::ev::resize, move |_| {
+        if let Some(w) = web_sys::window().and_then(|w| w.inner_width().ok()?.as_f64()) {
+            width.set(w as i32);
+        }
+        if let Some(el) = scroller.get_untracked() {
             viewport.set((el.client_height() as f64).max(1.0));
         }
+    });
+    on_cleanup(move || resize.remove());
+    let on_scroll = move |_| {
+        if let Some(el) = scroller.get_untracked() {
+            let top = el.scroll_top() as f64;
+            let up = top < scroll_top.get_untracked() - 1.0;
+            scroll_top.set(top);
+            viewport.set(el.client_height() as f64);
+            // Following until the user scrolls up; again once back at the end.
+            let at_end = top + el.client_height() as f64 >= el.scroll_height() as f64 - 2.0;
+            follow.set(at_end || (follow.get_untracked() && !up));
+        }
+    };
+    // Follow the conversation: a new message scrolls to the bottom. Another conversation
+    // (fewer messages, or another first one) forgets the heights measured.
+    let first_id = Memo::new(move |_| {
+        state
+            .session
+            .with(|s| s.messages().first().map(|m| m.id.0.clone()))
+    });
+    Effect::new(move |previous: Option<(usize, Option<String>)>| {
+        let len = state.message_count.get();
+        let first = first_id.get();
+        // Once the timeline is in the page, too.
+        let _ = scroller.get();
+        if let Some((before, first_before)) = &previous {
+            if len < *before || first != *first_before {
+                heights.set(Vec::new());
+            }
+        }
+        // After the rows and the spacer are in the page (a render later).
+        follow.set(true);
+        request_animation_frame(to_bottom);
+        (len, first)
     });
     let team_task = move || {
         state
@@ -90,9 +211,14 @@ pub fn Timeline() -> impl IntoView {
                 {move || team_task().map_or_else(|| "no team task".to_string(), |t| format!("team task: {t}"))}
             </span>
         </div>
-        <div class="timeline" data-testid="timeline" node_ref=scroller on:scroll=on_scroll>
-            <div class="timeline-spacer" style:height=move || format!("{}px", state.message_count.get() as f64 * ROW_HEIGHT)>
-                <For each=visible key=|i| *i children=move |i| view! { <TimelineRow index=i/> }/>
+        <div class="timeline" data-testid="timeline" node_ref=scroller on:scroll=on_scroll
+            role=move || (state.message_count.get() > 0).then_some("listbox")
+            aria-label="conversation: select a message to see what each agent received at that point">
+            <div class="timeline-spacer" style:height=move || format!("{}px", offsets.with(|o| o.last().copied().unwrap_or(0.0)))>
+                <For each=move || visible.get() key=|i| *i children=move |i| {
+                    let top = Signal::derive(move || offsets.with(|o| o.get(i).copied().unwrap_or(0.0)));
+                    view! { <TimelineRow index=i top=top/> }
+                }/>
             </div>
         </div>
         <div class="routing-status" data-testid="routing-status">{status_line}</div>

@@ -9,8 +9,8 @@ use leptos::prelude::*;
 use crate::components::marked_text::MarkedText;
 use crate::state::use_state;
 
-/// Fixed row height in pixels: what makes the timeline's virtualisation a division.
-pub const ROW_HEIGHT: f64 = 64.0;
+/// A row's height in pixels until it is measured (rows show their whole text, so they differ).
+pub const ROW_ESTIMATE: f64 = 64.0;
 
 /// The CSS class and the hover text of a fate.
 pub fn fate_style(fate: Fate) -> (&'static str, String) {
@@ -38,7 +38,12 @@ pub fn dedup_reason(reason: DedupReason) -> &'static str {
 }
 
 #[component]
-pub fn TimelineRow(index: usize) -> impl IntoView {
+pub fn TimelineRow(
+    index: usize,
+    /// Where the row starts in the timeline (the heights of the rows before it).
+    #[prop(into)]
+    top: Signal<f64>,
+) -> impl IntoView {
     let state = use_state();
     let message = Memo::new(move |_| {
         state.session.with(|s| {
@@ -127,10 +132,11 @@ pub fn TimelineRow(index: usize) -> impl IntoView {
         None => String::new(),
     };
     view! {
-        // A button to the keyboard too: Tab reaches it, Enter or Space selects it.
+        // An option of the timeline's listbox, reached by Tab; Enter or Space selects it.
         <div class=class data-testid="timeline-message" data-index=index title=hover
-            role="button" tabindex="0"
-            style:top=format!("{}px", index as f64 * ROW_HEIGHT)
+            role="option" tabindex="0"
+            aria-selected=move || if state.selected.get() == Some(index) { "true" } else { "false" }
+            style:top=move || format!("{}px", top.get())
             on:click=move |_| state.selected.set(Some(index))
             on:keydown=move |ev: leptos::ev::KeyboardEvent| {
                 if ev.key() == "Enter" || ev.key() == " " {
@@ -139,7 +145,6 @@ pub fn TimelineRow(index: usize) -> impl IntoView {
                 }
             }>
             {move || message.get().map(|(from, to, content, intent)| {
-                let full = content.clone();
                 view! {
                 <div class="who">
                     <span class="index">"#"{index + 1}</span>
@@ -152,7 +157,7 @@ pub fn TimelineRow(index: usize) -> impl IntoView {
                     })}
                     <span class="fate-label">{hover}</span>
                 </div>
-                <div class="content" title=full><MarkedText text=content/></div>
+                <div class="content"><MarkedText text=content/></div>
                 {move || outcome.get().and_then(|(incomplete, failed)| {
                     let (class, testid, text) = match (failed, incomplete) {
                         (Some(why), _) => ("run-reason failure-reason", "failure-reason", format!("why: {why}")),

@@ -1,0 +1,167 @@
+// Issue #25's quick wins: every message is readable in the conversation pane (whole text, rows
+// as tall as it, at desktop and phone widths, 200 messages still open fast), opening a file
+// asks before it replaces a conversation, and the page's accessibility (the selected row is
+// aria-selected, the share URL is labelled, focus is visible on every control).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { bigSession } from './support/sessions.mjs';
+import { servedPage } from './support/served.mjs';
+
+const { visit } = servedPage();
+
+const viewports = [
+  ['1440x900', { width: 1440, height: 900 }],
+  ['1280x720', { width: 1280, height: 720 }],
+  ['phone', { width: 390, height: 844 }],
+];
+
+const long = [
+  '[FROM: kailai] Here is the plan for the release, line by line:',
+  '1. Freeze the parser API and write down every public type that changed since 0.9.',
+  '2. Ask Max for the draft of the notes, Sarah to check each claim against the code.',
+  '3. Carol edits the wording without changing meaning.',
+  '4. ' + 'A deliberately long line that has to wrap several times in a narrow pane. '.repeat(4),
+  '5. Last line: nothing of this may be cut. [NEXT: max]',
+].join('\n');
+
+/** Each rendered row: its box, its content's box and whether anything overflows it. */
+function rowBoxes(page) {
+  return page.by('timeline-message').evaluateAll((rows) => rows.map((r) => {
+    const box = r.getBoundingClientRect();
+    const content = r.querySelector('.content').getBoundingClientRect();
+    return {
+      index: Number(r.dataset.index), top: box.top, bottom: box.bottom,
+      contentBottom: content.bottom, overflow: r.scrollHeight - r.clientHeight,
+      text: r.querySelector('.content').textContent,
+    };
+  }));
+}
+
+function assertReadable(rows, where) {
+  rows.sort((a, b) => a.index - b.index);
+  for (const [i, row] of rows.entries()) {
+    assert.ok(row.overflow <= 1, `${where}: #${row.index + 1} overflows its row by ${row.overflow} px`);
+    assert.ok(row.contentBottom <= row.bottom + 0.5, `${where}: #${row.index + 1}'s text ends below its row`);
+    const next = rows[i + 1];
+    if (next && next.index === row.index + 1) {
+      assert.ok(next.top >= row.bottom - 1.5, `${where}: #${next.index + 1} covers #${row.index + 1} (${next.top} < ${row.bottom})`);
+    }
+  }
+}
+
+test('a long message is shown whole, never cut mid-line, at desktop and phone widths', async () => {
+  for (const [name, viewport] of viewports) {
+    const { context, page } = await visit(undefined, viewport);
+    await page.send(long);
+    await page.page.waitForFunction(() => document.querySelectorAll('[data-testid="timeline-message"]').length === 4);
+    // Measured after a frame: give the rows their heights.
+    await page.page.waitForTimeout(100);
+    const rows = await rowBoxes(page);
+    assertReadable(rows, name);
+    const last = rows.find((r) => r.index === 3);
+    assert.match(last.text, /Last line: nothing of this may be cut\./);
+    await page.by('timeline-message').last().scrollIntoViewIfNeeded();
+    const box = await page.by('timeline-message').last().boundingBox();
+    assert.ok(box.height > 100, `${name}: the long message's row is ${box.height} px tall`);
+    await page.screenshot(`readable-${name}.png`);
+    page.assertNoErrors();
+    await context.close();
+  }
+});
+
+test('200 messages open fast, stay virtualised, and read whole wherever one scrolls', async () => {
+  const { context, page } = await visit(undefined, { width: 1280, height: 720 });
+  const start = Date.now();
+  await page.openFile('s200.json', JSON.stringify(bigSession(200)));
+  await page.page.waitForFunction(() => document.querySelector('[data-testid="inspector-at"]')?.textContent.includes('#200'));
+  const ms = Date.now() - start;
+  assert.ok(ms < 5000, `200 messages took ${ms} ms to open`);
+  const rendered = await page.timelineCount();
+  assert.ok(rendered < 60, `${rendered} rows in the DOM: the timeline is not virtualised`);
+  await page.page.waitForTimeout(100);
+  // Following the end: the last message is in view.
+  const inView = await page.by('timeline-message').evaluateAll((rows) => {
+    const pane = document.querySelector('[data-testid="timeline"]').getBoundingClientRect();
+    return rows.filter((r) => {
+      const b = r.getBoundingClientRect();
+      return b.bottom > pane.top && b.top < pane.bottom;
+    }).map((r) => Number(r.dataset.index));
+  });
+  assert.ok(inView.includes(199), `the last message is not in view: ${inView}`);
+  assertReadable(await rowBoxes(page), 'end');
+  for (const fraction of [0, 0.5]) {
+    await page.by('timeline').evaluate((el, f) => { el.scrollTop = f * el.scrollHeight; el.dispatchEvent(new Event('scroll')); }, fraction);
+    await page.page.waitForTimeout(150);
+    const rows = await rowBoxes(page);
+    assert.ok(rows.length > 0);
+    if (fraction === 0) assert.equal(Math.min(...rows.map((r) => r.index)), 0);
+    assertReadable(rows, `scrolled to ${fraction}`);
+  }
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('opening a file over a conversation asks first and says what will be lost', async () => {
+  const { context, page } = await visit();
+  assert.equal(await page.timelineCount(), 3);
+  const team = await page.download('export-team');
+  const waitDialog = async (n) => {
+    for (let i = 0; i < 100 && page.dialogs.length === n; i++) await page.page.waitForTimeout(20);
+    assert.equal(page.dialogs.length, n + 1, 'no question was asked');
+  };
+  // Declined: nothing changes.
+  page.dialogAnswer = false;
+  await page.openFile('team.json', team);
+  await waitDialog(0);
+  assert.match(page.dialogs[0], /team\.json/);
+  assert.match(page.dialogs[0], /its 3 messages .*will be lost/);
+  assert.match(page.dialogs[0], /save session/);
+  assert.equal(await page.timelineCount(), 3);
+  // Accepted: the new team starts a new conversation.
+  page.dialogAnswer = true;
+  await page.openFile('team.json', team);
+  await waitDialog(1);
+  await page.page.waitForFunction(() => document.querySelectorAll('[data-testid="timeline-message"]').length === 0);
+  // Nothing to lose: nothing asked.
+  await page.openFile('team.json', team);
+  await page.page.waitForTimeout(300);
+  assert.equal(page.dialogs.length, 2);
+  // A file that does not read is refused before any question.
+  await page.send('[FROM: kailai] hello [NEXT: max]');
+  await page.openFile('broken.json', '{"format": "agent-chatter-session/1", "facts": 3}');
+  await page.by('error-banner').waitFor();
+  assert.equal(page.dialogs.length, 2);
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('accessibility: the selected row is aria-selected, the share URL is labelled, focus is visible', async () => {
+  const { context, page } = await visit();
+  assert.equal(await page.by('timeline').getAttribute('role'), 'listbox');
+  await page.by('timeline-message').nth(1).click();
+  const selected = await page.by('timeline-message').evaluateAll((rows) => rows.map((r) => [r.getAttribute('role'), r.getAttribute('aria-selected')]));
+  assert.deepEqual(selected, [['option', 'false'], ['option', 'true'], ['option', 'false']]);
+  await page.by('share-link').click();
+  assert.equal(await page.page.getByRole('textbox', { name: /share link/ }).count(), 1);
+  // Tab through the page: every control that takes the focus shows it.
+  await page.page.locator('body').click({ position: { x: 1, y: 1 } });
+  const seen = [];
+  for (let i = 0; i < 80; i++) {
+    await page.page.keyboard.press('Tab');
+    const focus = await page.page.evaluate(() => {
+      const el = document.activeElement;
+      if (!el || el === document.body) return null;
+      // A file input is hidden inside its visible label, which shows the focus.
+      const shown = el.matches('input[type=file]') ? el.closest('label') : el;
+      const style = getComputedStyle(shown);
+      const ring = style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0;
+      return { what: `${el.tagName.toLowerCase()}${el.dataset.testid ? `[${el.dataset.testid}]` : ''}${el.className ? `.${String(el.className).split(' ')[0]}` : ''}`, ring, visible: el.matches(':focus-visible') };
+    });
+    if (!focus) continue;
+    seen.push(focus.what);
+    assert.ok(focus.visible && focus.ring, `${focus.what}: focus is not visible`);
+  }
+  assert.ok(new Set(seen).size > 15, `only ${new Set(seen).size} controls reached: ${[...new Set(seen)]}`);
+  page.assertNoErrors();
+  await context.close();
+});
