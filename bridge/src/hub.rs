@@ -35,6 +35,14 @@ const EVENT_BUFFER: usize = 256;
 const SIMULATED_DELAY: Duration = Duration::from_millis(300);
 /// Streamed output is relayed in frames of at most this size.
 const OUTPUT_FRAME_BYTES: usize = 64 * 1024;
+/// Pauses between the tries of a fact's write that failed (a busy or briefly failing disk).
+const WRITE_RETRIES: [Duration; 3] = [
+    Duration::from_millis(20),
+    Duration::from_millis(100),
+    Duration::from_millis(400),
+];
+/// How often a run's outcome that could not be written is tried again.
+const UNSTORED_RETRY: Duration = Duration::from_secs(2);
 
 /// The wall clock in ms (the core reads none; time enters with each fact).
 pub fn now() -> Millis {
@@ -60,6 +68,9 @@ pub enum HubError {
     DoesNotReplay { id: i64, error: SessionFileError },
     #[error("cancel: {0} is not running")]
     NotRunning(String),
+    /// The run ended, but its outcome is not yet in the database (it is being written again).
+    #[error("cancel: {0}'s run has ended; its outcome could not be written to the database yet and is tried again every {secs} s", secs = UNSTORED_RETRY.as_secs())]
+    Unstored(String),
     /// A member's run settings cannot be used on this machine: nothing changed.
     #[error("{0}")]
     Settings(String),
@@ -146,6 +157,8 @@ enum Msg {
     Query(Query),
     /// A run ended (sent by the run's own task).
     Finished(Finished),
+    /// Time to write again the outcome that could not be written.
+    RetryUnstored,
 }
 
 impl Hub {
@@ -177,6 +190,7 @@ impl Hub {
             agents,
             simulate_all,
             running: None,
+            unstored: None,
             next_run: 1,
             events: events.clone(),
             inbox: inbox.downgrade(),
@@ -320,6 +334,11 @@ struct Actor {
     simulate_all: bool,
     /// The running delivery (a real agent's or the simulator's).
     running: Option<Running>,
+    /// The outcome of the delivery in flight whose run has ended but whose fact could not be
+    /// written (a full disk, an I/O error): kept here and written again, first thing at each
+    /// command and every [`UNSTORED_RETRY`], so the conversation goes on once the disk does.
+    /// While it is set, `running` is `None` and the session still has the delivery in flight.
+    unstored: Option<Unstored>,
     /// The number the next run gets, so a finished run is told apart from a newer one for the
     /// same member.
     next_run: u64,
@@ -343,6 +362,13 @@ struct Running {
     cancel: oneshot::Sender<()>,
 }
 
+/// A run's outcome not yet written: the opening it belongs to, and its fact.
+struct Unstored {
+    opening: u64,
+    to: String,
+    fact: Fact,
+}
+
 /// A finished run: the session and run it belongs to, who, how, and everything it printed.
 struct Finished {
     opening: u64,
@@ -364,6 +390,10 @@ impl Actor {
     }
 
     fn handle(&mut self, msg: Msg) {
+        // An outcome waiting to be written goes first: later facts come after it.
+        if !matches!(msg, Msg::Query(_) | Msg::RetryUnstored) {
+            self.write_unstored();
+        }
         match msg {
             Msg::Apply { mut fact, reply } => {
                 // A team sent from the page (or a scenario it opens) runs with the machine's
@@ -412,7 +442,43 @@ impl Actor {
             }
             Msg::Query(read) => read(self),
             Msg::Finished(run) => self.report(run),
+            Msg::RetryUnstored => {
+                if self.unstored.is_some() {
+                    self.write_unstored();
+                    if self.unstored.is_some() {
+                        self.retry_unstored_later();
+                    }
+                }
+            }
         }
+    }
+
+    /// Writes the outcome kept by [`Self::unstored`], if any; on success the conversation goes
+    /// on from it, as if it had been written when the run ended.
+    fn write_unstored(&mut self) {
+        let Some(Unstored { opening, to, fact }) = self.unstored.take() else {
+            return;
+        };
+        match self.apply(Some(opening), fact.clone()) {
+            Ok(()) => eprintln!("bridge: {to}'s outcome is now written to the database"),
+            Err(HubError::NotStored(e)) if !gone_elsewhere(&e) => {
+                self.unstored = Some(Unstored { opening, to, fact });
+            }
+            Err(e) => self.publish(Event::Error {
+                message: format!("the outcome of {to}'s run was not recorded: {e}"),
+            }),
+        }
+    }
+
+    /// Sends [`Msg::RetryUnstored`] to the actor after [`UNSTORED_RETRY`].
+    fn retry_unstored_later(&self) {
+        let inbox = self.inbox.clone();
+        self.runtime.spawn(async move {
+            tokio::time::sleep(UNSTORED_RETRY).await;
+            if let Some(inbox) = inbox.upgrade() {
+                let _ = inbox.send(Msg::RetryUnstored);
+            }
+        });
     }
 
     fn publish(&self, event: Event) {
@@ -496,16 +562,21 @@ impl Actor {
 
     /// After a fact was not stored: the session becomes what the database holds (the same
     /// log, or one another bridge on the same file has added to) and every page is sent it.
-    /// The replayed actions are dropped, not performed again: the delivery they re-emit is
-    /// already running here, or belongs to the bridge that wrote those facts.
-    fn reload(&mut self) {
+    /// The delivery the replay has in flight is already running here, or its outcome is the
+    /// fact that failed (which its caller keeps: `!perform`), or it belongs to the bridge that
+    /// wrote those facts (`!perform` too): then it is not performed again. Otherwise it is, so
+    /// a session never waits on a run that nobody makes.
+    fn reload(&mut self, perform: bool) {
         let Ok(facts) = self.store.facts(self.session_id) else {
             return;
         };
         if let Ok(mut session) = Session::replay(facts) {
-            drain(&mut session);
+            let actions = drain(&mut session);
             self.session = session;
             self.publish(self.session_event());
+            if perform && self.running.is_none() && self.unstored.is_none() {
+                self.perform(actions);
+            }
         }
     }
 
@@ -518,9 +589,21 @@ impl Actor {
         let before = crate::debug::before(&self.session);
         self.session.apply(&fact)?;
         let seq = self.session.facts().len() as i64;
-        if let Err(e) = self.store.append(self.session_id, seq, &fact) {
+        let mut written = self.store.append(self.session_id, seq, &fact);
+        // A busy or briefly failing disk: tried again, a moment later.
+        for pause in WRITE_RETRIES {
+            match &written {
+                Err(StoreError::Sql(_)) => {
+                    std::thread::sleep(pause);
+                    written = self.store.append(self.session_id, seq, &fact);
+                }
+                _ => break,
+            }
+        }
+        if let Err(e) = written {
             // Not stored, so not applied: go back to what the database holds.
-            self.reload();
+            let outcome = matches!(fact, Fact::Replied { .. } | Fact::Failed { .. });
+            self.reload(!outcome && !gone_elsewhere(&e));
             return Err(HubError::NotStored(e));
         }
         let new_team = matches!(fact, Fact::SetTeam { .. } | Fact::LoadScenario { .. });
@@ -562,6 +645,9 @@ impl Actor {
         if let Some(running) = self.running.take() {
             let _ = running.cancel.send(());
         }
+        // Like a running delivery's, an unwritten outcome is not recorded once its session
+        // is left: the delivery is made again when it is reopened.
+        self.unstored = None;
         crate::debug::session_opened(id, created, &session);
         self.session_id = id;
         self.opening += 1;
@@ -581,7 +667,10 @@ impl Actor {
             }
             other => {
                 self.running = other;
-                Err(HubError::NotRunning(to))
+                match &self.unstored {
+                    Some(unstored) if unstored.to == to => Err(HubError::Unstored(to)),
+                    _ => Err(HubError::NotRunning(to)),
+                }
             }
         }
     }
@@ -832,10 +921,25 @@ impl Actor {
             Outcome::Failed(failure, reason) => failed(&to, failure, reason, at),
         };
         let fact = fact.with_usage(usage);
-        if let Err(e) = self.apply(Some(opening), fact) {
-            self.publish(Event::Error {
+        match self.apply(Some(opening), fact.clone()) {
+            Ok(()) => {}
+            // The disk failed, not the session: the outcome is kept and written again, and the
+            // conversation goes on from it then.
+            Err(HubError::NotStored(e)) if !gone_elsewhere(&e) => {
+                self.publish(Event::Error {
+                    message: format!(
+                        "the outcome of {to}'s run could not be written to the session database \
+                         ({e}); it is kept and written again every {} s, and the conversation \
+                         goes on once it is stored",
+                        UNSTORED_RETRY.as_secs()
+                    ),
+                });
+                self.unstored = Some(Unstored { opening, to, fact });
+                self.retry_unstored_later();
+            }
+            Err(e) => self.publish(Event::Error {
                 message: format!("the outcome of {to}'s run was not recorded: {e}"),
-            });
+            }),
         }
     }
 }
@@ -920,6 +1024,15 @@ fn create(store: &mut Store, team: Team) -> Result<(i64, Session), HubError> {
 fn reopen(store: &Store, id: i64) -> Result<Session, HubError> {
     let facts = store.facts(id)?;
     Session::replay(facts).map_err(|error| HubError::DoesNotReplay { id, error })
+}
+
+/// Whether a write failed because the session is no longer this bridge's to write (another
+/// bridge wrote it, or it was deleted), not because of the disk: then trying again is useless.
+fn gone_elsewhere(e: &StoreError) -> bool {
+    matches!(
+        e,
+        StoreError::Conflict { .. } | StoreError::NoSuchSession(_)
+    )
 }
 
 fn drain(session: &mut Session) -> Vec<Action> {
