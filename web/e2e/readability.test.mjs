@@ -165,3 +165,20 @@ test('accessibility: the selected row is aria-selected, the share URL is labelle
   page.assertNoErrors();
   await context.close();
 });
+
+test('↑ and ↓ bring the selected message into view, whatever the rows\' heights', async () => {
+  const { context, page } = await visit(undefined, { width: 1280, height: 720 });
+  await page.openFile('s60.json', JSON.stringify(bigSession(60)));
+  await page.page.waitForFunction(() => document.querySelector('[data-testid="inspector-at"]')?.textContent.includes('#60'));
+  await page.by('timeline-message').last().click();
+  for (let i = 0; i < 25; i++) await page.page.keyboard.press('ArrowUp');
+  await page.page.waitForFunction(() => document.querySelector('[data-testid="inspector-at"]')?.textContent.startsWith('at #35'));
+  await page.page.waitForTimeout(100);
+  const row = page.page.locator('[data-testid="timeline-message"][aria-selected="true"]');
+  assert.equal(await row.getAttribute('data-index'), '34');
+  const [box, pane] = [await row.boundingBox(), await page.by('timeline').boundingBox()];
+  assert.ok(box.y >= pane.y - 1 && box.y + box.height <= pane.y + pane.height + 1, `#35 is out of view: ${JSON.stringify({ box, pane })}`);
+  assertReadable(await rowBoxes(page), 'after ↑');
+  page.assertNoErrors();
+  await context.close();
+});

@@ -164,6 +164,30 @@ pub fn Timeline() -> impl IntoView {
         request_animation_frame(to_bottom);
         (len, first)
     });
+    // The selected message in view (↑/↓ move the selection): scrolled to when outside it.
+    Effect::new(move |_| {
+        let Some(at) = state.selected.get() else {
+            return;
+        };
+        let Some(el) = scroller.get_untracked() else {
+            return;
+        };
+        let (top, bottom) = offsets.with_untracked(|o| {
+            let top = o.get(at).copied().unwrap_or(0.0);
+            (top, o.get(at + 1).copied().unwrap_or(top))
+        });
+        let (view_top, height) = (el.scroll_top() as f64, el.client_height() as f64);
+        let target = if top < view_top {
+            top
+        } else if bottom > view_top + height {
+            (bottom - height).min(top)
+        } else {
+            return;
+        };
+        follow.set(false);
+        el.set_scroll_top(target as i32);
+        scroll_top.set(target);
+    });
     let team_task = move || {
         state
             .session
