@@ -1282,3 +1282,58 @@ fn each_cli_runs_with_its_members_model_permissions_and_directory_and_its_usage_
         eprintln!("{cli}: ran with its member's settings; usage {usage}");
     }
 }
+
+#[test]
+fn each_cli_runs_with_its_members_env_argv_and_directory_seen_from_proc() {
+    for (member, api, cli) in MEMBERS {
+        let Some(lab) = Lab::new("member_env_argv_dir") else {
+            return;
+        };
+        let mut team = team(NO_TIMEOUT_MS);
+        let at = team["members"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|m| m["name"] == member)
+            .unwrap();
+        std::fs::create_dir_all(lab.path("member-dir")).unwrap();
+        team["members"][at]["env"] = json!({"AGENT_CHATTER_MEMBER_VAR": format!("for-{member}")});
+        team["members"][at]["model"] = json!("mock-model-x");
+        team["members"][at]["permissionMode"] = json!("edit");
+        team["members"][at]["baseDir"] = json!("member-dir");
+        lab.write_team(&team);
+        lab.mock.answer(api, Answer::Hang);
+        let mut child = lab.chat_command().spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, "[NEXT: {member}] Take your time.").unwrap();
+        assert!(
+            lab.mock.wait_for_main(api, PATIENCE).is_some(),
+            "{cli} never called the model"
+        );
+        // While the model holds the request: the CLI's own process.
+        let procs = lab.cli_processes(cli);
+        let p = procs.first().expect("the CLI runs");
+        assert_eq!(
+            p.env.get("AGENT_CHATTER_MEMBER_VAR").map(String::as_str),
+            Some(format!("for-{member}").as_str()),
+            "{cli}"
+        );
+        assert_eq!(
+            p.cwd,
+            std::fs::canonicalize(lab.path("member-dir")).unwrap(),
+            "{cli}"
+        );
+        let (flag, mode) = match api {
+            Api::Claude => ("--permission-mode", "acceptEdits"),
+            Api::Codex => ("-s", "workspace-write"),
+            Api::Gemini => ("--approval-mode", "auto_edit"),
+        };
+        let argv = p.argv.join(" ");
+        assert!(argv.contains(&format!("{flag} {mode}")), "{cli}: {argv}");
+        assert!(argv.contains("mock-model-x"), "{cli}: {argv}");
+        writeln!(stdin, "/cancel").unwrap();
+        drop(stdin);
+        let chat = lab.finish_chat(child);
+        chat.failure_of(member);
+    }
+}
