@@ -177,9 +177,18 @@ impl Hub {
         let (events, _) = broadcast::channel(EVENT_BUFFER);
         let (inbox, messages) = mpsc::unbounded_channel();
         let created = session.is_none();
+        // One session has one runner: its lease is taken before anything of it is run, and a
+        // session another live bridge holds is refused, naming it (docs/architecture.md §14).
         let (session_id, session) = match session {
-            Some(id) => (id, reopen(&store, id)?),
-            None => create(&mut store, team)?,
+            Some(id) => {
+                store.lease(id)?;
+                (id, reopen(&store, id)?)
+            }
+            None => {
+                let (id, session) = create(&mut store, team)?;
+                store.lease(id)?;
+                (id, session)
+            }
         };
         crate::debug::session_opened(session_id, created, &session);
         let actor = Actor {
@@ -387,6 +396,7 @@ impl Actor {
         while let Some(msg) = inbox.blocking_recv() {
             self.handle(msg);
         }
+        self.store.release(self.session_id);
     }
 
     fn handle(&mut self, msg: Msg) {
@@ -632,16 +642,33 @@ impl Actor {
     fn open(&mut self, id: Option<i64>) -> Result<(), HubError> {
         let created = id.is_none();
         let (id, session) = match id {
-            Some(id) => (id, reopen(&self.store, id)?),
+            Some(id) => {
+                // A session another bridge runs is refused; nothing changes here.
+                self.store.lease(id)?;
+                match reopen(&self.store, id) {
+                    Ok(session) => (id, session),
+                    Err(e) => {
+                        if id != self.session_id {
+                            self.store.release(id);
+                        }
+                        return Err(e);
+                    }
+                }
+            }
             None => {
                 let team = self
                     .session
                     .team()
                     .cloned()
                     .unwrap_or_else(agent_chatter::demo::team);
-                create(&mut self.store, team)?
+                let (id, session) = create(&mut self.store, team)?;
+                self.store.lease(id)?;
+                (id, session)
             }
         };
+        if id != self.session_id {
+            self.store.release(self.session_id);
+        }
         if let Some(running) = self.running.take() {
             let _ = running.cancel.send(());
         }
@@ -1027,11 +1054,11 @@ fn reopen(store: &Store, id: i64) -> Result<Session, HubError> {
 }
 
 /// Whether a write failed because the session is no longer this bridge's to write (another
-/// bridge wrote it, or it was deleted), not because of the disk: then trying again is useless.
+/// bridge wrote it or holds it now, or it was deleted), not because of the disk: then trying again is useless.
 fn gone_elsewhere(e: &StoreError) -> bool {
     matches!(
         e,
-        StoreError::Conflict { .. } | StoreError::NoSuchSession(_)
+        StoreError::Conflict { .. } | StoreError::NoSuchSession(_) | StoreError::Held { .. }
     )
 }
 

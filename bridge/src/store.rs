@@ -57,6 +57,23 @@ CREATE TABLE IF NOT EXISTS sent (
 );
 ";
 
+/// Who runs each session: one row per session a bridge holds open, renewed while it lives
+/// (see [`Store::lease`]). Not a fact; added to older files when they are opened.
+const LEASE_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS leases (
+    session_id INTEGER PRIMARY KEY,
+    holder     TEXT NOT NULL,
+    pid        INTEGER NOT NULL,
+    expires_ms INTEGER NOT NULL
+);
+";
+
+/// How long a lease lasts unless renewed: a holder that stops renewing (hung, suspended, or
+/// on another machine and dead) loses its sessions after this long.
+pub const LEASE_MS: i64 = 10_000;
+/// How often a bridge renews its leases.
+const LEASE_RENEW: Duration = Duration::from_secs(3);
+
 /// What went wrong with the session database, in the user's terms.
 #[derive(Debug, Error)]
 pub enum StoreError {
@@ -81,6 +98,8 @@ pub enum StoreError {
         expected: i64,
         stored: i64,
     },
+    #[error("session {session} is open in another agent-chatter (process {pid}, which holds it for {left_s} s more and renews that while it runs); one session is run by one bridge: stop that one, or open another session")]
+    Held { session: i64, pid: i64, left_s: i64 },
     #[error("session database: {0}")]
     Sql(#[from] rusqlite::Error),
     #[error("session {session}, fact {seq}: stored fact does not read: {message}")]
@@ -107,6 +126,68 @@ struct Db {
     file: (u64, u64),
     /// Why nothing can be written any more (the file was deleted and could not be rewritten).
     lost: Option<String>,
+    /// This store's name in the `leases` table.
+    me: Holder,
+    /// When the leases were last renewed.
+    renewed: std::time::Instant,
+}
+
+/// A lease holder: the machine's boot, the process (its pid and start time, so a reused pid
+/// is told apart) and a random part (two stores in one process are two holders).
+struct Holder {
+    token: String,
+    pid: i64,
+}
+
+impl Holder {
+    fn new() -> Holder {
+        let pid = std::process::id();
+        let mut random = [0u8; 8];
+        let _ = getrandom::fill(&mut random);
+        let random: String = random.iter().map(|b| format!("{b:02x}")).collect();
+        Holder {
+            token: format!(
+                "{}/{pid}/{}/{random}",
+                boot_id().unwrap_or_default(),
+                start_time(pid as i64).unwrap_or_default()
+            ),
+            pid: pid as i64,
+        }
+    }
+}
+
+/// This machine's boot (Linux), to know that a holder's pid is one of this machine's.
+fn boot_id() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
+/// When process `pid` started, in clock ticks since boot, unless it is gone or a zombie.
+fn start_time(pid: i64) -> Option<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    // After the name: state (field 3), …, starttime (field 22).
+    (fields.first() != Some(&"Z")).then(|| fields.get(19).map(|s| s.to_string()))?
+}
+
+/// Whether the holder named `token` is a process of this machine that is gone (killed,
+/// ended): its lease is then free at once, not only when it expires.
+fn holder_is_gone(token: &str) -> bool {
+    let mut parts = token.split('/');
+    let (Some(boot), Some(pid), Some(start)) = (parts.next(), parts.next(), parts.next()) else {
+        return false;
+    };
+    let Ok(pid) = pid.parse::<i64>() else {
+        return false;
+    };
+    match boot_id() {
+        Some(here) if here == boot && !start.is_empty() => {
+            start_time(pid).as_deref() != Some(start)
+        }
+        _ => false,
+    }
 }
 
 /// How often an idle bridge checks that its database file is still there.
@@ -135,6 +216,8 @@ impl Store {
             path: path.to_path_buf(),
             file,
             lost: None,
+            me: Holder::new(),
+            renewed: std::time::Instant::now(),
         }));
         watch(Arc::downgrade(&db));
         Ok(Store { db })
@@ -180,11 +263,35 @@ impl Store {
         Ok(id)
     }
 
+    /// Takes (or renews) the lease on `session`: this store runs it from now on, and no other
+    /// bridge will ([`StoreError::Held`]) while this one lives. The lease is renewed every few
+    /// seconds while the store is open; a holder that is gone (a process of this machine that
+    /// ended, even by SIGKILL) loses it at once, one that stops renewing after [`LEASE_MS`].
+    pub(crate) fn lease(&self, session: i64) -> Result<(), StoreError> {
+        let mut db = self.writable()?;
+        let Db { conn, me, .. } = &mut *db;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        claim(&tx, me, session)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Gives up the lease on `session` (if this store holds it).
+    pub(crate) fn release(&self, session: i64) {
+        let db = self.db();
+        if let Err(e) = db.conn.execute(
+            "DELETE FROM leases WHERE session_id = ?1 AND holder = ?2",
+            params![session, db.me.token],
+        ) {
+            eprintln!("agent-chatter: warning: the lease on session {session} was not given up: {e}; it expires within {} s", LEASE_MS / 1000);
+        }
+    }
+
     /// Deletes `session` and everything kept for it, in one transaction.
     pub(crate) fn delete_session(&mut self, session: i64) -> Result<(), StoreError> {
         let mut db = self.writable()?;
         let tx = db.conn.transaction()?;
-        for table in ["facts", "sent", "outputs"] {
+        for table in ["facts", "sent", "outputs", "leases"] {
             tx.execute(
                 &format!("DELETE FROM {table} WHERE session_id = ?1"),
                 [session],
@@ -208,9 +315,8 @@ impl Store {
         })?;
         // Immediate: the count read below and the insert are one step for other processes.
         let mut db = self.writable()?;
-        let tx = db
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let Db { conn, me, .. } = &mut *db;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let exists: Option<i64> = tx
             .query_row("SELECT id FROM sessions WHERE id = ?1", [session], |r| {
                 r.get(0)
@@ -219,6 +325,9 @@ impl Store {
         if exists.is_none() {
             return Err(StoreError::NoSuchSession(session));
         }
+        // Only the session's holder writes it: one that lost its lease (it was stopped for
+        // longer than the lease, and another bridge took the session over) is refused.
+        claim(&tx, me, session)?;
         let stored: i64 = tx.query_row(
             "SELECT coalesce(max(seq), 0) FROM facts WHERE session_id = ?1",
             [session],
@@ -335,6 +444,33 @@ impl Store {
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
+}
+
+/// Takes or renews `me`'s lease on `session` in `tx`, unless another holder has it: one that
+/// is alive and renewed it less than [`LEASE_MS`] ago.
+fn claim(tx: &rusqlite::Transaction<'_>, me: &Holder, session: i64) -> Result<(), StoreError> {
+    let now = crate::hub::now().0 as i64;
+    let held: Option<(String, i64, i64)> = tx
+        .query_row(
+            "SELECT holder, pid, expires_ms FROM leases WHERE session_id = ?1",
+            [session],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .optional()?;
+    if let Some((holder, pid, expires_ms)) = held {
+        if holder != me.token && expires_ms > now && !holder_is_gone(&holder) {
+            return Err(StoreError::Held {
+                session,
+                pid,
+                left_s: (expires_ms - now + 999) / 1000,
+            });
+        }
+    }
+    tx.execute(
+        "INSERT OR REPLACE INTO leases (session_id, holder, pid, expires_ms) VALUES (?1, ?2, ?3, ?4)",
+        params![session, me.token, me.pid, now + LEASE_MS],
+    )?;
+    Ok(())
 }
 
 /// `path` with `suffix` appended to its file name (`s.db` → `s.db-wal`).
@@ -506,6 +642,7 @@ fn connect(path: &Path) -> Result<Connection, StoreError> {
     conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-256;")
         .map_err(open_err)?;
     conn.execute_batch(SENT_SCHEMA).map_err(open_err)?;
+    conn.execute_batch(LEASE_SCHEMA).map_err(open_err)?;
     Ok(conn)
 }
 
@@ -528,6 +665,7 @@ fn watch(db: Weak<Mutex<Db>>) {
             if db.check().is_err() {
                 return;
             }
+            db.renew();
         });
     if let Err(e) = spawned {
         eprintln!("agent-chatter: warning: the database is checked only when written: {e}");
@@ -535,6 +673,21 @@ fn watch(db: Weak<Mutex<Db>>) {
 }
 
 impl Db {
+    /// Renews this store's leases every [`LEASE_RENEW`].
+    fn renew(&mut self) {
+        if self.renewed.elapsed() < LEASE_RENEW {
+            return;
+        }
+        self.renewed = std::time::Instant::now();
+        let until = crate::hub::now().0 as i64 + LEASE_MS;
+        if let Err(e) = self.conn.execute(
+            "UPDATE leases SET expires_ms = ?1 WHERE holder = ?2",
+            params![until, self.me.token],
+        ) {
+            eprintln!("agent-chatter: warning: the session's lease was not renewed: {e}");
+        }
+    }
+
     /// `Ok` when the connection's file is still the one at its path. When it was deleted or
     /// replaced, what the connection holds is written to a new file, at the path (or beside
     /// it when another file stands there), and the store goes on with that file.
@@ -741,6 +894,16 @@ mod tests {
         let mut second = Store::open(&path).unwrap();
 
         first.append(id, 2, &fact("from the first")).unwrap();
+        // While the first holds the session (it took its lease with its write), the second
+        // may not write it at all.
+        let held = second.append(id, 2, &fact("from the second")).unwrap_err();
+        assert!(
+            matches!(held, StoreError::Held { session, pid, .. } if session == id && pid == i64::from(std::process::id())),
+            "{held}"
+        );
+        first.release(id);
+        // Given up, the session is the second's; its fact, checked against the older log, is
+        // still refused.
         let err = second.append(id, 2, &fact("from the second")).unwrap_err();
         assert!(matches!(
             err,

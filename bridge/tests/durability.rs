@@ -86,3 +86,158 @@ async fn an_outcome_that_cannot_be_written_is_written_later_and_the_conversation
         .unwrap();
     assert_eq!(kinds, ["setTeam", "human", "replied", "human", "replied"]);
 }
+
+/// `serve` on the files of `bridge` (its database), opening session `id`, as a second bridge
+/// would be started: (exit code, stderr), or `None` as the code when it started and was
+/// killed after 10 s.
+fn second_serve(dir: &std::path::Path, id: i64) -> (Option<i32>, String) {
+    let mut child = std::process::Command::new(support::bin())
+        .args(["serve", "--port", "0", "--session", &id.to_string()])
+        .arg("--db")
+        .arg(dir.join("sessions.db"))
+        .arg("--dist")
+        .arg(dir.join("dist"))
+        .arg("--agents")
+        .arg(dir.join("agents.json"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while child.try_wait().unwrap().is_none() && std::time::Instant::now() < end {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The `type` of every stored fact of the bridge's database, in order.
+fn stored_kinds(db: &rusqlite::Connection) -> Vec<String> {
+    db.prepare("SELECT json_extract(fact, '$.type') FROM facts ORDER BY session_id, seq")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+/// Issue #28.4: one session has one runner. While a bridge runs a session (its agent working),
+/// a second bridge asked to open it refuses to start, naming the holder's process, and a
+/// second bridge on another session cannot switch to it: the pending delivery runs once.
+#[tokio::test]
+async fn a_second_bridge_never_runs_a_session_another_one_holds() {
+    let first = Bridge::start(Bridge::new_dir(&team(None), "hang.sh"), None);
+    let (mut page, session) = first.hello().await;
+    let id = session["id"].as_i64().unwrap();
+    page.send(human("[NEXT: max] take your time")).await;
+    page.until(|e| e["type"] == "delivering").await;
+
+    let (code, stderr) = second_serve(first.dir.path(), id);
+    assert_eq!(code, Some(1), "{stderr}");
+    let holder = format!(
+        "session {id} is open in another agent-chatter (process {}",
+        first.child.id()
+    );
+    assert!(stderr.contains(&holder), "{stderr}");
+
+    // A bridge on a session of its own is welcome, but cannot open the held one.
+    let second = first.beside(None);
+    let (mut other, _) = second.hello().await;
+    other
+        .send(json!({"v": 1, "type": "openSession", "id": id}))
+        .await;
+    let error = other.until(|e| e["type"] == "error").await;
+    assert!(
+        error["message"].as_str().unwrap().contains(&holder),
+        "{error}"
+    );
+
+    // max was delivered once, and still runs in the first bridge only.
+    page.no_fact_for_half_a_second().await;
+    let db = db_of(&first);
+    let kinds = stored_kinds(&db);
+    assert_eq!(kinds, ["setTeam", "human", "setTeam"], "{kinds:?}");
+    page.send(json!({"v": 1, "type": "cancel", "to": "max"}))
+        .await;
+    assert_eq!(page.until_fact("failed").await["seq"], 3);
+}
+
+/// Issue #28.4: a holder killed by SIGKILL leaves its session to the next bridge at once (its
+/// process is gone), which runs the pending delivery; a holder that stops renewing (SIGSTOP)
+/// loses it when its lease expires, and once it runs again it can no longer write it.
+#[tokio::test]
+async fn a_dead_holders_session_is_taken_over_and_an_expired_lease_too() {
+    let first = Bridge::start(Bridge::new_dir(&team(None), "hang.sh"), None);
+    let (mut page, session) = first.hello().await;
+    let id = session["id"].as_i64().unwrap();
+    page.send(human("[NEXT: max] take your time")).await;
+    page.until(|e| e["type"] == "delivering").await;
+
+    // SIGKILL: nothing is released, yet the next bridge takes the session over at once and
+    // delivers what was pending.
+    let dir = first.kill();
+    let second = Bridge::start(dir, Some(id));
+    // (It delivered at start, before any page connected: the cancel at the end shows the run.)
+    let (mut page, _) = second.hello().await;
+
+    // Stopped, the holder is alive but renews nothing: refused until its lease expires.
+    let pid = second.child.id() as i32;
+    // SAFETY: signals a child process this test started.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    let stopped = std::time::Instant::now();
+    let (code, stderr) = second_serve(second.dir.path(), id);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "session {id} is open in another agent-chatter (process {pid}"
+        )),
+        "{stderr}"
+    );
+    let third = loop {
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let started = std::panic::catch_unwind(|| {
+            // A bridge on the second's files, opening the session.
+            second.beside(Some(id))
+        });
+        if let Ok(third) = started {
+            break third;
+        }
+        assert!(
+            stopped.elapsed() < std::time::Duration::from_secs(20),
+            "the lease never expired"
+        );
+    };
+    assert!(
+        stopped.elapsed() >= std::time::Duration::from_secs(7),
+        "taken over {:?} after the holder stopped, before its lease expired",
+        stopped.elapsed()
+    );
+    let (mut page3, _) = third.hello().await;
+
+    // The old holder runs again: what it would write is refused, naming the new one.
+    // SAFETY: as above.
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    page.send(human("[FROM: kailai] still here?")).await;
+    let error = page.until(|e| e["type"] == "error").await;
+    assert!(
+        error["message"].as_str().unwrap().contains(&format!(
+            "session {id} is open in another agent-chatter (process {}",
+            third.child.id()
+        )),
+        "{error}"
+    );
+    // The pending delivery runs in the third bridge, which alone records its end.
+    page3
+        .send(json!({"v": 1, "type": "cancel", "to": "max"}))
+        .await;
+    assert_eq!(page3.until_fact("failed").await["seq"], 3);
+    assert_eq!(
+        stored_kinds(&db_of(&second)),
+        ["setTeam", "human", "failed"]
+    );
+}
