@@ -427,6 +427,26 @@ impl Lab {
     }
 }
 
+impl Lab {
+    /// Gives `member` of [`team`] these run settings (docs/architecture.md §14c) and its own
+    /// working directory, `member-dir`.
+    fn give_run_settings(&self, member: &str, settings: Value) {
+        let mut team = team(NO_TIMEOUT_MS);
+        let entry = team["members"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|m| m["name"] == member)
+            .unwrap();
+        for (key, value) in settings.as_object().unwrap() {
+            entry[key] = value.clone();
+        }
+        entry["baseDir"] = json!("member-dir");
+        std::fs::create_dir_all(self.path("member-dir")).unwrap();
+        self.write_team(&team);
+    }
+}
+
 impl Drop for Lab {
     fn drop(&mut self) {
         for (pid, _) in self.processes(&[]) {
@@ -1229,18 +1249,10 @@ fn each_cli_runs_with_its_members_model_permissions_and_directory_and_its_usage_
         };
         // The member's run settings (docs/architecture.md §14c); the flags they map to must be
         // in the real CLI's --help, or the chat would refuse to start.
-        let mut team = team(NO_TIMEOUT_MS);
-        let at = team["members"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .position(|m| m["name"] == member)
-            .unwrap();
-        std::fs::create_dir_all(lab.path("member-dir")).unwrap();
-        team["members"][at]["model"] = json!("mock-model-x");
-        team["members"][at]["permissionMode"] = json!("readOnly");
-        team["members"][at]["baseDir"] = json!("member-dir");
-        lab.write_team(&team);
+        lab.give_run_settings(
+            member,
+            json!({"model": "mock-model-x", "permissionMode": "readOnly"}),
+        );
         let chat = ask(&lab, member, Answer::Text("Settings seen.".into()));
         let outcomes = chat.outcomes();
         assert_eq!(outcomes.len(), 1, "{cli}: {chat}");
@@ -1289,19 +1301,11 @@ fn each_cli_runs_with_its_members_env_argv_and_directory_seen_from_proc() {
         let Some(lab) = Lab::new("member_env_argv_dir") else {
             return;
         };
-        let mut team = team(NO_TIMEOUT_MS);
-        let at = team["members"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .position(|m| m["name"] == member)
-            .unwrap();
-        std::fs::create_dir_all(lab.path("member-dir")).unwrap();
-        team["members"][at]["env"] = json!({"AGENT_CHATTER_MEMBER_VAR": format!("for-{member}")});
-        team["members"][at]["model"] = json!("mock-model-x");
-        team["members"][at]["permissionMode"] = json!("edit");
-        team["members"][at]["baseDir"] = json!("member-dir");
-        lab.write_team(&team);
+        lab.give_run_settings(
+            member,
+            json!({"env": {"AGENT_CHATTER_MEMBER_VAR": format!("for-{member}")},
+                   "model": "mock-model-x", "permissionMode": "edit"}),
+        );
         lab.mock.answer(api, Answer::Hang);
         let mut child = lab.chat_command().spawn().unwrap();
         let mut stdin = child.stdin.take().unwrap();

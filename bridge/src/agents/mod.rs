@@ -15,6 +15,7 @@ pub(crate) mod settings;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use agent_chatter::objects::Object;
 use agent_chatter::team::{CLAUDE_CODE, GOOGLE_GEMINI, OPENAI_CODEX};
@@ -328,36 +329,64 @@ fn member_agent(
 
 /// The first line `program --version` prints (5 s at most), for the report.
 pub fn version(program: &Path) -> String {
+    match answer_of(program, &["--version".to_string()], Duration::from_secs(5)) {
+        Ok(out) => out.lines().next().unwrap_or("").trim().to_string(),
+        Err(NoAnswer::DoesNotStart(_)) => "does not start".to_string(),
+        Err(NoAnswer::Late) => "no answer to --version within 5 s".to_string(),
+    }
+}
+
+/// Why a program gave no answer.
+#[derive(Debug)]
+pub(crate) enum NoAnswer {
+    DoesNotStart(std::io::Error),
+    /// Still running at the deadline: it was killed.
+    Late,
+}
+
+/// What `program args` prints (stdout, then stderr) when it ends within `within`; read as it
+/// comes, so a long answer never fills a pipe and blocks it. Used for the CLIs' `--version`
+/// and `--help`, with no stdin.
+pub(crate) fn answer_of(
+    program: &Path,
+    args: &[String],
+    within: Duration,
+) -> Result<String, NoAnswer> {
     use std::process::{Command, Stdio};
-    let child = Command::new(program)
-        .arg("--version")
+    let mut child = Command::new(program)
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn();
-    let Ok(mut child) = child else {
-        return "does not start".to_string();
-    };
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(NoAnswer::DoesNotStart)?;
+    let (mut stdout, mut stderr) = (child.stdout.take(), child.stderr.take());
+    let reader = std::thread::spawn(move || {
+        use std::io::Read;
+        let mut text = String::new();
+        if let Some(s) = stdout.as_mut() {
+            let _ = s.read_to_string(&mut text);
+        }
+        if let Some(s) = stderr.as_mut() {
+            let _ = s.read_to_string(&mut text);
+        }
+        text
+    });
+    let deadline = std::time::Instant::now() + within;
     loop {
         match child.try_wait() {
             Ok(Some(_)) => break,
             Ok(None) if std::time::Instant::now() < deadline => {
-                std::thread::sleep(std::time::Duration::from_millis(20));
+                std::thread::sleep(Duration::from_millis(20));
             }
             _ => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return "no answer to --version within 5 s".to_string();
+                return Err(NoAnswer::Late);
             }
         }
     }
-    let mut out = String::new();
-    if let Some(mut stdout) = child.stdout.take() {
-        use std::io::Read;
-        let _ = stdout.read_to_string(&mut out);
-    }
-    out.lines().next().unwrap_or("").trim().to_string()
+    Ok(reader.join().unwrap_or_default())
 }
 
 #[cfg(test)]

@@ -155,50 +155,14 @@ fn help_mentions(help: &str, flag: &str) -> bool {
 
 /// The `--help` text of `program` with `subcommand` (e.g. `codex exec`), 10 s at most.
 fn help_text(program: &Path, subcommand: &[String]) -> Result<String, String> {
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(program)
-        .args(subcommand)
-        .arg("--help")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("{} --help does not start: {e}", program.display()))?;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    let mut out = String::new();
-    let (mut stdout, mut stderr) = (child.stdout.take(), child.stderr.take());
-    // Read both (a long help fills a pipe before the process exits).
-    let reader = std::thread::spawn(move || {
-        use std::io::Read;
-        let mut text = String::new();
-        if let Some(s) = stdout.as_mut() {
-            let _ = s.read_to_string(&mut text);
+    let mut args = subcommand.to_vec();
+    args.push("--help".to_string());
+    super::answer_of(program, &args, std::time::Duration::from_secs(10)).map_err(|why| match why {
+        super::NoAnswer::DoesNotStart(e) => {
+            format!("{} --help does not start: {e}", program.display())
         }
-        if let Some(s) = stderr.as_mut() {
-            let _ = s.read_to_string(&mut text);
-        }
-        text
-    });
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if std::time::Instant::now() < deadline => {
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!(
-                    "{} --help gave no answer within 10 s",
-                    program.display()
-                ));
-            }
-        }
-    }
-    if let Ok(text) = reader.join() {
-        out = text;
-    }
-    Ok(out)
+        super::NoAnswer::Late => format!("{} --help gave no answer within 10 s", program.display()),
+    })
 }
 
 /// Checks, once at start (docs/architecture.md §14c), that each member's CLI knows every flag
