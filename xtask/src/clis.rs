@@ -58,7 +58,7 @@ pub fn ensure(ctx: &Ctx) -> Result<String, String> {
     std::fs::write(dir.join("package.json"), format!("{manifest:#}\n"))
         .map_err(|e| format!("cannot write {}: {e}", dir.join("package.json").display()))?;
     // Claude's real binary is put in place by its postinstall script, and Codex's native
-    // binary is an optional dependency (agent-streams.md, pitfalls): scripts and optional
+    // binary is an optional dependency (docs/architecture.md §17.5): scripts and optional
     // dependencies on, whatever the machine's npm config says.
     proc::run(
         ctx.cmd("npm")
