@@ -686,14 +686,7 @@ impl Conversation {
             }
             let limit = team.settings.max_rounds;
             if self.rounds >= limit {
-                let is_ai = |id: &str| team.member(id).is_some_and(|m| m.is_ai());
-                let mut dropped = vec![item.to];
-                dropped.extend(
-                    self.queue
-                        .remove_where(|i| is_ai(&i.to))
-                        .into_iter()
-                        .map(|i| i.to),
-                );
+                let dropped = drop_ai_deliveries(&mut self.queue, team, item.to);
                 self.actions
                     .push_back(Action::Notice(Notice::RoundLimitReached { limit, dropped }));
                 continue;
@@ -701,14 +694,7 @@ impl Conversation {
             if let Some(limit) = team.settings.max_cost_usd.filter(|max| self.spent >= *max) {
                 // docs/architecture.md §14c: the team's spending cap stops every further AI
                 // delivery, now and after the next human message, until it is raised.
-                let is_ai = |id: &str| team.member(id).is_some_and(|m| m.is_ai());
-                let mut dropped = vec![item.to];
-                dropped.extend(
-                    self.queue
-                        .remove_where(|i| is_ai(&i.to))
-                        .into_iter()
-                        .map(|i| i.to),
-                );
+                let dropped = drop_ai_deliveries(&mut self.queue, team, item.to);
                 self.actions
                     .push_back(Action::Notice(Notice::CostLimitReached {
                         limit,
@@ -791,6 +777,20 @@ impl Conversation {
             }
         }
     }
+}
+
+/// Stops an AI run (a bound reached): `first`, the delivery that was due, and every AI
+/// delivery still queued are dropped; humans' stay. Returns whom they were for, in order.
+fn drop_ai_deliveries(queue: &mut RoutingQueue, team: &Team, first: MemberId) -> Vec<MemberId> {
+    let is_ai = |id: &str| team.member(id).is_some_and(|m| m.is_ai());
+    let mut dropped = vec![first];
+    dropped.extend(
+        queue
+            .remove_where(|i| is_ai(&i.to))
+            .into_iter()
+            .map(|i| i.to),
+    );
+    dropped
 }
 
 impl DuePrompt {
