@@ -48,32 +48,10 @@ pub fn ensure(ctx: &Ctx) -> Result<String, String> {
     let _ = std::fs::remove_file(&stamp);
     eprintln!("clis: installing {} ({})", list(), wrong.join("; "));
     let start = Instant::now();
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    // Exact versions in the manifest, so a later plain `npm install` there keeps them.
-    let manifest = serde_json::json!({
-        "private": true,
-        "dependencies": CLIS.iter().map(|(p, v, _)| (p.to_string(), serde_json::json!(v)))
-            .collect::<serde_json::Map<_, _>>(),
-    });
-    std::fs::write(dir.join("package.json"), format!("{manifest:#}\n"))
-        .map_err(|e| format!("cannot write {}: {e}", dir.join("package.json").display()))?;
     // Claude's real binary is put in place by its postinstall script, and Codex's native
-    // binary is an optional dependency (docs/architecture.md §17.5): scripts and optional
-    // dependencies on, whatever the machine's npm config says.
-    proc::run(
-        ctx.cmd("npm")
-            .current_dir(&dir)
-            .args([
-                "install",
-                "--no-audit",
-                "--no-fund",
-                "--loglevel=error",
-                "--save-exact",
-                "--ignore-scripts=false",
-                "--include=optional",
-            ])
-            .args(CLIS.iter().map(|(p, v, _)| format!("{p}@{v}"))),
-    )?;
+    // binary is an optional dependency (docs/architecture.md §17.5).
+    let packages: Vec<(&str, &str)> = CLIS.iter().map(|(p, v, _)| (*p, *v)).collect();
+    proc::npm_install_exact(ctx, &dir, &packages, false)?;
     let wrong = problems(ctx, &dir);
     if !wrong.is_empty() {
         return Err(format!(

@@ -45,32 +45,8 @@ pub fn ensure(ctx: &Ctx) -> Result<String, String> {
         wrong.join("; ")
     );
     let start = Instant::now();
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    // Exact versions in the manifest, so a later plain `npm install` there keeps them.
-    let manifest = serde_json::json!({
-        "private": true,
-        "type": "module",
-        "dependencies": PACKAGES.iter().map(|(p, v)| (p.to_string(), serde_json::json!(v)))
-            .collect::<serde_json::Map<_, _>>(),
-    });
-    let path = dir.join("package.json");
-    std::fs::write(&path, format!("{manifest:#}\n"))
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     // esbuild's native binary is an optional dependency, checked by its install script.
-    proc::run(
-        ctx.cmd("npm")
-            .current_dir(&dir)
-            .args([
-                "install",
-                "--no-audit",
-                "--no-fund",
-                "--loglevel=error",
-                "--save-exact",
-                "--ignore-scripts=false",
-                "--include=optional",
-            ])
-            .args(PACKAGES.iter().map(|(p, v)| format!("{p}@{v}"))),
-    )?;
+    proc::npm_install_exact(ctx, &dir, &PACKAGES, true)?;
     let wrong = problems(&dir);
     if !wrong.is_empty() {
         return Err(format!(

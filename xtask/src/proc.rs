@@ -108,6 +108,44 @@ pub fn run(cmd: &mut Command) -> Result<(), String> {
 }
 
 /// Runs `cmd` and returns its stdout; stderr passes through. Fails on a non-zero exit.
+/// Installs `packages` (name, exact version) into the npm project `dir`: a manifest with the
+/// exact versions (so a later plain `npm install` there keeps them; `"type": "module"` when
+/// `module`), then `npm install` with install scripts and optional dependencies on whatever the
+/// machine's npm config says (Claude's binary comes from a postinstall script, Codex's and
+/// esbuild's from optional dependencies).
+pub fn npm_install_exact(
+    ctx: &Ctx,
+    dir: &Path,
+    packages: &[(&str, &str)],
+    module: bool,
+) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let mut manifest = serde_json::json!({
+        "private": true,
+        "dependencies": packages.iter().map(|(p, v)| (p.to_string(), serde_json::json!(v)))
+            .collect::<serde_json::Map<_, _>>(),
+    });
+    if module {
+        manifest["type"] = serde_json::json!("module");
+    }
+    let path = dir.join("package.json");
+    std::fs::write(&path, format!("{manifest:#}\n"))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    run(ctx
+        .cmd("npm")
+        .current_dir(dir)
+        .args([
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--loglevel=error",
+            "--save-exact",
+            "--ignore-scripts=false",
+            "--include=optional",
+        ])
+        .args(packages.iter().map(|(p, v)| format!("{p}@{v}"))))
+}
+
 pub fn capture(cmd: &mut Command) -> Result<String, String> {
     let what = describe(cmd);
     let output = cmd
