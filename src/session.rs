@@ -643,6 +643,20 @@ impl Session {
         &self.runs
     }
 
+    /// Every delivery of this conversation (since the team was set) in the order they were
+    /// made: the position of its `[MESSAGE]` and its recipient (id). A member's n-th delivery
+    /// ended in its n-th run ([`Self::runs`]); one more is in flight.
+    pub fn deliveries(&self) -> Vec<(usize, &str)> {
+        let mut all: Vec<(usize, usize, &str)> = self
+            .deliveries
+            .iter()
+            .flat_map(|(at, ds)| ds.iter().map(move |d| (d.seen, *at, d.to.as_str())))
+            .collect();
+        // Built when `seen` messages were stored: one at a time, so that is their order.
+        all.sort_by_key(|d| d.0);
+        all.into_iter().map(|(_, at, to)| (at, to)).collect()
+    }
+
     /// The run that ended in message `at` (its reply or failure notice), if one did.
     pub fn run_at(&self, at: usize) -> Option<&Run> {
         let i = self.runs.partition_point(|r| r.message < at);
