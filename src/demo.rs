@@ -2,8 +2,8 @@
 //! so a new user sees the whole loop — delivery, reply, routing — with no API keys. The page's
 //! "simulate" button and the bridge (for agents whose CLI is not installed) both use it.
 //!
-//! The reply summarises what the agent received — its sections and their bytes, how many
-//! history messages it saw, the first words of its `[MESSAGE]` — and passes the turn on: to
+//! The reply says in words what the agent received — the team task, how many earlier
+//! messages it saw, the first words of its `[MESSAGE]` — and passes the turn on: to
 //! the next AI member in team order, or to the first human when the agent is the only AI.
 //! From round [`MAX_DEMO_ROUNDS`] on (AI deliveries since the last human message) it ends
 //! with `[DONE]`, so a simulated conversation always stops.
@@ -33,53 +33,58 @@ pub const MAX_DEMO_ROUNDS: usize = 4;
 /// Words of the current message quoted in the reply.
 const QUOTED_WORDS: usize = 8;
 
-/// The simulated reply of `delivery.to`. `current` is the stripped text of the delivery's
-/// `[MESSAGE]` (the store's view of it); `round` is the delivery's number since the last
-/// human message, from 1 ([`crate::conversation::Conversation::rounds`] right after it was
-/// emitted).
-pub fn reply(team: &Team, delivery: &Delivery, current: &str, round: usize) -> String {
+/// The simulated reply of `delivery.to`, in a sentence a newcomer reads as a reply: what it
+/// read (the team task, how many earlier messages its prompt held, how many were trimmed for
+/// the budget, the first words of the message it answers) and whom it passes to. `current` is
+/// the stripped text of the delivery's `[MESSAGE]` (the store's view of it); `task` the team
+/// task in force; `round` is the delivery's number since the last human message, from 1
+/// ([`crate::conversation::Conversation::rounds`] right after it was emitted).
+pub fn reply(
+    team: &Team,
+    delivery: &Delivery,
+    current: &str,
+    task: Option<&str>,
+    round: usize,
+) -> String {
     let explain = &delivery.prompt.explain;
     let name = team
         .member(&delivery.to)
         .map_or(delivery.to.as_str(), |m| m.display_name.as_str());
-    let mut out = String::new();
-    let _ = write!(
-        out,
-        "{name} (simulated) received {} bytes",
-        explain.total_bytes
-    );
-    let sections: Vec<String> = explain
-        .sections
-        .iter()
-        .filter(|s| s.bytes > 0)
-        .map(|s| format!("{} {} B", s.name, s.bytes))
-        .collect();
-    if !sections.is_empty() {
-        let _ = write!(out, ": {}", sections.join(", "));
+    let mut out = format!("{name} (simulated): I read ");
+    if let Some(task) = task.filter(|t| !t.trim().is_empty()) {
+        let _ = write!(out, "the task \"{}\", ", first_words(task, QUOTED_WORDS));
     }
     let seen = explain
         .messages
         .iter()
         .filter(|m| matches!(m.fate, Fate::Included | Fate::Pinned))
         .count();
-    let plural = if seen == 1 { "" } else { "s" };
-    let _ = write!(out, ".\nHistory: {seen} message{plural} in context");
+    let earlier = match seen {
+        0 => "no earlier messages".to_string(),
+        1 => "1 earlier message".to_string(),
+        n => format!("{n} earlier messages"),
+    };
+    let _ = write!(out, "{earlier}");
     let trimmed = explain
         .messages
         .iter()
         .filter(|m| m.fate == Fate::TrimmedForBudget)
         .count();
     if trimmed > 0 {
-        let _ = write!(out, ", {trimmed} trimmed for the budget");
+        let _ = write!(out, " ({trimmed} more left out to fit the budget)");
     }
     let quoted = first_words(current, QUOTED_WORDS);
-    let _ = write!(out, ".\nAnswering: \"{quoted}\"\n");
+    let _ = write!(out, " and the message \"{quoted}\". ");
     if round >= MAX_DEMO_ROUNDS {
         out.push_str("That is enough rounds for a demo. [DONE]");
     } else {
         match next_member(team, &delivery.to) {
             Some(next) => {
-                let _ = write!(out, "Over to {}. [NEXT: {}]", next.display_name, next.name);
+                let _ = write!(
+                    out,
+                    "Passing to {}. [NEXT: {}]",
+                    next.display_name, next.name
+                );
             }
             None => out.push_str("Nobody to pass to. [DONE]"),
         }

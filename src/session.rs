@@ -756,7 +756,13 @@ impl Session {
             .and_then(|pos| store.stripped(pos))
             .unwrap_or_default();
         match self.team() {
-            Some(team) => crate::demo::reply(team, delivery, current, self.conversation.rounds()),
+            Some(team) => crate::demo::reply(
+                team,
+                delivery,
+                current,
+                store.team_task(),
+                self.conversation.rounds(),
+            ),
             None => String::new(),
         }
     }

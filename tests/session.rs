@@ -538,7 +538,7 @@ fn the_session_as_a_snapshot_holds_every_message() {
 // --- demo agent ---------------------------------------------------------------------------
 
 #[test]
-fn the_demo_agent_summarises_its_prompt_and_passes_the_turn() {
+fn the_demo_agent_says_in_words_what_it_read_and_passes_the_turn() {
     let mut s = session();
     s.apply(&Fact::human(
         "[TEAM_TASK: Ship v1] Please start [NEXT: max]",
@@ -546,14 +546,29 @@ fn the_demo_agent_summarises_its_prompt_and_passes_the_turn() {
     ))
     .unwrap();
     let d = delivery(&drain(&mut s)).cloned().unwrap();
-    let reply = s.simulate_reply(&d);
     assert_eq!(
-        reply,
-        format!(
-            "Max (simulated) received {} bytes: system {} B, teamTask 19 B, message 22 B.\n\
-             History: 0 messages in context.\nAnswering: \"Please start\"\nOver to Sarah. [NEXT: sarah]",
-            d.prompt.explain.total_bytes, d.prompt.system_flag.as_ref().unwrap().len()
-        )
+        s.simulate_reply(&d),
+        "Max (simulated): I read the task \"Ship v1\", no earlier messages and the message \
+         \"Please start\". Passing to Sarah. [NEXT: sarah]"
+    );
+}
+
+#[test]
+fn the_demo_agent_counts_the_earlier_messages_its_prompt_held() {
+    let mut s = session();
+    s.apply(&Fact::human("Please start [NEXT: max]", Millis(1)))
+        .unwrap();
+    let d = delivery(&drain(&mut s)).cloned().unwrap();
+    let reply = s.simulate_reply(&d);
+    s.apply(&Fact::replied(&d.to, reply, Millis(2))).unwrap();
+    let d = delivery(&drain(&mut s)).cloned().unwrap();
+    assert_eq!(d.to, "sarah");
+    assert!(
+        s.simulate_reply(&d).starts_with(
+            "Sarah (simulated): I read 1 earlier message and the message \"Max (simulated): I read"
+        ),
+        "{}",
+        s.simulate_reply(&d)
     );
 }
 

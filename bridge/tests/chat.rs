@@ -133,7 +133,7 @@ fn slash_commands_answer_and_start_is_a_deprecated_alias() {
         "{err}"
     );
     assert!(
-        out.contains("→ sarah (AI): sarah (simulated) received"),
+        out.contains("→ sarah (AI): sarah (simulated): I read"),
         "{out}"
     );
 }

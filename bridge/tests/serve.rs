@@ -227,7 +227,7 @@ async fn a_member_chosen_as_simulated_is_answered_by_the_simulator() {
         replied["fact"]["text"]
             .as_str()
             .unwrap()
-            .starts_with("sarah (simulated) received"),
+            .starts_with("sarah (simulated): I read"),
         "{replied}"
     );
 }
@@ -287,7 +287,7 @@ async fn simulate_makes_the_simulator_answer_every_member() {
         replied["fact"]["text"]
             .as_str()
             .unwrap()
-            .starts_with("max (simulated) received"),
+            .starts_with("max (simulated): I read"),
         "max's CLI is installed, yet --simulate chose the simulator: {replied}"
     );
 }

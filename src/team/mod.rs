@@ -367,6 +367,50 @@ impl Team {
         })
     }
 
+    /// The member a mistyped `name` most likely meant ("did you mean"): the closest id, name
+    /// or display name by edit distance on normalised names (lowercase, without spaces, `-`,
+    /// `_`, as [`Member::matches`] compares them), within a third of the name's length (at
+    /// least 1). `None` when `name` is a member, or nothing is that close. Team order breaks
+    /// ties.
+    pub fn suggest(&self, name: &str) -> Option<&Member> {
+        let wanted = crate::markers::normalize_identifier(name);
+        if wanted.is_empty() || self.find(name).is_some() {
+            return None;
+        }
+        let limit = (wanted.chars().count() / 3).max(1);
+        self.members
+            .iter()
+            .filter_map(|m| {
+                let distance = [&m.id, &m.name, &m.display_name]
+                    .iter()
+                    .map(|s| {
+                        strsim::damerau_levenshtein(
+                            &crate::markers::normalize_identifier(s),
+                            &wanted,
+                        )
+                    })
+                    .min()?;
+                (distance <= limit).then_some((distance, m))
+            })
+            .min_by_key(|(distance, _)| *distance)
+            .map(|(_, m)| m)
+    }
+
+    /// Every `[NEXT]` name in `text` that is no member, as written, with the member it most
+    /// likely meant ([`Self::suggest`]): what a composer warns of before the message is sent.
+    /// Names are listed once, in order; markers inside code fences are text, as the router
+    /// reads them.
+    pub fn unknown_addressees<'t>(&'t self, text: &str) -> Vec<(String, Option<&'t Member>)> {
+        let mut out: Vec<(String, Option<&Member>)> = Vec::new();
+        for a in crate::markers::parse(text).next {
+            if self.find(&a.name).is_none() && !out.iter().any(|(n, _)| *n == a.name) {
+                let suggestion = self.suggest(&a.name);
+                out.push((a.name, suggestion));
+            }
+        }
+        out
+    }
+
     pub(crate) fn humans(&self) -> impl Iterator<Item = &Member> {
         self.members.iter().filter(|m| m.is_human())
     }
