@@ -129,6 +129,8 @@
 //! - [`peer`]: the TypeScript peer's shapes — messages, routing and intents
 //!   ([`peer::message`]), its `cli-config` ([`peer::cli_config`]) and its `ContextManager`
 //!   API ([`peer::context_manager`]) — converted at the edge, so the pipeline takes only ours.
+//! - [`transcript`]: a session as people read it (who said what to whom, each delivery's exact
+//!   prompt), as Markdown, self-contained HTML or JSON, for the CLI's `export` and the page.
 //! - [`protocol`]: the page ⇄ bridge frames, one set of types for the bridge, the page and the
 //!   terminal chat.
 
@@ -163,4 +165,5 @@ pub mod team;
 pub mod testing;
 pub mod text;
 pub mod tokens;
+pub mod transcript;
 pub mod usage;

@@ -717,6 +717,18 @@ impl Session {
         self.delivery(member, at).is_some()
     }
 
+    /// The members (ids) delivered a prompt whose `[MESSAGE]` is message `at`, in the order
+    /// they were delivered, each once (a transcript lists what each of them got).
+    pub fn delivered_at(&self, at: usize) -> Vec<&str> {
+        let mut members: Vec<&str> = Vec::new();
+        for d in self.deliveries.get(&at).into_iter().flatten() {
+            if !members.contains(&d.to.as_str()) {
+                members.push(&d.to);
+            }
+        }
+        members
+    }
+
     /// The newest delivery to `member` whose `[MESSAGE]` is message `at`.
     fn delivery(&self, member: &str, at: usize) -> Option<&DeliveryRecord> {
         self.deliveries

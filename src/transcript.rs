@@ -1,0 +1,448 @@
+//! Transcripts (docs/architecture.md §13 "files", §14 `export`): a session as people read it —
+//! who said what to whom (`#3 Max → Sarah, Kailai`), how each agent run ended and what it cost,
+//! and the exact prompt each recipient was delivered with that message as its `[MESSAGE]`
+//! (what [`Session::preview`] gives for a delivery). Three formats, rendered here once for the
+//! CLI and the page: Markdown, one self-contained HTML document (inline CSS, no scripts, no
+//! external resources, every text escaped) and JSON (`agent-chatter-transcript/1`, shape in
+//! [`json`]).
+//!
+//! Deterministic: the core reads no clock, so the export time is an argument (left out when
+//! `None`); message times are the ones the facts carry, printed in UTC.
+
+use serde_json::{json, Value};
+
+use crate::context::Prompt;
+use crate::message::{Message, Millis};
+use crate::session::{PreviewOverrides, Run, Session};
+use crate::team::Team;
+
+/// The `format` of a JSON transcript.
+pub const TRANSCRIPT_FORMAT: &str = "agent-chatter-transcript/1";
+
+/// A transcript format, by its name on the command line (`md`, `html`, `json`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Markdown,
+    Html,
+    Json,
+}
+
+impl Format {
+    /// Every format with its name, in the order help texts list them.
+    pub const ALL: [(&'static str, Format); 3] = [
+        ("md", Format::Markdown),
+        ("html", Format::Html),
+        ("json", Format::Json),
+    ];
+
+    /// The format named `name` (`md`, `markdown`, `html`, `json`).
+    pub fn from_name(name: &str) -> Option<Format> {
+        match name {
+            "markdown" => Some(Format::Markdown),
+            _ => Self::ALL.iter().find(|(n, _)| *n == name).map(|(_, f)| *f),
+        }
+    }
+
+    /// The file extension (`md`, `html`, `json`).
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Markdown => "md",
+            Format::Html => "html",
+            Format::Json => "json",
+        }
+    }
+
+    /// The media type of a file in this format.
+    pub fn media_type(self) -> &'static str {
+        match self {
+            Format::Markdown => "text/markdown;charset=utf-8",
+            Format::Html => "text/html;charset=utf-8",
+            Format::Json => "application/json",
+        }
+    }
+
+    /// `session` in this format, stamped `exported` when given.
+    pub fn render(self, session: &Session, exported: Option<Millis>) -> String {
+        match self {
+            Format::Markdown => markdown(session, exported),
+            Format::Html => html(session, exported),
+            Format::Json => json(session, exported),
+        }
+    }
+}
+
+/// One message with what it caused: the run that ended in it and the prompts it was delivered in.
+struct Entry<'s> {
+    /// 1-based, as the page numbers messages.
+    number: usize,
+    message: &'s Message,
+    /// `Kailai`, and `Sarah, Kailai` (display names; `all` for everyone).
+    from: &'s str,
+    to: String,
+    run: Option<&'s Run>,
+    deliveries: Vec<Delivered>,
+}
+
+/// The prompt one recipient was delivered (rebuilt by the session, so the bytes it got).
+struct Delivered {
+    id: String,
+    name: String,
+    prompt: Result<Prompt, String>,
+}
+
+fn display_name(team: Option<&Team>, id: &str) -> String {
+    team.and_then(|t| t.member(id))
+        .map_or_else(|| id.to_string(), |m| m.display_name.clone())
+}
+
+fn entries(session: &Session) -> Vec<Entry<'_>> {
+    let team = session.team();
+    session
+        .messages()
+        .iter()
+        .enumerate()
+        .map(|(at, message)| {
+            let routing = &message.routing;
+            let to = if routing.resolved.is_empty() {
+                "all".to_string()
+            } else {
+                let names = routing.resolved.iter().enumerate().map(|(i, id)| {
+                    team.and_then(|t| t.member(id)).map_or_else(
+                        || routing.resolved_names.get(i).unwrap_or(id).clone(),
+                        |m| m.display_name.clone(),
+                    )
+                });
+                names.collect::<Vec<_>>().join(", ")
+            };
+            let deliveries = session
+                .delivered_at(at)
+                .into_iter()
+                .map(|id| Delivered {
+                    id: id.to_string(),
+                    name: display_name(team, id),
+                    prompt: session
+                        .preview(id, Some(at), &PreviewOverrides::default())
+                        .map_err(|e| e.to_string()),
+                })
+                .collect();
+            Entry {
+                number: at + 1,
+                message,
+                from: &message.speaker.display_name,
+                to,
+                run: session.run_at(at),
+                deliveries,
+            }
+        })
+        .collect()
+}
+
+/// How a run ended, when not plainly: (`incomplete` or `failed`, the reason).
+fn outcome(run: Option<&Run>) -> Option<(&'static str, &str)> {
+    let run = run?;
+    if let Some(reason) = &run.failed {
+        Some(("failed", reason))
+    } else {
+        run.incomplete
+            .as_deref()
+            .map(|reason| ("incomplete", reason))
+    }
+}
+
+/// `2025-11-23 12:13:20 UTC` (the proleptic Gregorian calendar; no clock is read).
+pub fn utc(at: Millis) -> String {
+    let secs = at.0 / 1000;
+    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    let s = secs % 86_400;
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
+        s / 3600,
+        s % 3600 / 60,
+        s % 60
+    )
+}
+
+/// Days since 1970-01-01 as (year, month, day) (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// The header lines both text formats show: (label, value).
+fn header(session: &Session, exported: Option<Millis>) -> Vec<(&'static str, String)> {
+    let mut lines = Vec::new();
+    if let Some(team) = session.team() {
+        let members = team.members.iter().map(|m| match &m.agent_type {
+            Some(agent) if m.is_ai() => format!("{} (AI, {agent})", m.display_name),
+            _ => format!("{} (human)", m.display_name),
+        });
+        lines.push(("members", members.collect::<Vec<_>>().join(", ")));
+        let s = &team.settings;
+        let pin = if s.pin_first { "on" } else { "off" };
+        lines.push((
+            "settings",
+            format!(
+                "window {} · budget {} B · pin-first {pin}",
+                s.window_size, s.max_bytes
+            ),
+        ));
+    }
+    if let Some(task) = session.store().team_task() {
+        lines.push(("team task", task.to_string()));
+    }
+    let (usage, runs) = session.usage(None);
+    if runs > 0 {
+        let runs = if runs == 1 {
+            "1 run".to_string()
+        } else {
+            format!("{runs} runs")
+        };
+        lines.push(("usage", format!("{} ({runs})", usage.summary())));
+    }
+    if let Some(at) = exported {
+        lines.push(("exported", utc(at)));
+    }
+    lines
+}
+
+fn title(session: &Session) -> String {
+    match session.team() {
+        Some(team) => format!("Transcript: {}", team.name),
+        None => "Transcript".to_string(),
+    }
+}
+
+/// `683 B · sha256 ab12…` for a delivered prompt.
+fn prompt_facts(prompt: &Prompt) -> String {
+    format!("{} B · sha256 {}", prompt.prompt.len(), prompt.sha256_hex())
+}
+
+// ---------------------------------------------------------------------------- Markdown
+
+/// A fenced code block holding `text` exactly: the fence is longer than any run of backticks
+/// in it (at least three), so no line of the text can close it.
+pub fn fence(text: &str, info: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat((longest + 1).max(3));
+    let newline = if text.ends_with('\n') || text.is_empty() {
+        ""
+    } else {
+        "\n"
+    };
+    format!("{fence}{info}\n{text}{newline}{fence}\n")
+}
+
+/// The session as Markdown: a header, then each message under `## #n From → To` with its text
+/// (fenced, as stored), its outcome and usage, and each delivered prompt fenced.
+pub fn markdown(session: &Session, exported: Option<Millis>) -> String {
+    let mut out = format!("# {}\n\n", title(session));
+    for (label, value) in header(session, exported) {
+        out += &format!("- {label}: {value}\n");
+    }
+    for e in entries(session) {
+        out += &format!("\n## #{} {} → {}\n\n", e.number, e.from, e.to);
+        if e.message.at.0 > 0 {
+            out += &format!("{}\n\n", utc(e.message.at));
+        }
+        out += &fence(&e.message.content, "text");
+        if let Some((kind, reason)) = outcome(e.run) {
+            out += &format!("\n**{kind}**: {reason}\n");
+        }
+        if let Some(usage) = e.run.and_then(|r| r.usage.as_ref()) {
+            out += &format!("\nusage: {}\n", usage.summary());
+        }
+        for d in &e.deliveries {
+            match &d.prompt {
+                Ok(p) => {
+                    out += &format!(
+                        "\nPrompt delivered to {} ({}):\n\n",
+                        d.name,
+                        prompt_facts(p)
+                    );
+                    out += &fence(&p.prompt, "text");
+                    if let Some(flag) = &p.system_flag {
+                        out += &format!("\nSystem flag delivered to {}:\n\n", d.name);
+                        out += &fence(flag, "text");
+                    }
+                }
+                Err(why) => {
+                    out += &format!(
+                        "\nPrompt delivered to {}: cannot be rebuilt ({why})\n",
+                        d.name
+                    )
+                }
+            }
+        }
+    }
+    out
+}
+
+// -------------------------------------------------------------------------------- HTML
+
+/// `text` safe inside HTML text and quoted attribute values: `& < > " '` become entities, so
+/// whatever a message holds (`</details><script>`) stays text.
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+const STYLE: &str = "body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1d1d1f}\
+h2{font-size:1.05rem;margin:1.6rem 0 .3rem}time,.meta,.usage{color:#555;font-size:.9em}\
+pre{white-space:pre-wrap;word-break:break-word;background:#f4f4f6;padding:.6rem;border-radius:4px;margin:.3rem 0}\
+.failed{color:#a00}.incomplete{color:#8a5a00}details{margin:.3rem 0}summary{cursor:pointer}";
+
+/// The session as one HTML document: no script, no external resource (its Content-Security-Policy
+/// allows none), each delivered prompt in a collapsible `<details>` block.
+pub fn html(session: &Session, exported: Option<Millis>) -> String {
+    let title = escape_html(&title(session));
+    let mut out = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n\
+         <title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{title}</h1>\n<ul class=\"meta\">\n"
+    );
+    for (label, value) in header(session, exported) {
+        out += &format!("<li>{label}: {}</li>\n", escape_html(&value));
+    }
+    out += "</ul>\n";
+    for e in entries(session) {
+        out += &format!(
+            "<article class=\"message\" id=\"m{n}\">\n<h2>#{n} {} → {}</h2>\n",
+            escape_html(e.from),
+            escape_html(&e.to),
+            n = e.number
+        );
+        if e.message.at.0 > 0 {
+            out += &format!("<time>{}</time>\n", utc(e.message.at));
+        }
+        out += &format!(
+            "<pre class=\"text\">{}</pre>\n",
+            escape_html(&e.message.content)
+        );
+        if let Some((kind, reason)) = outcome(e.run) {
+            out += &format!(
+                "<p class=\"{kind}\"><strong>{kind}</strong>: {}</p>\n",
+                escape_html(reason)
+            );
+        }
+        if let Some(usage) = e.run.and_then(|r| r.usage.as_ref()) {
+            out += &format!(
+                "<p class=\"usage\">usage: {}</p>\n",
+                escape_html(&usage.summary())
+            );
+        }
+        for d in &e.deliveries {
+            let name = escape_html(&d.name);
+            match &d.prompt {
+                Ok(p) => {
+                    out += &format!(
+                        "<details class=\"delivery\" data-to=\"{}\">\n<summary>prompt delivered to {name} ({})</summary>\n<pre>{}</pre>\n",
+                        escape_html(&d.id),
+                        prompt_facts(p),
+                        escape_html(&p.prompt)
+                    );
+                    if let Some(flag) = &p.system_flag {
+                        out += &format!("<p>system flag:</p>\n<pre>{}</pre>\n", escape_html(flag));
+                    }
+                    out += "</details>\n";
+                }
+                Err(why) => {
+                    out += &format!(
+                        "<p>prompt delivered to {name}: cannot be rebuilt ({})</p>\n",
+                        escape_html(why)
+                    )
+                }
+            }
+        }
+        out += "</article>\n";
+    }
+    out + "</body>\n</html>\n"
+}
+
+// -------------------------------------------------------------------------------- JSON
+
+/// The session as JSON (pretty-printed):
+///
+/// ```text
+/// {"format": "agent-chatter-transcript/1", "exportedAt": ms | null,
+///  "team": <the team, ours>, "settings": <the settings in force>, "teamTask": "…" | null,
+///  "usage": <what every run cost> | null,
+///  "messages": [{"number": 1, "from": "kailai", "fromName": "Kailai", "fromKind": "human",
+///    "to": ["max"] /* member ids; [] = everyone */, "toNames": "Max",
+///    "text": "<raw, markers in>", "at": ms,
+///    "outcome": null | {"kind": "replied" | "incomplete" | "failed", "reason"?: "…"},
+///    "usage": <that run's usage> | null,
+///    "deliveries": [{"to": "max", "toName": "Max", "prompt": "<exact bytes>", "bytes": 683 /* the prompt's */,
+///      "systemFlag": "…" | null, "sha256": "<hex of prompt, NUL, flag>"}]}]}
+/// ```
+///
+/// `outcome` is `null` for a message no agent run ended in (a human's, a history loaded from
+/// a scenario). A prompt that cannot be rebuilt has `"error"` in place of its fields.
+pub fn json(session: &Session, exported: Option<Millis>) -> String {
+    let team = session.team();
+    let (usage, runs) = session.usage(None);
+    let messages: Vec<Value> = entries(session)
+        .iter()
+        .map(|e| {
+            let outcome = e.run.map(|run| match outcome(Some(run)) {
+                Some((kind, reason)) => json!({"kind": kind, "reason": reason}),
+                None => json!({"kind": "replied"}),
+            });
+            let deliveries: Vec<Value> = e
+                .deliveries
+                .iter()
+                .map(|d| match &d.prompt {
+                    Ok(p) => json!({
+                        "to": d.id, "toName": d.name, "prompt": p.prompt,
+                        "bytes": p.prompt.len(), "systemFlag": p.system_flag,
+                        "sha256": p.sha256_hex(),
+                    }),
+                    Err(why) => json!({"to": d.id, "toName": d.name, "error": why}),
+                })
+                .collect();
+            let speaker = &e.message.speaker;
+            json!({
+                "number": e.number,
+                "from": speaker.id, "fromName": speaker.display_name, "fromKind": speaker.kind,
+                "to": e.message.routing.resolved, "toNames": e.to,
+                "text": e.message.content, "at": e.message.at,
+                "outcome": outcome,
+                "usage": e.run.and_then(|r| r.usage),
+                "deliveries": deliveries,
+            })
+        })
+        .collect();
+    let value = json!({
+        "format": TRANSCRIPT_FORMAT,
+        "exportedAt": exported,
+        "team": team,
+        "settings": team.map(|t| &t.settings),
+        "teamTask": session.store().team_task(),
+        "usage": (runs > 0).then_some(usage),
+        "messages": messages,
+    });
+    let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
+    text.push('\n');
+    text
+}
