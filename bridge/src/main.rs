@@ -85,6 +85,21 @@ enum Commands {
         #[arg(long, default_value = "agent-chatter.db")]
         db: PathBuf,
     },
+    /// Write a session's transcript: who said what to whom, how each agent run ended and what
+    /// it cost, and the exact prompt of every delivery.
+    Export {
+        /// The session's id, as `sessions` lists it.
+        session: String,
+        /// Markdown, one self-contained HTML page (each prompt a collapsible block), or JSON.
+        #[arg(long, value_parser = ["md", "html", "json"], default_value = "md")]
+        format: String,
+        /// The session database (SQLite).
+        #[arg(long, default_value = "agent-chatter.db")]
+        db: PathBuf,
+        /// Write it to this file instead of stdout.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
     /// Which agent CLIs are on this machine, and which team members run for real or are
     /// answered by the simulator.
     Agents {
@@ -116,6 +131,60 @@ enum Commands {
         #[arg(long)]
         instruction_files: bool,
     },
+}
+
+/// `export`: session `session` of the database `db` as a transcript in `format`, on stdout or
+/// in `output`. An unknown session is named, with the ones there are.
+fn export(db: &Path, session: &str, format: &str, output: Option<&Path>) -> Result<(), String> {
+    use agent_chatter::transcript::Format;
+    let format = Format::from_name(format)
+        .ok_or_else(|| format!("--format {format}: not a transcript format (md, html or json)"))?;
+    if !db.is_file() {
+        return Err(format!(
+            "{}: no session database here (serve and chat create it)",
+            db.display()
+        ));
+    }
+    let store = store::Store::open(db).map_err(|e| e.to_string())?;
+    let ids: Vec<i64> = store
+        .list()
+        .map_err(|e| e.to_string())?
+        .iter()
+        .map(|s| s.id)
+        .collect();
+    let Some(id) = session.trim().parse().ok().filter(|id| ids.contains(id)) else {
+        let there = if ids.is_empty() {
+            "it has no sessions yet".to_string()
+        } else {
+            let ids: Vec<String> = ids.iter().map(i64::to_string).collect();
+            format!(
+                "its sessions are {} (`agent-chatter sessions` lists them)",
+                ids.join(", ")
+            )
+        };
+        return Err(format!(
+            "session {session}: no such session in {}; {there}",
+            db.display()
+        ));
+    };
+    let facts = store.facts(id).map_err(|e| e.to_string())?;
+    let session = agent_chatter::session::Session::replay(facts)
+        .map_err(|e| format!("session {id} does not replay: {e}"))?;
+    let text = format.render(&session, Some(hub::now()));
+    match output {
+        Some(path) => std::fs::write(path, text).map_err(|e| {
+            format!(
+                "{}: the transcript could not be written: {e}",
+                path.display()
+            )
+        }),
+        None => {
+            use std::io::Write;
+            std::io::stdout()
+                .write_all(text.as_bytes())
+                .map_err(|e| format!("the transcript could not be written to stdout: {e}"))
+        }
+    }
 }
 
 /// `chat --help`'s examples, as seed 004's help shows them.
@@ -205,6 +274,12 @@ fn run(cli: Cli) -> Result<Ending, String> {
                 agent_chatter_bridge::chat::run(hub, !no_bell).await
             })
         }
+        Commands::Export {
+            session,
+            format,
+            db,
+            output,
+        } => export(&db, &session, &format, output.as_deref()).map(|()| Ending::Done),
         Commands::Sessions { db } => {
             if !db.is_file() {
                 return Err(format!(
