@@ -47,6 +47,26 @@ pub enum Command {
         id: i64,
     },
     NewSession,
+    /// Names session `id` (see [`session_name`]: trimmed, 1 to [`MAX_NAME_CHARS`]
+    /// characters). Every page then gets `sessions`.
+    RenameSession {
+        id: i64,
+        name: String,
+    },
+    /// Searches every session's human messages and replies; the answer, `searchResults`, goes
+    /// to the page that asked. Any text is a query: words are matched as words (ignoring case
+    /// and accents), and a query the search syntax cannot read is searched as a phrase.
+    SearchSessions {
+        query: String,
+    },
+    /// "Continue from here": a new session whose log is the first `upto` facts of session
+    /// `id` (`upto` is a fact's `seq`, 1-based), named [`fork_name`]. The bridge opens it as
+    /// on `openSession` (every page gets its `session`) and sends `sessions`; session `id`
+    /// is unchanged.
+    ForkSession {
+        id: i64,
+        upto: u64,
+    },
 }
 
 /// Bridge → page (and the terminal chat, which reads the same events).
@@ -100,21 +120,136 @@ pub enum Event {
     Agents {
         list: Vec<AgentReport>,
     },
+    /// The answer to `searchSessions`: the best matches first, at most [`MAX_SEARCH_HITS`].
+    SearchResults {
+        query: String,
+        hits: Vec<SearchHit>,
+    },
     /// What was wrong with a command; the session is unchanged.
     Error {
         message: String,
     },
 }
 
-/// One stored session, as the session list shows it.
+/// One stored session, as the session library shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionInfo {
     pub id: i64,
+    /// Its name: the user's (`renameSession`), else its team's name when it was created.
+    pub name: String,
+    /// Its team's name when it was created.
     pub title: String,
-    pub created_ms: i64,
+    /// When it was created, in ms since the epoch.
+    pub created_at: i64,
+    /// When its last fact was written (or it was created), in ms since the epoch.
+    #[serde(default)]
+    pub updated_at: i64,
+    /// Its first human message (or, for a session opened from a scenario, the scenario's
+    /// first message), cut by [`first_message`].
+    #[serde(default)]
+    pub first_message: Option<String>,
     /// How many facts its log holds.
     pub facts: i64,
+}
+
+/// One match of `searchSessions`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchHit {
+    /// The session's id.
+    pub session: i64,
+    /// The session's name.
+    pub name: String,
+    /// The matching fact's `seq` (1-based) in that session.
+    pub seq: u64,
+    /// The text around the match, in parts: the matched words are the parts marked `hit`;
+    /// `…` stands where text was left out.
+    pub snippet: Vec<SnippetPart>,
+}
+
+/// A piece of a [`SearchHit`]'s snippet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SnippetPart {
+    pub text: String,
+    /// True for matched words.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hit: bool,
+}
+
+/// The most characters of a session's name.
+pub const MAX_NAME_CHARS: usize = 120;
+/// The most characters of [`SessionInfo::first_message`] (then `…`).
+pub const FIRST_MESSAGE_CHARS: usize = 120;
+/// The most hits `searchSessions` answers with.
+pub const MAX_SEARCH_HITS: usize = 50;
+
+/// A session's name as given by a user: trimmed, and refused, in words, when empty or longer
+/// than [`MAX_NAME_CHARS`] characters.
+pub fn session_name(given: &str) -> Result<String, String> {
+    let name = given.trim();
+    let chars = name.chars().count();
+    if chars == 0 {
+        Err("a session's name cannot be empty".into())
+    } else if chars > MAX_NAME_CHARS {
+        Err(format!(
+            "a session's name is at most {MAX_NAME_CHARS} characters (this one has {chars})"
+        ))
+    } else {
+        Ok(name.to_string())
+    }
+}
+
+/// The name of a fork of session `name` at fact `upto`: `Crew (fork at #7)`, the original
+/// name cut (with `…`) so that the whole stays within [`MAX_NAME_CHARS`].
+pub fn fork_name(name: &str, upto: u64) -> String {
+    let suffix = format!(" (fork at #{upto})");
+    let room = MAX_NAME_CHARS - suffix.chars().count();
+    format!("{}{suffix}", cut(name.trim(), room))
+}
+
+/// What the session library shows as a session's first message: the first human message's
+/// text (or the first message of a scenario opened in it), its whitespace runs made single
+/// spaces, cut to [`FIRST_MESSAGE_CHARS`] characters (ending in `…` when cut).
+pub fn first_message(facts: &[Fact]) -> Option<String> {
+    facts.iter().find_map(|fact| {
+        let text = match fact {
+            Fact::Human { text, .. } => text.as_str(),
+            Fact::LoadScenario { scenario } => &scenario.messages.first()?.content,
+            _ => return None,
+        };
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        (!text.is_empty()).then(|| cut(&text, FIRST_MESSAGE_CHARS))
+    })
+}
+
+/// The text of `fact` that `searchSessions` searches: a human message, a reply, or a
+/// scenario's messages (one per line); none for the others.
+pub fn searchable_text(fact: &Fact) -> Option<String> {
+    match fact {
+        Fact::Human { text, .. } | Fact::Replied { text, .. } => Some(text.clone()),
+        Fact::LoadScenario { scenario } => Some(
+            scenario
+                .messages
+                .iter()
+                .map(|m| m.content.as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+        _ => None,
+    }
+}
+
+/// `text` cut to at most `max` characters, the last of them `…` when it was cut.
+fn cut(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    out.truncate(out.trim_end().len());
+    out.push('…');
+    out
 }
 
 /// The digest of what one delivery sent.
@@ -168,7 +303,7 @@ pub enum FrameError {
     WrongVersion(u64),
     #[error("type: missing or not a string")]
     NoType,
-    #[error("type: unknown command {0:?} (expected hello, apply, cancel, listSessions, openSession or newSession)")]
+    #[error("type: unknown command {0:?} (expected hello, apply, cancel, listSessions, openSession, newSession, renameSession, searchSessions or forkSession)")]
     UnknownCommand(String),
     #[error("type: unknown event {0:?}")]
     UnknownEvent(String),
@@ -246,6 +381,15 @@ pub fn decode_command(text: &str) -> Result<Command, FrameError> {
                 expected: "a string",
             })
     };
+    let integer = |obj: &serde_json::Map<String, Value>, kind, key| {
+        obj.get(key)
+            .and_then(Value::as_i64)
+            .ok_or(FrameError::Field {
+                kind,
+                key,
+                expected: "an integer",
+            })
+    };
     Ok(match kind.as_str() {
         "hello" => Command::Hello {
             token: string(&obj, "hello", "token")?,
@@ -268,16 +412,27 @@ pub fn decode_command(text: &str) -> Result<Command, FrameError> {
         },
         "listSessions" => Command::ListSessions,
         "openSession" => Command::OpenSession {
-            id: obj
-                .get("id")
-                .and_then(Value::as_i64)
-                .ok_or(FrameError::Field {
-                    kind: "openSession",
-                    key: "id",
-                    expected: "an integer",
-                })?,
+            id: integer(&obj, "openSession", "id")?,
         },
         "newSession" => Command::NewSession,
+        "renameSession" => Command::RenameSession {
+            id: integer(&obj, "renameSession", "id")?,
+            name: string(&obj, "renameSession", "name")?,
+        },
+        "searchSessions" => Command::SearchSessions {
+            query: string(&obj, "searchSessions", "query")?,
+        },
+        "forkSession" => Command::ForkSession {
+            id: integer(&obj, "forkSession", "id")?,
+            upto: obj
+                .get("upto")
+                .and_then(Value::as_u64)
+                .ok_or(FrameError::Field {
+                    kind: "forkSession",
+                    key: "upto",
+                    expected: "a fact number (1 or more)",
+                })?,
+        },
         _ => return Err(FrameError::UnknownCommand(kind)),
     })
 }
@@ -285,7 +440,7 @@ pub fn decode_command(text: &str) -> Result<Command, FrameError> {
 /// Reads one event frame from the bridge.
 pub fn decode_event(text: &str) -> Result<Event, FrameError> {
     let (obj, kind) = envelope(text)?;
-    const KNOWN: [&str; 8] = [
+    const KNOWN: [&str; 9] = [
         "session",
         "fact",
         "delivering",
@@ -293,6 +448,7 @@ pub fn decode_event(text: &str) -> Result<Event, FrameError> {
         "retrying",
         "sessions",
         "agents",
+        "searchResults",
         "error",
     ];
     if !KNOWN.contains(&kind.as_str()) {
@@ -337,8 +493,11 @@ mod tests {
             (r#"{"v":1}"#, "type: missing or not a string"),
             (r#"{"v":1,"type":"hello"}"#, "hello.token: missing or not a string"),
             (r#"{"v":1,"type":"openSession","id":"x"}"#, "openSession.id: missing or not an integer"),
-            (r#"{"v":1,"type":"shout"}"#, "type: unknown command \"shout\" (expected hello, apply, cancel, listSessions, openSession or newSession)"),
+            (r#"{"v":1,"type":"shout"}"#, "type: unknown command \"shout\" (expected hello, apply, cancel, listSessions, openSession, newSession, renameSession, searchSessions or forkSession)"),
             (r#"{"v":1,"type":"apply"}"#, "apply.fact: missing"),
+            (r#"{"v":1,"type":"renameSession","id":1}"#, "renameSession.name: missing or not a string"),
+            (r#"{"v":1,"type":"searchSessions"}"#, "searchSessions.query: missing or not a string"),
+            (r#"{"v":1,"type":"forkSession","id":1,"upto":-1}"#, "forkSession.upto: missing or not a fact number (1 or more)"),
             (r#"{"v":1,"type":"apply","fact":{"type":"replied","to":"max","text":"x","at":1}}"#, "apply.fact: a replied fact comes from the agent the bridge runs, never from the page"),
         ];
         for (frame, want) in cases {
@@ -372,6 +531,14 @@ mod tests {
             Command::ListSessions,
             Command::OpenSession { id: 7 },
             Command::NewSession,
+            Command::RenameSession {
+                id: 7,
+                name: "Release notes, try 2".into(),
+            },
+            Command::SearchSessions {
+                query: "\"changelog\" OR".into(),
+            },
+            Command::ForkSession { id: 7, upto: 3 },
         ];
         for command in commands {
             let frame = encode_command(&command);
@@ -409,9 +576,30 @@ mod tests {
             Event::Sessions {
                 list: vec![SessionInfo {
                     id: 1,
+                    name: "Try 2".into(),
                     title: "crew".into(),
-                    created_ms: 9,
+                    created_at: 9,
+                    updated_at: 12,
+                    first_message: Some("hi max".into()),
                     facts: 4,
+                }],
+            },
+            Event::SearchResults {
+                query: "max".into(),
+                hits: vec![SearchHit {
+                    session: 1,
+                    name: "Try 2".into(),
+                    seq: 2,
+                    snippet: vec![
+                        SnippetPart {
+                            text: "hi ".into(),
+                            hit: false,
+                        },
+                        SnippetPart {
+                            text: "max".into(),
+                            hit: true,
+                        },
+                    ],
                 }],
             },
             Event::Agents {
@@ -457,6 +645,70 @@ mod tests {
         });
         assert!(frame.contains(r#""promptSha256":"ab""#), "{frame}");
         assert!(frame.contains(r#""message":"msg-1""#), "{frame}");
+    }
+
+    #[test]
+    fn session_fields_are_camel_case() {
+        let frame = encode_command(&Command::ForkSession { id: 2, upto: 5 });
+        assert_eq!(frame, r#"{"v":1,"type":"forkSession","id":2,"upto":5}"#);
+        let frame = encode_event(&Event::Sessions {
+            list: vec![SessionInfo {
+                id: 1,
+                name: "n".into(),
+                title: "t".into(),
+                created_at: 1,
+                updated_at: 2,
+                first_message: None,
+                facts: 1,
+            }],
+        });
+        for key in ["createdAt", "updatedAt", "firstMessage"] {
+            assert!(frame.contains(&format!(r#""{key}""#)), "{frame}");
+        }
+    }
+
+    #[test]
+    fn a_session_name_is_trimmed_and_between_1_and_120_characters() {
+        assert_eq!(
+            session_name("  Release notes  "),
+            Ok("Release notes".into())
+        );
+        assert_eq!(
+            session_name(" \n "),
+            Err("a session's name cannot be empty".into())
+        );
+        assert_eq!(session_name(&"é".repeat(120)), Ok("é".repeat(120)));
+        assert_eq!(
+            session_name(&"é".repeat(121)),
+            Err("a session's name is at most 120 characters (this one has 121)".into())
+        );
+    }
+
+    #[test]
+    fn a_fork_is_named_after_its_origin_and_seq_within_the_name_limit() {
+        assert_eq!(fork_name("Crew", 7), "Crew (fork at #7)");
+        let long = fork_name(&"x".repeat(120), 12);
+        assert_eq!(long.chars().count(), MAX_NAME_CHARS);
+        assert!(long.ends_with("x… (fork at #12)"), "{long}");
+        assert_eq!(session_name(&long), Ok(long.clone()));
+    }
+
+    #[test]
+    fn the_first_message_is_the_first_human_text_on_one_line_cut_at_a_character() {
+        let team = Fact::set_team(crate::demo::team());
+        assert_eq!(first_message(&[team.clone()]), None);
+        let facts = [
+            team.clone(),
+            Fact::human("  Draft the\n\nrelease notes ", Millis(1)),
+            Fact::human("second", Millis(2)),
+        ];
+        assert_eq!(
+            first_message(&facts).as_deref(),
+            Some("Draft the release notes")
+        );
+        let long = first_message(&[team, Fact::human("ü".repeat(300), Millis(1))]).unwrap();
+        assert_eq!(long.chars().count(), FIRST_MESSAGE_CHARS);
+        assert!(long.ends_with("ü…"), "{long}");
     }
 
     #[test]

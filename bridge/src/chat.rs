@@ -462,7 +462,7 @@ async fn print_events(
                 }
             }
             Event::Error { message } => error(message),
-            Event::Sessions { .. } | Event::Agents { .. } => {}
+            Event::Sessions { .. } | Event::Agents { .. } | Event::SearchResults { .. } => {}
         }
         printed.send_replace(mirror.facts().len());
     }

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use agent_chatter::conversation::{Action, Delivery};
 use agent_chatter::message::{Millis, MAX_MESSAGE_BYTES};
-use agent_chatter::protocol::{encode_event, AgentReport, Event, SessionInfo};
+use agent_chatter::protocol::{encode_event, AgentReport, Event, SearchHit, SessionInfo};
 use agent_chatter::session::{Fact, Session, SessionError, SessionFileError};
 use agent_chatter::team::Team;
 use thiserror::Error;
@@ -66,6 +66,9 @@ pub enum HubError {
     Store(#[from] StoreError),
     #[error("session {id}: {error}")]
     DoesNotReplay { id: i64, error: SessionFileError },
+    /// A session command (`rename`, `fork`) that could not be done: nothing changed.
+    #[error("{what}: {why}")]
+    Library { what: &'static str, why: String },
     #[error("cancel: {0} is not running")]
     NotRunning(String),
     /// The run ended, but its outcome is not yet in the database (it is being written again).
@@ -147,6 +150,20 @@ enum Msg {
     },
     Sessions {
         reply: Reply<Vec<SessionInfo>>,
+    },
+    Rename {
+        id: i64,
+        name: String,
+        reply: Reply<()>,
+    },
+    Search {
+        query: String,
+        reply: Reply<Vec<SearchHit>>,
+    },
+    Fork {
+        id: i64,
+        upto: u64,
+        reply: Reply<()>,
     },
     /// Performs the actions pending after a start or a replay.
     Resume,
@@ -257,6 +274,22 @@ impl Hub {
     /// The sessions of the database.
     pub(crate) async fn sessions(&self) -> Result<Vec<SessionInfo>, HubError> {
         self.ask(|reply| Msg::Sessions { reply }).await
+    }
+
+    /// Names session `id` (trimmed; 1 to 120 characters); every page gets the new list.
+    pub(crate) async fn rename(&self, id: i64, name: String) -> Result<(), HubError> {
+        self.ask(|reply| Msg::Rename { id, name, reply }).await
+    }
+
+    /// The facts of every session whose text matches `query` (see [`Store::search`]).
+    pub(crate) async fn search(&self, query: String) -> Result<Vec<SearchHit>, HubError> {
+        self.ask(|reply| Msg::Search { query, reply }).await
+    }
+
+    /// "Continue from here": a new session whose log is the first `upto` facts of session
+    /// `id`, opened as [`Hub::open`] opens one; session `id` is unchanged.
+    pub(crate) async fn fork(&self, id: i64, upto: u64) -> Result<(), HubError> {
+        self.ask(|reply| Msg::Fork { id, upto, reply }).await
     }
 
     /// Performs the actions pending after a start (an agent that was running when the bridge
@@ -442,6 +475,31 @@ impl Actor {
             Msg::Sessions { reply } => {
                 let _ = reply.send(self.store.list().map_err(HubError::from));
             }
+            Msg::Rename { id, name, reply } => {
+                let renamed = agent_chatter::protocol::session_name(&name)
+                    .and_then(|name| self.store.rename(id, &name).map_err(|e| e.to_string()))
+                    .map_err(|why| HubError::Library {
+                        what: "rename",
+                        why,
+                    });
+                if renamed.is_ok() {
+                    self.publish_sessions();
+                }
+                let _ = reply.send(renamed);
+            }
+            Msg::Search { query, reply } => {
+                let _ = reply.send(self.store.search(&query).map_err(HubError::from));
+            }
+            Msg::Fork { id, upto, reply } => {
+                let forked =
+                    self.store
+                        .fork(id, upto, now().0 as i64)
+                        .map_err(|e| HubError::Library {
+                            what: "fork",
+                            why: e.to_string(),
+                        });
+                let _ = reply.send(forked.and_then(|fork| self.open(Some(fork))));
+            }
             Msg::Resume => {
                 let actions = drain(&mut self.session);
                 self.perform(actions);
@@ -493,6 +551,14 @@ impl Actor {
 
     fn publish(&self, event: Event) {
         let _ = self.events.send(Published::new(event));
+    }
+
+    /// Sends every page the session list, after a change to it.
+    fn publish_sessions(&self) {
+        match self.store.list() {
+            Ok(list) => self.publish(Event::Sessions { list }),
+            Err(e) => eprintln!("bridge: the session list could not be read: {e}"),
+        }
     }
 
     fn discard_if_unused(&mut self) {
@@ -681,6 +747,7 @@ impl Actor {
         self.session = session;
         self.publish(self.session_event());
         self.publish(self.agents_event());
+        self.publish_sessions();
         let actions = drain(&mut self.session);
         self.perform(actions);
         Ok(())

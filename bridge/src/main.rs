@@ -309,7 +309,18 @@ fn run(cli: Cli) -> Result<Ending, String> {
                         usage.summary()
                     )
                 };
-                println!("{}  {}  {} facts{cost}", s.id, s.title, s.facts);
+                let when = |ms| store.local_time(ms).unwrap_or_default();
+                println!(
+                    "{}  {}  {} facts  created {}  updated {}{cost}",
+                    s.id,
+                    s.name,
+                    s.facts,
+                    when(s.created_at),
+                    when(s.updated_at)
+                );
+                if let Some(first) = &s.first_message {
+                    println!("    {first}");
+                }
             }
             Ok(Ending::Done)
         }

@@ -407,6 +407,12 @@ async fn handle(state: &AppState, socket: &mut WebSocket, text: &str) -> Result<
         }
         Command::OpenSession { id } => hub.open(Some(id)).await?,
         Command::NewSession => hub.open(None).await?,
+        Command::RenameSession { id, name } => hub.rename(id, name).await?,
+        Command::SearchSessions { query } => {
+            let hits = hub.search(query.clone()).await?;
+            send(socket, &Event::SearchResults { query, hits }).await;
+        }
+        Command::ForkSession { id, upto } => hub.fork(id, upto).await?,
     }
     Ok(())
 }

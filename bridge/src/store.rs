@@ -68,6 +68,18 @@ CREATE TABLE IF NOT EXISTS leases (
 );
 ";
 
+/// The session library (docs/architecture.md §14): a session's own name (NULL: its title)
+/// and when it was last written (NULL: when it was created), and the search index of its
+/// texts, one row per fact whose rowid is the fact's (`protocol::searchable_text`; empty for
+/// a fact with none). Added to older files when they are opened, their facts indexed then;
+/// kept in step with `facts` in the same transactions.
+const LIBRARY_SCHEMA: &str = "
+CREATE VIRTUAL TABLE IF NOT EXISTS fact_text USING fts5(
+    text,
+    tokenize = 'unicode61 remove_diacritics 2'
+);
+";
+
 /// How long a lease lasts unless renewed: a holder that stops renewing (hung, suspended, or
 /// on another machine and dead) loses its sessions after this long.
 pub const LEASE_MS: i64 = 10_000;
@@ -92,6 +104,13 @@ pub enum StoreError {
     Lost { path: PathBuf, why: String },
     #[error("session {0} does not exist")]
     NoSuchSession(i64),
+    #[error("session {session} \"{name}\" has no fact #{seq} (it has {facts})")]
+    NoSuchFact {
+        session: i64,
+        name: String,
+        seq: u64,
+        facts: i64,
+    },
     #[error("session {session} was changed by another agent-chatter using the same database (it holds {stored} facts, this one expected {expected}); nothing was written")]
     Conflict {
         session: i64,
@@ -110,7 +129,7 @@ pub enum StoreError {
     },
 }
 
-pub use agent_chatter::protocol::{Sent, SessionInfo};
+pub use agent_chatter::protocol::{SearchHit, Sent, SessionInfo};
 
 /// The session database.
 pub struct Store {
@@ -251,7 +270,7 @@ impl Store {
         let mut db = self.writable()?;
         let tx = db.conn.transaction()?;
         tx.execute(
-            "INSERT INTO sessions (title, created_ms) VALUES (?1, ?2)",
+            "INSERT INTO sessions (title, created_ms, updated_ms) VALUES (?1, ?2, ?2)",
             params![title, now_ms],
         )?;
         let id = tx.last_insert_rowid();
@@ -259,8 +278,133 @@ impl Store {
             "INSERT INTO facts (session_id, seq, fact) VALUES (?1, 1, ?2)",
             params![id, json],
         )?;
+        index(&tx, tx.last_insert_rowid(), first)?;
         tx.commit()?;
         Ok(id)
+    }
+
+    /// A new session, named `name`, whose log is the first `upto` facts of `session` (which
+    /// is unchanged): "continue from here". Refused, naming the fact, when `session` has no
+    /// fact `upto`.
+    pub(crate) fn fork(&mut self, session: i64, upto: u64, now_ms: i64) -> Result<i64, StoreError> {
+        let mut db = self.writable()?;
+        let tx = db.conn.transaction()?;
+        let (name, facts): (String, i64) = tx
+            .query_row(
+                "SELECT coalesce(name, title), (SELECT count(*) FROM facts WHERE session_id = ?1)
+                 FROM sessions WHERE id = ?1",
+                [session],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?
+            .ok_or(StoreError::NoSuchSession(session))?;
+        if upto == 0 || upto > facts as u64 {
+            return Err(StoreError::NoSuchFact {
+                session,
+                name,
+                seq: upto,
+                facts,
+            });
+        }
+        tx.execute(
+            "INSERT INTO sessions (title, created_ms, name, updated_ms)
+             SELECT title, ?2, ?3, ?2 FROM sessions WHERE id = ?1",
+            params![
+                session,
+                now_ms,
+                agent_chatter::protocol::fork_name(&name, upto)
+            ],
+        )?;
+        let id = tx.last_insert_rowid();
+        tx.execute(
+            "INSERT INTO facts (session_id, seq, fact)
+             SELECT ?2, seq, fact FROM facts WHERE session_id = ?1 AND seq <= ?3 ORDER BY seq",
+            params![session, id, upto as i64],
+        )?;
+        tx.execute(
+            "INSERT INTO fact_text (rowid, text)
+             SELECT copy.rowid, t.text FROM facts copy
+             JOIN facts f ON f.session_id = ?1 AND f.seq = copy.seq
+             JOIN fact_text t ON t.rowid = f.rowid
+             WHERE copy.session_id = ?2",
+            params![session, id],
+        )?;
+        tx.commit()?;
+        Ok(id)
+    }
+
+    /// Names `session` (the caller checked the name: `protocol::session_name`).
+    /// A name is not a write of the conversation: the session keeps its place in the list.
+    pub(crate) fn rename(&self, session: i64, name: &str) -> Result<(), StoreError> {
+        let changed = self.writable()?.conn.execute(
+            "UPDATE sessions SET name = ?2 WHERE id = ?1",
+            params![session, name],
+        )?;
+        if changed == 0 {
+            return Err(StoreError::NoSuchSession(session));
+        }
+        Ok(())
+    }
+
+    /// The session written last (the newest of those written at the same time), if any.
+    pub fn latest(&self) -> Result<Option<i64>, StoreError> {
+        Ok(self
+            .db()
+            .conn
+            .query_row(
+                "SELECT id FROM sessions ORDER BY coalesce(updated_ms, created_ms) DESC, id DESC LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// `ms` (since the epoch) as this machine's local date and time, `2026-11-26 14:02`.
+    pub fn local_time(&self, ms: i64) -> Result<String, StoreError> {
+        Ok(self.db().conn.query_row(
+            "SELECT strftime('%Y-%m-%d %H:%M', ?1 / 1000, 'unixepoch', 'localtime')",
+            [ms],
+            |r| r.get(0),
+        )?)
+    }
+
+    /// The facts whose text matches `query`, best first, at most `MAX_SEARCH_HITS`. Words
+    /// match whole words, ignoring case and accents; a query the FTS5 syntax cannot read
+    /// (`"`, `-`, `OR` at its end, …) is searched as one phrase, so any text is a query.
+    pub fn search(&self, query: &str) -> Result<Vec<SearchHit>, StoreError> {
+        if query.trim().is_empty() {
+            return Ok(Vec::new());
+        }
+        let db = self.db();
+        let mut stmt = db.conn.prepare(
+            "SELECT f.session_id, coalesce(s.name, s.title), f.seq,
+                    snippet(fact_text, 0, char(57344), char(57345), '…', 16)
+             FROM fact_text
+             JOIN facts f ON f.rowid = fact_text.rowid
+             JOIN sessions s ON s.id = f.session_id
+             WHERE fact_text MATCH ?1
+             ORDER BY rank, f.session_id DESC, f.seq
+             LIMIT ?2",
+        )?;
+        let mut run = |query: &str| -> rusqlite::Result<Vec<SearchHit>> {
+            stmt.query_map(
+                params![query, agent_chatter::protocol::MAX_SEARCH_HITS as i64],
+                |r| {
+                    Ok(SearchHit {
+                        session: r.get(0)?,
+                        name: r.get(1)?,
+                        seq: r.get::<_, i64>(2)? as u64,
+                        snippet: snippet_parts(&r.get::<_, String>(3)?),
+                    })
+                },
+            )?
+            .collect()
+        };
+        match run(query) {
+            Ok(hits) => Ok(hits),
+            // Not FTS5's syntax: the text as a phrase (a quote inside doubled).
+            Err(_) => Ok(run(&format!("\"{}\"", query.replace('"', "\"\"")))?),
+        }
     }
 
     /// Takes (or renews) the lease on `session`: this store runs it from now on, and no other
@@ -291,6 +435,10 @@ impl Store {
     pub(crate) fn delete_session(&mut self, session: i64) -> Result<(), StoreError> {
         let mut db = self.writable()?;
         let tx = db.conn.transaction()?;
+        tx.execute(
+            "DELETE FROM fact_text WHERE rowid IN (SELECT rowid FROM facts WHERE session_id = ?1)",
+            [session],
+        )?;
         for table in ["facts", "sent", "outputs", "leases"] {
             tx.execute(
                 &format!("DELETE FROM {table} WHERE session_id = ?1"),
@@ -343,6 +491,11 @@ impl Store {
         tx.execute(
             "INSERT INTO facts (session_id, seq, fact) VALUES (?1, ?2, ?3)",
             params![session, seq, json],
+        )?;
+        index(&tx, tx.last_insert_rowid(), fact)?;
+        tx.execute(
+            "UPDATE sessions SET updated_ms = ?2 WHERE id = ?1",
+            params![session, crate::hub::now().0 as i64],
         )?;
         tx.commit()?;
         Ok(())
@@ -427,23 +580,100 @@ impl Store {
         Ok(facts)
     }
 
-    /// All sessions, newest first.
+    /// All sessions, the one written last first.
     pub fn list(&self) -> Result<Vec<SessionInfo>, StoreError> {
         let db = self.db();
+        // The first message: the first human fact or opened scenario, read like any fact.
         let mut stmt = db.conn.prepare(
-            "SELECT s.id, s.title, s.created_ms, (SELECT count(*) FROM facts f WHERE f.session_id = s.id)
-             FROM sessions s ORDER BY s.id DESC",
+            "SELECT s.id, coalesce(s.name, s.title), s.title, s.created_ms,
+                    coalesce(s.updated_ms, s.created_ms),
+                    (SELECT count(*) FROM facts f WHERE f.session_id = s.id),
+                    (SELECT f.fact FROM facts f WHERE f.session_id = s.id
+                       AND json_extract(f.fact, '$.type') IN ('human', 'loadScenario')
+                     ORDER BY f.seq LIMIT 1)
+             FROM sessions s ORDER BY coalesce(s.updated_ms, s.created_ms) DESC, s.id DESC",
         )?;
         let rows = stmt.query_map([], |r| {
+            let first: Option<String> = r.get(6)?;
             Ok(SessionInfo {
                 id: r.get(0)?,
-                title: r.get(1)?,
-                created_ms: r.get(2)?,
-                facts: r.get(3)?,
+                name: r.get(1)?,
+                title: r.get(2)?,
+                created_at: r.get(3)?,
+                updated_at: r.get(4)?,
+                first_message: first
+                    .and_then(|json| serde_json::from_str::<Fact>(&json).ok())
+                    .and_then(|fact| agent_chatter::protocol::first_message(&[fact])),
+                facts: r.get(5)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
+}
+
+/// The parts of an FTS5 snippet whose matches stand between U+E000 and U+E001 (characters
+/// for private use, which no message is expected to hold).
+fn snippet_parts(snippet: &str) -> Vec<agent_chatter::protocol::SnippetPart> {
+    let mut parts = Vec::new();
+    for (i, piece) in snippet.split(['\u{E000}', '\u{E001}']).enumerate() {
+        if !piece.is_empty() {
+            parts.push(agent_chatter::protocol::SnippetPart {
+                text: piece.to_string(),
+                hit: i % 2 == 1,
+            });
+        }
+    }
+    parts
+}
+
+/// Adds the fact at `rowid` of `facts` to the search index.
+fn index(tx: &rusqlite::Transaction<'_>, rowid: i64, fact: &Fact) -> Result<(), StoreError> {
+    tx.execute(
+        "INSERT INTO fact_text (rowid, text) VALUES (?1, ?2)",
+        params![
+            rowid,
+            agent_chatter::protocol::searchable_text(fact).unwrap_or_default()
+        ],
+    )?;
+    Ok(())
+}
+
+/// Brings a file written before the session library (or by a version without it) up to it:
+/// the `sessions` columns it lacks, and every fact not yet in the search index (a row of a
+/// fact since deleted is dropped). Facts that do not read are indexed as text-less.
+fn library(conn: &Connection) -> rusqlite::Result<()> {
+    let has_name: bool = conn.query_row(
+        "SELECT count(*) FROM pragma_table_info('sessions') WHERE name = 'name'",
+        [],
+        |r| r.get::<_, i64>(0).map(|n| n > 0),
+    )?;
+    if !has_name {
+        conn.execute_batch(
+            "ALTER TABLE sessions ADD COLUMN name TEXT;
+             ALTER TABLE sessions ADD COLUMN updated_ms INTEGER;",
+        )?;
+    }
+    conn.execute_batch(LIBRARY_SCHEMA)?;
+    let tx = conn.unchecked_transaction()?;
+    tx.execute(
+        "DELETE FROM fact_text WHERE rowid NOT IN (SELECT rowid FROM facts)",
+        [],
+    )?;
+    {
+        let mut missing = tx.prepare(
+            "SELECT rowid, fact FROM facts WHERE rowid NOT IN (SELECT rowid FROM fact_text)",
+        )?;
+        let mut insert = tx.prepare("INSERT INTO fact_text (rowid, text) VALUES (?1, ?2)")?;
+        let mut rows = missing.query([])?;
+        while let Some(row) = rows.next()? {
+            let json: String = row.get(1)?;
+            let text = serde_json::from_str::<Fact>(&json)
+                .ok()
+                .and_then(|fact| agent_chatter::protocol::searchable_text(&fact));
+            insert.execute(params![row.get::<_, i64>(0)?, text.unwrap_or_default()])?;
+        }
+    }
+    tx.commit()
 }
 
 /// Takes or renews `me`'s lease on `session` in `tx`, unless another holder has it: one that
@@ -643,6 +873,7 @@ fn connect(path: &Path) -> Result<Connection, StoreError> {
         .map_err(open_err)?;
     conn.execute_batch(SENT_SCHEMA).map_err(open_err)?;
     conn.execute_batch(LEASE_SCHEMA).map_err(open_err)?;
+    library(&conn).map_err(open_err)?;
     Ok(conn)
 }
 
@@ -819,6 +1050,208 @@ mod tests {
                 prompt_sha256: "cd".into()
             }]
         );
+    }
+
+    /// A file as the versions before the session library wrote it: the schema of that time,
+    /// no name, no `updated_ms`, no search index.
+    fn old_file(path: &Path, facts: &[Fact]) {
+        let conn = Connection::open(path).unwrap();
+        conn.execute_batch(&format!(
+            "CREATE TABLE sessions (id INTEGER PRIMARY KEY, title TEXT NOT NULL, created_ms INTEGER NOT NULL);
+             CREATE TABLE facts (session_id INTEGER NOT NULL REFERENCES sessions(id), seq INTEGER NOT NULL, fact TEXT NOT NULL, PRIMARY KEY (session_id, seq));
+             CREATE TABLE outputs (session_id INTEGER NOT NULL REFERENCES sessions(id), member TEXT NOT NULL, at_ms INTEGER NOT NULL, output BLOB NOT NULL);
+             PRAGMA application_id={APPLICATION_ID}; PRAGMA user_version=1;
+             INSERT INTO sessions VALUES (1, 'Old crew', 5);"
+        ))
+        .unwrap();
+        for (i, fact) in facts.iter().enumerate() {
+            conn.execute(
+                "INSERT INTO facts VALUES (1, ?1, ?2)",
+                params![i as i64 + 1, serde_json::to_string(fact).unwrap()],
+            )
+            .unwrap();
+        }
+    }
+
+    fn team() -> Fact {
+        Fact::set_team(agent_chatter::demo::team())
+    }
+
+    #[test]
+    fn a_file_from_before_the_session_library_keeps_its_facts_and_is_listed_and_searched() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.db");
+        let facts = [team(), fact("Draft the changelog")];
+        old_file(&path, &facts);
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.facts(1).unwrap(), facts);
+        let list = store.list().unwrap();
+        assert_eq!(
+            list,
+            [SessionInfo {
+                id: 1,
+                name: "Old crew".into(),
+                title: "Old crew".into(),
+                created_at: 5,
+                updated_at: 5,
+                first_message: Some("Draft the changelog".into()),
+                facts: 2,
+            }]
+        );
+        let hits = store.search("changelog").unwrap();
+        assert_eq!((hits.len(), hits[0].session, hits[0].seq), (1, 1, 2));
+        drop(store);
+        // Opened again, nothing is indexed twice.
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.search("changelog").unwrap().len(), 1);
+    }
+
+    #[test]
+    fn the_bundled_sqlite_has_fts5() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(LIBRARY_SCHEMA).unwrap();
+    }
+
+    #[test]
+    fn search_finds_a_replys_word_in_any_session_ignoring_case() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.db")).unwrap();
+        let a = store.create_session("A", 1, &team()).unwrap();
+        store.append(a, 2, &fact("[NEXT: max] hello")).unwrap();
+        let b = store.create_session("B", 2, &team()).unwrap();
+        store.append(b, 2, &fact("[NEXT: max] go")).unwrap();
+        store
+            .append(
+                b,
+                3,
+                &Fact::replied("max", "The Changelog is done.", Millis(3)),
+            )
+            .unwrap();
+        let hits = store.search("CHANGELOG").unwrap();
+        assert_eq!(hits.len(), 1, "{hits:?}");
+        assert_eq!(
+            (hits[0].session, hits[0].name.as_str(), hits[0].seq),
+            (b, "B", 3)
+        );
+        let marked: Vec<_> = hits[0].snippet.iter().filter(|p| p.hit).collect();
+        assert_eq!(marked.len(), 1);
+        assert_eq!(marked[0].text, "Changelog");
+        assert_eq!(
+            hits[0]
+                .snippet
+                .iter()
+                .map(|p| p.text.as_str())
+                .collect::<String>(),
+            "The Changelog is done."
+        );
+    }
+
+    #[test]
+    fn a_query_with_search_operators_or_quotes_is_searched_not_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.db")).unwrap();
+        let a = store.create_session("A", 1, &team()).unwrap();
+        store
+            .append(a, 2, &fact("we use c++ and \"NEAR\" words"))
+            .unwrap();
+        for query in [
+            "\"",
+            "c++",
+            "NEAR(",
+            "words OR",
+            "col:x",
+            "-",
+            "'",
+            "\"NEAR\" words",
+        ] {
+            assert!(store.search(query).is_ok(), "{query}");
+        }
+        assert_eq!(store.search("c++").unwrap().len(), 1);
+        assert!(store.search("   ").unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_fork_holds_the_first_n_facts_and_the_original_is_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.db")).unwrap();
+        let a = store.create_session("Crew", 1, &team()).unwrap();
+        for (seq, text) in [(2, "one"), (3, "two"), (4, "three")] {
+            store.append(a, seq, &fact(text)).unwrap();
+        }
+        let before = store.facts(a).unwrap();
+        let fork = store.fork(a, 3, 9).unwrap();
+        assert_eq!(store.facts(fork).unwrap(), before[..3]);
+        assert_eq!(store.facts(a).unwrap(), before);
+        let list = store.list().unwrap();
+        let info = list.iter().find(|s| s.id == fork).unwrap();
+        assert_eq!(
+            (info.name.as_str(), info.facts, info.created_at),
+            ("Crew (fork at #3)", 3, 9)
+        );
+        // Its texts are searched as its own.
+        let hits = store.search("two").unwrap();
+        let mut sessions: Vec<_> = hits.iter().map(|h| h.session).collect();
+        sessions.sort();
+        assert_eq!(sessions, [a, fork]);
+        assert!(store
+            .search("three")
+            .unwrap()
+            .iter()
+            .all(|h| h.session == a));
+    }
+
+    #[test]
+    fn forking_at_a_fact_that_does_not_exist_names_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.db")).unwrap();
+        let a = store.create_session("Crew", 1, &team()).unwrap();
+        for upto in [0, 2] {
+            assert_eq!(
+                store.fork(a, upto, 9).unwrap_err().to_string(),
+                format!("session {a} \"Crew\" has no fact #{upto} (it has 1)")
+            );
+        }
+        assert_eq!(
+            store.fork(77, 1, 9).unwrap_err().to_string(),
+            "session 77 does not exist"
+        );
+        assert_eq!(store.list().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_rename_is_kept_and_the_latest_session_is_the_one_written_last() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.db");
+        let (a, b) = {
+            let mut store = Store::open(&path).unwrap();
+            let a = store.create_session("Crew", 1, &team()).unwrap();
+            let b = store.create_session("Crew", 2, &team()).unwrap();
+            assert_eq!(store.latest().unwrap(), Some(b));
+            store.append(a, 2, &fact("later")).unwrap();
+            store.rename(a, "Release notes").unwrap();
+            assert!(matches!(
+                store.rename(77, "x"),
+                Err(StoreError::NoSuchSession(77))
+            ));
+            (a, b)
+        };
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.latest().unwrap(), Some(a));
+        let list = store.list().unwrap();
+        assert_eq!(list[0].id, a);
+        assert_eq!(list[0].name, "Release notes");
+        assert_eq!(list[1].id, b);
+        assert_eq!(list[1].name, "Crew");
+    }
+
+    #[test]
+    fn deleting_a_session_takes_its_texts_out_of_the_search() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.db")).unwrap();
+        let a = store.create_session("A", 1, &team()).unwrap();
+        store.append(a, 2, &fact("ephemeral")).unwrap();
+        store.delete_session(a).unwrap();
+        assert!(store.search("ephemeral").unwrap().is_empty());
     }
 
     #[test]
