@@ -1,7 +1,9 @@
 //! Open any of our files (`import-file`: session, team config ours or the peer's) and save the
-//! session, its scenario, a snapshot and the team (ours and the peer's cli-config).
+//! session, its scenario, a snapshot and the team (ours and the peer's cli-config); download
+//! the transcript (`agent_chatter::transcript`) as Markdown or HTML.
 
 use agent_chatter::peer::cli_config;
+use agent_chatter::transcript::Format;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -36,6 +38,13 @@ pub fn FilesMenu() -> impl IntoView {
             }
         }
     };
+    let transcript = move |format: Format| {
+        move |_| {
+            if let Err(e) = save_transcript(&state, format) {
+                state.report(e);
+            }
+        }
+    };
     view! {
         <nav class="files">
             <label class="button" title="a session file, a scenario, a snapshot (read with the team in use), or a team config (ours or the peer's cli-config 1.1/1.2)">
@@ -49,6 +58,12 @@ pub fn FilesMenu() -> impl IntoView {
             <button data-testid="export-snapshot" on:click=save("snapshot")>"snapshot"</button>
             <button data-testid="export-team" on:click=save("team")>"team"</button>
             <button data-testid="export-peer-team" on:click=save("cli-config")>"cli-config"</button>
+            <span class="group" role="group" aria-label="export the transcript (downloads)">
+                <button data-testid="export-transcript-md" on:click=transcript(Format::Markdown)
+                    title="download the transcript as Markdown: who said what to whom, how each run ended, and every delivered prompt">"⬇ transcript.md"</button>
+                <button data-testid="export-transcript-html" on:click=transcript(Format::Html)
+                    title="download the transcript as one self-contained HTML page (each delivered prompt a collapsible block)">"⬇ transcript.html"</button>
+            </span>
             <button data-testid="new-session" on:click=move |_| host.start_over()
                 title="start over: the demo conversation (simulation), or a new session with the same team (bridge)">
                 {host.start_over_label()}
@@ -124,4 +139,19 @@ fn save_file(state: &AppState, what: &str) -> Result<(), String> {
             json.map_err(|e| format!("could not write the {what}: {e}"))
         })?;
     browser::download(&files::file_name(team.as_ref(), what), JSON, &text)
+}
+
+/// Downloads the session's transcript in `format`, stamped now.
+fn save_transcript(state: &AppState, format: Format) -> Result<(), String> {
+    let team = state.team.get_untracked();
+    let text = state
+        .session
+        .with_untracked(|s| format.render(s, Some(browser::now())));
+    let name = files::file_name(team.as_ref(), "transcript");
+    let stem = name.strip_suffix(".json").unwrap_or(&name);
+    browser::download(
+        &format!("{stem}.{}", format.extension()),
+        format.media_type(),
+        &text,
+    )
 }
