@@ -232,6 +232,35 @@ fn does_not_deduplicate_a_human_and_an_ai_sharing_a_name() {
 }
 
 #[test]
+fn says_whether_a_context_dropped_an_ai_to_ai_duplicate() {
+    // What the npm ContextManager's debug line "Deduplicated context for AI→AI" reports.
+    use agent_chatter::peer::context_manager::Asked;
+    let dropped = |messages: &[(Speaker, &str)]| {
+        let cm = manager_with(5, messages);
+        let options = AgentContextOptions::default();
+        let asked = Asked {
+            end: messages.len(),
+            team_task: None,
+            agent_id: "sarah",
+            options: &options,
+        };
+        cm.deduplicated_as_of(&asked).unwrap()
+    };
+    let hello = [(human("kailai"), "Hi"), (ai("max"), "Hello!")];
+    assert!(dropped(&[
+        hello[0].clone(),
+        hello[1].clone(),
+        hello[1].clone()
+    ]));
+    assert!(!dropped(&hello), "no duplicate");
+    assert!(
+        !dropped(&[(human("kailai"), "Again"), (human("kailai"), "Again")]),
+        "human"
+    );
+    assert!(!dropped(&[]), "no message");
+}
+
+#[test]
 fn passes_system_instruction_and_instruction_file_text() {
     let cm = manager_with(5, &[(human("k"), "Hi")]);
     let opts = AgentContextOptions {

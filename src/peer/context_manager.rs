@@ -13,6 +13,7 @@ use crate::context::{
     build_as_of, gather_as_of, AsOf, BuildSettings, Prompt, Recipient, Store, Target,
     TeamTaskTruncated, TokenEstimator,
 };
+use crate::explain::Fate;
 use crate::message::{Message, Millis, Routing, Speaker, MAX_MESSAGE_BYTES};
 use crate::team::{
     prompt_format, CompactionStrategy, DeliveryPolicy, DEFAULT_MAX_BYTES, DEFAULT_WINDOW_SIZE,
@@ -210,6 +211,20 @@ impl ContextManager {
             return Ok(self.held_skeleton(asked));
         };
         Ok(gathered.to_input(&recipient, self.options.max_bytes, self.first_index))
+    }
+
+    /// Whether [`Self::context_as_of`] dropped a history line that repeats the current
+    /// message (AI→AI deduplication, docs/architecture.md §7.3): when the npm
+    /// `ContextManager` logs `[ContextManager] Deduplicated context for AI→AI` at debug
+    /// level (docs/architecture.md §12, §19 (seed 001 §7)).
+    pub fn deduplicated_as_of(&self, asked: &Asked<'_>) -> Result<bool, NotHeld> {
+        let recipient = asked.recipient();
+        Ok(self.gather(asked, &recipient)?.is_some_and(|gathered| {
+            gathered
+                .fates
+                .iter()
+                .any(|f| matches!(f.fate, Fate::Deduplicated { .. }))
+        }))
     }
 
     /// Exactly `self.assemble_prompt(agent_type, &self.context_as_of(asked)?)`, without copying

@@ -234,6 +234,54 @@ for (const [build, { ContextManager }] of builds) {
     assert.throws(() => new ContextManager({ logger: console.warn }), /logger: expected an object with a warn\(message\) method, found function/);
   });
 
+  test(`${build}: a logger with debug sees "Message added" with the id for each addMessage`, () => {
+    const lines = [];
+    const logger = { warn() {}, debug: (...args) => lines.push(args) };
+    const cm = new ContextManager({ logger });
+    cm.addMessage({ speaker: kailai, content: 'Hi [NEXT: max]', routing: to('max') });
+    cm.addMessage({ speaker: max, content: 'Hello' });
+    assert.deepEqual(lines, [['[ContextManager] Message added: msg-1'], ['[ContextManager] Message added: msg-2']]);
+  });
+
+  test(`${build}: a logger with debug sees "Deduplicated context" when an AI→AI duplicate is dropped`, () => {
+    const lines = [];
+    const cm = new ContextManager({ logger: { warn() {}, debug: (m) => lines.push(m) } });
+    cm.addMessage({ speaker: kailai, content: 'Hi' });
+    cm.addMessage({ speaker: max, content: 'Hello! [NEXT: sarah]' });
+    cm.addMessage({ speaker: max, content: 'Hello!' });
+    lines.length = 0;
+    const input = cm.getContextForAgent('sarah', 'claude');
+    assert.deepEqual(lines, ['[ContextManager] Deduplicated context for AI→AI']);
+    assert.deepEqual(input.contextMessages.map((m) => m.content), ['Hi'], 'the duplicate is gone from the context');
+  });
+
+  test(`${build}: a logger with debug sees no "Deduplicated context" when nothing repeats`, () => {
+    const lines = [];
+    const cm = new ContextManager({ logger: { warn() {}, debug: (m) => lines.push(m) } });
+    cm.addMessage({ speaker: kailai, content: 'Hi' });
+    cm.addMessage({ speaker: max, content: 'Hello!' });
+    cm.addMessage({ speaker: sarah, content: 'Hello!' }); // same words, another speaker
+    cm.addMessage({ speaker: kailai, content: 'Hello!' }); // a human's message
+    lines.length = 0;
+    cm.getContextForAgent('max', 'claude');
+    cm.addMessage({ speaker: max, content: 'Something new' });
+    lines.length = 0;
+    cm.getContextForAgent('sarah', 'claude');
+    assert.deepEqual(lines, []);
+  });
+
+  test(`${build}: a logger with only warn still gets the warnings, and a debug that is not a function is named`, () => {
+    const warnings = [];
+    const cm = new ContextManager({ logger: { warn: (m) => warnings.push(m) } });
+    cm.addMessage({ speaker: max, content: 'Hello!' });
+    cm.addMessage({ speaker: max, content: 'Hello!' });
+    assert.deepEqual(cm.getContextForAgent('sarah', 'claude').contextMessages, []);
+    cm.setTeamTask('é'.repeat(3000));
+    assert.deepEqual(warnings, ['[ContextManager] TeamTask exceeded 5KB limit (6000 bytes), truncated to 5120 bytes']);
+    assert.throws(() => new ContextManager({ logger: { warn() {}, debug: 'verbose' } }),
+      (e) => e instanceof TypeError && e.message === 'new ContextManager(options): logger.debug: expected a function (debug(message)), found string');
+  });
+
   test(`${build}: setTeamTask("") leaves no team task and reads back as "", as the peer's does`, () => {
     const seen = [];
     const cm = new ContextManager({ onTeamTaskChanged: (t) => seen.push(t) });

@@ -53,6 +53,8 @@ export function defineContextManager(PromptEngine) {
     #onMessageAdded;
     #onTeamTaskChanged;
     #logger;
+    /** The logger when it has a `debug` method (the peer's debug lines go there), else unset. */
+    #debug;
     /** agentType → its normalised name when unknown, `null` when known (asked once each). */
     #unknownTypes = new Map();
 
@@ -60,7 +62,9 @@ export function defineContextManager(PromptEngine) {
      * `new ContextManager({contextWindowSize?, maxBytes?, onMessageAdded?, onTeamTaskChanged?,
      * logger?})`. Defaults, the peer's: window 10 (0 gives no history), budget 768 KiB. A `logger` (the
      * peer's `ILogger`) gets the peer's warnings, in its words: a team task cut at 5 KiB, an
-     * unknown agent type assembled as plain text.
+     * unknown agent type assembled as plain text; and, when it has a `debug` method, the debug
+     * lines of the peer's design (docs/architecture.md §19 (seed 001 §7)): each message added, and each
+     * context that dropped an AI→AI duplicate.
      */
     constructor(options) {
       const argument = 'new ContextManager(options)';
@@ -73,6 +77,7 @@ export function defineContextManager(PromptEngine) {
       this.#onMessageAdded = hook(o.onMessageAdded, 'onMessageAdded');
       this.#onTeamTaskChanged = hook(o.onTeamTaskChanged, 'onTeamTaskChanged');
       this.#logger = logger(o.logger);
+      if (typeof this.#logger?.debug === 'function') this.#debug = this.#logger;
     }
 
     /** The engine, made when first needed (a manager that only stores costs no wasm). */
@@ -100,6 +105,7 @@ export function defineContextManager(PromptEngine) {
       this.#nextSeq += 1;
       this.#messages.push(stored);
       this.#latest = stored;
+      this.#debug?.debug(`[ContextManager] Message added: ${stored.id}`);
       this.#onMessageAdded?.(stored);
       return stored;
     }
@@ -157,6 +163,7 @@ export function defineContextManager(PromptEngine) {
       this.#mirror(end, windowOverride);
       const engine = this.#wasm();
       const held = refused(() => engine.context(end, agentId, windowOverride, o.systemInstruction, o.instructionFileText));
+      if (this.#debug && held.deduplicated()) this.#debug.debug('[ContextManager] Deduplicated context for AI→AI');
       return heldInput(held, o.systemInstruction, this.#teamTask);
     }
 
@@ -438,11 +445,18 @@ function budget(value, argument) {
   return bytes;
 }
 
-/** The peer's `ILogger` option: any object with a `warn(message)` method, or nothing. */
+/**
+ * The peer's `ILogger` option: any object with a `warn(message)` method and, if it has one, a
+ * `debug(message)` method, or nothing.
+ */
 function logger(value) {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'object' || typeof value.warn !== 'function') {
     throw new TypeError(`new ContextManager(options): logger: expected an object with a warn(message) method, found ${describe(value)}`);
+  }
+  const debug = value.debug;
+  if (debug !== undefined && debug !== null && typeof debug !== 'function') {
+    throw new TypeError(`new ContextManager(options): logger.debug: expected a function (debug(message)), found ${describe(debug)}`);
   }
   return value;
 }

@@ -287,6 +287,15 @@ impl HeldContext {
         Ok(js_sys::Array::of2(&text, &flag).into())
     }
 
+    /// Whether this context dropped a history line repeating the current message (AI→AI
+    /// deduplication), for the logger's debug line; asked only when the logger has `debug`.
+    pub fn deduplicated(&self) -> Result<bool, JsError> {
+        self.mirror
+            .borrow()
+            .deduplicated_as_of(&self.asked())
+            .map_err(into_error)
+    }
+
     /// The explain of [`Self::assemble`], as JSON text (the same recipe gives the same prompt).
     pub fn explain(
         &self,

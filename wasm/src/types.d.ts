@@ -207,9 +207,12 @@ export interface ContextManagerOptions {
   onTeamTaskChanged?: (task: string | null) => void;
   /**
    * The peer's `ILogger`: `warn` gets the peer's warnings, in its words (a team task cut at
-   * 5 KiB, an unknown agent type assembled as plain text); nothing else is logged.
+   * 5 KiB, an unknown agent type assembled as plain text); `debug`, when given, gets the
+   * debug lines of the peer's design (`[ContextManager] Message added: msg-3` for each
+   * `addMessage`, `[ContextManager] Deduplicated context for AI→AI` when
+   * `getContextForAgent` drops an AI→AI duplicate); nothing else is logged.
    */
-  logger?: { warn(message: string, context?: Record<string, unknown>): void };
+  logger?: { warn(message: string, context?: Record<string, unknown>): void; debug?(message: string, context?: Record<string, unknown>): void };
   /** An older peer's output sink (`IOutput`); accepted and ignored. */
   output?: object;
 }

@@ -121,9 +121,12 @@ struct ContextManagerOptions {
     #[ts(type = "(task: string | null) => void", optional)]
     on_team_task_changed: Option<()>,
     /// The peer's `ILogger`: `warn` gets the peer's warnings, in its words (a team task cut at
-    /// 5 KiB, an unknown agent type assembled as plain text); nothing else is logged.
+    /// 5 KiB, an unknown agent type assembled as plain text); `debug`, when given, gets the
+    /// debug lines of the peer's design (`[ContextManager] Message added: msg-3` for each
+    /// `addMessage`, `[ContextManager] Deduplicated context for AI→AI` when
+    /// `getContextForAgent` drops an AI→AI duplicate); nothing else is logged.
     #[ts(
-        type = "{ warn(message: string, context?: Record<string, unknown>): void }",
+        type = "{ warn(message: string, context?: Record<string, unknown>): void; debug?(message: string, context?: Record<string, unknown>): void }",
         optional
     )]
     logger: Option<()>,
