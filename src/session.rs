@@ -125,6 +125,11 @@ pub enum Fact {
         #[cfg_attr(feature = "ts", ts(optional))]
         usage: Option<Usage>,
     },
+    /// The user asked to run `to`'s failed delivery again (docs/architecture.md §6b): valid
+    /// only when `to`'s last run in this conversation failed and nothing is in flight or queued
+    /// for it. The delivery is queued again, answering the same message at the same priority,
+    /// and runs as any other (a wait for a human is over: the user chose to go on).
+    Retry { to: MemberId, at: Millis },
     /// A recorded history was opened (a scenario, docs/architecture.md §11b; a snapshot becomes one
     /// with the team in use): everything resets to the scenario's team, settings and messages,
     /// appended as history without routing, exactly as `scenario::preview` stores them. The
@@ -199,6 +204,7 @@ impl Fact {
             Fact::Human { .. } => "human",
             Fact::Replied { .. } => "replied",
             Fact::Failed { .. } => "failed",
+            Fact::Retry { .. } => "retry",
             Fact::LoadScenario { .. } => "loadScenario",
         }
     }
@@ -312,6 +318,9 @@ pub enum SessionError {
     Input(#[from] InputError),
     #[error("scenario: {0}")]
     Scenario(ScenarioError),
+    /// A `retry` that has nothing to run again; says why in the user's terms.
+    #[error("{0}")]
+    CannotRetry(String),
     /// The scenario's history could not be resumed as a conversation.
     #[error("{0}")]
     Resume(crate::conversation::ResumeError),
@@ -536,6 +545,10 @@ impl Session {
                     .inspect_err(|_| self.conversation.set_spent(spent))?;
                 self.record_run(to, &id, *usage, None, Some(reason.clone()));
             }
+            Fact::Retry { to, at } => {
+                let (parent, intent) = self.failed_delivery(to)?;
+                self.conversation.retry(to, parent, intent, *at);
+            }
             Fact::LoadScenario { scenario } => {
                 let (conversation, team_tasks) = load_scenario(scenario)?;
                 self.conversation = conversation;
@@ -549,6 +562,53 @@ impl Session {
         self.record_team_task();
         self.collect_actions();
         Ok(())
+    }
+
+    /// What a retry of `to` runs again: the parent and intent of its last run, which must
+    /// have failed, with nothing in flight or queued for it (docs/architecture.md §6b).
+    fn failed_delivery(
+        &self,
+        to: &str,
+    ) -> Result<(crate::message::MessageId, crate::message::Intent), SessionError> {
+        let team = self.team().ok_or(SessionError::NoTeam)?;
+        let member = team.member(to).ok_or_else(|| {
+            SessionError::CannotRetry(format!(
+                "{to:?} is not a member of the team: nothing to retry"
+            ))
+        })?;
+        let name = &member.display_name;
+        let cannot = |why: String| Err(SessionError::CannotRetry(why));
+        let conversation = &self.conversation;
+        if conversation.in_flight().is_some_and(|f| f.to == member.id)
+            || conversation.pending().iter().any(|q| q.to == member.id)
+        {
+            return cannot(format!(
+                "{name} is already running or queued: wait for that run instead of retrying"
+            ));
+        }
+        let last = self.runs.iter().rev().find(|r| r.to == member.id);
+        let Some(run) = last.filter(|r| r.failed.is_some()) else {
+            return cannot(format!(
+                "{name}'s last run did not fail, so there is nothing to retry; to ask {name} \
+                 again, write a message with [NEXT: {}]",
+                member.name
+            ));
+        };
+        let routing = &self.messages()[run.message].routing;
+        match (&routing.parent, routing.intent) {
+            (Some(parent), Some(intent)) => Ok((parent.clone(), intent)),
+            _ => cannot(format!(
+                "{name}'s failed run no longer shows what it answered: write a message with \
+                 [NEXT: {}] to ask again",
+                member.name
+            )),
+        }
+    }
+
+    /// Whether `member` (id) can be retried now: its last run failed and nothing is in flight
+    /// or queued for it (what a `retry` fact needs).
+    pub fn can_retry(&self, member: &str) -> bool {
+        self.failed_delivery(member).is_ok()
     }
 
     /// The next thing the host must do, or `None` until the next fact.

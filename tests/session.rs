@@ -319,7 +319,7 @@ fn bad_session_files_name_what_and_where() {
         ),
         (
             json!({"format": SESSION_FORMAT, "facts": [{"type": "shout", "text": "hi"}]}).to_string(),
-            "facts[0].type: unknown fact type \"shout\" (expected setTeam, setSettings, human, replied, failed or loadScenario)",
+            "facts[0].type: unknown fact type \"shout\" (expected setTeam, setSettings, human, replied, failed, retry or loadScenario)",
         ),
         (
             json!({"format": SESSION_FORMAT, "facts": [{"type": "setTeam", "team": {"name": "t", "members": [
@@ -996,4 +996,105 @@ fn a_members_extra_sections_from_the_team_are_in_its_prompt_and_the_explain() {
     let mut again = Session::import(&s.export()).unwrap();
     let redelivered = delivery(&drain(&mut again)).expect("sarah again").clone();
     assert_eq!(redelivered.prompt, d.prompt);
+}
+
+// --- retry ---------------------------------------------------------------------------------
+
+/// Max was asked, and his run failed; the session waits for Kailai.
+fn max_failed() -> Session {
+    let mut s = session();
+    s.apply(&Fact::human("Plan it [NEXT: max]", Millis(1)))
+        .unwrap();
+    drain(&mut s);
+    s.apply(&Fact::failed("max", "timeout", Millis(2))).unwrap();
+    drain(&mut s);
+    s
+}
+
+#[test]
+fn a_retry_delivers_the_failed_message_again_to_the_same_member() {
+    let mut s = max_failed();
+    let first = s
+        .preview("max", Some(0), &PreviewOverrides::default())
+        .unwrap();
+    assert!(s.can_retry("max"));
+    s.apply(&Fact::Retry {
+        to: "max".into(),
+        at: Millis(3),
+    })
+    .unwrap();
+    let d = delivery(&drain(&mut s)).cloned().expect("delivered again");
+    assert_eq!(d.to, "max");
+    assert_eq!(
+        s.messages()[s.store().position(&d.message).unwrap()].content,
+        "Plan it [NEXT: max]"
+    );
+    assert_eq!(d.prompt.prompt, first.prompt);
+    assert_eq!(
+        s.conversation().in_flight().map(|f| f.to.as_str()),
+        Some("max")
+    );
+    s.apply(&Fact::replied("max", "Planned. [DONE]", Millis(4)))
+        .unwrap();
+    assert_eq!(s.messages().last().unwrap().content, "Planned. [DONE]");
+}
+
+#[test]
+fn a_retried_session_replays_to_the_same_state() {
+    let mut s = max_failed();
+    s.apply(&Fact::Retry {
+        to: "max".into(),
+        at: Millis(3),
+    })
+    .unwrap();
+    let now: Vec<Action> = drain(&mut s);
+    let mut copy = Session::import(&s.export()).unwrap();
+    assert!(s.export().contains(r#"{"type":"retry","to":"max","at":3}"#));
+    assert_eq!(drain(&mut copy), now);
+    assert_eq!(copy.export(), s.export());
+}
+
+#[test]
+fn a_retry_is_refused_when_the_last_run_did_not_fail() {
+    let mut s = session();
+    s.apply(&Fact::human("Plan it [NEXT: max]", Millis(1)))
+        .unwrap();
+    drain(&mut s);
+    s.apply(&Fact::replied("max", "Done. [DONE]", Millis(2)))
+        .unwrap();
+    let before = s.export();
+    let err = s
+        .apply(&Fact::Retry {
+            to: "max".into(),
+            at: Millis(3),
+        })
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Max's last run did not fail, so there is nothing to retry; to ask Max again, write a \
+         message with [NEXT: max]"
+    );
+    assert_eq!(s.export(), before);
+}
+
+#[test]
+fn a_retry_is_refused_while_the_member_is_already_running() {
+    let mut s = max_failed();
+    s.apply(&Fact::Retry {
+        to: "max".into(),
+        at: Millis(3),
+    })
+    .unwrap();
+    assert!(!s.can_retry("max"));
+    let err = s
+        .apply(&Fact::Retry {
+            to: "max".into(),
+            at: Millis(4),
+        })
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("Max is already running or queued"),
+        "{err}"
+    );
 }

@@ -63,6 +63,8 @@ enum Step {
     Window(usize),
     /// Open the session's own scenario (as a user re-opens an exported case).
     Load,
+    /// Run a member's failed delivery again (refused unless its last run failed).
+    Retry(usize),
 }
 
 fn step() -> impl Strategy<Value = Step> {
@@ -73,6 +75,7 @@ fn step() -> impl Strategy<Value = Step> {
         1 => (0..5usize).prop_map(Step::WrongReply),
         1 => (0..4usize).prop_map(Step::Window),
         1 => Just(Step::Load),
+        1 => (0..5usize).prop_map(Step::Retry),
     ]
 }
 
@@ -100,6 +103,10 @@ fn fact_for(session: &Session, step: &Step, at: u64) -> Fact {
             at: Millis(at),
         },
         (Step::Fail, None) => Fact::failed("max", "nothing runs", Millis(at)),
+        (Step::Retry(i), _) => Fact::Retry {
+            to: MEMBERS[*i].to_string(),
+            at: Millis(at),
+        },
         (Step::Load, _) => match session.to_scenario() {
             Some(scenario) => Fact::LoadScenario {
                 scenario: Box::new(scenario),

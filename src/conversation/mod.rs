@@ -479,6 +479,18 @@ impl Conversation {
         Ok(id)
     }
 
+    /// Queues `member`'s delivery answering `parent` again, at `intent` (a retry of a failed
+    /// run; the session checks it may be retried). A wait for a human, or a conversation
+    /// completed meanwhile, is over: the user chose to go on. Then the queue runs.
+    pub(crate) fn retry(&mut self, member: &str, parent: MessageId, intent: Intent, at: Millis) {
+        let _ = self.queue.push(member, &parent, intent);
+        if self.in_flight.is_none() {
+            self.waiting_for = None;
+            self.status = Status::Running;
+        }
+        self.advance(at);
+    }
+
     /// The next thing the host must do, or `None` when there is nothing until the next fact.
     #[must_use]
     pub fn poll_action(&mut self) -> Option<Action> {

@@ -124,6 +124,10 @@ fn fact_at(fact: Read<FactFields<'_>>, path: &Path<'_>) -> Result<Fact, SessionF
             },
             usage: usage(f.usage)?,
         },
+        "retry" => Fact::Retry {
+            to: text("to", f.to)?,
+            at: at(f.at)?,
+        },
         "loadScenario" => {
             let scenario = required(f.scenario, &path.key("scenario"))?;
             Fact::LoadScenario {
@@ -139,7 +143,7 @@ fn fact_at(fact: Read<FactFields<'_>>, path: &Path<'_>) -> Result<Fact, SessionF
             return Err(path
                 .key("type")
                 .invalid(format!(
-                    "unknown fact type {other:?} (expected setTeam, setSettings, human, replied, failed or loadScenario)"
+                    "unknown fact type {other:?} (expected setTeam, setSettings, human, replied, failed, retry or loadScenario)"
                 ))
                 .into())
         }
