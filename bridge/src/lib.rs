@@ -4,6 +4,7 @@
 //!
 //! - [`guard`]: who may connect (Host, Origin, token); each rejection names its reason.
 //! - [`store`]: sessions in SQLite, one row per fact, committed before acting on it.
+//! - [`token`]: the token of a session database, kept beside it for every launch.
 //! - [`files`]: the user's files (team configs, scenarios, instruction files), read with
 //!   errors in the user's words.
 //! - [`agents`]: the CLIs' commands and stream decoders, and running one delivery.
@@ -26,3 +27,4 @@ pub mod guard;
 pub mod hub;
 pub mod server;
 pub mod store;
+pub mod token;

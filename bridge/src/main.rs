@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use agent_chatter_bridge::chat::Ending;
-use agent_chatter_bridge::{agents, files, guard, hub, server, store};
+use agent_chatter_bridge::{agents, files, hub, server, store};
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -36,12 +36,18 @@ enum Commands {
         /// Port on 127.0.0.1 (0 = any free port).
         #[arg(long, default_value_t = 8080)]
         port: u16,
-        /// Team config (ours or the peer's cli-config); without it, the demo team.
+        /// Team config (ours or the peer's cli-config): starts a new session with it. Without
+        /// it (and without --session or --new), the session written last is resumed, or, in a
+        /// database with none, a new one starts with the demo team.
         #[arg(long)]
         team: Option<PathBuf>,
-        /// Resume this session from the database instead of starting a new one.
-        #[arg(long)]
+        /// Resume this session from the database.
+        #[arg(long, conflicts_with = "new")]
         session: Option<i64>,
+        /// Start a new session (with --team's team, else the demo team) instead of resuming
+        /// the one written last.
+        #[arg(long)]
+        new: bool,
         /// The session database (SQLite).
         #[arg(long, default_value = "agent-chatter.db")]
         db: PathBuf,
@@ -368,25 +374,41 @@ fn run(cli: Cli) -> Result<Ending, String> {
             port,
             team,
             session,
+            new,
             db,
             dist,
             agents,
             simulate,
         } => {
-            let source = team_source(team.as_deref(), session);
+            let team_file = team.clone();
             let team = read_team(team)?;
             let agents = read_agents(agents)?;
+            let page = server::Page::open(&dist)?;
+            let store = store::Store::open(&db).map_err(|e| e.to_string())?;
+            // Without a team or a session to open, the session written last goes on
+            // (docs/architecture.md §14).
+            let latest = match (session, &team_file, new) {
+                (None, None, false) => store.latest().map_err(|e| e.to_string())?,
+                _ => None,
+            };
+            let session = session.or(latest);
+            let source = team_source(team_file.as_deref(), session);
             if session.is_none() {
                 agents::check_team(&team, &agents, simulate)?;
             }
-            let page = server::Page::open(&dist)?;
-            let store = store::Store::open(&db).map_err(|e| e.to_string())?;
-            let token = guard::new_token()?;
+            if let Some(id) = latest {
+                say_resumed(&store, id);
+            }
+            let token = agent_chatter_bridge::token::for_database(&db)?;
             until_stopped(async move {
                 // The port first: when it is taken, no session is created for nothing.
                 let bound = server::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await?;
-                let hub = hub::Hub::start(store, session, team, agents, simulate, source)
-                    .map_err(|e| e.to_string())?;
+                let hub = hub::Hub::start(store, session, team, agents, simulate, source).map_err(
+                    |e| match latest {
+                        Some(_) => format!("{e} (`serve --new` starts a new session)"),
+                        None => e.to_string(),
+                    },
+                )?;
                 say_who_cannot_run(&hub, simulate).await;
                 hub.resume();
                 server::serve(bound, |port| server::AppState { hub, token, port }, page)
@@ -395,6 +417,20 @@ fn run(cli: Cli) -> Result<Ending, String> {
             })
         }
     }
+}
+
+/// Says on stderr which session `serve` resumed by default, and how to start a new one.
+fn say_resumed(store: &store::Store, id: i64) {
+    let listed = store.list().unwrap_or_default();
+    let Some(s) = listed.iter().find(|s| s.id == id) else {
+        return;
+    };
+    eprintln!(
+        "agent-chatter: resuming session #{id} {:?}, {} fact{}; --new starts a new one",
+        s.name,
+        s.facts,
+        if s.facts == 1 { "" } else { "s" }
+    );
 }
 
 /// Says at start, on stderr, which members cannot run here and why (each delivery to them will

@@ -1,0 +1,380 @@
+//! The session library over the bridge (issue #25): names, search, fork, resuming the session
+//! written last and one token per database, with real `agent-chatter serve` processes on a
+//! real SQLite file.
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use serde_json::{json, Value};
+use support::{bin, team, Bridge, Client};
+
+fn human(text: &str) -> Value {
+    json!({"v": 1, "type": "apply", "fact": {"type": "human", "text": text, "sender": null, "at": 1}})
+}
+
+/// `serve --simulate` on the files in `d` with `args` (no `--team` unless given); its stderr
+/// goes to `d/stderr-N`.
+fn serve(d: &Path, args: &[&str]) -> Bridge {
+    let n = std::fs::read_dir(d).unwrap().count();
+    let stderr = std::fs::File::create(d.join(format!("stderr-{n}"))).unwrap();
+    let mut child = Command::new(bin())
+        .args(["serve", "--port", "0", "--simulate", "--db"])
+        .arg(d.join("sessions.db"))
+        .arg("--dist")
+        .arg(d.join("dist"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let rest = line
+        .trim()
+        .strip_prefix("http://127.0.0.1:")
+        .unwrap_or_else(|| panic!("first line: {line:?}\n{}", last_stderr(d)));
+    let (port, token) = rest.split_once("/#token=").unwrap();
+    Bridge {
+        dir: tempfile::tempdir().unwrap(),
+        child,
+        port: port.parse().unwrap(),
+        token: token.to_string(),
+    }
+}
+
+/// What the last `serve` started on `d` wrote on stderr.
+fn last_stderr(d: &Path) -> String {
+    let mut logs: Vec<_> = std::fs::read_dir(d)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().contains("stderr-"))
+        .collect();
+    logs.sort_by_key(|p| std::fs::metadata(p).unwrap().modified().unwrap());
+    logs.last()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .unwrap_or_default()
+}
+
+/// A directory with the page, the test team (`team.json`) and no agents file.
+fn dir() -> tempfile::TempDir {
+    Bridge::new_dir(&team(None), "claude-stream.sh")
+}
+
+fn with_team(d: &Path) -> String {
+    d.join("team.json").display().to_string()
+}
+
+/// A conversation of three facts in the open session: the team, `text` to max, max's reply.
+async fn talk(page: &mut Client, text: &str) -> Value {
+    page.send(human(&format!("[NEXT: max] {text}"))).await;
+    page.until_fact("replied").await
+}
+
+async fn sessions(page: &mut Client) -> Vec<Value> {
+    page.send(json!({"v": 1, "type": "listSessions"})).await;
+    let list = page.until(|e| e["type"] == "sessions").await;
+    list["list"].as_array().unwrap().clone()
+}
+
+async fn search(page: &mut Client, query: &str) -> Value {
+    page.send(json!({"v": 1, "type": "searchSessions", "query": query}))
+        .await;
+    page.until(|e| e["type"] == "searchResults" || e["type"] == "error")
+        .await
+}
+
+#[tokio::test]
+async fn a_restart_without_flags_resumes_the_session_written_last_with_the_same_token() {
+    let d = dir();
+    let first = serve(d.path(), &["--team", &with_team(d.path())]);
+    let (mut page, session) = first.hello().await;
+    let id = session["id"].as_i64().unwrap();
+    talk(&mut page, "draft the notes").await;
+    // Another session, then back to the first: it is the one written last.
+    page.send(json!({"v": 1, "type": "newSession"})).await;
+    page.until(|e| e["type"] == "session").await;
+    page.send(json!({"v": 1, "type": "openSession", "id": id}))
+        .await;
+    page.until(|e| e["type"] == "session").await;
+    page.send(human("[NEXT: max] and again")).await;
+    page.until_fact("replied").await;
+    let token = first.token.clone();
+    drop(page);
+    drop(first);
+
+    let second = serve(d.path(), &[]);
+    assert_eq!(second.token, token, "the token is the database's");
+    assert!(
+        last_stderr(d.path()).contains(&format!(
+            "resuming session #{id} \"relay\", 5 facts; --new starts a new one"
+        )),
+        "{}",
+        last_stderr(d.path())
+    );
+    // The old URL's token still opens it: the same session, every fact kept.
+    let (_page, session) = second.hello().await;
+    assert_eq!(session["id"], id);
+    assert_eq!(session["facts"].as_array().unwrap().len(), 5);
+    drop(second);
+
+    // --new starts a new session with the demo team, on the same token.
+    let third = serve(d.path(), &["--new"]);
+    assert_eq!(third.token, token);
+    let (_page, session) = third.hello().await;
+    assert_ne!(session["id"], id);
+    assert_eq!(session["facts"].as_array().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_database_with_no_session_starts_one_with_the_demo_team() {
+    let d = dir();
+    let bridge = serve(d.path(), &[]);
+    let (_page, session) = bridge.hello().await;
+    assert_eq!(session["facts"][0]["type"], "setTeam");
+    assert!(!last_stderr(d.path()).contains("resuming"));
+}
+
+#[tokio::test]
+async fn a_rename_is_sent_to_every_page_and_kept_across_a_restart() {
+    let d = dir();
+    let bridge = serve(d.path(), &["--team", &with_team(d.path())]);
+    let (mut page, session) = bridge.hello().await;
+    let (mut other, _) = bridge.hello().await;
+    let id = session["id"].as_i64().unwrap();
+    page.send(json!({"v": 1, "type": "renameSession", "id": id, "name": "  Release notes  "}))
+        .await;
+    let list = other.until(|e| e["type"] == "sessions").await;
+    assert_eq!(list["list"][0]["name"], "Release notes");
+    assert_eq!(list["list"][0]["title"], "relay");
+
+    for (name, error) in [
+        (
+            "   ",
+            "rename: a session's name cannot be empty".to_string(),
+        ),
+        (
+            &"x".repeat(121),
+            "rename: a session's name is at most 120 characters (this one has 121)".to_string(),
+        ),
+    ] {
+        page.send(json!({"v": 1, "type": "renameSession", "id": id, "name": name}))
+            .await;
+        let refused = page.until(|e| e["type"] == "error").await;
+        assert_eq!(refused["message"], error);
+    }
+    page.send(json!({"v": 1, "type": "renameSession", "id": 99, "name": "x"}))
+        .await;
+    let refused = page.until(|e| e["type"] == "error").await;
+    assert_eq!(refused["message"], "rename: session 99 does not exist");
+    drop((page, other));
+    drop(bridge);
+
+    let listed = Command::new(bin())
+        .args(["sessions", "--db"])
+        .arg(d.path().join("sessions.db"))
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        listed.starts_with(&format!("{id}  Release notes  1 facts  created ")),
+        "{listed}"
+    );
+    let bridge = serve(d.path(), &[]);
+    let (mut page, _) = bridge.hello().await;
+    assert_eq!(sessions(&mut page).await[0]["name"], "Release notes");
+}
+
+#[tokio::test]
+async fn search_finds_a_replys_word_in_another_session_ignoring_case() {
+    let d = dir();
+    let bridge = serve(d.path(), &["--team", &with_team(d.path())]);
+    let (mut page, session) = bridge.hello().await;
+    let first = session["id"].as_i64().unwrap();
+    let replied = talk(&mut page, "hello").await;
+    let reply = replied["fact"]["text"].as_str().unwrap().to_string();
+    let word = reply
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() >= 4 && !"hello".contains(&w.to_lowercase()))
+        .max_by_key(|w| w.len())
+        .unwrap_or_else(|| panic!("no word in {reply:?}"))
+        .to_string();
+    page.send(json!({"v": 1, "type": "newSession"})).await;
+    page.until(|e| e["type"] == "session").await;
+
+    let found = search(&mut page, &word.to_uppercase()).await;
+    assert_eq!(found["type"], "searchResults", "{found}");
+    assert_eq!(found["query"], word.to_uppercase());
+    let hits = found["hits"].as_array().unwrap();
+    let hit = hits
+        .iter()
+        .find(|h| h["seq"] == 3)
+        .unwrap_or_else(|| panic!("{word}: {found}"));
+    assert_eq!(hit["session"], first);
+    assert_eq!(hit["name"], "relay");
+    let marked: Vec<&str> = hit["snippet"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["hit"] == true)
+        .map(|p| p["text"].as_str().unwrap())
+        .collect();
+    assert!(
+        marked.iter().all(|m| m.eq_ignore_ascii_case(&word)) && !marked.is_empty(),
+        "{hit}"
+    );
+}
+
+#[tokio::test]
+async fn a_query_with_search_operators_or_quotes_is_answered_not_refused() {
+    let d = dir();
+    let bridge = serve(d.path(), &["--team", &with_team(d.path())]);
+    let (mut page, _) = bridge.hello().await;
+    talk(&mut page, "we ship c++ \"quoted\" notes").await;
+    for query in [
+        "\"",
+        "c++",
+        "notes OR",
+        "NEAR(",
+        "a:b",
+        "-",
+        "\"quoted\" notes*",
+    ] {
+        let answer = search(&mut page, query).await;
+        assert_eq!(answer["type"], "searchResults", "{query}: {answer}");
+    }
+    // Searched as the phrase `c`: the message (and the simulator's reply quoting it).
+    let answer = search(&mut page, "c++").await;
+    assert!(
+        answer["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|h| h["seq"] == 2),
+        "{answer}"
+    );
+}
+
+#[tokio::test]
+async fn a_fork_has_the_first_n_facts_and_the_original_is_unchanged() {
+    let d = dir();
+    let bridge = serve(d.path(), &["--team", &with_team(d.path())]);
+    let (mut page, session) = bridge.hello().await;
+    let (mut other, _) = bridge.hello().await;
+    let original = session["id"].as_i64().unwrap();
+    talk(&mut page, "first").await;
+    talk(&mut page, "second").await;
+    page.send(json!({"v": 1, "type": "openSession", "id": original}))
+        .await;
+    let before = page.until(|e| e["type"] == "session").await["facts"].clone();
+    assert_eq!(before.as_array().unwrap().len(), 5);
+
+    page.send(json!({"v": 1, "type": "forkSession", "id": original, "upto": 3}))
+        .await;
+    // Every page follows to the fork.
+    let fork = other
+        .until(|e| e["type"] == "session" && e["id"] != original)
+        .await;
+    assert_eq!(fork["facts"], json!(before.as_array().unwrap()[..3]));
+    let list = other.until(|e| e["type"] == "sessions").await;
+    let listed = list["list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == fork["id"])
+        .unwrap()
+        .clone();
+    assert_eq!(listed["name"], "relay (fork at #3)");
+    assert_eq!(listed["facts"], 3);
+
+    page.send(json!({"v": 1, "type": "openSession", "id": original}))
+        .await;
+    let again = page
+        .until(|e| e["type"] == "session" && e["id"] == original)
+        .await;
+    assert_eq!(again["facts"], before);
+}
+
+#[tokio::test]
+async fn forking_at_a_fact_that_does_not_exist_is_refused_naming_it() {
+    let d = dir();
+    let bridge = serve(d.path(), &["--team", &with_team(d.path())]);
+    let (mut page, session) = bridge.hello().await;
+    let id = session["id"].as_i64().unwrap();
+    page.send(json!({"v": 1, "type": "forkSession", "id": id, "upto": 9}))
+        .await;
+    let refused = page.until(|e| e["type"] == "error").await;
+    assert_eq!(
+        refused["message"],
+        format!("fork: session {id} \"relay\" has no fact #9 (it has 1)")
+    );
+    assert_eq!(sessions(&mut page).await.len(), 1, "no session was made");
+}
+
+#[test]
+fn a_token_file_other_users_can_read_is_refused_saying_how_to_fix_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = dir();
+    drop(serve(d.path(), &[]));
+    let token = d.path().join("sessions.db.token");
+    assert_eq!(
+        std::fs::metadata(&token).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = Command::new(bin())
+        .args(["serve", "--port", "0", "--simulate", "--db"])
+        .arg(d.path().join("sessions.db"))
+        .arg("--dist")
+        .arg(d.path().join("dist"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("can be read or changed by other users (mode 0644)")
+            && stderr.contains(&format!("chmod 600 {}", token.display())),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty(), "no URL was printed");
+}
+
+#[tokio::test]
+async fn a_database_from_before_the_library_is_resumed_with_its_facts() {
+    let d = dir();
+    let db = d.path().join("sessions.db");
+    let facts = [
+        json!({"type": "setTeam", "team": team(None)}),
+        json!({"type": "human", "text": "[FROM: kailai] old words", "sender": null, "at": 1}),
+    ];
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE sessions (id INTEGER PRIMARY KEY, title TEXT NOT NULL, created_ms INTEGER NOT NULL);
+             CREATE TABLE facts (session_id INTEGER NOT NULL REFERENCES sessions(id), seq INTEGER NOT NULL, fact TEXT NOT NULL, PRIMARY KEY (session_id, seq));
+             CREATE TABLE outputs (session_id INTEGER NOT NULL REFERENCES sessions(id), member TEXT NOT NULL, at_ms INTEGER NOT NULL, output BLOB NOT NULL);
+             PRAGMA application_id = 1094928468; PRAGMA user_version = 1;
+             INSERT INTO sessions VALUES (4, 'relay', 5);",
+        )
+        .unwrap();
+        for (i, fact) in facts.iter().enumerate() {
+            conn.execute(
+                "INSERT INTO facts VALUES (4, ?1, ?2)",
+                rusqlite::params![i as i64 + 1, fact.to_string()],
+            )
+            .unwrap();
+        }
+    }
+    let bridge = serve(d.path(), &[]);
+    let (mut page, session) = bridge.hello().await;
+    assert_eq!(session["id"], 4);
+    assert_eq!(session["facts"].as_array().unwrap().len(), 2);
+    let listed = sessions(&mut page).await;
+    assert_eq!(listed[0]["firstMessage"], "[FROM: kailai] old words");
+    let found = search(&mut page, "old words").await;
+    assert_eq!(found["hits"][0]["session"], 4, "{found}");
+}
