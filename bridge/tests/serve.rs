@@ -809,3 +809,48 @@ async fn retries_are_shown_live_and_usage_is_recorded_with_the_reply() {
     );
     assert!(usage["durationMs"].as_u64().is_some(), "{replied}");
 }
+
+#[tokio::test]
+async fn a_failed_agent_retried_from_the_page_runs_its_delivery_again() {
+    let dir = Bridge::new_dir(&team(None), "fail-once.sh");
+    let state = dir.path().join("first-run");
+    let agents = json!({"agents": {
+        "max": {"command": support::fixture("fail-once.sh").display().to_string(),
+                "args": [state.display().to_string()]},
+    }});
+    std::fs::write(dir.path().join("agents.json"), agents.to_string()).unwrap();
+    let bridge = Bridge::start(dir, None);
+    let (mut page, _) = bridge.hello().await;
+    page.send(human("[NEXT: max] draft it")).await;
+    let failed = page.until_fact("failed").await;
+    assert_eq!(failed["fact"]["to"], "max");
+
+    page.send(json!({"v": 1, "type": "apply", "fact": {"type": "retry", "to": "max", "at": 5}}))
+        .await;
+    let retry = page.until_fact("retry").await;
+    assert_eq!(retry["fact"]["to"], "max");
+    let replied = page.until_fact("replied").await;
+    assert_eq!(replied["fact"]["to"], "max");
+    assert_eq!(
+        replied["fact"]["text"],
+        "Recovered on the second try. [NEXT: kailai]"
+    );
+}
+
+#[tokio::test]
+async fn a_retry_of_an_agent_that_did_not_fail_is_refused_in_words() {
+    let bridge = Bridge::start(Bridge::new_dir(&team(None), "claude-stream.sh"), None);
+    let (mut page, _) = bridge.hello().await;
+    page.send(human("[NEXT: max] go")).await;
+    page.until_fact("replied").await;
+    page.send(json!({"v": 1, "type": "apply", "fact": {"type": "retry", "to": "max", "at": 5}}))
+        .await;
+    let error = page.until(|e| e["type"] == "error").await;
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("last run did not fail, so there is nothing to retry"),
+        "{error}"
+    );
+}
