@@ -90,6 +90,10 @@ enum Commands {
         /// The session database (SQLite).
         #[arg(long, default_value = "agent-chatter.db")]
         db: PathBuf,
+        /// List the messages and replies that match TEXT instead (words, ignoring case and
+        /// accents), best first: session, fact number and the words around the match.
+        #[arg(long, value_name = "TEXT")]
+        search: Option<String>,
     },
     /// Write a session's transcript: who said what to whom, how each agent run ended and what
     /// it cost, and the exact prompt of every delivery.
@@ -286,7 +290,7 @@ fn run(cli: Cli) -> Result<Ending, String> {
             db,
             output,
         } => export(&db, &session, &format, output.as_deref()).map(|()| Ending::Done),
-        Commands::Sessions { db } => {
+        Commands::Sessions { db, search } => {
             if !db.is_file() {
                 return Err(format!(
                     "{}: no session database here (serve and chat create it)",
@@ -294,6 +298,21 @@ fn run(cli: Cli) -> Result<Ending, String> {
                 ));
             }
             let store = store::Store::open(&db).map_err(|e| e.to_string())?;
+            if let Some(query) = search {
+                for hit in store.search(&query).map_err(|e| e.to_string())? {
+                    let snippet: String = hit
+                        .snippet
+                        .iter()
+                        .map(|p| match p.hit {
+                            true => format!("«{}»", p.text),
+                            false => p.text.clone(),
+                        })
+                        .collect();
+                    let snippet = snippet.split_whitespace().collect::<Vec<_>>().join(" ");
+                    println!("{}  {}  #{}  {snippet}", hit.session, hit.name, hit.seq);
+                }
+                return Ok(Ending::Done);
+            }
             for s in store.list().map_err(|e| e.to_string())? {
                 // What its agent runs cost (docs/architecture.md §14c), from its outcome facts.
                 let mut usage = agent_chatter::usage::Usage::default();

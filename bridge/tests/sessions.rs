@@ -230,6 +230,29 @@ async fn search_finds_a_replys_word_in_another_session_ignoring_case() {
 }
 
 #[tokio::test]
+async fn sessions_search_lists_the_matching_facts_in_the_terminal() {
+    let d = dir();
+    let bridge = serve(d.path(), &["--team", &with_team(d.path())]);
+    let (mut page, session) = bridge.hello().await;
+    let id = session["id"].as_i64().unwrap();
+    talk(&mut page, "Draft the Changelog").await;
+    drop(page);
+    drop(bridge);
+    let out = Command::new(bin())
+        .args(["sessions", "--search", "changelog", "--db"])
+        .arg(d.path().join("sessions.db"))
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        listed
+            .lines()
+            .any(|l| l == format!("{id}  relay  #2  [NEXT: max] Draft the «Changelog»")),
+        "{listed}"
+    );
+}
+
+#[tokio::test]
 async fn a_query_with_search_operators_or_quotes_is_answered_not_refused() {
     let d = dir();
     let bridge = serve(d.path(), &["--team", &with_team(d.path())]);

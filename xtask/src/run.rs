@@ -31,7 +31,7 @@ pub fn run(ctx: &Ctx, args: &[String]) -> Result<(), String> {
     proc::run(&mut ctx.cargo(&["build", "--release", "-p", "agent-chatter-bridge"]))?;
     let data = ctx.target_dir().join("agent-chatter");
     std::fs::create_dir_all(&data).map_err(|e| format!("cannot create {}: {e}", data.display()))?;
-    eprintln!("\nrun: open the URL below (it carries this launch's token); Ctrl+C stops\n");
+    eprintln!("\nrun: open the URL below (it carries the database's token, the same after a restart); Ctrl+C stops\n");
     proc::run(
         ctx.cmd(bridge_bin(ctx, "release"))
             .args([
