@@ -288,7 +288,11 @@ test('a reload restores the session, and a corrupt stored session is set aside, 
   assert.equal(await page.by('timeline-message').nth(count - 1).locator('.content').textContent(), last);
   assert.match(await page.lastMessageText(), /and the very last one/);
 
-  await page.page.evaluate(() => localStorage.setItem('agent-chatter/session', '{"format": "agent-chatter-session/1", "facts": [{"type": "human"}]}'));
+  // The log of the session shown (in the library this browser keeps) no longer reads.
+  await page.page.evaluate(() => {
+    const { current } = JSON.parse(localStorage.getItem('agent-chatter/library'));
+    localStorage.setItem(`agent-chatter/session/${current}`, '{"format": "agent-chatter-session/1", "facts": [{"type": "human"}]}');
+  });
   await page.reload();
   assert.match(await page.errorBanner(), /could not be read .*facts\[0\].*set aside/);
   assert.equal(await page.timelineCount(), 3, 'the demo is shown instead');

@@ -105,11 +105,11 @@ fn keyboard(state: AppState) {
     on_cleanup(move || handle.remove());
 }
 
-/// The panes. What differs with the host is composed here, once: a bridge adds its sessions
-/// and shows the running agent (its output, the verified digest, cancel); the simulation lets
-/// the user answer for the due agent.
+/// The panes. What differs with the host is composed here, once: a bridge shows the running
+/// agent (its output, the verified digest, cancel); the simulation lets the user answer for
+/// the due agent.
 fn layout(host: Host, state: AppState, attention: Attention) -> impl IntoView {
-    let (sessions, due_agent) = match host {
+    let due_agent = match host {
         Host::Simulation(simulation) => {
             let draft = RwSignal::new(String::new());
             let on_reply = Callback::new(move |text: String| simulation.reply_due(text));
@@ -121,20 +121,16 @@ fn layout(host: Host, state: AppState, attention: Attention) -> impl IntoView {
                     <ReplyControls draft=draft on_reply=on_reply on_simulate=on_simulate/>
                 </DueAgent>
             };
-            (None, due_agent.into_any())
+            due_agent.into_any()
         }
         Host::Bridge(bridge) => {
-            let on_choose = Callback::new(move |id: i64| bridge.open_session(id));
             let on_cancel = Callback::new(move |()| bridge.cancel_due());
-            let sessions = view! {
-                <SessionsMenu sessions=bridge.sessions() shown=bridge.session_id() on_choose=on_choose/>
-            };
             let due_agent = view! {
                 <DueAgent runs=true>
                     <RunningAgent verification=bridge.verification() output=bridge.output() on_cancel=on_cancel/>
                 </DueAgent>
             };
-            (Some(sessions.into_any()), due_agent.into_any())
+            due_agent.into_any()
         }
     };
     let usage = Signal::derive(move || state.session.with(|s| s.usage(None)));
@@ -153,7 +149,7 @@ fn layout(host: Host, state: AppState, attention: Attention) -> impl IntoView {
         <Header connection=Signal::derive(move || host.connection_label()) connection_title=host.connection_title()>
             <UsageTotal usage=usage cap=cap/>
             {notify}
-            {sessions}
+            <SessionsMenu/>
             <ShareLink/>
             <FilesMenu/>
         </Header>

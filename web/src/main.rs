@@ -7,6 +7,7 @@ mod browser;
 mod components;
 mod files;
 mod host;
+mod library;
 mod share;
 mod state;
 mod status;

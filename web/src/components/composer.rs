@@ -28,7 +28,12 @@ pub fn Composer() -> impl IntoView {
             stored(&body);
         }
     });
+    // Off, with the reason, while nothing can be sent (a bridge that is away).
+    let unavailable = move || host.unavailable();
     let send = move || {
+        if untrack(unavailable).is_some() {
+            return;
+        }
         let body = text.get_untracked();
         if body.trim().is_empty() {
             return;
@@ -45,7 +50,9 @@ pub fn Composer() -> impl IntoView {
     view! {
         <div class="composer">
             <textarea data-testid="composer-input" rows="2"
-                placeholder="a message… e.g. [FROM: kailai] Please review. [NEXT: max, sarah!P1]   (Ctrl+Enter sends)"
+                prop:disabled=move || unavailable().is_some()
+                title=move || unavailable().unwrap_or_default()
+                placeholder=move || unavailable().unwrap_or("a message… e.g. [FROM: kailai] Please review. [NEXT: max, sarah!P1]   (Ctrl+Enter sends)")
                 prop:value=move || text.get()
                 on:input=move |ev| text.set(event_target_value(&ev))
                 on:keydown=move |ev: leptos::ev::KeyboardEvent| {
@@ -54,7 +61,9 @@ pub fn Composer() -> impl IntoView {
                         send();
                     }
                 }/>
-            <button data-testid="composer-send" on:click=move |_| send()>"send"</button>
+            <button data-testid="composer-send" on:click=move |_| send()
+                prop:disabled=move || unavailable().is_some()
+                title=move || unavailable().unwrap_or_default()>"send"</button>
         </div>
     }
 }

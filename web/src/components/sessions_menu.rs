@@ -1,60 +1,196 @@
-//! The bridge's sessions: which one is shown, and switching to another one
-//! (`session-select`); the bridge replays it and every page follows.
+//! The session library (docs/architecture.md §13): the quick switch in the header
+//! (`session-select`) and the library it opens (`session-library`): every session with its
+//! name (`session-name`, editable in place), when it was made and last changed, its first
+//! message and fact count; a search across every session's messages (`session-search`,
+//! `search-hit`); a new session (`library-new`). The sessions are the bridge's, or this
+//! browser's without one; the host does every act.
 
-use agent_chatter::protocol::SessionInfo;
+use agent_chatter::markers;
 use leptos::prelude::*;
 
+use crate::host::use_host;
+use crate::library::{snippet_text, when, Entry};
 use crate::state::use_state;
 
+/// How long typing may pause before the search runs.
+const SEARCH_DELAY: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// The user's time zone, in minutes east of UTC.
+fn local_offset() -> i64 {
+    -(js_sys::Date::new_0().get_timezone_offset() as i64)
+}
+
+fn plural(n: usize, one: &str) -> String {
+    format!("{n} {one}{}", if n == 1 { "" } else { "s" })
+}
+
 #[component]
-pub fn SessionsMenu(
-    /// The sessions the bridge's database holds, as of when they were last asked for.
-    #[prop(into)]
-    sessions: Signal<Vec<SessionInfo>>,
-    /// The session shown.
-    #[prop(into)]
-    shown: Signal<Option<i64>>,
-    /// Switches to a session; false when the switch was called off (the select then shows
-    /// the session still open).
-    on_choose: Callback<i64, bool>,
-) -> impl IntoView {
+pub fn SessionsMenu() -> impl IntoView {
     let state = use_state();
+    let host = use_host();
+    let sessions = host.sessions();
+    let shown = host.shown_session();
+    let hits = host.search_hits();
+    let open = RwSignal::new(false);
+    let query = RwSignal::new(String::new());
     // Bumped when a switch is called off, so the select shows the session still open.
     let kept = RwSignal::new(0u32);
-    view! {
-        <label class="sessions">"session "
-            <select data-testid="session-select" on:change=move |ev| {
-                if let Ok(id) = event_target_value(&ev).parse() {
-                    if !on_choose.run(id) {
-                        kept.update(|n| *n += 1);
-                    }
+    let pending = StoredValue::new(None::<TimeoutHandle>);
+    let offset = local_offset();
+    // The open session's count is the page's own (the list is as of when it was sent).
+    let facts_of = move |e: &Entry| {
+        if shown.get() == Some(e.id) {
+            state.session.with(|s| s.facts().len())
+        } else {
+            e.facts
+        }
+    };
+    let choose = move |id: i64| {
+        if host.open_session(id) {
+            open.set(false);
+        } else {
+            kept.update(|n| *n += 1);
+        }
+    };
+    let search = move |text: String| {
+        query.set(text.clone());
+        if let Some(handle) = pending.get_value() {
+            handle.clear();
+        }
+        let handle = set_timeout_with_handle(move || host.search_sessions(text), SEARCH_DELAY);
+        pending.set_value(handle.ok());
+    };
+    let row = move |e: Entry| {
+        let id = e.id;
+        let is_shown = move || shown.get() == Some(id);
+        let name = e.name.clone();
+        let dates = {
+            let e = e.clone();
+            move || {
+                let now = state.clock.get();
+                let created = when(e.created_at, now, offset);
+                let updated = when(e.updated_at, now, offset);
+                let facts = plural(facts_of(&e), "fact");
+                if created == updated {
+                    format!("{created} · {facts}")
+                } else {
+                    format!("{created}, changed {updated} · {facts}")
                 }
-            }>
-                {move || sessions.get().into_iter().map(|s| {
-                    let selected = move || {
-                        kept.track();
-                        shown.get() == Some(s.id)
-                    };
-                    // The open session's count is the page's own (the list is as of when
-                    // it was asked for).
-                    let facts = move || {
-                        if shown.get() == Some(s.id) {
-                            state.session.with(|session| session.facts().len() as i64)
-                        } else {
-                            s.facts
+            }
+        };
+        let first = e.first_message.as_deref().map_or_else(
+            || "(no message yet)".to_string(),
+            |m| markers::strip_all(m).into_owned(),
+        );
+        view! {
+            <li class="session-entry" class:shown=is_shown data-testid="session-entry" data-id=id>
+                <div class="session-line">
+                    <input class="session-name" data-testid="session-name" aria-label="session name"
+                        prop:value=name.clone() title="rename: type a name, then Enter"
+                        on:change=move |ev| host.rename_session(id, &event_target_value(&ev))
+                        on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                            if ev.key() == "Enter" {
+                                let _ = event_target::<web_sys::HtmlInputElement>(&ev).blur();
+                            }
+                        }/>
+                    <button data-testid="session-open" prop:disabled=is_shown
+                        on:click=move |_| choose(id)>
+                        {move || if is_shown() { "shown" } else { "open" }}
+                    </button>
+                </div>
+                <div class="session-dates">{dates}</div>
+                <div class="session-first" title=first.clone()>{first.clone()}</div>
+            </li>
+        }
+    };
+    let list = move || {
+        let searching = query.with(|q| !q.trim().is_empty());
+        if !searching {
+            let rows = sessions.get().into_iter().map(row).collect_view();
+            return view! { <ul class="library-list">{rows}</ul> }.into_any();
+        }
+        let found = hits
+            .get()
+            .filter(|(q, _)| *q == query.get())
+            .map(|(_, found)| found);
+        match found {
+            None => view! { <p class="library-note">"searching…"</p> }.into_any(),
+            Some(found) if found.is_empty() => {
+                let q = query.get();
+                view! { <p class="library-note" data-testid="search-none">{format!("no session holds “{}”", q.trim())}</p> }.into_any()
+            }
+            Some(found) => {
+                let rows = found
+                    .into_iter()
+                    .map(|hit| {
+                        let id = hit.session;
+                        let title = format!("open {}: {}", hit.name, snippet_text(&hit.snippet));
+                        view! {
+                            <li>
+                                <button class="search-hit" data-testid="search-hit" data-id=id title=title
+                                    on:click=move |_| choose(id)>
+                                    <span class="hit-name">{hit.name}</span>
+                                    <span class="hit-snippet">{hit.snippet.into_iter().map(|p| if p.hit {
+                                        view! { <mark>{p.text}</mark> }.into_any()
+                                    } else {
+                                        p.text.into_any()
+                                    }).collect_view()}</span>
+                                </button>
+                            </li>
                         }
-                    };
-                    let title = s.title.clone();
-                    view! {
-                        <option value=s.id.to_string() prop:selected=selected>
-                            {move || {
-                                let n = facts();
-                                format!("#{} {} ({n} fact{})", s.id, title, if n == 1 { "" } else { "s" })
-                            }}
-                        </option>
+                    })
+                    .collect_view();
+                view! { <ul class="library-hits">{rows}</ul> }.into_any()
+            }
+        }
+    };
+    view! {
+        <div class="sessions">
+            <label>"session "
+                <select data-testid="session-select" on:change=move |ev| {
+                    if let Ok(id) = event_target_value(&ev).parse() {
+                        choose(id);
                     }
-                }).collect_view()}
-            </select>
-        </label>
+                }>
+                    {move || sessions.get().into_iter().map(|e| {
+                        let selected = move || {
+                            kept.track();
+                            shown.get() == Some(e.id)
+                        };
+                        let label = {
+                            let e = e.clone();
+                            move || format!("{} · {}", e.name, when(e.updated_at, state.clock.get(), offset))
+                        };
+                        view! { <option value=e.id.to_string() prop:selected=selected>{label}</option> }
+                    }).collect_view()}
+                </select>
+            </label>
+            <button data-testid="library-toggle" aria-expanded=move || open.get().to_string()
+                title="every session: names, dates, first messages; search them"
+                on:click=move |_| open.update(|o| *o = !*o)>"library"</button>
+            <Show when=move || open.get()>
+                <div class="session-library" data-testid="session-library" role="dialog"
+                    aria-label="sessions library"
+                    on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                        if ev.key() == "Escape" {
+                            open.set(false);
+                        }
+                    }>
+                    <div class="library-bar">
+                        <input type="search" data-testid="session-search" aria-label="search every session"
+                            placeholder="search every session's messages…"
+                            prop:value=move || query.get()
+                            on:input=move |ev| search(event_target_value(&ev))/>
+                        <button data-testid="library-new" on:click=move |_| {
+                            host.new_session();
+                            open.set(false);
+                        }>"new session"</button>
+                        <button class="library-close" aria-label="close the library"
+                            on:click=move |_| open.set(false)>"×"</button>
+                    </div>
+                    {list}
+                </div>
+            </Show>
+        </div>
     }
 }

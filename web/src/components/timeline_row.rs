@@ -7,6 +7,7 @@ use agent_chatter::message::SpeakerKind;
 use leptos::prelude::*;
 
 use crate::components::marked_text::MarkedText;
+use crate::host::use_host;
 use crate::state::use_state;
 
 /// A row's height in pixels until it is measured (rows show their whole text, so they differ).
@@ -45,6 +46,7 @@ pub fn TimelineRow(
     top: Signal<f64>,
 ) -> impl IntoView {
     let state = use_state();
+    let host = use_host();
     let message = Memo::new(move |_| {
         state.session.with(|s| {
             s.messages().get(index).map(|m| {
@@ -156,6 +158,17 @@ pub fn TimelineRow(
                         <span class="incomplete-mark" data-testid="incomplete-mark">"⚠ incomplete"</span>
                     })}
                     <span class="fate-label">{hover}</span>
+                    // "Continue from here" (docs/architecture.md §13): a new session whose log
+                    // ends at this message; this one stays in the library.
+                    <button class="fork" data-testid="fork" aria-label="continue from here"
+                        title="continue from here: a new session whose log ends at this message (this session stays as it is)"
+                        on:click=move |ev| {
+                            ev.stop_propagation();
+                            host.fork(index);
+                        }
+                        on:keydown=move |ev: leptos::ev::KeyboardEvent| ev.stop_propagation()>
+                        "continue from here"
+                    </button>
                 </div>
                 <div class="content"><MarkedText text=content/></div>
                 {move || outcome.get().and_then(|(incomplete, failed)| {

@@ -8,12 +8,18 @@
 //! Frames are the core's [`protocol`](agent_chatter::protocol) types: [`Command`]s out,
 //! [`Event`]s in. What only a bridge knows (its sessions, its agents, the digests it sent, the
 //! running agent's output) lives here, not in the page's shared state.
+//!
+//! When the socket closes (the bridge stopped or restarted), the page says so, keeps what it
+//! shows without inventing anything, and connects again with backoff ([`RETRY_FIRST`] doubling
+//! to [`RETRY_MOST`]) with the same token; once back, it shows the session it showed before.
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
+use crate::library::{Entry, Hit};
 use agent_chatter::message::MemberId;
 use agent_chatter::protocol::{
-    decode_event, encode_command, AgentReport, Command, Event, FrameError, SessionInfo,
+    decode_event, encode_command, AgentReport, Command, Event, FrameError, SessionInfo, SnippetPart,
 };
 use agent_chatter::scenario::Scenario;
 use agent_chatter::session::{Fact, Session};
@@ -38,6 +44,38 @@ pub const RUN_SETTINGS_NOTE: &str = "Read only: they come from files on the brid
 pub const CONNECTION_TITLE: &str =
     "Mirroring the bridge's session: it runs the agents and keeps the log";
 
+/// The first wait before connecting again after the socket closed, doubled after each
+/// failed attempt up to [`RETRY_MOST`].
+const RETRY_FIRST: Duration = Duration::from_millis(500);
+const RETRY_MOST: Duration = Duration::from_secs(5);
+
+/// Why the composer is off while the bridge is away.
+pub const DISCONNECTED: &str =
+    "the bridge is disconnected: reconnecting… Messages can be sent again once it is back.";
+
+/// The connection's state, as the header says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Link {
+    /// Opening the first socket.
+    Connecting,
+    /// The socket is open and the hello was sent.
+    Connected,
+    /// The socket closed; connecting again.
+    Reconnecting,
+}
+
+/// What the bridge host keeps between events about its connection and its last search.
+struct Line {
+    /// The wait before the next attempt to connect again.
+    backoff: Duration,
+    /// The session shown when the socket closed, to show again once connected.
+    resume: Option<i64>,
+    /// The current socket got an event (one closed before any did refused the token).
+    heard: bool,
+    /// The last query asked of the bridge (older answers are dropped).
+    asked: String,
+}
+
 /// Whether the prompt a bridge sent is the one the page previews (docs/architecture.md §6b).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Verification {
@@ -58,8 +96,12 @@ impl Verification {
 #[derive(Clone, Copy)]
 pub struct Bridge {
     state: AppState,
-    /// The socket is open and the hello was sent.
-    connected: RwSignal<bool>,
+    /// Whether the socket is open (the hello sent), or being opened again.
+    link: RwSignal<Link>,
+    /// What the reconnection and the search keep between events.
+    line: StoredValue<Line>,
+    /// The last search asked of the bridge and its hits, once they came.
+    hits: RwSignal<Option<(String, Vec<Hit>)>>,
     /// The bridge's session shown, and the sessions its database holds.
     session_id: RwSignal<Option<i64>>,
     sessions: RwSignal<Vec<SessionInfo>>,
@@ -98,7 +140,14 @@ impl Bridge {
     pub fn connect(state: AppState, token: String) -> Result<Bridge, String> {
         let bridge = Bridge {
             state,
-            connected: RwSignal::new(false),
+            link: RwSignal::new(Link::Connecting),
+            line: StoredValue::new(Line {
+                backoff: RETRY_FIRST,
+                resume: None,
+                heard: false,
+                asked: String::new(),
+            }),
+            hits: RwSignal::new(None),
             session_id: RwSignal::new(None),
             sessions: RwSignal::new(Vec::new()),
             agents: RwSignal::new(BTreeMap::new()),
@@ -112,41 +161,85 @@ impl Bridge {
             token: StoredValue::new(token.clone()),
             pending_share: StoredValue::new_local(None),
         };
-        let Some(location) = web_sys::window().map(|w| w.location()) else {
-            return Ok(bridge);
-        };
-        let host = location.host().unwrap_or_default();
-        let socket = WebSocket::new(&format!("ws://{host}/api/ws")).map_err(|_| {
+        bridge.open_socket().map_err(|()| {
             "could not open the bridge's WebSocket: the page stays in simulation".to_string()
         })?;
-        let hello = encode_command(&Command::Hello { token });
+        Ok(bridge)
+    }
+
+    /// Opens a socket to the bridge that served this page; its hello goes when it opens.
+    fn open_socket(self) -> Result<(), ()> {
+        let Some(location) = web_sys::window().map(|w| w.location()) else {
+            return Ok(());
+        };
+        let host = location.host().unwrap_or_default();
+        let socket = WebSocket::new(&format!("ws://{host}/api/ws")).map_err(|_| ())?;
+        let hello = encode_command(&Command::Hello {
+            token: self.token.get_value(),
+        });
+        self.line.update_value(|l| l.heard = false);
         let on_open = {
             let socket = socket.clone();
             Closure::<dyn FnMut()>::new(move || {
                 let _ = socket.send_with_str(&hello);
-                bridge.connected.set(true);
+                self.link.set(Link::Connected);
             })
         };
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
             if let Some(text) = e.data().as_string() {
-                bridge.receive(&text);
+                self.line.update_value(|l| {
+                    l.heard = true;
+                    l.backoff = RETRY_FIRST;
+                });
+                self.receive(&text);
             }
         });
-        let on_close = Closure::<dyn FnMut()>::new(move || {
-            bridge.connected.set(false);
-            state.report(
-                "the bridge closed the connection: reload the page from the URL the bridge printed",
-            );
-        });
+        let on_close = Closure::<dyn FnMut()>::new(move || self.closed());
         socket.set_onopen(Some(on_open.as_ref().unchecked_ref()));
         socket.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         socket.set_onclose(Some(on_close.as_ref().unchecked_ref()));
-        // The handlers live as long as the page.
+        // The handlers live as long as their socket, which the page drops only once closed;
+        // a closed socket calls none of them again.
         on_open.forget();
         on_message.forget();
         on_close.forget();
-        bridge.socket.set_value(Some(socket));
-        Ok(bridge)
+        self.socket.set_value(Some(socket));
+        Ok(())
+    }
+
+    /// The socket closed: nothing more is sent or shown as running until the bridge is back,
+    /// and the page connects again after a wait that grows with each failed attempt.
+    fn closed(self) {
+        let was = self.link.get_untracked();
+        self.link.set(Link::Reconnecting);
+        self.socket.set_value(None);
+        if was == Link::Connected && !self.line.with_value(|l| l.heard) {
+            self.state.report(
+                "the bridge closed the connection without a word: it may not know this page's \
+                 token (started on another database?); open the address it printed",
+            );
+        }
+        let shown = self.session_id.get_untracked();
+        let mut wait = RETRY_FIRST;
+        self.line.update_value(|l| {
+            if was == Link::Connected && l.resume.is_none() {
+                l.resume = shown;
+            }
+            wait = l.backoff;
+            l.backoff = (wait * 2).min(RETRY_MOST);
+        });
+        // What ran is no longer known to run.
+        self.started.set(None);
+        self.retry.set(None);
+        self.output.set(String::new());
+        set_timeout(
+            move || {
+                if self.open_socket().is_err() {
+                    self.closed();
+                }
+            },
+            wait,
+        );
     }
 
     pub fn state(&self) -> AppState {
@@ -155,16 +248,64 @@ impl Bridge {
 
     /// The header's connection status (reactive).
     pub fn connection_label(&self) -> &'static str {
-        if self.connected.get() {
-            "● bridge"
-        } else {
-            "○ bridge (disconnected)"
+        match self.link.get() {
+            Link::Connected => "● bridge",
+            Link::Connecting => "○ bridge (connecting…)",
+            Link::Reconnecting => "○ bridge disconnected — reconnecting…",
         }
     }
 
-    /// The sessions the bridge's database holds (as of when they were last asked for).
-    pub fn sessions(&self) -> Signal<Vec<SessionInfo>> {
-        self.sessions.into()
+    /// Why nothing can be sent now (reactive): the bridge is away.
+    pub fn unavailable(&self) -> Option<&'static str> {
+        (self.link.get() != Link::Connected).then_some(DISCONNECTED)
+    }
+
+    /// The sessions the bridge's database holds, as the library lists them (as of when they
+    /// were last sent).
+    pub fn entries(&self) -> Signal<Vec<Entry>> {
+        let sessions = self.sessions;
+        Signal::derive(move || sessions.with(|list| list.iter().map(entry).collect()))
+    }
+
+    /// Names session `id`; the bridge sends the list again, or an error saying why not.
+    pub fn rename(&self, id: i64, name: &str) {
+        if !self.send(&Command::RenameSession {
+            id,
+            name: name.to_string(),
+        }) {
+            self.state
+                .report("not connected to the bridge: the session was not renamed");
+        }
+    }
+
+    /// Asks the bridge to search every session's messages; the hits come as `searchResults`,
+    /// and the sessions whose names hold the query are listed first.
+    pub fn search(&self, query: String) {
+        self.line.update_value(|l| l.asked = query.clone());
+        if query.trim().is_empty() {
+            self.hits.set(Some((query, Vec::new())));
+        } else if !self.send(&Command::SearchSessions { query }) {
+            self.state
+                .report("not connected to the bridge: cannot search the sessions now");
+        }
+    }
+
+    /// The last search's query and hits (reactive).
+    pub fn hits(&self) -> Signal<Option<(String, Vec<Hit>)>> {
+        self.hits.into()
+    }
+
+    /// "Continue from here": the bridge makes a new session of the first `upto` facts of the
+    /// one shown and every page opens it (the one shown stays as it is); asked first while an
+    /// agent runs, since leaving the session stops it.
+    pub fn fork(&self, upto: u64) {
+        let Some(id) = self.session_id.get_untracked() else {
+            return;
+        };
+        if self.may_leave_session() && !self.send(&Command::ForkSession { id, upto }) {
+            self.state
+                .report("not connected to the bridge: nothing was forked");
+        }
     }
 
     /// The bridge session shown.
@@ -420,6 +561,12 @@ impl Bridge {
         };
         match event {
             Event::Session { id, facts, sent } => {
+                // Back after a restart: the session shown before, if the bridge opened another.
+                let mut resume = None;
+                self.line.update_value(|l| resume = l.resume.take());
+                if let Some(before) = resume.filter(|&before| before != id) {
+                    self.send(&Command::OpenSession { id: before });
+                }
                 self.session_id.set(Some(id));
                 self.started.set(None);
                 self.retry.set(None);
@@ -505,6 +652,40 @@ impl Bridge {
                 }));
             }
             Event::Sessions { list } => self.sessions.set(list),
+            Event::SearchResults { query, hits } => {
+                if self.line.with_value(|l| l.asked != query) {
+                    return;
+                }
+                // The bridge searches texts; names are the page's to match, listed first.
+                let wanted = query.trim().to_lowercase();
+                let mut found: Vec<Hit> = self.sessions.with_untracked(|list| {
+                    list.iter()
+                        .filter(|s| {
+                            s.name.to_lowercase().contains(&wanted)
+                                && !hits.iter().any(|h| h.session == s.id)
+                        })
+                        .map(|s| Hit {
+                            session: s.id,
+                            name: s.name.clone(),
+                            snippet: vec![SnippetPart {
+                                text: s.name.clone(),
+                                hit: false,
+                            }],
+                        })
+                        .collect()
+                });
+                // One line per session: its best match (the bridge sends the best first).
+                for h in hits {
+                    if found.iter().all(|f| f.session != h.session) {
+                        found.push(Hit {
+                            session: h.session,
+                            name: h.name,
+                            snippet: h.snippet,
+                        });
+                    }
+                }
+                self.hits.set(Some((query, found)));
+            }
             Event::Agents { list } => self
                 .agents
                 .set(list.into_iter().map(|a| (a.member.clone(), a)).collect()),
@@ -522,6 +703,18 @@ impl Bridge {
             })),
             Event::Error { message } => state.report(format!("bridge: {message}")),
         }
+    }
+}
+
+/// A bridge's session as the library lists it.
+fn entry(s: &SessionInfo) -> Entry {
+    Entry {
+        id: s.id,
+        name: s.name.clone(),
+        created_at: s.created_at.max(0) as u64,
+        updated_at: s.updated_at.max(s.created_at).max(0) as u64,
+        first_message: s.first_message.clone(),
+        facts: s.facts.max(0) as usize,
     }
 }
 

@@ -21,6 +21,7 @@ pub use bridge::{Bridge, Verification};
 pub use simulation::Simulation;
 pub use ticket::Ticket;
 
+use crate::library::{self, Entry, Hit};
 use crate::state::AppState;
 use crate::status::{self, MemberStatus};
 
@@ -219,6 +220,99 @@ impl Host {
         state
             .session
             .with(|s| status::member_status(s, member, since, runs, retry.as_ref()))
+    }
+
+    /// The sessions of the library (the bridge's, or this browser's without one), most
+    /// recently changed first (reactive).
+    pub fn sessions(&self) -> Signal<Vec<Entry>> {
+        match self {
+            Host::Simulation(s) => s.entries(),
+            Host::Bridge(b) => b.entries(),
+        }
+    }
+
+    /// The library's session shown (reactive).
+    pub fn shown_session(&self) -> Signal<Option<i64>> {
+        match self {
+            Host::Simulation(s) => s.shown(),
+            Host::Bridge(b) => b.session_id(),
+        }
+    }
+
+    /// Shows the library's session `id` (a bridge switches every page to it); false when it
+    /// did not open or the user called it off.
+    pub fn open_session(&self, id: i64) -> bool {
+        match self {
+            Host::Simulation(s) => s.open(id),
+            Host::Bridge(b) => b.open_session(id),
+        }
+    }
+
+    /// Names the library's session `id`; a refused name says why on the banner.
+    pub fn rename_session(&self, id: i64, name: &str) {
+        match self {
+            Host::Simulation(s) => s.rename(id, name),
+            Host::Bridge(b) => b.rename(id, name),
+        }
+    }
+
+    /// Searches every session of the library for `query`; the hits follow in
+    /// [`Host::search_hits`].
+    pub fn search_sessions(&self, query: String) {
+        match self {
+            Host::Simulation(s) => s.search(query),
+            Host::Bridge(b) => b.search(query),
+        }
+    }
+
+    /// The last search's query and hits (reactive).
+    pub fn search_hits(&self) -> Signal<Option<(String, Vec<Hit>)>> {
+        match self {
+            Host::Simulation(s) => s.hits(),
+            Host::Bridge(b) => b.hits(),
+        }
+    }
+
+    /// A new session in the library (the one shown stays): the demo (simulation), or the
+    /// same team in a new session of the bridge.
+    pub fn new_session(&self) {
+        match self {
+            Host::Simulation(s) => s.new_session(),
+            Host::Bridge(b) => b.new_session(),
+        }
+    }
+
+    /// "Continue from here" at message `index`: a new session whose log is the facts up to
+    /// the one that made it, shown in place of this one, which stays in the library as it is.
+    pub fn fork(&self, index: usize) {
+        let state = self.state();
+        let upto = state
+            .session
+            .with_untracked(|s| library::fact_of_message(s.facts(), index));
+        let Some(upto) = upto else {
+            return state.report(format!(
+                "message #{} cannot be continued from: no fact of this log made it",
+                index + 1
+            ));
+        };
+        match self {
+            Host::Simulation(s) => s.fork(upto, index + 1),
+            Host::Bridge(b) => b.fork(upto),
+        }
+    }
+
+    /// Why nothing can be sent now, when so (reactive): a bridge that is away.
+    pub fn unavailable(&self) -> Option<&'static str> {
+        match self {
+            Host::Simulation(_) => None,
+            Host::Bridge(b) => b.unavailable(),
+        }
+    }
+
+    /// Whether agents run on their own (a bridge runs them); in simulation a due delivery
+    /// waits for the user or the simulator.
+    pub fn runs_agents(&self) -> bool {
+        matches!(self, Host::Bridge(_))
     }
 
     /// The connection status, as the header shows it (reactive).

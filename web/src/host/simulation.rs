@@ -1,6 +1,7 @@
 //! The page as its own host (simulation, docs/architecture.md §13): it applies facts to the
 //! session, performs the actions the session asks for, and keeps the fact log in this
-//! browser's storage after every change.
+//! browser's storage after every change, in a library of sessions (named, dated, searched,
+//! forked) that this browser keeps.
 //!
 //! In simulation an agent's delivery waits in [`AppState::due`] until the user types the reply
 //! or lets the core's demo agent answer; either way it goes back in as a `Replied` fact, so the
@@ -8,12 +9,14 @@
 
 use agent_chatter::conversation::Action;
 use agent_chatter::message::{MemberId, Millis};
+use agent_chatter::protocol::fork_name;
 use agent_chatter::session::{Fact, Session};
 use agent_chatter::team::Team;
 use leptos::prelude::*;
 
 use super::RunInfo;
 use crate::browser::{self, now};
+use crate::library::{self, default_name, Entry, Hit, Library};
 use crate::share;
 use crate::state::{drain, AppState};
 use crate::storage::{self, Stored};
@@ -42,6 +45,10 @@ pub struct Simulation {
     state: AppState,
     /// A save is scheduled (changes are saved once per burst).
     save_pending: StoredValue<bool>,
+    /// The sessions this browser keeps, and the one shown (`current`).
+    library: RwSignal<Library>,
+    /// The last search of the library: the query and what it found.
+    hits: RwSignal<Option<(String, Vec<Hit>)>>,
 }
 
 impl Simulation {
@@ -51,14 +58,10 @@ impl Simulation {
         let simulation = Simulation {
             state,
             save_pending: StoredValue::new(false),
+            library: RwSignal::new(Library::default()),
+            hits: RwSignal::new(None),
         };
-        let handle = window_event_listener(leptos::ev::pagehide, move |_| {
-            if simulation.save_pending.get_value() {
-                simulation.save_pending.set_value(false);
-                let text = state.session.with_untracked(|s| s.export());
-                let _ = storage::save_session(&text);
-            }
-        });
+        let handle = window_event_listener(leptos::ev::pagehide, move |_| simulation.flush());
         on_cleanup(move || handle.remove());
         simulation
     }
@@ -71,23 +74,13 @@ impl Simulation {
     /// stored in this browser, else the demo (a stored session that no longer reads is set
     /// aside and the user told).
     pub fn open_first(&self) {
+        let (library, problem) = storage::load_library(now().0);
+        self.library.set(library);
         if let Some(fragment) = share::take_from_url() {
-            return self.open_shared(&fragment);
+            self.open_shared(&fragment);
+        } else {
+            self.restore_or_demo();
         }
-        let problem = match storage::load_session() {
-            Stored::Session(session) => {
-                self.restore(*session);
-                None
-            }
-            Stored::Nothing => {
-                self.adopt(demo_session());
-                None
-            }
-            Stored::Unreadable(message) => {
-                self.adopt(demo_session());
-                Some(message)
-            }
-        };
         if let Some(message) = problem {
             self.state.report(message);
         }
@@ -104,25 +97,26 @@ impl Simulation {
                 return state.report(e);
             }
         };
-        let kept = storage::set_aside_for_link();
+        let had = self.current().is_some();
         let mut session = Session::new();
         match session.apply(&Fact::LoadScenario {
             scenario: Box::new(shared.scenario),
         }) {
             Ok(()) => {
-                self.adopt(session);
+                let name = format!("{} (shared)", default_name(&session));
+                self.add(name, session);
                 state.recipient.set(shared.member);
-                if kept {
+                if had {
                     state.notices.update(|n| {
-                        n.push(format!(
-                            "opened a shared case; your previous session is kept in localStorage under {:?}",
-                            storage::BEFORE_LINK_KEY
-                        ))
+                        n.push(
+                            "opened a shared case as a new session; the one shown before is in the sessions library"
+                                .to_string(),
+                        )
                     });
                 }
             }
             Err(e) => {
-                self.adopt(demo_session());
+                self.restore_or_demo();
                 state.report(format!("the shared link's case does not open: {e}"));
             }
         }
@@ -140,25 +134,180 @@ impl Simulation {
         applied
     }
 
-    /// Replaces the whole session (import, team edit, reset): its pending actions become the
-    /// page's, and the selection starts over at the latest message.
+    /// Replaces the whole session shown (import, team edit, reset): its pending actions
+    /// become the page's, and the selection starts over at the latest message.
     fn adopt(&self, session: Session) {
+        if self.current().is_none() {
+            return self.add(default_name(&session), session);
+        }
         // A new session in use (import, reset, team edit): earlier errors were about another.
         self.state.error.set(None);
         self.state.show(session);
         self.persist();
     }
 
-    /// Shows the session just read from this browser's storage (nothing to save).
-    fn restore(&self, session: Session) {
-        self.state.show(session);
+    /// The library's session shown.
+    fn current(&self) -> Option<i64> {
+        self.library.with_untracked(|l| l.current)
     }
 
-    /// The stored session if it reads, else the demo (used when a shared link fails to open).
+    /// Adds `session` to the library as `name` and shows it; the one shown before stays as
+    /// it is.
+    fn add(&self, name: String, session: Session) {
+        self.flush();
+        self.library.update(|l| {
+            let id = l.add(name, &session, now().0);
+            l.current = Some(id);
+        });
+        self.state.error.set(None);
+        self.state.show(session);
+        self.persist();
+    }
+
+    /// The session shown last in this browser if it reads, else the newest one that does,
+    /// else the demo as a new session; a log that no longer reads is set aside and said.
     fn restore_or_demo(&self) {
-        match storage::load_session() {
-            Stored::Session(session) => self.restore(*session),
-            _ => self.adopt(demo_session()),
+        let mut problem = None;
+        let mut order: Vec<i64> = self.library.with_untracked(|l| {
+            l.current
+                .into_iter()
+                .chain(l.newest_first().into_iter().map(|e| e.id))
+                .collect()
+        });
+        let mut seen = Vec::new();
+        order.retain(|id| {
+            let first = !seen.contains(id);
+            seen.push(*id);
+            first
+        });
+        for id in order {
+            match storage::load_log(id) {
+                Stored::Session(session) => {
+                    self.library.update(|l| l.current = Some(id));
+                    let _ = self.library.with_untracked(storage::save_library);
+                    self.state.show(*session);
+                    break;
+                }
+                Stored::Unreadable(message) => {
+                    problem.get_or_insert(message);
+                    self.forget(id);
+                }
+                Stored::Nothing => self.forget(id),
+            }
+        }
+        if self.current().is_none() {
+            self.add(default_name(&demo_session()), demo_session());
+        }
+        if let Some(message) = problem {
+            self.state
+                .report(format!("{message}, and another session was opened instead"));
+        }
+    }
+
+    /// Drops session `id` from the library (its log is gone or was set aside).
+    fn forget(&self, id: i64) {
+        self.library.update(|l| {
+            l.sessions.retain(|e| e.id != id);
+            if l.current == Some(id) {
+                l.current = None;
+            }
+        });
+        let _ = self.library.with_untracked(storage::save_library);
+    }
+
+    /// The library's sessions, most recently changed first (reactive).
+    pub fn entries(&self) -> Signal<Vec<Entry>> {
+        let library = self.library;
+        Signal::derive(move || library.with(Library::newest_first))
+    }
+
+    /// The library's session shown (reactive).
+    pub fn shown(&self) -> Signal<Option<i64>> {
+        let library = self.library;
+        Signal::derive(move || library.with(|l| l.current))
+    }
+
+    /// Shows the library's session `id`; false when it does not open (the reason is on the
+    /// banner, and the session shown stays).
+    pub fn open(&self, id: i64) -> bool {
+        if self.current() == Some(id) {
+            return true;
+        }
+        self.flush();
+        match storage::load_log(id) {
+            Stored::Session(session) => {
+                self.library.update(|l| l.current = Some(id));
+                if let Err(e) = self.library.with_untracked(storage::save_library) {
+                    self.state.report(e);
+                } else {
+                    self.state.error.set(None);
+                }
+                self.state.show(*session);
+                true
+            }
+            Stored::Unreadable(message) => {
+                self.forget(id);
+                self.state.report(message);
+                false
+            }
+            Stored::Nothing => {
+                self.forget(id);
+                self.state
+                    .report("that session is no longer in this browser's storage");
+                false
+            }
+        }
+    }
+
+    /// Names the library's session `id`; a name refused says why on the banner.
+    pub fn rename(&self, id: i64, name: &str) {
+        let mut result = Ok(());
+        self.library.update(|l| result = l.rename(id, name));
+        match result.and_then(|()| self.library.with_untracked(storage::save_library)) {
+            Ok(()) => self.state.error.set(None),
+            Err(e) => self.state.report(format!("session not renamed: {e}")),
+        }
+    }
+
+    /// Searches every session this browser keeps (names and texts, ignoring case).
+    pub fn search(&self, query: String) {
+        self.flush();
+        let found = self
+            .library
+            .with_untracked(|l| library::search(l, &query, storage::read_facts));
+        self.hits.set(Some((query, found)));
+    }
+
+    /// The last search's query and hits (reactive).
+    pub fn hits(&self) -> Signal<Option<(String, Vec<Hit>)>> {
+        self.hits.into()
+    }
+
+    /// A new session in the library, with the demo team and conversation.
+    pub fn new_session(&self) {
+        let session = demo_session();
+        self.add(default_name(&session), session);
+    }
+
+    /// "Continue from here": a new session whose log is the first `upto` facts of the one
+    /// shown (whose last message is `#number`); the one shown stays in the library as it is.
+    pub fn fork(&self, upto: u64, number: usize) {
+        let state = self.state;
+        let facts = state
+            .session
+            .with_untracked(|s| s.facts()[..(upto as usize).min(s.facts().len())].to_vec());
+        match Session::replay(facts) {
+            Ok(session) => {
+                let name = self
+                    .current()
+                    .and_then(|id| {
+                        self.library
+                            .with_untracked(|l| l.get(id).map(|e| e.name.clone()))
+                    })
+                    .unwrap_or_else(|| default_name(&session));
+                self.add(fork_name(&name, number as u64), session);
+            }
+            Err(e) => state.report(format!("message #{number} cannot be continued from: {e}")),
         }
     }
 
@@ -280,17 +429,29 @@ impl Simulation {
         }
         self.save_pending.set_value(true);
         let simulation = *self;
-        set_timeout(
-            move || {
-                simulation.save_pending.set_value(false);
-                let state = simulation.state;
-                let text = state.session.with_untracked(|s| s.export());
-                if let Err(e) = storage::save_session(&text) {
-                    state.report(e);
-                }
-            },
-            SAVE_DELAY,
-        );
+        set_timeout(move || simulation.flush(), SAVE_DELAY);
+    }
+
+    /// Makes a pending save now (before another session is shown, or the page goes away):
+    /// the log under its id, and its entry (fact count, first message, when it changed).
+    fn flush(&self) {
+        if !self.save_pending.get_value() {
+            return;
+        }
+        self.save_pending.set_value(false);
+        let state = self.state;
+        let Some(id) = self.current() else {
+            return;
+        };
+        let text = state.session.with_untracked(|s| {
+            self.library.update(|l| l.touch(id, s, now().0));
+            s.export()
+        });
+        let saved = storage::save_log(id, &text)
+            .and_then(|()| self.library.with_untracked(storage::save_library));
+        if let Err(e) = saved {
+            state.report(e);
+        }
     }
 }
 

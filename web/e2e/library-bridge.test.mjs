@@ -1,0 +1,152 @@
+// The session library, "continue from here" and the reconnect against a real `agent-chatter
+// serve` (issue #25, docs/architecture.md §13, §14b): the bridge keeps the sessions (named,
+// dated, searched in SQLite), a fork is a new bridge session, and a page whose bridge restarts
+// on the same port and database connects again by itself and shows the same session.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launch } from './support/browser.mjs';
+import { InspectorPage } from './support/inspector-page.mjs';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const bin = process.env.AGENT_CHATTER_BIN ?? path.join(root, 'target/debug/agent-chatter');
+
+let dir;
+let port;
+let bridge;
+let browser;
+let page;
+let context;
+
+/** A port free now, for a bridge that must come back on the same one. */
+const freePort = () => new Promise((resolve, reject) => {
+  const server = createServer();
+  server.once('error', reject);
+  server.listen(0, '127.0.0.1', () => {
+    const { port } = server.address();
+    server.close(() => resolve(port));
+  });
+});
+
+/** Starts `serve` (the demo team, simulated) on `port` with the database in `dir`; its URL. */
+async function start() {
+  bridge = spawn(bin, ['serve', '--port', String(port), '--db', path.join(dir, 's.db'),
+    '--dist', path.join(root, 'web/dist'), '--simulate'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: bridge.stdout });
+  return new Promise((resolve, reject) => {
+    bridge.once('error', reject);
+    lines.on('line', (line) => { if (line.startsWith('http://')) resolve(line.trim()); });
+  });
+}
+
+const stop = () => new Promise((resolve) => {
+  if (!bridge || bridge.exitCode !== null) return resolve();
+  bridge.once('exit', resolve);
+  bridge.kill('SIGKILL');
+});
+
+before(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'agent-chatter-e2e-library-'));
+  port = await freePort();
+  const url = await start();
+  browser = await launch();
+  context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  page = new InspectorPage(await context.newPage(), url);
+  await page.page.goto(url);
+  await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
+});
+
+after(async () => {
+  await browser?.close();
+  await stop();
+});
+
+const count = (n) => page.page.waitForFunction(
+  (n) => document.querySelectorAll('[data-testid="timeline-message"]').length === n, n);
+const texts = () => page.by('timeline-message').locator('.content').allTextContents();
+const shownId = () => page.by('session-select').inputValue();
+const shownName = () => page.by('session-select').locator('option:checked').textContent();
+
+async function openLibrary() {
+  if (!(await page.by('session-library').count())) await page.by('library-toggle').click();
+  await page.by('session-library').waitFor();
+}
+
+test('a fork is a new bridge session with the log up to a message; rename and search go through the bridge', async () => {
+  // One human message; the simulated agents answer four times, the last one [DONE].
+  await page.send('[FROM: kailai] The zanzibar release is due Friday. [NEXT: max]');
+  await count(5);
+  const original = await shownId();
+  const before = await texts();
+
+  // "continue from here" at #2 (Max's reply): a new session whose log ends there; the bridge
+  // then goes on from that point as it did the first time (Sarah is due again).
+  await page.by('timeline-message').nth(1).hover();
+  await page.by('timeline-message').nth(1).getByTestId('fork').click();
+  await page.page.waitForFunction((id) => document.querySelector('[data-testid=session-select]').value !== id, original);
+  const fork = await shownId();
+  assert.match(await shownName(), /^Release notes crew \(fork at #\d+\) · today \d\d:\d\d$/);
+  await count(5);
+  assert.deepEqual((await texts()).slice(0, 2), before.slice(0, 2), 'the fork starts with the same two messages');
+
+  // Renamed in place: every page's list follows the bridge's.
+  await openLibrary();
+  const name = page.page.locator('[data-testid=session-entry].shown [data-testid=session-name]');
+  await name.fill('Friday, second try');
+  await name.press('Enter');
+  await page.page.waitForFunction(() => document.querySelector('[data-testid=session-select] option:checked')?.textContent.startsWith('Friday, second try'));
+  const entries = await page.by('session-entry').evaluateAll((rows) => rows.map((r) => [
+    r.dataset.id, r.querySelector('[data-testid=session-name]').value, r.querySelector('.session-dates').textContent,
+    r.querySelector('.session-first').textContent]));
+  assert.deepEqual(entries.map((e) => e[1]), ['Friday, second try', 'Release notes crew'], 'newest first');
+  assert.match(entries[1][2], /^today \d\d:\d\d.* · \d+ facts$/);
+  assert.equal(entries[1][3], 'The zanzibar release is due Friday.');
+  await page.screenshot('library-bridge-1440.png');
+
+  // The bridge searches every session's messages (ignoring case); a hit opens its session.
+  await page.by('session-search').fill('ZANZIBAR');
+  await page.by('search-hit').first().waitFor();
+  const hits = await page.by('search-hit').evaluateAll((hs) => hs.map((h) => [h.dataset.id, h.querySelector('mark')?.textContent]));
+  assert.deepEqual(hits.map((h) => h[0]).sort(), [fork, original].sort(), 'one line per session');
+  assert.ok(hits.every((h) => h[1]?.toLowerCase() === 'zanzibar'), JSON.stringify(hits));
+  await page.by('search-hit').filter({ hasText: 'Release notes crew' }).click();
+  await page.page.waitForFunction((id) => document.querySelector('[data-testid=session-select]').value === id, original);
+  await count(5);
+  assert.deepEqual(await texts(), before, 'the original is unchanged');
+  page.assertNoErrors();
+});
+
+test('a bridge restarted on the same port and database is reconnected to, without a reload, on the same session', async () => {
+  const shown = await shownId();
+  const before = await texts();
+  await page.page.evaluate(() => { window.sameDocument = true; });
+  await stop();
+  await page.by('connection-status').filter({ hasText: 'bridge disconnected — reconnecting…' }).waitFor();
+  // Nothing can be sent meanwhile, and the composer says why; what was shown stays.
+  assert.equal(await page.by('composer-input').isDisabled(), true);
+  assert.match(await page.by('composer-input').getAttribute('placeholder'), /^the bridge is disconnected: reconnecting…/);
+  assert.deepEqual(await texts(), before);
+  await page.screenshot('bridge-reconnecting.png');
+
+  const started = Date.now();
+  const url = await start();
+  assert.equal(new URL(url).hash, new URL(page.page.url()).hash, 'the same token after a restart');
+  await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor({ timeout: 15_000 });
+  console.log(`# reconnected ${Date.now() - started} ms after the bridge was started again`);
+  await page.page.waitForFunction((id) => document.querySelector('[data-testid=session-select]').value === id, shown);
+  await count(before.length);
+  assert.deepEqual(await texts(), before);
+  assert.equal(await page.page.evaluate(() => window.sameDocument), true, 'no reload');
+  assert.equal(await page.by('composer-input').isDisabled(), false);
+  // And the conversation goes on.
+  await page.send('[FROM: kailai] back again [NEXT: max]');
+  await page.page.waitForFunction(() => [...document.querySelectorAll('[data-testid=timeline-message] .content')]
+    .some((c) => c.textContent.includes('back again')));
+  page.assertNoErrors();
+});

@@ -1,0 +1,142 @@
+// The session library and "continue from here" (issue #25, docs/architecture.md §13) without a
+// bridge: this browser keeps several sessions, each named, dated and searchable; a fork copies
+// the log up to a message into a new session and the original stays as it was.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { servedPage } from './support/served.mjs';
+
+const served = servedPage();
+
+/** The library's entries as [name, dates line, first message] (the panel must be open). */
+async function entries(page) {
+  return page.by('session-entry').evaluateAll((rows) => rows.map((r) => [
+    r.querySelector('[data-testid=session-name]').value,
+    r.querySelector('.session-dates').textContent,
+    r.querySelector('.session-first').textContent,
+  ]));
+}
+
+async function openLibrary(page) {
+  if (!(await page.by('session-library').count())) await page.by('library-toggle').click();
+  await page.by('session-library').waitFor();
+}
+
+const count = (page, n) => page.page.waitForFunction(
+  (n) => document.querySelectorAll('[data-testid="timeline-message"]').length === n, n);
+
+test('a fork copies the log up to a message into a new session; the original stays in the library', async () => {
+  const { context, page } = await served.visit();
+  assert.equal(await page.timelineCount(), 3, 'the demo');
+  await openLibrary(page);
+  const [demo] = await entries(page);
+  assert.equal((await entries(page)).length, 1);
+  assert.equal(demo[0], 'Release notes crew');
+  assert.match(demo[1], /^today \d\d:\d\d · \d+ facts$/);
+  assert.equal(demo[2], 'Max, please draft them from the changelog.', 'the first message, markers left out');
+  await page.screenshot('library-1440.png');
+  await page.page.keyboard.press('Escape');
+
+  // "continue from here" on message #2: a new session of the first two messages, shown.
+  await page.by('timeline-message').nth(1).hover();
+  await page.by('timeline-message').nth(1).getByTestId('fork').click();
+  await count(page, 2);
+  assert.match(await page.by('session-select').locator('option:checked').textContent(), /^Release notes crew \(fork at #2\) · today/);
+  // The fork goes on as the original did at that point: its next agent is due.
+  assert.equal(await page.isDue(), true);
+  await openLibrary(page);
+  const names = (await entries(page)).map((e) => e[0]);
+  assert.deepEqual(names, ['Release notes crew (fork at #2)', 'Release notes crew'], 'newest first');
+
+  // Renamed in place; the name survives a reload, and so does the fork.
+  const name = page.by('session-entry').first().getByTestId('session-name');
+  await name.fill('Try a shorter reply');
+  await name.press('Enter');
+  await page.page.waitForFunction(() => document.querySelector('[data-testid=session-select] option:checked')?.textContent.startsWith('Try a shorter reply'));
+  await page.reload();
+  await count(page, 2);
+  await openLibrary(page);
+  assert.deepEqual((await entries(page)).map((e) => e[0]), ['Try a shorter reply', 'Release notes crew']);
+
+  // The original is unchanged: its three messages.
+  await page.by('session-entry').nth(1).getByTestId('session-open').click();
+  await count(page, 3);
+  assert.equal(await page.by('session-library').count(), 0, 'the library closes on open');
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('a name that is empty is refused and the session keeps its name', async () => {
+  const { context, page } = await served.visit();
+  await openLibrary(page);
+  const name = page.by('session-name').first();
+  await name.fill('   ');
+  await name.press('Enter');
+  assert.match(await page.errorBanner(), /^session not renamed: a session's name cannot be empty/);
+  await page.reload();
+  await openLibrary(page);
+  assert.equal((await entries(page))[0][0], 'Release notes crew');
+  await context.close();
+});
+
+test('the search finds a session by a word of its messages, ignoring case, and opens it', async () => {
+  const { context, page } = await served.visit();
+  await page.send('[FROM: kailai] The zanzibar budget is due Friday. [NEXT: max]');
+  await openLibrary(page);
+  await page.by('library-new').click();
+  await count(page, 3);
+  await openLibrary(page);
+  assert.equal((await entries(page)).length, 2);
+  await page.by('session-search').fill('ZANZIBAR');
+  await page.by('search-hit').first().waitFor();
+  const hits = await page.by('search-hit').allTextContents();
+  assert.equal(hits.length, 1);
+  assert.match(hits[0], /^Release notes crew.*The zanzibar budget is due Friday/);
+  assert.equal(await page.by('search-hit').locator('mark').textContent(), 'zanzibar');
+  await page.by('session-search').fill('no such word anywhere');
+  await page.by('search-none').filter({ hasText: 'no session holds “no such word anywhere”' }).waitFor();
+  await page.by('session-search').fill('zanzibar');
+  await page.by('search-hit').first().click();
+  await page.page.waitForFunction(() => [...document.querySelectorAll('[data-testid=timeline-message] .content')]
+    .some((c) => c.textContent.includes('zanzibar')));
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('the one session stored before the library becomes its first session', async () => {
+  const { context, page } = await served.visit();
+  await page.send('[FROM: kailai] kept from before the library');
+  const log = await page.page.evaluate(async () => {
+    await new Promise((r) => setTimeout(r, 400));
+    const library = JSON.parse(localStorage.getItem('agent-chatter/library'));
+    return localStorage.getItem(`agent-chatter/session/${library.current}`);
+  });
+  // As an older page left it: one log, no library.
+  await page.page.evaluate((log) => {
+    localStorage.clear();
+    localStorage.setItem('agent-chatter/session', log);
+  }, log);
+  await page.reload();
+  assert.match(await page.lastMessageText(), /kept from before the library/);
+  const stored = await page.page.evaluate(() => ({
+    old: localStorage.getItem('agent-chatter/session'),
+    library: JSON.parse(localStorage.getItem('agent-chatter/library')),
+  }));
+  assert.equal(stored.old, null, 'moved into the library');
+  assert.equal(stored.library.sessions.length, 1);
+  assert.equal(stored.library.sessions[0].name, 'Release notes crew');
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('the library on a phone (390x844)', async () => {
+  const { context, page } = await served.visit(undefined, { width: 390, height: 844 });
+  await page.by('timeline-message').nth(0).getByTestId('fork').click();
+  await count(page, 1);
+  await openLibrary(page);
+  assert.equal((await entries(page)).length, 2);
+  // The panel fits the screen: nothing cut off at the right edge.
+  const box = await page.by('session-library').boundingBox();
+  assert.ok(box.x >= 0 && box.x + box.width <= 390, `library at ${box.x}..${box.x + box.width}`);
+  await page.screenshot('library-390.png');
+  await context.close();
+});
