@@ -6,8 +6,8 @@ use crate::attention::{self, Attention};
 use crate::browser;
 use crate::components::{
     composer::Composer, due_agent::DueAgent, error_banner::ErrorBanner, files_menu::FilesMenu,
-    header::Header, inspector::Inspector, notices::Notices, notify_toggle::NotifyToggle,
-    reply_controls::ReplyControls, running_agent::RunningAgent, sessions_menu::SessionsMenu,
+    header::Header, help::Help, inspector::Inspector, notices::Notices, notify_toggle::NotifyToggle,
+    reply_controls::ReplyControls, retry_failed::RetryFailed, running_agent::RunningAgent, sessions_menu::SessionsMenu,
     share_link::ShareLink, side_by_side::SideBySide, team_editor::TeamEditor, timeline::Timeline,
     usage_total::UsageTotal,
 };
@@ -152,6 +152,7 @@ fn layout(host: Host, state: AppState, attention: Attention) -> impl IntoView {
             <SessionsMenu/>
             <ShareLink/>
             <FilesMenu/>
+            <Help/>
         </Header>
         <ErrorBanner/>
         <main class="panes">
@@ -161,6 +162,7 @@ fn layout(host: Host, state: AppState, attention: Attention) -> impl IntoView {
             <section class="pane conversation-pane">
                 <Timeline/>
                 <Notices/>
+                <RetryFailed/>
                 {due_agent}
                 <Composer/>
             </section>

@@ -1,14 +1,30 @@
 //! The human composer (`composer-input`, `composer-send`): raw text, markers included.
-//! Ctrl/Cmd+Enter sends.
+//! Ctrl/Cmd+Enter sends. While typing, a `[NEXT]` name that is no member is warned of under
+//! it (`composer-hint`), with the member it most likely meant; a click puts that name in.
 
+use agent_chatter::markers::{self, MarkerKind};
 use leptos::prelude::*;
 
 use crate::host::{use_host, Ticket};
+use crate::state::use_state;
 
 #[component]
 pub fn Composer() -> impl IntoView {
     let host = use_host();
+    let state = use_state();
     let text = RwSignal::new(String::new());
+    // (name as written, the member's name and display name it most likely meant)
+    let unknown = Memo::new(move |_| {
+        text.with(|text| {
+            state.team.with(|team| {
+                let Some(team) = team else { return Vec::new() };
+                team.unknown_addressees(text)
+                    .into_iter()
+                    .map(|(name, m)| (name, m.map(|m| (m.name.clone(), m.display_name.clone()))))
+                    .collect::<Vec<_>>()
+            })
+        })
+    });
     // The text stays until the host has stored the message (a bridge stores it later): a
     // refused message (an error event) is still there to fix, not lost. The message is known
     // by its ticket, never by its text, so an earlier message with the same text is not
@@ -65,5 +81,71 @@ pub fn Composer() -> impl IntoView {
                 prop:disabled=move || unavailable().is_some()
                 title=move || unavailable().unwrap_or_default()>"send"</button>
         </div>
+        <Show when=move || unknown.with(|u| !u.is_empty())>
+            <div class="composer-hint" role="status" data-testid="composer-hint">
+                {move || unknown.get().into_iter().map(|(name, meant)| {
+                    let said = format!("no member '{name}' in [NEXT]");
+                    match meant {
+                        Some((member, display)) => {
+                            let fix = move |_| text.update(|t| *t = rename_addressee(t, &name, &member));
+                            view! {
+                                <span>{said}" — did you mean "
+                                    <button class="link" data-testid="composer-hint-fix" on:click=fix
+                                        title="put this name in the message">{display}</button>"?"</span>
+                            }.into_any()
+                        }
+                        None => view! {
+                            <span>{said}": it would reach no one. Names are in the team pane."</span>
+                        }.into_any(),
+                    }
+                }).collect_view()}
+            </div>
+        </Show>
+    }
+}
+
+/// `text` with `name` replaced by `member` wherever it is an addressee of a `[NEXT]` marker
+/// (a whole name between `:`/`,` and `,`/`!`/`]`), nowhere else.
+fn rename_addressee(text: &str, name: &str, member: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    for span in markers::spans(text).filter(|s| s.kind == MarkerKind::Next) {
+        let value = &text[span.value.clone()];
+        let mut start = 0;
+        for part in value.split(',') {
+            let trimmed = part.trim_start();
+            let lead = part.len() - trimmed.len();
+            let end = trimmed.find('!').unwrap_or(trimmed.len());
+            if trimmed[..end].trim_end() == name {
+                let at = span.value.start + start + lead;
+                out.push_str(&text[copied..at]);
+                out.push_str(member);
+                copied = at + name.len();
+            }
+            start += part.len() + 1;
+        }
+    }
+    out.push_str(&text[copied..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rename_addressee;
+
+    #[test]
+    fn the_mistyped_addressee_is_replaced_keeping_its_priority() {
+        assert_eq!(
+            rename_addressee("Go [NEXT: max, sarha !P1] sarha", "sarha", "sarah"),
+            "Go [NEXT: max, sarah !P1] sarha"
+        );
+    }
+
+    #[test]
+    fn a_name_that_only_contains_the_typo_is_left_alone() {
+        assert_eq!(
+            rename_addressee("[NEXT: maxi, max] [NEXT:max]", "max", "carol"),
+            "[NEXT: maxi, carol] [NEXT:carol]"
+        );
     }
 }

@@ -33,7 +33,7 @@ pub fn FateList() -> impl IntoView {
     });
     view! {
         <div class="fates">
-            <h3>"history fates"</h3>
+            <h3 title="what happened to each earlier message in this prompt: in the context, deduplicated (already there), trimmed to fit the budget, pinned (the first message, always kept) or outside the window (too old)">"history fates"</h3>
             <ul>
                 {move || {
                     let (rows, outside) = rows.get();

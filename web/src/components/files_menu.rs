@@ -47,17 +47,26 @@ pub fn FilesMenu() -> impl IntoView {
     };
     view! {
         <nav class="files">
-            <label class="button" title="a session file, a scenario, a snapshot (read with the team in use), or a team config (ours or the peer's cli-config 1.1/1.2)">
-                "open…"
-                <input type="file" accept=".json,application/json" data-testid="import-file"
-                    node_ref=input on:change=on_open/>
-            </label>
-            <button data-testid="export-session" on:click=save("session")
-                title=format!("the fact log ({})", agent_chatter::session::SESSION_FORMAT)>"save session"</button>
-            <button data-testid="export-scenario" on:click=save("scenario")>"scenario"</button>
-            <button data-testid="export-snapshot" on:click=save("snapshot")>"snapshot"</button>
-            <button data-testid="export-team" on:click=save("team")>"team"</button>
-            <button data-testid="export-peer-team" on:click=save("cli-config")>"cli-config"</button>
+            <span class="group" role="group" aria-label="open a file">
+                <label class="button" title="a session file, a scenario, a snapshot (read with the team in use), or a team config (ours or the peer's cli-config 1.1/1.2)">
+                    "open a file…"
+                    <input type="file" accept=".json,application/json" data-testid="import-file"
+                        node_ref=input on:change=on_open/>
+                </label>
+            </span>
+            <span class="group" role="group" aria-label="save a file (downloads)">
+                <span class="group-label">"save:"</span>
+                <button data-testid="export-session" on:click=save("session")
+                    title=format!("download this conversation as a session file ({}): open it here later to go on", agent_chatter::session::SESSION_FORMAT)>"⬇ save session"</button>
+                <button data-testid="export-scenario" on:click=save("scenario")
+                    title="download a scenario file: the team and messages, to preview the same prompts anywhere (npm, the CLI)">"⬇ scenario file"</button>
+                <button data-testid="export-snapshot" on:click=save("snapshot")
+                    title="download a snapshot file: the messages and team task only">"⬇ snapshot file"</button>
+                <button data-testid="export-team" on:click=save("team")
+                    title="download the team config (members and settings)">"⬇ team file"</button>
+                <button data-testid="export-peer-team" on:click=save("cli-config")
+                    title="download the team as the TypeScript agent-chatter's cli-config">"⬇ cli-config file"</button>
+            </span>
             <span class="group" role="group" aria-label="export the transcript (downloads)">
                 <button data-testid="export-transcript-md" on:click=transcript(Format::Markdown)
                     title="download the transcript as Markdown: who said what to whom, how each run ended, and every delivered prompt">"⬇ transcript.md"</button>

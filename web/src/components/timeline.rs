@@ -245,6 +245,7 @@ pub fn Timeline() -> impl IntoView {
                 }/>
             </div>
         </div>
-        <div class="routing-status" data-testid="routing-status">{status_line}</div>
+        <div class="routing-status" data-testid="routing-status"
+            title="who runs next; P1 = urgent (runs first), P2 = normal, P3 = later">{status_line}</div>
     }
 }

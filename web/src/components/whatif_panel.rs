@@ -27,6 +27,17 @@ fn number(field: &str, value: &str) -> Result<Option<usize>, String> {
     })
 }
 
+/// A what-if budget: a [`number`] above 0 (a budget of 0 leaves no room for any prompt).
+fn budget(field: &str, value: &str) -> Result<Option<usize>, String> {
+    match number(field, value)? {
+        Some(0) => Err(format!(
+            "what-if {field}: 0 leaves no room for any prompt; enter a number above 0, or leave \
+             it empty for the setting in force"
+        )),
+        n => Ok(n),
+    }
+}
+
 #[component]
 pub fn WhatIfPanel() -> impl IntoView {
     let state = use_state();
@@ -116,7 +127,7 @@ pub fn WhatIfPanel() -> impl IntoView {
                 <input type="number" min="1" placeholder="as set" data-testid="whatif-max-bytes"
                     prop:value=shown(|o| o.max_bytes.map(|v| v.to_string()))
                     on:change=update(Box::new(|o, v| {
-                        o.max_bytes = number("max bytes", v)?;
+                        o.max_bytes = budget("max bytes", v)?;
                         Ok(())
                     }))/>
             </label>
@@ -124,7 +135,7 @@ pub fn WhatIfPanel() -> impl IntoView {
                 <input type="number" min="1" placeholder="as set" data-testid="whatif-max-tokens"
                     prop:value=shown(|o| o.max_tokens.map(|v| v.to_string()))
                     on:change=update(Box::new(|o, v| {
-                        o.max_tokens = number("max tokens", v)?;
+                        o.max_tokens = budget("max tokens", v)?;
                         Ok(())
                     }))/>
             </label>

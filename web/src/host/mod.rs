@@ -102,6 +102,13 @@ impl Host {
             return false;
         };
         change(&mut team);
+        if let Some(refusal) = state
+            .session
+            .with_untracked(|s| removes_a_speaker(s, &team))
+        {
+            state.report(refusal);
+            return false;
+        }
         let checked = serde_json::to_value(&team)
             .map_err(|e| e.to_string())
             .and_then(|v| config::team_from_value(&v).map_err(|e| e.to_string()));
@@ -330,4 +337,24 @@ impl Host {
             Host::Bridge(_) => bridge::CONNECTION_TITLE,
         }
     }
+}
+
+/// Why `team` cannot replace the team of `session`, in the user's terms, when it leaves out a
+/// member who has spoken (or whose run ended) in the conversation: the history would no
+/// longer be theirs. `None` when every such member stays.
+fn removes_a_speaker(session: &Session, team: &Team) -> Option<String> {
+    let old = session.team()?;
+    let gone = old.members.iter().find(|m| {
+        team.member(&m.id).is_none()
+            && (session.messages().iter().any(|msg| msg.speaker.id == m.id)
+                || session.runs().iter().any(|r| r.to == m.id))
+    })?;
+    let name = &gone.display_name;
+    Some(format!(
+        "{name} has spoken in this conversation, so removing {name} would rewrite its history; \
+         the team was not changed. To go on without {name}, leave {name} out of the next \
+         [NEXT: …]; to start over with a team without {name}, save the team (⬇ team file), \
+         remove {name} from the file and open it (⬇ save session first to keep this \
+         conversation)."
+    ))
 }

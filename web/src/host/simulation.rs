@@ -365,8 +365,17 @@ impl Simulation {
                 true
             }
             Err(e) => {
+                // The fact's index and kind mean nothing to the user: only why it failed.
+                let why = match e {
+                    agent_chatter::session::SessionFileError::Replay { error, .. } => {
+                        error.to_string()
+                    }
+                    other => other.to_string(),
+                };
                 state.report(format!(
-                    "the edited team cannot replay this conversation, so it was not applied: {e}"
+                    "team not changed: the conversation so far does not fit the edited team \
+                     ({why}). Undo the edit, or save the team (⬇ team file), edit the file and \
+                     open it to start a new conversation with it."
                 ));
                 false
             }

@@ -1,0 +1,142 @@
+// Issue #25 points 2 and 6: clear to a newcomer in ten seconds, nothing stranded. A tagline and
+// a help that explains the loop, P1–P3 and the fates; the save entries look like downloads; a
+// simulated reply reads as a reply; an edit that would rewrite history is refused in plain
+// words with a next step; a mistyped [NEXT] name is caught before sending, with a fix; and a
+// failed agent can be retried (against a real `agent-chatter serve` whose agent fails once).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { InspectorPage } from './support/inspector-page.mjs';
+import { servedPage } from './support/served.mjs';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const bin = process.env.AGENT_CHATTER_BIN ?? path.join(root, 'target/debug/agent-chatter');
+const { visit } = servedPage();
+
+test('the header says what the page is, and the help explains the loop, P1 and the fates', async () => {
+  const { context, page } = await visit();
+  assert.match(await page.by('tagline').textContent(), /exactly what each AI agent/);
+  assert.equal(await page.by('help').count(), 0, 'the help starts closed');
+  await page.by('help-toggle').click();
+  const help = await page.by('help').textContent();
+  assert.match(help, /P1.*urgent, runs first/);
+  assert.match(help, /\[NEXT: max\]/);
+  assert.match(help, /trimmed to fit the budget/);
+  assert.match(help, /skeleton/i);
+  assert.match(help, /Simulation.*Bridge/s);
+  await page.screenshot('newcomer-help.png');
+  await page.page.keyboard.press('Escape');
+  await page.by('help').waitFor({ state: 'detached' });
+  // `?` opens it too, when not typing.
+  await page.by('timeline').click();
+  await page.page.keyboard.press('?');
+  await page.by('help').waitFor();
+  assert.match(await page.by('routing-status').getAttribute('title'), /P1 = urgent/);
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('the save entries are labelled as downloads, apart from open', async () => {
+  const { context, page } = await visit();
+  for (const id of ['export-session', 'export-scenario', 'export-snapshot', 'export-team', 'export-peer-team']) {
+    const entry = page.by(id);
+    assert.match(await entry.textContent(), /^⬇ /, `${id} says it downloads`);
+    assert.equal(await entry.evaluate((e) => e.closest('[role=group]').getAttribute('aria-label')), 'save a file (downloads)');
+  }
+  assert.match(await page.by('export-scenario').textContent(), /scenario file/);
+  JSON.parse(await page.download('export-scenario'));
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('a simulated reply reads as a reply, not as byte counts', async () => {
+  const { context, page } = await visit();
+  await page.simulateUntilDone();
+  await page.send('[NEXT: max] Max, one line on the parser please.');
+  await page.simulate();
+  const reply = await page.lastMessageText();
+  assert.match(reply, /^Max \(simulated\): I read .*and the message "Max, one line on the parser please\."\. Passing to Sarah\./);
+  assert.doesNotMatch(reply, /bytes/);
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('removing a member who has spoken is refused in plain words, with what to do instead', async () => {
+  const { context, page } = await visit();
+  const members = await page.memberCount();
+  // In the demo, Max (the second member) has spoken.
+  await page.by('member-row').nth(1).locator('button.remove').click();
+  const error = await page.errorBanner();
+  assert.match(error, /^Max has spoken in this conversation, so removing Max would rewrite its history; the team was not changed\./);
+  assert.match(error, /leave Max out of the next \[NEXT: …\]/);
+  assert.doesNotMatch(error, /facts\[|does not replay|msg-\d/);
+  assert.equal(await page.memberCount(), members);
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('a mistyped [NEXT] name is caught while typing, and a click puts the member in', async () => {
+  const { context, page } = await visit();
+  const before = await page.timelineCount();
+  await page.by('composer-input').fill('Please review the notes. [NEXT: sarha !P1]');
+  const hint = page.by('composer-hint');
+  await hint.waitFor();
+  assert.match(await hint.textContent(), /no member 'sarha' in \[NEXT\] — did you mean Sarah\?/);
+  assert.equal(await page.timelineCount(), before, 'nothing was sent');
+  await page.screenshot('newcomer-did-you-mean.png');
+  await page.by('composer-hint-fix').click();
+  assert.equal(await page.by('composer-input').inputValue(), 'Please review the notes. [NEXT: sarah !P1]');
+  await hint.waitFor({ state: 'detached' });
+  // A name nobody is close to is still warned of, with no guess.
+  await page.by('composer-input').fill('[NEXT: zed]');
+  assert.match(await hint.textContent(), /no member 'zed' in \[NEXT\]: it would reach no one/);
+  page.assertNoErrors();
+  await context.close();
+});
+
+// --- retry, against a bridge whose Max fails his first run ---------------------------------
+
+let bridge;
+let url;
+
+before(async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'agent-chatter-e2e-newcomer-'));
+  const team = path.join(dir, 'team.json');
+  await writeFile(team, await readFile(path.join(root, 'src/demo-team.json'), 'utf8'));
+  const agents = path.join(dir, 'agents.json');
+  await writeFile(agents, JSON.stringify({ agents: {
+    max: { command: path.join(root, 'bridge/tests/fixtures/agents/fail-once.sh'), args: [path.join(dir, 'first-run')] },
+  } }));
+  bridge = spawn(bin, ['serve', '--port', '0', '--db', path.join(dir, 's.db'), '--team', team,
+    '--dist', path.join(root, 'web/dist'), '--agents', agents], { stdio: ['ignore', 'pipe', 'inherit'] });
+  url = await new Promise((resolve, reject) => {
+    bridge.once('error', reject);
+    bridge.once('exit', (code) => reject(new Error(`the bridge exited with ${code}`)));
+    createInterface({ input: bridge.stdout }).once('line', resolve);
+  });
+});
+
+after(() => bridge?.kill());
+
+test('bridge: a failed agent is retried from the page and its delivery runs again', async () => {
+  const { context, page } = await visit(url);
+  await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
+  await page.send('[NEXT: max] Max, draft the notes please.');
+  await page.by('failure-reason').last().waitFor();
+  const retry = page.by('retry');
+  await retry.waitFor();
+  assert.equal(await retry.textContent(), 'retry Max');
+  await page.screenshot('newcomer-retry.png');
+  const t0 = Date.now();
+  await retry.click();
+  await page.by('timeline-message').locator('.content').filter({ hasText: 'Recovered on the second try.' }).waitFor();
+  console.log(`retry → reply in ${Date.now() - t0} ms`);
+  await retry.waitFor({ state: 'detached' });
+  page.assertNoErrors();
+  await context.close();
+});

@@ -1,0 +1,58 @@
+//! A failed agent can be run again (`retry`): for each AI member whose last run failed, with
+//! nothing running or queued for it, a button applies a `retry` fact (docs/architecture.md
+//! §6b), so its failed delivery runs again, answering the same message, in every host.
+
+use agent_chatter::session::Fact;
+use leptos::prelude::*;
+
+use crate::browser;
+use crate::host::use_host;
+use crate::state::use_state;
+
+#[component]
+pub fn RetryFailed() -> impl IntoView {
+    let state = use_state();
+    let host = use_host();
+    // (id, display name, why it failed)
+    let failed = Memo::new(move |_| {
+        state.session.with(|s| {
+            let Some(team) = s.team() else {
+                return Vec::new();
+            };
+            team.members
+                .iter()
+                .filter(|m| m.is_ai() && s.can_retry(&m.id))
+                .map(|m| {
+                    let why = s
+                        .runs()
+                        .iter()
+                        .rev()
+                        .find(|r| r.to == m.id)
+                        .and_then(|r| r.failed.clone())
+                        .unwrap_or_default();
+                    (m.id.clone(), m.display_name.clone(), why)
+                })
+                .collect::<Vec<_>>()
+        })
+    });
+    view! {
+        <Show when=move || failed.with(|f| !f.is_empty())>
+            <ul class="retry-failed">
+                {move || failed.get().into_iter().map(|(id, name, why)| {
+                    let retry = move |_| {
+                        host.apply(Fact::Retry { to: id.clone(), at: browser::now() });
+                    };
+                    view! {
+                        <li title=format!("why it failed: {why}")>
+                            {format!("{name}'s last run failed. ")}
+                            <button data-testid="retry" data-member=name.clone() on:click=retry>
+                                {format!("retry {name}")}
+                            </button>
+                            " (runs the same delivery again)"
+                        </li>
+                    }
+                }).collect_view()}
+            </ul>
+        </Show>
+    }
+}
