@@ -696,7 +696,7 @@ mod tests {
     #[test]
     fn the_first_message_is_the_first_human_text_on_one_line_cut_at_a_character() {
         let team = Fact::set_team(crate::demo::team());
-        assert_eq!(first_message(&[team.clone()]), None);
+        assert_eq!(first_message(std::slice::from_ref(&team)), None);
         let facts = [
             team.clone(),
             Fact::human("  Draft the\n\nrelease notes ", Millis(1)),

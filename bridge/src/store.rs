@@ -589,7 +589,8 @@ impl Store {
                     coalesce(s.updated_ms, s.created_ms),
                     (SELECT count(*) FROM facts f WHERE f.session_id = s.id),
                     (SELECT f.fact FROM facts f WHERE f.session_id = s.id
-                       AND json_extract(f.fact, '$.type') IN ('human', 'loadScenario')
+                       AND (json_extract(f.fact, '$.type') = 'human'
+                            OR json_array_length(f.fact, '$.scenario.messages') > 0)
                      ORDER BY f.seq LIMIT 1)
              FROM sessions s ORDER BY coalesce(s.updated_ms, s.created_ms) DESC, s.id DESC",
         )?;
@@ -1104,6 +1105,35 @@ mod tests {
         // Opened again, nothing is indexed twice.
         let store = Store::open(&path).unwrap();
         assert_eq!(store.search("changelog").unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_session_opened_from_a_scenario_shows_its_first_message() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.db")).unwrap();
+        let scenario = agent_chatter::scenario::load_scenario(
+            &std::fs::read_to_string(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../examples/demo-scenario.json"
+            ))
+            .unwrap(),
+        )
+        .unwrap();
+        let first = agent_chatter::protocol::first_message(&[Fact::LoadScenario {
+            scenario: Box::new(scenario.clone()),
+        }]);
+        assert!(first.is_some());
+        let a = store.create_session("A", 1, &team()).unwrap();
+        store
+            .append(
+                a,
+                2,
+                &Fact::LoadScenario {
+                    scenario: Box::new(scenario),
+                },
+            )
+            .unwrap();
+        assert_eq!(store.list().unwrap()[0].first_message, first);
     }
 
     #[test]
