@@ -8,11 +8,12 @@ use crate::components::{
     composer::Composer, due_agent::DueAgent, error_banner::ErrorBanner, files_menu::FilesMenu,
     header::Header, help::Help, inspector::Inspector, notices::Notices, notify_toggle::NotifyToggle,
     reply_controls::ReplyControls, retry_failed::RetryFailed, running_agent::RunningAgent, sessions_menu::SessionsMenu,
-    share_link::ShareLink, side_by_side::SideBySide, team_editor::TeamEditor, timeline::Timeline,
+    share_link::ShareLink, shared_banner::SharedBanner, side_by_side::SideBySide, team_editor::TeamEditor, timeline::Timeline,
     usage_total::UsageTotal,
 };
 use crate::host::Host;
 use crate::share;
+use crate::shared_case;
 use crate::state::AppState;
 
 #[component]
@@ -155,6 +156,9 @@ fn layout(host: Host, state: AppState, attention: Attention) -> impl IntoView {
             <Help/>
         </Header>
         <ErrorBanner/>
+        <SharedBanner pending=Signal::derive(move || shared_case::pending().get())
+            on_keep=Callback::new(move |()| host.keep_shared())
+            on_discard=Callback::new(move |()| host.discard_shared())/>
         <main class="panes">
             <section class="pane team-pane">
                 <TeamEditor/>

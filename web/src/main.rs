@@ -9,6 +9,7 @@ mod files;
 mod host;
 mod library;
 mod share;
+mod shared_case;
 mod state;
 mod status;
 mod storage;

@@ -37,6 +37,27 @@ pub fn take_from_url() -> Option<String> {
     Some(hash)
 }
 
+/// The link to `fragment` on the page at `page` (its address as the browser has it): the
+/// address without its own fragment, where a bridge page keeps its launch token (`#token=…`),
+/// so a link never carries the token.
+pub fn link(page: &str, fragment: &str) -> String {
+    let base = page.split('#').next().unwrap_or_default();
+    format!("{base}{fragment}")
+}
+
+/// The `#share=…` part of whatever the user pasted: a whole link from any address (another
+/// machine's bridge, a hosted copy of the page, a file), the fragment alone, or the fragment
+/// without its `#`; `None` when there is none.
+pub fn fragment_in(pasted: &str) -> Option<String> {
+    let pasted = pasted.trim();
+    let bare = &PREFIX[1..];
+    let data = match pasted.find(PREFIX) {
+        Some(i) => &pasted[i + PREFIX.len()..],
+        None => pasted.strip_prefix(bare)?,
+    };
+    Some(format!("{PREFIX}{}", data.trim()))
+}
+
 /// The fragment for `scenario` shown for `member`; `Err` when the link would be too long.
 pub fn encode(scenario: &Scenario, member: Option<&str>) -> Result<String, String> {
     let json = json!({"v": 1, "scenario": scenario, "member": member}).to_string();
@@ -91,6 +112,46 @@ mod tests {
         let shared = decode(&fragment).unwrap();
         assert_eq!(shared.scenario, demo());
         assert_eq!(shared.member.as_deref(), Some("sarah"));
+    }
+
+    #[test]
+    fn a_link_never_carries_the_pages_own_fragment_or_the_bridge_token() {
+        let cases = [
+            (
+                "http://127.0.0.1:8080/#token=abc123",
+                "http://127.0.0.1:8080/#share=x",
+            ),
+            ("http://127.0.0.1:8080/", "http://127.0.0.1:8080/#share=x"),
+            (
+                "https://example.org/chatter/index.html#share=old",
+                "https://example.org/chatter/index.html#share=x",
+            ),
+            (
+                "file:///home/k/dist/index.html",
+                "file:///home/k/dist/index.html#share=x",
+            ),
+        ];
+        for (page, want) in cases {
+            let link = link(page, "#share=x");
+            assert_eq!(link, want);
+            assert!(!link.contains("token"), "{link}");
+        }
+    }
+
+    #[test]
+    fn the_shared_part_is_found_in_whatever_was_pasted() {
+        let cases = [
+            ("http://127.0.0.1:8080/#share=abc", Some("#share=abc")),
+            ("  https://example.org/x/#share=abc \n", Some("#share=abc")),
+            ("#share=abc", Some("#share=abc")),
+            ("share=abc", Some("#share=abc")),
+            ("http://127.0.0.1:8080/#token=abc", None),
+            ("hello", None),
+            ("", None),
+        ];
+        for (pasted, want) in cases {
+            assert_eq!(fragment_in(pasted).as_deref(), want, "{pasted:?}");
+        }
     }
 
     #[test]

@@ -28,6 +28,7 @@ pub mod section_bars;
 pub mod sessions_menu;
 pub mod settings_form;
 pub mod share_link;
+pub mod shared_banner;
 pub mod side_by_side;
 pub mod team_editor;
 pub mod timeline;

@@ -1,10 +1,13 @@
 //! "share" (`share-link`): the scenario of the current view (the messages up to the shown
-//! one, the team and settings in force, the recipient) as a link; see [`crate::share`].
+//! one, the team and settings in force, the recipient) as a link, copied with a "copied ✓"
+//! (`share-copied`), and as the case alone (`share-fragment`, `#share=…`) for a copy of the page
+//! at another address; "open a shared link" (`open-link`) takes a link from any address, or
+//! its `#share=…` part, and opens it here. See [`crate::share`].
 
 use agent_chatter::scenario::Scenario;
 use leptos::prelude::*;
 
-use crate::browser;
+use crate::host::use_host;
 use crate::share;
 use crate::state::use_state;
 
@@ -12,10 +15,28 @@ fn select_all(ev: leptos::ev::FocusEvent) {
     event_target::<web_sys::HtmlInputElement>(&ev).select();
 }
 
+/// Copies `text` and says how it went in `copied`: `Some(true)` copied, `Some(false)` refused.
+fn copy(text: String, copied: RwSignal<Option<bool>>) {
+    copied.set(None);
+    let Some(window) = web_sys::window() else {
+        return copied.set(Some(false));
+    };
+    let promise = window.navigator().clipboard().write_text(&text);
+    leptos::task::spawn_local(async move {
+        let done = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
+        copied.set(Some(done));
+    });
+}
+
 #[component]
 pub fn ShareLink() -> impl IntoView {
     let state = use_state();
+    let host = use_host();
     let url = RwSignal::new(None::<String>);
+    let fragment = RwSignal::new(String::new());
+    let copied = RwSignal::new(None::<bool>);
+    let opening = RwSignal::new(false);
+    let pasted = RwSignal::new(String::new());
     // When the link opens another prompt than the one shown (a delivery built with earlier
     // settings, a what-if, a routed parent), the box says so rather than let it pass.
     let differs = RwSignal::new(None::<String>);
@@ -57,15 +78,15 @@ pub fn ShareLink() -> impl IntoView {
             _ => None,
         });
         match share::encode(&scenario, member.as_deref()) {
-            Ok(fragment) => {
+            Ok(made) => {
                 let Some(location) = web_sys::window().map(|w| w.location()) else {
                     return;
                 };
-                let base = location.href().unwrap_or_default();
-                let base = base.split('#').next().unwrap_or_default().to_string();
-                let link = format!("{base}{fragment}");
-                browser::copy(link.clone(), |_| {});
+                let link = share::link(&location.href().unwrap_or_default(), &made);
+                copy(link.clone(), copied);
+                fragment.set(made);
                 url.set(Some(link));
+                opening.set(false);
             }
             Err(e) => {
                 url.set(None);
@@ -73,16 +94,49 @@ pub fn ShareLink() -> impl IntoView {
             }
         }
     };
+    let open = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        match share::fragment_in(&pasted.get_untracked()) {
+            Some(found) => {
+                opening.set(false);
+                pasted.set(String::new());
+                host.open_link(&found);
+            }
+            None => state.report(
+                "this is not a shared link: paste a link made with \"share\" (from any address), or its #share=… part",
+            ),
+        }
+    };
+    let copied_text = move || match copied.get() {
+        Some(true) => "copied ✓",
+        Some(false) => "select and copy the link",
+        None => "",
+    };
     view! {
-        <button data-testid="share-link" on:click=make title="a link that opens this view's prompts anywhere (the case travels in the link, not to a server)">"share"</button>
+        <button data-testid="share-link" on:click=make title="a link that opens this view's prompts in any copy of the page (the case travels in the link, not to a server; never the bridge's token)">"share"</button>
+        <button data-testid="open-link" on:click=move |_| { url.set(None); opening.update(|o| *o = !*o) }
+            title="open a link someone shared, made on any machine: paste it, or its #share=… part">"open a shared link"</button>
         <Show when=move || url.with(Option::is_some)>
             <span class="share-box">
-                <label class="visually-hidden" for="share-url">"share link (copied to the clipboard)"</label>
+                <label class="visually-hidden" for="share-url">"share link"</label>
                 <input id="share-url" data-testid="share-url" readonly prop:value=move || url.get().unwrap_or_default()
-                    title="share link (copied to the clipboard)" on:focus=select_all/>
+                    title="share link: opens this case on this page's address" on:focus=select_all/>
+                <button data-testid="share-copy" on:click=move |_| copy(url.get_untracked().unwrap_or_default(), copied)>"copy"</button>
+                <span data-testid="share-copied" role="status" class="share-copied">{copied_text}</span>
+                <label class="share-alone" for="share-fragment" title="for a copy of the page at another address: paste it into that page's \"open a shared link\", or after its address">"the case alone:"</label>
+                <input id="share-fragment" data-testid="share-fragment" readonly prop:value=move || fragment.get() on:focus=select_all/>
                 <button on:click=move |_| url.set(None) aria-label="close the share link" title="close the share link">"×"</button>
                 {move || differs.get().map(|text| view! { <span class="share-note" data-testid="share-note">{text}</span> })}
             </span>
+        </Show>
+        <Show when=move || opening.get()>
+            <form class="share-box" on:submit=open>
+                <label for="open-link-input">"shared link or #share=…:"</label>
+                <input id="open-link-input" data-testid="open-link-input" placeholder="paste a link from any address"
+                    prop:value=move || pasted.get() on:input=move |ev| pasted.set(event_target_value(&ev))/>
+                <button type="submit" data-testid="open-link-go">"open"</button>
+                <button type="button" on:click=move |_| opening.set(false) aria-label="close" title="close">"×"</button>
+            </form>
         </Show>
     }
 }

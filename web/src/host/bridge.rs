@@ -33,6 +33,7 @@ use super::ticket::Ticket;
 use super::RunInfo;
 use crate::browser::now;
 use crate::share::{self, Shared};
+use crate::shared_case;
 use crate::state::{AppState, Performed};
 use crate::status::Retry;
 
@@ -523,11 +524,41 @@ impl Bridge {
         if !self.may_leave_session() {
             return;
         }
+        let (label, before) = (
+            shared_case::label(&shared),
+            self.session_id.get_untracked(),
+        );
         self.pending_share.set_value(Some(shared));
-        if !self.send(&Command::NewSession) {
+        if self.send(&Command::NewSession) {
+            // Undecided until the user keeps or discards it (the banner).
+            shared_case::begin(label, None, before);
+        } else {
             self.pending_share.set_value(None);
             self.state
                 .report("not connected to the bridge: the shared case was not opened");
+        }
+    }
+
+    /// Keeps the shared case as the bridge session it opened as (the banner goes).
+    pub fn keep_shared(&self) {
+        shared_case::decide();
+    }
+
+    /// Shows again the bridge session the shared case replaced. The case's session stays in
+    /// the bridge's library (a bridge never deletes a log); it is simply no longer shown.
+    pub fn discard_shared(&self) {
+        let before = shared_case::pending()
+            .get_untracked()
+            .and_then(|c| c.before);
+        match before {
+            Some(id) if self.session_id.get_untracked() != Some(id) => {
+                if self.open_session(id) {
+                    shared_case::decide();
+                }
+            }
+            _ => {
+                shared_case::decide();
+            }
         }
     }
 
@@ -587,6 +618,7 @@ impl Bridge {
                         let mut shared = None;
                         self.pending_share.update_value(|p| shared = p.take());
                         if let Some(shared) = shared {
+                            shared_case::opened_as(id);
                             state.recipient.set(shared.member);
                             self.apply(Fact::LoadScenario {
                                 scenario: Box::new(shared.scenario),

@@ -183,6 +183,22 @@ impl Host {
         }
     }
 
+    /// Keeps the shared case shown (see [`crate::shared_case`]).
+    pub fn keep_shared(&self) {
+        match self {
+            Host::Simulation(s) => s.keep_shared(),
+            Host::Bridge(b) => b.keep_shared(),
+        }
+    }
+
+    /// Discards the shared case shown: the session it replaced shows again.
+    pub fn discard_shared(&self) {
+        match self {
+            Host::Simulation(s) => s.discard_shared(),
+            Host::Bridge(b) => b.discard_shared(),
+        }
+    }
+
     /// The SHA-256 of what the host sent `member` for the message `message` (`msg-3`), when it
     /// says (reactive): a bridge reports every delivery it made; the simulation sends nothing.
     pub fn sent_digest(&self, message: &str, member: &str) -> Option<String> {

@@ -18,6 +18,7 @@ use super::RunInfo;
 use crate::browser::{self, now};
 use crate::library::{self, default_name, Entry, Hit, Library};
 use crate::share;
+use crate::shared_case;
 use crate::state::{drain, AppState};
 use crate::storage::{self, Stored};
 
@@ -98,6 +99,8 @@ impl Simulation {
             }
         };
         let had = self.current().is_some();
+        let before = self.current();
+        let label = shared_case::label(&shared);
         let mut session = Session::new();
         match session.apply(&Fact::LoadScenario {
             scenario: Box::new(shared.scenario),
@@ -105,6 +108,8 @@ impl Simulation {
             Ok(()) => {
                 let name = format!("{} (shared)", default_name(&session));
                 self.add(name, session);
+                // Undecided until the user keeps or discards it (the banner).
+                shared_case::begin(label, self.current(), before);
                 state.recipient.set(shared.member);
                 if had {
                     state.notices.update(|n| {
@@ -119,6 +124,39 @@ impl Simulation {
                 self.restore_or_demo();
                 state.report(format!("the shared link's case does not open: {e}"));
             }
+        }
+    }
+
+    /// Keeps the shared case shown as a session of the library (the banner goes).
+    pub fn keep_shared(&self) {
+        shared_case::decide();
+    }
+
+    /// Drops the shared case and shows again the session it replaced, exactly as it was
+    /// stored (the demo when there was none); the case leaves the library and its log is removed.
+    pub fn discard_shared(&self) {
+        let Some(case) = shared_case::decide() else {
+            return;
+        };
+        let back = case.before.is_some_and(|id| self.open(id));
+        if let Some(id) = case.shared.filter(|id| Some(*id) != case.before) {
+            if self.current() == Some(id) {
+                // Nothing to go back to: the demo replaces the case.
+                self.save_pending.set_value(false);
+                self.forget(id);
+                self.new_session();
+            } else {
+                self.forget(id);
+            }
+            if let Some(storage) = web_sys::window().and_then(|w| w.local_storage().ok().flatten())
+            {
+                let _ = storage.remove_item(&storage::log_key(id));
+            }
+        }
+        if !back && case.before.is_some() {
+            self.state.report(
+                "the session shown before the shared case is no longer in this browser's storage",
+            );
         }
     }
 
