@@ -6,10 +6,11 @@ use crate::attention::{self, Attention};
 use crate::browser;
 use crate::components::{
     composer::Composer, due_agent::DueAgent, error_banner::ErrorBanner, files_menu::FilesMenu,
-    header::Header, help::Help, inspector::Inspector, notices::Notices, notify_toggle::NotifyToggle,
-    reply_controls::ReplyControls, retry_failed::RetryFailed, running_agent::RunningAgent, sessions_menu::SessionsMenu,
-    share_link::ShareLink, shared_banner::SharedBanner, side_by_side::SideBySide, team_editor::TeamEditor, timeline::Timeline,
-    usage_total::UsageTotal,
+    header::Header, help::Help, inspector::Inspector, notices::Notices,
+    notify_toggle::NotifyToggle, reply_controls::ReplyControls, retry_failed::RetryFailed,
+    running_agent::RunningAgent, sessions_menu::SessionsMenu, share_link::ShareLink,
+    shared_banner::SharedBanner, side_by_side::SideBySide, team_editor::TeamEditor,
+    timeline::Timeline, usage_total::UsageTotal,
 };
 use crate::host::Host;
 use crate::share;

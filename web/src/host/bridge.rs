@@ -524,10 +524,7 @@ impl Bridge {
         if !self.may_leave_session() {
             return;
         }
-        let (label, before) = (
-            shared_case::label(&shared),
-            self.session_id.get_untracked(),
-        );
+        let (label, before) = (shared_case::label(&shared), self.session_id.get_untracked());
         self.pending_share.set_value(Some(shared));
         if self.send(&Command::NewSession) {
             // Undecided until the user keeps or discards it (the banner).
