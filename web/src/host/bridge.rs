@@ -71,7 +71,7 @@ struct Line {
     backoff: Duration,
     /// The session shown when the socket closed, to show again once connected.
     resume: Option<i64>,
-    /// The current socket got an event (one closed before any did refused the token).
+    /// The current socket brought a session (one closed before that refused the token).
     heard: bool,
     /// The last query asked of the bridge (older answers are dropped).
     asked: String,
@@ -188,10 +188,6 @@ impl Bridge {
         };
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
             if let Some(text) = e.data().as_string() {
-                self.line.update_value(|l| {
-                    l.heard = true;
-                    l.backoff = RETRY_FIRST;
-                });
                 self.receive(&text);
             }
         });
@@ -216,8 +212,8 @@ impl Bridge {
         self.socket.set_value(None);
         if was == Link::Connected && !self.line.with_value(|l| l.heard) {
             self.state.report(
-                "the bridge closed the connection without a word: it may not know this page's \
-                 token (started on another database?); open the address it printed",
+                "the bridge did not take this page's token (a bridge started on another \
+                 database has another): open the address it printed; trying again meanwhile",
             );
         }
         let shown = self.session_id.get_untracked();
@@ -591,7 +587,12 @@ impl Bridge {
             Event::Session { id, facts, sent } => {
                 // Back after a restart: the session shown before, if the bridge opened another.
                 let mut resume = None;
-                self.line.update_value(|l| resume = l.resume.take());
+                self.line.update_value(|l| {
+                    resume = l.resume.take();
+                    // Connected for good: the next drop starts over at the first wait.
+                    l.heard = true;
+                    l.backoff = RETRY_FIRST;
+                });
                 if let Some(before) = resume.filter(|&before| before != id) {
                     self.send(&Command::OpenSession { id: before });
                 }
