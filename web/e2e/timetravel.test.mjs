@@ -71,11 +71,19 @@ test('what-if: a window change shows another prompt and leaves the session file 
   assert.equal(await page.promptText(), actual);
   assert.equal(await page.by('message-cut').count(), 0, 'the message fits');
 
-  // A budget too small for the message says so in words, not only in the list of cuts.
+  // A budget too small for the prompt's fixed part (system instruction, team task) says so in
+  // one sentence, with the budget that would do, in place of the cuts it would cause.
   await page.by('whatif-max-bytes').fill('20');
   await page.by('whatif-max-bytes').dispatchEvent('change');
-  await page.by('message-cut').filter({ hasText: 'the message does not reach sarah: none of its' }).waitFor();
-  assert.equal(await page.promptText(), '');
+  const tooSmall = await page.by('whatif-too-small').textContent();
+  assert.match(tooSmall, /^a what-if budget of 20 B is smaller than this prompt's fixed part: sarah needs \d+ B/);
+  assert.equal(await page.by('truncations').count(), 0, 'no list of cuts beside it');
+  // From the fixed part on, the cuts are listed again.
+  const need = Number(tooSmall.match(/needs (\d+) B/)[1]);
+  await page.by('whatif-max-bytes').fill(String(need + 4));
+  await page.by('whatif-max-bytes').dispatchEvent('change');
+  await page.by('truncations').waitFor();
+  assert.equal(await page.by('whatif-too-small').count(), 0);
   await page.by('whatif-reset').click();
 
   // A value that is not a whole number is refused by name; the field shows what is on.

@@ -5,12 +5,13 @@ use leptos::prelude::*;
 use crate::attention::{self, Attention};
 use crate::browser;
 use crate::components::{
-    composer::Composer, due_agent::DueAgent, error_banner::ErrorBanner, files_menu::FilesMenu,
-    header::Header, help::Help, inspector::Inspector, notices::Notices,
-    notify_toggle::NotifyToggle, reply_controls::ReplyControls, retry_failed::RetryFailed,
-    running_agent::RunningAgent, sessions_menu::SessionsMenu, share_link::ShareLink,
+    composer::Composer, conversation_view::ConversationView, due_agent::DueAgent,
+    error_banner::ErrorBanner, files_menu::FilesMenu, header::Header, help::Help,
+    inspector::Inspector, notices::Notices, notify_toggle::NotifyToggle,
+    reply_controls::ReplyControls, retry_failed::RetryFailed, running_agent::RunningAgent,
+    running_mark::RunningMark, sessions_menu::SessionsMenu, share_link::ShareLink,
     shared_banner::SharedBanner, side_by_side::SideBySide, team_editor::TeamEditor,
-    timeline::Timeline, usage_total::UsageTotal,
+    usage_total::UsageTotal,
 };
 use crate::host::Host;
 use crate::share;
@@ -165,7 +166,8 @@ fn layout(host: Host, state: AppState, attention: Attention) -> impl IntoView {
                 <TeamEditor/>
             </section>
             <section class="pane conversation-pane">
-                <Timeline/>
+                <ConversationView/>
+                <RunningMark/>
                 <Notices/>
                 <RetryFailed/>
                 {due_agent}

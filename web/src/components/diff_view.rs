@@ -37,8 +37,19 @@ pub fn handed_text(p: &agent_chatter::context::Prompt) -> String {
 #[component]
 pub fn DiffView() -> impl IntoView {
     let state = use_state();
-    // "previous", "at" (message `#at_number`), "actual", or a member id.
-    let against = RwSignal::new(String::from("previous"));
+    // "previous", "at" (message `#at_number`), "actual", or a member id, once the user
+    // chose; until then the actual prompt while a what-if is on (what the what-if changes),
+    // else the previous message.
+    let chosen = RwSignal::new(None::<String>);
+    let against = Memo::new(move |_| {
+        chosen.get().unwrap_or_else(|| {
+            if state.shown_whatif.with(|o| o.is_empty()) {
+                "previous".to_string()
+            } else {
+                "actual".to_string()
+            }
+        })
+    });
     let at_number = RwSignal::new(1usize);
     let other = Memo::new(move |_| -> Option<Result<String, String>> {
         let member = state.shown_recipient.get()?;
@@ -94,12 +105,13 @@ pub fn DiffView() -> impl IntoView {
     view! {
         <div class="diff" data-testid="diff-view">
             <label>"diff against "
-                <select data-testid="diff-against" on:change=move |ev| against.set(event_target_value(&ev))>
-                    <option value="previous">"the previous message (same recipient)"</option>
-                    <option value="at">"another message (same recipient): #"</option>
-                    <option value="actual">"the actual prompt (no what-if)"</option>
-                    {move || agents().into_iter().map(|(id, name)| view! {
-                        <option value=id>{format!("{name}'s prompt (same message)")}</option>
+                <select data-testid="diff-against" on:change=move |ev| chosen.set(Some(event_target_value(&ev)))>
+                    <option value="previous" prop:selected=move || against.get() == "previous">"the previous message (same recipient)"</option>
+                    <option value="at" prop:selected=move || against.get() == "at">"another message (same recipient): #"</option>
+                    <option value="actual" prop:selected=move || against.get() == "actual">"the actual prompt (no what-if)"</option>
+                    {move || agents().into_iter().map(|(id, name)| {
+                        let selected = { let id = id.clone(); move || against.get() == id };
+                        view! { <option value=id prop:selected=selected>{format!("{name}'s prompt (same message)")}</option> }
                     }).collect_view()}
                 </select>
             </label>

@@ -27,7 +27,7 @@ pub fn Header(
         <header class="top">
             <h1>"agent-chatter"</h1>
             <span class="tagline" data-testid="tagline">"see exactly what each AI agent in a team is told"</span>
-            <span class="team-name">{team_name}</span>
+            <span class="team-name" data-testid="team-name">{team_name}</span>
             <span class="connection" data-testid="connection-status" title=connection_title>
                 {move || connection.get()}
             </span>

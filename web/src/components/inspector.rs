@@ -117,7 +117,7 @@ pub fn Inspector() -> impl IntoView {
             </div>
             <DeliveryRun/>
             {move || problem().map(|e| view! { <p class="preview-error">{e}</p> })}
-            <WhatIfPanel/>
+            <WhatIfPanel on_diff=Callback::new(move |()| show_diff.set(true))/>
             <SectionBars/>
             <ExtraSections/>
             <div class="inspector-tabs">

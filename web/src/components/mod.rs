@@ -3,6 +3,8 @@
 //! component shows that the host alone knows, or that is its own, comes as props.
 
 pub mod composer;
+pub mod conversation_view;
+pub mod deliveries;
 pub mod delivery_run;
 pub mod diff_view;
 pub mod due_agent;
@@ -24,6 +26,7 @@ pub mod reply_controls;
 pub mod retry_failed;
 pub mod run_settings;
 pub mod running_agent;
+pub mod running_mark;
 pub mod section_bars;
 pub mod sessions_menu;
 pub mod settings_form;

@@ -1,5 +1,9 @@
-//! The budget: the whole prompt against `maxBytes` with its status, then one bar per section
-//! (`section-bar`), and tokens when an estimator is set.
+//! The budget: the whole prompt against `maxBytes` with its status and the share of the
+//! budget it uses, then one bar per section (`section-bar`) drawn against the prompt's own
+//! bytes, so a 1 KB prompt under a 768 KiB budget still shows its parts; tokens when an
+//! estimator is set. A what-if budget too small for the prompt's fixed part (its system
+//! instruction and team task) says so in one sentence (`whatif-too-small`), in place of the
+//! list of cuts it would cause.
 
 use agent_chatter::explain::BudgetStatus;
 use leptos::prelude::*;
@@ -33,6 +37,40 @@ fn percent(part: usize, whole: usize) -> String {
     format!("{:.2}%", p.min(100.0))
 }
 
+/// `0.09%`, `<0.01%`: how much of `whole` `part` is, as a person reads it.
+fn share(part: usize, whole: usize) -> String {
+    if whole == 0 {
+        return "0%".into();
+    }
+    let p = part as f64 * 100.0 / whole as f64;
+    if p > 0.0 && p < 0.01 {
+        "<0.01%".into()
+    } else if p < 10.0 {
+        format!("{p:.2}%")
+    } else {
+        format!("{p:.0}%")
+    }
+}
+
+/// The bytes a prompt's fixed part needs whole: its system instruction and team task with
+/// their headers, and what any cut took from them.
+pub fn fixed_bytes(explain: &agent_chatter::explain::Explain) -> usize {
+    let fixed = |name: &str| name == "system" || name == "teamTask";
+    let kept: usize = explain
+        .sections
+        .iter()
+        .filter(|s| fixed(&s.name))
+        .map(|s| s.bytes)
+        .sum();
+    let cut: usize = explain
+        .truncations
+        .iter()
+        .filter(|t| fixed(&t.section))
+        .map(|t| t.from_bytes.saturating_sub(t.to_bytes))
+        .sum();
+    kept + cut
+}
+
 #[component]
 pub fn SectionBars() -> impl IntoView {
     let state = use_state();
@@ -56,6 +94,23 @@ pub fn SectionBars() -> impl IntoView {
                 0 => format!("⚠ the message does not reach {}: none of its {from} bytes fit the budget", e.recipient),
                 _ => format!("⚠ the message reaches {} cut to fit the budget: {to} of its {from} bytes", e.recipient),
             });
+            // A what-if budget below the fixed part: one clear sentence, not the cuts.
+            // Measured on the actual prompt, so it does not move with the what-if budget.
+            let need = state.actual.with(|p| match p {
+                Some(Ok(p)) => fixed_bytes(&p.explain),
+                _ => 0,
+            });
+            let too_small = state.shown_whatif.get().max_bytes.filter(|&b| b < need).map(|b| format!(
+                "a what-if budget of {b} B is smaller than this prompt's fixed part: {} needs {need} B \
+                 for its system instruction and team task alone, so they would be cut and the prompt \
+                 would not make sense; try {need} B or more",
+                e.recipient
+            ));
+            let (message_cut, truncations) = if too_small.is_some() {
+                (None, Vec::new())
+            } else {
+                (message_cut, truncations)
+            };
             // The bar shows the fuller budget, the one that decides the status.
             let fill = match (e.total_tokens, e.max_tokens) {
                 (Some(t), Some(m)) if m > 0 && t as u128 * e.max_bytes as u128 > e.total_bytes as u128 * m as u128 => percent(t, m),
@@ -65,11 +120,11 @@ pub fn SectionBars() -> impl IntoView {
                 <div class=format!("budget {status}") data-testid="budget">
                     <div class="bar"><div class="fill" style:width=fill></div></div>
                     <span class="budget-text">
-                        {format!("{} / {} B · {}{tokens} · window {} · {} marker(s) stripped",
-                            e.total_bytes, e.max_bytes, status_label(e.status), e.window, e.markers_stripped)}
+                        {format!("{} / {} B ({} of the budget) · {}{tokens} · window {} · {} marker(s) stripped",
+                            e.total_bytes, e.max_bytes, share(e.total_bytes, e.max_bytes), status_label(e.status), e.window, e.markers_stripped)}
                     </span>
                 </div>
-                <ul class="section-bars">
+                <ul class="section-bars" title="each section's share of this prompt">
                     {e.sections.iter().map(|s| {
                         let tokens = s.tokens.map(|t| format!(" · ~{t} tok")).unwrap_or_default();
                         let flag = if s.in_system_flag { " (system flag)" } else { "" };
@@ -78,17 +133,58 @@ pub fn SectionBars() -> impl IntoView {
                         view! {
                             <li class=format!("section-bar sec-{} {kind} {status}", s.name) data-testid="section-bar" data-section=s.name.clone()>
                                 <span class="section-name" title=extra.then_some("an extra section of this member (team config)")>{extra.then_some("extra: ")}{s.name.clone()}{flag}</span>
-                                <span class="bar"><span class="fill" style:width=percent(s.bytes, e.max_bytes)></span></span>
-                                <span class="section-bytes">{format!("{} B{tokens}", s.bytes)}</span>
+                                <span class="bar" title=format!("{} of the prompt, {} of the budget", share(s.bytes, e.total_bytes), share(s.bytes, e.max_bytes))>
+                                    <span class="fill" style:width=percent(s.bytes, e.total_bytes)></span>
+                                </span>
+                                <span class="section-bytes">{format!("{} B · {}{tokens}", s.bytes, share(s.bytes, e.total_bytes))}</span>
                             </li>
                         }
                     }).collect_view()}
                 </ul>
+                {too_small.map(|text| view! { <p class="message-cut" data-testid="whatif-too-small" role="alert">{text}</p> })}
                 {message_cut.map(|text| view! { <p class="message-cut" data-testid="message-cut">{text}</p> })}
                 {(!truncations.is_empty()).then(|| view! {
                     <p class="truncations" data-testid="truncations">{format!("truncated: {}", truncations.join("; "))}</p>
                 })}
             }
         })}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_chatter::message::Millis;
+    use agent_chatter::session::{Fact, PreviewOverrides, Session};
+
+    #[test]
+    fn the_fixed_part_is_the_same_whatever_the_budget_cuts() {
+        let mut s = Session::new();
+        s.apply(&Fact::set_team(agent_chatter::demo::team()))
+            .unwrap();
+        s.apply(&Fact::human(
+            "[FROM: kailai] [TEAM_TASK: ship the notes] go [NEXT: max]",
+            Millis(1),
+        ))
+        .unwrap();
+        let with = |bytes: Option<usize>| {
+            let o = PreviewOverrides {
+                max_bytes: bytes,
+                ..Default::default()
+            };
+            fixed_bytes(&s.preview("max", None, &o).unwrap().explain)
+        };
+        let whole = with(None);
+        assert!(whole > 60, "system instruction and team task: {whole} B");
+        assert_eq!(with(Some(40)), whole, "cut to 40 B");
+        assert_eq!(with(Some(whole + 4)), whole);
+    }
+
+    #[test]
+    fn shares_read_as_people_say_them() {
+        assert_eq!(share(683, 786_432), "0.09%");
+        assert_eq!(share(1, 786_432), "<0.01%");
+        assert_eq!(share(49, 100), "49%");
+        assert_eq!(share(1, 0), "0%");
     }
 }

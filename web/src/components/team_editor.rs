@@ -103,9 +103,27 @@ pub fn TeamEditor() -> impl IntoView {
             });
         });
     };
+    let team_name = move || {
+        state
+            .team
+            .with(|t| t.as_ref().map(|t| t.name.clone()).unwrap_or_default())
+    };
+    // A rename is a team edit like any other: the team reader checks it (an empty name is
+    // refused naming the field), and a bridge gets the renamed team.
+    let rename = move |ev: leptos::ev::Event| {
+        let name = event_target_value(&ev).trim().to_string();
+        if !host.edit_team(|team| team.name = name) {
+            // Refused: the field shows the name in use again.
+            event_target::<web_sys::HtmlInputElement>(&ev).set_value(&team_name());
+        }
+    };
     view! {
         <div class="team-editor" data-testid="team-editor">
             <h2>"team"</h2>
+            <label class="team-name-field">"name"
+                <input data-testid="team-name-input" prop:value=team_name on:change=rename
+                    aria-label="the team's name"/>
+            </label>
             <For each=move || ids.get() key=|id| id.clone() children=row/>
             <button class="add-member" on:click=add>"+ member"</button>
             <SettingsForm/>

@@ -38,13 +38,50 @@ fn budget(field: &str, value: &str) -> Result<Option<usize>, String> {
     }
 }
 
+/// What a what-if field refuses before reading its number (`ev` is its change): text the
+/// browser could not read as a number (it then gives `""`, which would read as "as set"), and
+/// a number below zero.
+fn refuse_early(ev: &leptos::ev::Event, value: &str) -> Result<(), String> {
+    use wasm_bindgen::JsCast;
+    let input = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok());
+    let Some(input) = input else {
+        return Ok(());
+    };
+    // `whatif-max-bytes` → `max bytes`.
+    let field = input
+        .get_attribute("data-testid")
+        .map(|t| t.trim_start_matches("whatif-").replace('-', " "))
+        .unwrap_or_default();
+    if value.is_empty() && input.matches(":invalid").unwrap_or(false) {
+        return Err(format!(
+            "what-if {field}: that is not a number; expected a whole number (digits only), or \
+             leave it empty for the setting in force"
+        ));
+    }
+    if let Some(below) = value.strip_prefix('-') {
+        return Err(format!(
+            "what-if {field}: −{below} is below zero; a window or a budget cannot be negative \
+             (leave it empty for the setting in force)"
+        ));
+    }
+    Ok(())
+}
+
 #[component]
-pub fn WhatIfPanel() -> impl IntoView {
+pub fn WhatIfPanel(
+    /// Shows the diff against the actual prompt (the inspector's diff tab).
+    #[prop(optional)]
+    on_diff: Option<Callback<()>>,
+) -> impl IntoView {
     let state = use_state();
     let host = use_host();
     let active = move || !state.shown_whatif.get().is_empty();
     // Bumped when a value is refused: the fields read the what-if again and show what is on.
     let refused = RwSignal::new(0u32);
+    // Why the last value was refused, said by the fields too (never applied).
+    let problem = RwSignal::new(None::<String>);
     let update = move |change: Change| {
         move |ev: leptos::ev::Event| {
             let value = event_target_value(&ev);
@@ -54,20 +91,39 @@ pub fn WhatIfPanel() -> impl IntoView {
             let mut o = state
                 .whatif
                 .with_untracked(|w| w.get(&member).cloned().unwrap_or_default());
-            match change(&mut o, value.trim()) {
-                Ok(()) => state.whatif.update(|w| {
-                    if o.is_empty() {
-                        w.remove(&member);
-                    } else {
-                        w.insert(member, o);
-                    }
-                }),
+            match refuse_early(&ev, value.trim()).and_then(|()| change(&mut o, value.trim())) {
+                Ok(()) => {
+                    problem.set(None);
+                    state.whatif.update(|w| {
+                        if o.is_empty() {
+                            w.remove(&member);
+                        } else {
+                            w.insert(member, o);
+                        }
+                    })
+                }
                 Err(e) => {
+                    problem.set(Some(e.clone()));
                     state.report(e);
                     refused.update(|n| *n += 1);
                 }
             }
         }
+    };
+    // Actual against what-if, in bytes, while one is on; the diff compares them line by line.
+    let summary = move || {
+        if !active() {
+            return None;
+        }
+        let bytes = |p: Option<Result<agent_chatter::context::Prompt, String>>| match p {
+            Some(Ok(p)) => Some(p.explain.total_bytes),
+            _ => None,
+        };
+        let (actual, whatif) = (bytes(state.actual.get())?, bytes(state.preview.get())?);
+        let change = whatif as i64 - actual as i64;
+        Some(format!(
+            "actual {actual} B → what-if {whatif} B ({change:+} B)"
+        ))
     };
     let shown = move |read: fn(&PreviewOverrides) -> Option<String>| {
         move || {
@@ -76,6 +132,7 @@ pub fn WhatIfPanel() -> impl IntoView {
         }
     };
     let reset = move |_| {
+        problem.set(None);
         if let Some(member) = state.shown_recipient.get_untracked() {
             state.whatif.update(|w| {
                 w.remove(&member);
@@ -153,7 +210,12 @@ pub fn WhatIfPanel() -> impl IntoView {
                     <option value="off" prop:selected=move || state.shown_whatif.get().pin_first == Some(false)>"off"</option>
                 </select>
             </label>
+            {move || problem.get().map(|e| view! { <p class="whatif-error" data-testid="whatif-error" role="alert">{e}</p> })}
             <Show when=active>
+                <p class="whatif-summary" data-testid="whatif-summary">
+                    {summary}
+                    {on_diff.map(|show| view! { " " <button data-testid="whatif-show-diff" on:click=move |_| show.run(())>"diff against the actual prompt"</button> })}
+                </p>
                 <div class="whatif-actions">
                     <button data-testid="whatif-reset" on:click=reset>"reset"</button>
                     <button data-testid="whatif-apply" on:click=apply>"apply to team"</button>

@@ -1,0 +1,255 @@
+// The deliveries list and the inspector's what-if (issue #25: deliveries list; point 8, the
+// what-if answer hidden, slivers of bars, what-if input, team rename, running spinner), in
+// Chromium: in simulation, and against a real `agent-chatter serve` with fake agents
+// (bridge/tests/fixtures/agents/).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { InspectorPage } from './support/inspector-page.mjs';
+import { servedPage } from './support/served.mjs';
+import { bigSession } from './support/sessions.mjs';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const bin = process.env.AGENT_CHATTER_BIN ?? path.join(root, 'target/debug/agent-chatter');
+const fixture = (name) => path.join(root, 'bridge/tests/fixtures/agents', name);
+
+const served = servedPage();
+
+const rows = (page) => page.by('delivery-row');
+const statuses = (page) => rows(page).evaluateAll((rs) => rs.map((r) => r.dataset.status));
+const openDeliveries = async (page) => {
+  await page.by('deliveries-tab').click();
+  await page.by('deliveries').waitFor();
+};
+
+test('simulation: one row per delivery with its status; filters; a row sets the inspector', async () => {
+  const { context, page } = await served.visit();
+  // The demo: Max and Sarah answered (simulated), Carol is due; the timeline says so where her
+  // reply will come, with a spinner and the time it has been due.
+  await page.by('running-mark').filter({ hasText: /^Carol is due/ }).waitFor();
+  assert.ok(await page.by('running-mark').locator('.spinner').isVisible());
+  assert.match(await page.by('running-elapsed').textContent(), /^\d+:\d\d$/);
+
+  await openDeliveries(page);
+  assert.deepEqual(await statuses(page), ['delivered', 'delivered', 'would-receive']);
+  const texts = await rows(page).evaluateAll((rs) => rs.map((r) => [...r.children].map((c) => c.textContent)));
+  assert.deepEqual(texts.map((t) => t.slice(0, 2)), [['#1', 'Max'], ['#2', 'Sarah'], ['#3', 'Carol']]);
+  // Bytes against the budget with its share; simulated runs report no usage.
+  for (const t of texts) assert.match(t[2], /^\d+ B · (<0\.01|\d+\.\d\d)%$/);
+  assert.match(await rows(page).nth(0).locator('.d-bytes').getAttribute('title'), /^\d+ of a 786432 B budget$/);
+  assert.equal(texts[0][3], 'delivered', 'no bridge, no digest to check');
+  assert.equal(texts[0][5], '—');
+  assert.match(texts[2][3], /^would receive · \d+:\d\d$/, 'the due one counts its time');
+  assert.equal(await rows(page).nth(2).locator('.spinner').count(), 1);
+
+  // Filters: by member, by status, and both.
+  await page.by('deliveries-filter-member').selectOption('sarah');
+  assert.deepEqual(await statuses(page), ['delivered']);
+  await page.by('deliveries-filter-member').selectOption('');
+  await page.by('deliveries-filter-status').selectOption('would-receive');
+  assert.deepEqual(await statuses(page), ['would-receive']);
+  await page.by('deliveries-filter-status').selectOption('failed');
+  assert.equal(await rows(page).count(), 0);
+  assert.match(await page.by('deliveries').textContent(), /no delivery matches the filters/);
+  await page.by('deliveries-filter-status').selectOption('');
+
+  // A click (or Enter) on a row shows that recipient's prompt at that message.
+  const before = await page.promptText();
+  await rows(page).nth(0).click();
+  assert.equal(await page.by('recipient-select').inputValue(), 'max');
+  assert.match(await page.by('inspector-at').textContent(), /^at #1 · delivered$/);
+  assert.notEqual(await page.promptText(), before);
+  assert.equal(await rows(page).nth(0).getAttribute('aria-selected'), 'true');
+  await rows(page).nth(1).focus();
+  await page.page.keyboard.press('Enter');
+  assert.equal(await page.by('recipient-select').inputValue(), 'sarah');
+  assert.match(await page.by('inspector-at').textContent(), /^at #2 · delivered$/);
+  await page.screenshot('deliveries-simulation.png');
+
+  // A simulated reply: Carol's row is delivered, and the next one due is listed.
+  await page.by('messages-tab').click();
+  await page.simulate();
+  await openDeliveries(page);
+  const later = await statuses(page);
+  assert.deepEqual(later.slice(0, 3), ['delivered', 'delivered', 'delivered']);
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('10⁴ messages: the list is virtualised, opens and filters fast (timings printed)', async () => {
+  const { context, page } = await served.visit(undefined, { width: 1280, height: 720 });
+  await page.openFile('big-session.json', JSON.stringify(bigSession(10_000)));
+  await page.page.waitForFunction(() => document.querySelector('[data-testid="inspector-at"]')?.textContent.includes('#10000'));
+  const open = Date.now();
+  await openDeliveries(page);
+  await rows(page).first().waitFor();
+  const openMs = Date.now() - open;
+  // Each of the 10⁴ messages but the humans' 2000 was a delivery (a1 → a2 → a3 → a4 → kailai).
+  assert.equal(await page.by('deliveries-count').textContent(), '8000 deliveries');
+  const rendered = await rows(page).count();
+  assert.ok(rendered < 60, `only the rows in view are in the page (${rendered} of 8000)`);
+  const box = await page.page.locator('.deliveries-list').boundingBox();
+  assert.ok(box.height >= 150, `the list has room at 1280x720 (${box.height} px)`);
+  const filter = Date.now();
+  await page.by('deliveries-filter-member').selectOption('a3');
+  await page.by('deliveries-count').filter({ hasText: /^2000 of 8000 deliveries$/ }).waitFor();
+  const filterMs = Date.now() - filter;
+  // Scrolled to the end, the last of them is rendered where the list places it, and selects.
+  await page.page.locator('.deliveries-list').evaluate((el) => { el.scrollTop = el.scrollHeight; });
+  const last = rows(page).filter({ has: page.page.locator('.d-number', { hasText: /^#9998$/ }) });
+  await last.waitFor();
+  assert.equal(await last.evaluate((r) => r.style.top), `${1999 * 26}px`);
+  await last.click();
+  assert.equal(await page.by('recipient-select').inputValue(), 'a3');
+  assert.match(await page.by('inspector-at').textContent(), /^at #9998 · delivered$/);
+  console.log(`e2e timing: ${JSON.stringify({ messages: 10_000, deliveries: 8000, openMs, filterMs })}`);
+  await page.screenshot('deliveries-1280x720.png');
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('what-if: the diff compares with the actual prompt, bars are readable, bad values are named', async () => {
+  const { context, page } = await served.visit();
+  await page.selectRecipient('sarah');
+  // A 1 KB prompt under a 768 KiB budget: the sections are drawn against the prompt, so each
+  // one is wide enough to see, and the share of the budget is said in words.
+  assert.match(await page.by('budget').textContent(), /\/ 786432 B \((<0\.01|\d+\.\d\d)% of the budget\)/);
+  const widths = await page.by('section-bar').locator('.fill').evaluateAll((fs) => fs.map((f) => f.getBoundingClientRect().width));
+  assert.ok(Math.max(...widths) >= 40, `the widest section bar is ${Math.max(...widths)} px`);
+  assert.ok(widths.every((w) => w === 0 || w >= 1), widths.join(', '));
+
+  // With a what-if on, the panel says actual against what-if, and the diff opens on them.
+  await page.by('whatif-window').fill('0');
+  await page.by('whatif-window').dispatchEvent('change');
+  await page.by('whatif-summary').filter({ hasText: /^actual \d+ B → what-if \d+ B \(-\d+ B\)/ }).waitFor();
+  await page.by('whatif-show-diff').click();
+  assert.equal(await page.by('diff-against').inputValue(), 'actual');
+  assert.ok((await page.by('diff-view').locator('[data-sign="-"]').count()) > 0, 'the history lines removed');
+  await page.by('whatif-reset').click();
+  assert.equal(await page.by('diff-against').inputValue(), 'previous', 'no what-if: the previous message');
+  await page.by('diff-toggle').locator('xpath=..').locator('button').first().click();
+
+  // 40 B is less than the system instruction alone: one clear sentence, not the cuts.
+  const prompt = await page.promptText();
+  await page.by('whatif-max-bytes').fill('40');
+  await page.by('whatif-max-bytes').dispatchEvent('change');
+  assert.match(await page.by('whatif-too-small').textContent(),
+    /^a what-if budget of 40 B is smaller than this prompt's fixed part: sarah needs (\d+) B .*try \1 B or more$/);
+  assert.equal(await page.by('truncations').count(), 0);
+  assert.equal(await page.by('message-cut').count(), 0);
+  await page.by('whatif-reset').click();
+
+  // -5 is refused by the field, never applied and never read as "as set".
+  await page.by('whatif-window').fill('-5');
+  await page.by('whatif-window').dispatchEvent('change');
+  assert.match(await page.by('whatif-error').textContent(), /^what-if window: −5 is below zero/);
+  assert.equal(await page.by('whatif-window').inputValue(), '');
+  assert.equal(await page.promptText(), prompt);
+  assert.match(await page.by('whatif-panel').locator('legend').textContent(), /^what-if$/, 'no what-if is on');
+  // Text the browser cannot read as a number is named too (it would come as "").
+  await page.by('whatif-max-bytes').focus();
+  await page.page.keyboard.type('--5');
+  await page.by('whatif-max-bytes').dispatchEvent('change');
+  assert.match(await page.by('whatif-error').textContent(), /^what-if max bytes: that is not a number/);
+  assert.equal(await page.promptText(), prompt);
+  // A good value clears the message.
+  await page.by('whatif-window').fill('1');
+  await page.by('whatif-window').dispatchEvent('change');
+  assert.equal(await page.by('whatif-error').count(), 0);
+  await page.screenshot('whatif-summary.png');
+  await context.close();
+});
+
+test('the team is renamed in the team editor, and the header follows', async () => {
+  const { context, page } = await served.visit();
+  assert.equal(await page.by('team-name').textContent(), 'Release notes crew');
+  assert.equal(await page.by('team-name-input').inputValue(), 'Release notes crew');
+  const messages = await page.timelineCount();
+  await page.by('team-name-input').fill('Changelog crew');
+  await page.by('team-name-input').dispatchEvent('change');
+  await page.by('team-name').filter({ hasText: /^Changelog crew$/ }).waitFor();
+  assert.equal(await page.timelineCount(), messages, 'the conversation goes on');
+  await page.reload();
+  assert.equal(await page.by('team-name').textContent(), 'Changelog crew', 'kept as any team edit');
+  page.assertNoErrors();
+  await context.close();
+});
+
+// Against a bridge: Max reports usage (2.5 s), Sarah hangs until cancelled, Carol crashes.
+let bridge;
+let url;
+before(async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'agent-chatter-e2e-deliveries-'));
+  const team = JSON.parse(await readFile(path.join(root, 'src/demo-team.json'), 'utf8'));
+  const teamFile = path.join(dir, 'team.json');
+  await writeFile(teamFile, JSON.stringify(team));
+  const agents = path.join(dir, 'agents.json');
+  await writeFile(agents, JSON.stringify({ agents: {
+    max: { command: fixture('claude-usage.sh') },
+    sarah: { command: fixture('hang.sh'), output: 'claude' },
+    carol: { command: fixture('crash.sh') },
+  } }));
+  bridge = spawn(bin, ['serve', '--port', '0', '--db', path.join(dir, 's.db'), '--team', teamFile,
+    '--dist', path.join(root, 'web/dist'), '--agents', agents], { stdio: ['ignore', 'pipe', 'inherit'] });
+  url = await new Promise((resolve, reject) => {
+    bridge.once('error', reject);
+    bridge.once('exit', (code) => reject(new Error(`the bridge exited with ${code}`)));
+    createInterface({ input: bridge.stdout }).once('line', resolve);
+  });
+});
+
+after(() => bridge?.kill());
+
+test('bridge: running with a spinner and its time, delivered ✓ verified, cancelled, failed with why', async () => {
+  const context = await served.browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = new InspectorPage(await context.newPage(), url);
+  await page.page.goto(url);
+  await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
+
+  // Max runs (his fake CLI takes 2.5 s): the timeline shows where his reply will come.
+  await page.send('[FROM: kailai] Count the notes. [NEXT: max]');
+  await page.by('running-mark').filter({ hasText: /^Max is running/ }).waitFor();
+  assert.ok(await page.by('running-mark').locator('.spinner').isVisible());
+  assert.match(await page.by('running-elapsed').textContent(), /^0:0\d$/);
+  await openDeliveries(page);
+  await rows(page).filter({ has: page.page.locator('[data-testid="delivery-spinner"]') }).waitFor();
+  assert.deepEqual(await statuses(page), ['running']);
+  assert.match(await rows(page).nth(0).locator('.d-status').textContent(), /^running · 0:0\d$/);
+  await page.screenshot('deliveries-running.png');
+
+  // Max answers and hands over to Sarah, whose agent hangs: his row is delivered, and the
+  // bridge's digest is the page's preview (✓); his usage and duration as his CLI reported.
+  await page.page.waitForFunction(() => document.querySelector('[data-testid="delivery-row"][data-status="delivered"]'));
+  const max = rows(page).nth(0);
+  await page.page.waitForFunction(() => document.querySelector('[data-testid="delivery-row"]')?.dataset.verified === 'yes');
+  assert.equal(await max.locator('.d-status').textContent(), 'delivered ✓');
+  assert.equal(await max.locator('.d-duration').textContent(), '5.4 s');
+  assert.match(await max.locator('.d-usage').textContent(), /^\d+ in · 80 out · \$0\.0031$/);
+  await page.page.waitForFunction(() => document.querySelectorAll('[data-testid="delivery-row"]')[1]?.dataset.status === 'running');
+
+  // Cancelled by the user.
+  await page.by('agent-cancel').click();
+  await page.page.waitForFunction(() => document.querySelectorAll('[data-testid="delivery-row"]')[1]?.dataset.status === 'cancelled');
+  assert.equal(await page.by('running-mark').count(), 0, 'nothing runs');
+
+  // Carol's CLI crashes: failed, with the whole reason on hover.
+  await page.send('[FROM: kailai] Carol, tighten it. [NEXT: carol]');
+  await page.page.waitForFunction(() => document.querySelector('[data-testid="delivery-row"][data-status="failed"]'));
+  const failed = rows(page).filter({ has: page.page.locator('.d-failed') });
+  assert.match(await failed.locator('.d-status').getAttribute('title'), /segfault in the model client/);
+  assert.deepEqual((await statuses(page)).slice(0, 3), ['delivered', 'cancelled', 'failed']);
+
+  // The filter by status, and a row to the inspector.
+  await page.by('deliveries-filter-status').selectOption('cancelled');
+  assert.equal(await rows(page).count(), 1);
+  await rows(page).nth(0).click();
+  assert.equal(await page.by('recipient-select').inputValue(), 'sarah');
+  await page.screenshot('deliveries-bridge.png');
+  page.assertNoErrors();
+  await context.close();
+});

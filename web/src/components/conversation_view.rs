@@ -1,0 +1,35 @@
+//! The conversation pane's two views of one conversation (docs/architecture.md §13): the
+//! messages (`timeline`) or the deliveries (`deliveries`), one message handed to one agent per
+//! row; a tab switches between them, and the inspector beside shows what a row selects.
+
+use leptos::prelude::*;
+
+use crate::components::deliveries::Deliveries;
+use crate::components::timeline::Timeline;
+
+#[component]
+pub fn ConversationView() -> impl IntoView {
+    let deliveries = RwSignal::new(false);
+    let tab = move |on: bool| {
+        move || {
+            if deliveries.get() == on {
+                "tab on"
+            } else {
+                "tab"
+            }
+        }
+    };
+    view! {
+        <div class="conversation-tabs" role="tablist">
+            <button role="tab" data-testid="messages-tab" class=tab(false)
+                aria-selected=move || (!deliveries.get()).to_string()
+                on:click=move |_| deliveries.set(false)>"messages"</button>
+            <button role="tab" data-testid="deliveries-tab" class=tab(true)
+                aria-selected=move || deliveries.get().to_string()
+                on:click=move |_| deliveries.set(true)>"deliveries"</button>
+        </div>
+        <Show when=move || deliveries.get() fallback=|| view! { <Timeline/> }>
+            <Deliveries/>
+        </Show>
+    }
+}

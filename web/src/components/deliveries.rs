@@ -1,0 +1,573 @@
+//! The deliveries list (`deliveries`, docs/architecture.md §13): one row per delivery (a message
+//! handed to one recipient), as a browser's network panel lists requests: the message number,
+//! the recipient, the prompt's bytes against its budget, how the delivery went (delivered, ✓
+//! when the bridge's digest is the page's preview; failed, with the reason on hover; cancelled;
+//! running, with its time; would receive, for the one due and the ones queued), its duration
+//! and what it cost. Filters by member and by status; a row selects its recipient and message
+//! in the inspector.
+//!
+//! Every row's status is known from the session alone (cheap, so the filters see them all);
+//! the bytes and the digest check need the prompt, so they are computed for the rows in view
+//! only: rows have one height and are virtualised, so 10⁴ messages cost what 10 do.
+
+use std::collections::BTreeMap;
+
+use agent_chatter::message::MemberId;
+use agent_chatter::session::{Fact, Failure, PreviewOverrides, Session};
+use agent_chatter::team::DeliveryPolicy;
+use agent_chatter::usage::Usage;
+use leptos::prelude::*;
+
+use crate::host::use_host;
+use crate::state::use_state;
+use crate::status::{clock, duration_words, MemberStatus};
+
+/// A row's height in pixels (one line each, so the list is placed without measuring).
+const ROW_HEIGHT: f64 = 26.0;
+/// Rows rendered beyond the visible ones, above and below.
+const OVERSCAN: usize = 4;
+/// Viewport height assumed before the first measure.
+const DEFAULT_VIEWPORT: f64 = 400.0;
+
+/// How a delivery went, or where it stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeliveryStatus {
+    /// Its agent replied.
+    Delivered,
+    /// Its run failed (the reason is the run's).
+    Failed,
+    /// The user stopped its run.
+    Cancelled,
+    /// A bridge is running its agent now.
+    Running,
+    /// Not handed to an agent yet: queued, or due in simulation (the user or the simulator
+    /// answers it).
+    WouldReceive,
+}
+
+impl DeliveryStatus {
+    pub const ALL: [DeliveryStatus; 5] = [
+        DeliveryStatus::Delivered,
+        DeliveryStatus::Failed,
+        DeliveryStatus::Cancelled,
+        DeliveryStatus::Running,
+        DeliveryStatus::WouldReceive,
+    ];
+
+    /// Its name in `data-status` and in the status filter.
+    pub fn key(self) -> &'static str {
+        match self {
+            DeliveryStatus::Delivered => "delivered",
+            DeliveryStatus::Failed => "failed",
+            DeliveryStatus::Cancelled => "cancelled",
+            DeliveryStatus::Running => "running",
+            DeliveryStatus::WouldReceive => "would-receive",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            DeliveryStatus::WouldReceive => "would receive",
+            other => other.key(),
+        }
+    }
+}
+
+/// One delivery of the list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The position of its `[MESSAGE]`.
+    pub at: usize,
+    pub to: MemberId,
+    pub status: DeliveryStatus,
+    /// Its run in `Session::runs`, once it ended.
+    pub run: Option<usize>,
+    /// It is the delivery in flight (running, or due in simulation).
+    pub in_flight: bool,
+}
+
+/// Every delivery of `session`, in the order they were made, then the one due and the queued
+/// ones in the order they will run. `agents_run`: a bridge runs the due one (`running`);
+/// otherwise it waits for the user (`would receive`).
+pub fn entries(session: &Session, agents_run: bool) -> Vec<Entry> {
+    let runs = session.runs();
+    let failures = failure_kinds(session);
+    // A member's n-th delivery ended in its n-th run (one runs at a time).
+    let mut by_member: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, run) in runs.iter().enumerate().rev() {
+        by_member.entry(run.to.as_str()).or_default().push(i);
+    }
+    let mut list: Vec<Entry> = session
+        .deliveries()
+        .into_iter()
+        .map(|(at, to)| {
+            let run = by_member.get_mut(to).and_then(Vec::pop);
+            let status = match run {
+                Some(i) if runs[i].failed.is_none() => DeliveryStatus::Delivered,
+                Some(i) if failures.get(i) == Some(&Some(Failure::Cancelled)) => {
+                    DeliveryStatus::Cancelled
+                }
+                Some(_) => DeliveryStatus::Failed,
+                None if agents_run => DeliveryStatus::Running,
+                None => DeliveryStatus::WouldReceive,
+            };
+            Entry {
+                at,
+                to: to.to_string(),
+                status,
+                run,
+                in_flight: run.is_none(),
+            }
+        })
+        .collect();
+    let conversation = session.conversation();
+    let len = session.messages().len();
+    let parent_policy = session
+        .settings()
+        .is_some_and(|s| s.delivery == DeliveryPolicy::Parent);
+    for queued in conversation.pending_in_run_order() {
+        let latest = len.saturating_sub(1);
+        let at = if parent_policy {
+            session.store().position(&queued.parent).unwrap_or(latest)
+        } else {
+            latest
+        };
+        list.push(Entry {
+            at,
+            to: queued.to.clone(),
+            status: DeliveryStatus::WouldReceive,
+            run: None,
+            in_flight: false,
+        });
+    }
+    list
+}
+
+/// The kind of each run's failure (`None` for a reply or a failure of no stated kind), in the
+/// order of `Session::runs`: the outcome facts since the team was set or a history loaded.
+fn failure_kinds(session: &Session) -> Vec<Option<Failure>> {
+    let facts = session.facts();
+    let start = facts
+        .iter()
+        .rposition(|f| matches!(f, Fact::SetTeam { .. } | Fact::LoadScenario { .. }))
+        .map_or(0, |i| i + 1);
+    facts[start..]
+        .iter()
+        .filter_map(|f| match f {
+            Fact::Replied { .. } => Some(None),
+            Fact::Failed { failure, .. } => Some(*failure),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Tokens in and out and the cost, as far as the run reported them; `—` when it did not.
+pub fn usage_cell(usage: Option<&Usage>) -> String {
+    let Some(u) = usage else {
+        return "—".into();
+    };
+    let mut parts = Vec::new();
+    if let Some(i) = u.input_tokens {
+        parts.push(format!("{i} in"));
+    }
+    if let Some(o) = u.output_tokens {
+        parts.push(format!("{o} out"));
+    }
+    if let Some(c) = u.cost_usd {
+        parts.push(c.display());
+    }
+    if parts.is_empty() {
+        "—".into()
+    } else {
+        parts.join(" · ")
+    }
+}
+
+/// `1234 B · 0.16%` (of the budget).
+pub fn bytes_cell(bytes: usize, budget: usize) -> String {
+    let percent = if budget == 0 {
+        0.0
+    } else {
+        bytes as f64 * 100.0 / budget as f64
+    };
+    let percent = if percent > 0.0 && percent < 0.01 {
+        "<0.01".to_string()
+    } else {
+        format!("{percent:.2}")
+    };
+    format!("{bytes} B · {percent}%")
+}
+
+/// What a row in view shows beyond its entry.
+#[derive(Debug, Clone, PartialEq)]
+struct Shown {
+    index: usize,
+    entry: Entry,
+    name: String,
+    number: String,
+    bytes: String,
+    /// The bytes against the budget in full, on hover.
+    budget: String,
+    /// For a delivery whose digest the host reported: whether the page's preview has it.
+    verified: Option<bool>,
+    /// Why it failed, or why its reply may be cut short.
+    reason: Option<String>,
+    duration: String,
+    usage: String,
+}
+
+#[component]
+pub fn Deliveries() -> impl IntoView {
+    let state = use_state();
+    let host = use_host();
+    let agents_run = host.runs_agents();
+    let member_filter = RwSignal::new(String::new());
+    let status_filter = RwSignal::new(String::new());
+    let all = Memo::new(move |_| state.session.with(|s| entries(s, agents_run)));
+    // Indices into `all` that pass the filters.
+    let filtered = Memo::new(move |_| {
+        let member = member_filter.get();
+        let status = status_filter.get();
+        all.with(|all| {
+            all.iter()
+                .enumerate()
+                .filter(|(_, e)| member.is_empty() || e.to == member)
+                .filter(|(_, e)| status.is_empty() || e.status.key() == status)
+                .map(|(i, _)| i)
+                .collect::<Vec<_>>()
+        })
+    });
+    let scroller = NodeRef::<leptos::html::Div>::new();
+    let scroll_top = RwSignal::new(0.0_f64);
+    let viewport = RwSignal::new(DEFAULT_VIEWPORT);
+    let range = Memo::new(move |_| {
+        let len = filtered.with(Vec::len);
+        let first = (scroll_top.get() / ROW_HEIGHT).floor() as usize;
+        let last = ((scroll_top.get() + viewport.get()) / ROW_HEIGHT).ceil() as usize;
+        first.saturating_sub(OVERSCAN).min(len)..(last + OVERSCAN).min(len)
+    });
+    let measure = move || {
+        if let Some(el) = scroller.get_untracked() {
+            scroll_top.set(el.scroll_top() as f64);
+            viewport.set((el.client_height() as f64).max(ROW_HEIGHT));
+        }
+    };
+    Effect::new(move |_| {
+        if scroller.get().is_some() {
+            request_animation_frame(measure);
+        }
+    });
+    // The rows in view: their prompts are built (bytes, digest) only here.
+    let shown = Memo::new(move |_| {
+        let range = range.get();
+        let rows: Vec<(usize, Entry)> = filtered.with(|f| {
+            all.with(|all| {
+                f[range.clone()]
+                    .iter()
+                    .map(|&i| all[i].clone())
+                    .zip(range.clone())
+                    .map(|(e, i)| (i, e))
+                    .collect()
+            })
+        });
+        state.session.with(|s| {
+            rows.into_iter()
+                .map(|(index, entry)| {
+                    let name = s
+                        .team()
+                        .and_then(|t| t.member(&entry.to))
+                        .map_or_else(|| entry.to.clone(), |m| m.display_name.clone());
+                    let prompt = s
+                        .preview(&entry.to, Some(entry.at), &PreviewOverrides::default())
+                        .ok();
+                    let (bytes, budget) = prompt.as_ref().map_or_else(
+                        || ("—".to_string(), String::new()),
+                        |p| {
+                            let e = &p.explain;
+                            (
+                                bytes_cell(e.total_bytes, e.max_bytes),
+                                format!("{} of a {} B budget", e.total_bytes, e.max_bytes),
+                            )
+                        },
+                    );
+                    let verified = (entry.status == DeliveryStatus::Delivered)
+                        .then(|| {
+                            let message = &s.messages().get(entry.at)?.id.0;
+                            let sent = host.sent_digest(message, &entry.to)?;
+                            Some(prompt.as_ref().is_some_and(|p| p.sha256_hex() == sent))
+                        })
+                        .flatten();
+                    let run = entry.run.and_then(|i| s.runs().get(i));
+                    let reason = run.and_then(|r| r.failed.clone().or(r.incomplete.clone()));
+                    let usage = run.and_then(|r| r.usage.as_ref());
+                    let duration = usage
+                        .and_then(|u| u.duration_ms)
+                        .map_or_else(|| "—".to_string(), duration_words);
+                    Shown {
+                        index,
+                        number: format!("#{}", entry.at + 1),
+                        name,
+                        bytes,
+                        budget,
+                        verified,
+                        reason,
+                        duration,
+                        usage: usage_cell(usage),
+                        entry,
+                    }
+                })
+                .collect::<Vec<_>>()
+        })
+    });
+    let agents = move || {
+        state.team.with(|t| {
+            t.as_ref().map_or_else(Vec::new, |t| {
+                t.members
+                    .iter()
+                    .filter(|m| m.is_ai())
+                    .map(|m| (m.id.clone(), m.display_name.clone()))
+                    .collect::<Vec<_>>()
+            })
+        })
+    };
+    let choose = move |to: MemberId, at: usize| {
+        state.recipient.set(Some(to));
+        state.selected.set(Some(at));
+    };
+    let row = move |shown: Shown| {
+        let Shown {
+            index,
+            entry,
+            name,
+            number,
+            bytes,
+            budget,
+            verified,
+            reason,
+            duration,
+            usage,
+        } = shown;
+        let (to, at, status) = (entry.to.clone(), entry.at, entry.status);
+        let selected = {
+            let to = to.clone();
+            move || {
+                state.shown_at.get() == Some(at)
+                    && state
+                        .shown_recipient
+                        .with(|r| r.as_deref() == Some(to.as_str()))
+            }
+        };
+        // The delivery in flight counts its time on the clock member-status reads.
+        let in_flight = entry.in_flight;
+        let elapsed = {
+            let to = to.clone();
+            move || match host.member_status(&to) {
+                MemberStatus::Running { since, .. } => {
+                    clock(state.clock.get().saturating_sub(since))
+                }
+                _ => String::new(),
+            }
+        };
+        let (status_text, title) = match (status, verified) {
+            (DeliveryStatus::Delivered, Some(true)) => (
+                "delivered ✓".to_string(),
+                "verified: the bridge sent exactly the bytes this page previews".to_string(),
+            ),
+            (DeliveryStatus::Delivered, Some(false)) => (
+                "delivered ✗".to_string(),
+                "the bridge sent other bytes than this page previews".to_string(),
+            ),
+            (DeliveryStatus::Delivered, None) => (
+                "delivered".to_string(),
+                reason
+                    .clone()
+                    .map_or_else(String::new, |r| format!("incomplete: {r}")),
+            ),
+            (DeliveryStatus::Failed | DeliveryStatus::Cancelled, _) => (
+                status.label().to_string(),
+                reason.clone().unwrap_or_default(),
+            ),
+            (DeliveryStatus::Running, _) => ("running".to_string(), String::new()),
+            (DeliveryStatus::WouldReceive, _) => (
+                "would receive".to_string(),
+                "not handed to its agent yet: due or queued; the prompt is what it would get now"
+                    .to_string(),
+            ),
+        };
+        let on_key = {
+            let to = to.clone();
+            move |ev: leptos::ev::KeyboardEvent| {
+                if ev.key() == "Enter" || ev.key() == " " {
+                    ev.prevent_default();
+                    choose(to.clone(), at);
+                }
+            }
+        };
+        let verified_attr = verified.map(|v| if v { "yes" } else { "no" });
+        let (name_title, usage_title) = (name.clone(), usage.clone());
+        view! {
+            <div class={let selected = selected.clone(); move || if selected() { "delivery-row selected" } else { "delivery-row" }}
+                data-testid="delivery-row" data-status=status.key() data-verified=verified_attr
+                role="option" aria-selected=move || selected().to_string() tabindex="0"
+                style:top=format!("{}px", index as f64 * ROW_HEIGHT)
+                on:click={
+                    let to = to.clone();
+                    move |_| choose(to.clone(), at)
+                }
+                on:keydown=on_key>
+                <span class="d-number">{number}</span>
+                <span class="d-to" title=name_title>{name}</span>
+                <span class="d-bytes" title=budget>{bytes}</span>
+                <span class=format!("d-status d-{}", status.key()) title=title>
+                    {in_flight.then(|| view! { <span class="spinner" data-testid="delivery-spinner" aria-hidden="true"></span> })}
+                    {status_text}
+                    {let elapsed = elapsed.clone(); move || in_flight.then(|| format!(" · {}", elapsed()))}
+                    {(status == DeliveryStatus::Failed).then(|| reason.clone().map(|r| format!(": {r}"))).flatten()}
+                </span>
+                <span class="d-duration">{move || if in_flight { elapsed() } else { duration.clone() }}</span>
+                <span class="d-usage" title=usage_title>{usage}</span>
+            </div>
+        }
+    };
+    let count = move || {
+        let (shown, total) = (filtered.with(Vec::len), all.with(Vec::len));
+        if shown == total {
+            format!("{total} deliveries")
+        } else {
+            format!("{shown} of {total} deliveries")
+        }
+    };
+    view! {
+        <div class="deliveries" data-testid="deliveries">
+            <div class="deliveries-filters">
+                <label>"member "
+                    <select data-testid="deliveries-filter-member" on:change=move |ev| member_filter.set(event_target_value(&ev))>
+                        <option value="">"all"</option>
+                        {move || agents().into_iter().map(|(id, name)| view! { <option value=id>{name}</option> }).collect_view()}
+                    </select>
+                </label>
+                <label>"status "
+                    <select data-testid="deliveries-filter-status" on:change=move |ev| status_filter.set(event_target_value(&ev))>
+                        <option value="">"all"</option>
+                        {DeliveryStatus::ALL.iter().map(|s| view! { <option value=s.key()>{s.label()}</option> }).collect_view()}
+                    </select>
+                </label>
+                <span class="muted" data-testid="deliveries-count">{count}</span>
+            </div>
+            <div class="delivery-row delivery-head" aria-hidden="true">
+                <span>"#"</span><span>"to"</span><span title="the prompt's bytes, and their share of its budget">"bytes · % budget"</span><span>"status"</span><span>"duration"</span><span>"usage"</span>
+            </div>
+            <div class="deliveries-list" node_ref=scroller on:scroll=move |_| measure()
+                role="listbox" aria-label="deliveries: select one to see its prompt in the inspector">
+                <div class="deliveries-spacer" style:height=move || format!("{}px", filtered.with(Vec::len) as f64 * ROW_HEIGHT)>
+                    {move || shown.get().into_iter().map(row).collect_view()}
+                </div>
+                <Show when=move || filtered.with(Vec::is_empty)>
+                    <p class="muted">{move || if all.with(Vec::is_empty) { "no delivery yet" } else { "no delivery matches the filters" }}</p>
+                </Show>
+            </div>
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_chatter::message::Millis;
+
+    fn demo() -> Session {
+        let mut s = Session::new();
+        s.apply(&Fact::set_team(agent_chatter::demo::team()))
+            .unwrap();
+        s
+    }
+
+    fn go(s: &mut Session, fact: Fact) {
+        s.apply(&fact).unwrap();
+        while s.poll_action().is_some() {}
+    }
+
+    fn summary(list: &[Entry]) -> Vec<(usize, &str, &str)> {
+        list.iter()
+            .map(|e| (e.at, e.to.as_str(), e.status.key()))
+            .collect()
+    }
+
+    #[test]
+    fn each_delivery_is_a_row_with_how_it_went() {
+        let mut s = demo();
+        go(
+            &mut s,
+            Fact::human("[FROM: kailai] plan it [NEXT: max]", Millis(1)),
+        );
+        assert_eq!(summary(&entries(&s, true)), [(0, "max", "running")]);
+        assert_eq!(
+            summary(&entries(&s, false)),
+            [(0, "max", "would-receive")],
+            "in simulation the due one waits for the user"
+        );
+        go(
+            &mut s,
+            Fact::replied("max", "planned [NEXT: sarah]", Millis(2)),
+        );
+        go(
+            &mut s,
+            Fact::failed("sarah", "codex exited with 1", Millis(3)),
+        );
+        let list = entries(&s, true);
+        assert_eq!(
+            summary(&list[..2]),
+            [(0, "max", "delivered"), (1, "sarah", "failed")]
+        );
+        assert_eq!(list[1].run, Some(1), "sarah's row has sarah's run");
+    }
+
+    #[test]
+    fn a_cancelled_run_reads_cancelled_not_failed() {
+        let mut s = demo();
+        go(
+            &mut s,
+            Fact::human("[FROM: kailai] plan it [NEXT: max]", Millis(1)),
+        );
+        let cancel = Fact::Failed {
+            to: "max".into(),
+            reason: "cancelled by the user: the agent was stopped".into(),
+            at: Millis(2),
+            failure: Some(Failure::Cancelled),
+            usage: None,
+        };
+        go(&mut s, cancel);
+        assert_eq!(summary(&entries(&s, true)), [(0, "max", "cancelled")]);
+    }
+
+    #[test]
+    fn queued_deliveries_would_receive_the_latest_message() {
+        let mut s = demo();
+        go(
+            &mut s,
+            Fact::human(
+                "[FROM: kailai] all of you [NEXT: max, sarah, carol]",
+                Millis(1),
+            ),
+        );
+        let list = entries(&s, true);
+        assert_eq!(list.len(), 3, "{list:?}");
+        assert_eq!(list[0].status, DeliveryStatus::Running);
+        assert!(list[1..]
+            .iter()
+            .all(|e| e.status == DeliveryStatus::WouldReceive && e.at == 0));
+    }
+
+    #[test]
+    fn cells_say_bytes_against_the_budget_and_what_was_reported() {
+        assert_eq!(bytes_cell(683, 786_432), "683 B · 0.09%");
+        assert_eq!(bytes_cell(1, 786_432), "1 B · <0.01%");
+        assert_eq!(usage_cell(None), "—");
+        let u = Usage {
+            input_tokens: Some(1200),
+            output_tokens: Some(80),
+            ..Default::default()
+        };
+        assert_eq!(usage_cell(Some(&u)), "1200 in · 80 out");
+    }
+}

@@ -1,0 +1,46 @@
+//! Where the running agent's reply will come, at the end of the timeline (`running-mark`): a
+//! spinner, who, and for how long (m:ss, on the clock `member-status` reads).
+
+use leptos::prelude::*;
+
+use crate::host::use_host;
+use crate::state::use_state;
+use crate::status::{clock, MemberStatus};
+
+#[component]
+pub fn RunningMark() -> impl IntoView {
+    let state = use_state();
+    let host = use_host();
+    let running = Memo::new(move |_| {
+        state.session.with(|s| {
+            let to = s.conversation().in_flight()?.to.clone();
+            let name = s
+                .team()
+                .and_then(|t| t.member(&to))
+                .map_or_else(|| to.clone(), |m| m.display_name.clone());
+            Some((to, name))
+        })
+    });
+    move || {
+        running.get().map(|(to, name)| {
+            let doing = if host.runs_agents() {
+                "is running: its reply comes here"
+            } else {
+                "is due: answer for it below, or let the simulator answer"
+            };
+            let elapsed = move || match host.member_status(&to) {
+                MemberStatus::Running { since, .. } => {
+                    clock(state.clock.get().saturating_sub(since))
+                }
+                _ => String::new(),
+            };
+            view! {
+                <div class="running-mark" data-testid="running-mark" role="status">
+                    <span class="spinner" aria-hidden="true"></span>
+                    <span>{format!("{name} {doing}")}</span>
+                    <span class="elapsed" data-testid="running-elapsed">{elapsed}</span>
+                </div>
+            }
+        })
+    }
+}
