@@ -60,7 +60,8 @@ fn keyboard(state: AppState) {
             .target()
             .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
             .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
-        if typing || e.ctrl_key() || e.meta_key() || e.alt_key() {
+        // Handled already: the conversation's list moves the selection and the focus itself.
+        if typing || e.default_prevented() || e.ctrl_key() || e.meta_key() || e.alt_key() {
             return;
         }
         let len = state.message_count.get_untracked();
@@ -162,10 +163,10 @@ fn layout(host: Host, state: AppState, attention: Attention) -> impl IntoView {
             on_keep=Callback::new(move |()| host.keep_shared())
             on_discard=Callback::new(move |()| host.discard_shared())/>
         <main class="panes">
-            <section class="pane team-pane">
+            <section class="pane team-pane" aria-label="team">
                 <TeamEditor/>
             </section>
-            <section class="pane conversation-pane">
+            <section class="pane conversation-pane" aria-label="conversation">
                 <ConversationView/>
                 <RunningMark/>
                 <Notices/>
@@ -173,7 +174,7 @@ fn layout(host: Host, state: AppState, attention: Attention) -> impl IntoView {
                 {due_agent}
                 <Composer/>
             </section>
-            <section class="pane inspector-pane">
+            <section class="pane inspector-pane" aria-label="inspector">
                 <Inspector/>
             </section>
         </main>

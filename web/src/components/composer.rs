@@ -65,10 +65,12 @@ pub fn Composer() -> impl IntoView {
     };
     view! {
         <div class="composer">
-            <textarea data-testid="composer-input" rows="2"
+            // A short placeholder, whole on a phone's two lines; Ctrl+Enter is in the label.
+            <textarea data-testid="composer-input" id="composer-input" rows="2"
+                aria-label="message (markers included; Ctrl+Enter sends)" aria-keyshortcuts="Control+Enter"
                 prop:disabled=move || unavailable().is_some()
                 title=move || unavailable().unwrap_or_default()
-                placeholder=move || unavailable().unwrap_or("a message… e.g. [FROM: kailai] Please review. [NEXT: max, sarah!P1]   (Ctrl+Enter sends)")
+                placeholder=move || unavailable().unwrap_or("a message… e.g. Please review. [NEXT: max, sarah!P1]")
                 prop:value=move || text.get()
                 on:input=move |ev| text.set(event_target_value(&ev))
                 on:keydown=move |ev: leptos::ev::KeyboardEvent| {

@@ -1,6 +1,7 @@
-//! Title, team name, connection status and the menus.
+//! The skip link, title, team name, connection status and the menus.
 
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 use crate::state::use_state;
 
@@ -23,8 +24,21 @@ pub fn Header(
                 .unwrap_or_else(|| "no team".into())
         })
     };
+    let skip = move |ev: leptos::ev::MouseEvent| {
+        ev.prevent_default();
+        let composer = document()
+            .get_element_by_id("composer-input")
+            .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok());
+        if let Some(composer) = composer {
+            let _ = composer.focus();
+        }
+    };
     view! {
         <header class="top">
+            // The first Tab stop (docs/architecture.md §13): past the header and the team's
+            // fields, straight to the composer. Focused by hand: the URL's fragment is the
+            // share link's and the bridge's token, never an anchor.
+            <a class="skip-link" href="#composer-input" data-testid="skip-link" on:click=skip>"skip to the composer"</a>
             <h1>"agent-chatter"</h1>
             <span class="tagline" data-testid="tagline">"see exactly what each AI agent in a team is told"</span>
             <span class="team-name" data-testid="team-name">{team_name}</span>

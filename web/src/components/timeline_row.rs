@@ -134,9 +134,11 @@ pub fn TimelineRow(
         None => String::new(),
     };
     view! {
-        // An option of the timeline's listbox, reached by Tab; Enter or Space selects it.
+        // An option of the timeline's listbox; only the shown one is reached by Tab (a roving
+        // tabindex: the list moves the focus, docs/architecture.md §13). Enter or Space
+        // selects it.
         <div class=class data-testid="timeline-message" data-index=index title=hover
-            role="option" tabindex="0"
+            role="option" tabindex=move || if state.shown_at.get() == Some(index) { "0" } else { "-1" }
             aria-selected=move || if state.selected.get() == Some(index) { "true" } else { "false" }
             style:top=move || format!("{}px", top.get())
             on:click=move |_| state.selected.set(Some(index))
@@ -159,16 +161,17 @@ pub fn TimelineRow(
                     })}
                     <span class="fate-label">{hover}</span>
                     // "Continue from here" (docs/architecture.md §13): a new session whose log
-                    // ends at this message; this one stays in the library.
-                    <button class="fork" data-testid="fork" aria-label="continue from here"
+                    // ends at this message; this one stays in the library. A pointer's shortcut
+                    // only: an option holds no control (the keyboard's and a screen reader's is
+                    // the conversation's "continue from #n", `fork-shown`).
+                    <span class="fork" data-testid="fork" aria-hidden="true"
                         title="continue from here: a new session whose log ends at this message (this session stays as it is)"
                         on:click=move |ev| {
                             ev.stop_propagation();
                             host.fork(index);
-                        }
-                        on:keydown=move |ev: leptos::ev::KeyboardEvent| ev.stop_propagation()>
+                        }>
                         "continue from here"
-                    </button>
+                    </span>
                 </div>
                 <div class="content"><MarkedText text=content/></div>
                 {move || outcome.get().and_then(|(incomplete, failed)| {
