@@ -64,6 +64,7 @@ Available commands:
   /team list - List loaded team members
   /cost - What the agents' runs cost so far, per member
   /cancel - Stop the agent that is running
+  /retry [name] - Run a failed agent's delivery again (the last one that failed)
   /exit - Exit conversation mode
   /help - Show this help
 
@@ -84,6 +85,8 @@ pub(crate) enum Line {
     List,
     Cost,
     Cancel,
+    /// `/retry [name]`: run a failed agent's delivery again; empty: the last that failed.
+    Retry(String),
     Exit,
     Help,
     Empty,
@@ -109,6 +112,7 @@ pub(crate) fn parse_line(line: &str) -> Line {
         "exit" | "quit" => Line::Exit,
         "cancel" => Line::Cancel,
         "cost" => Line::Cost,
+        "retry" => Line::Retry(rest.to_string()),
         "start" => Line::Start(rest.to_string()),
         "team" => match rest.split_once(char::is_whitespace).unwrap_or((rest, "")) {
             ("list", _) => Line::List,
@@ -211,6 +215,7 @@ pub async fn run(hub: Hub, bell: bool) -> Result<Ending, String> {
                     None => error("No agent is running"),
                 }
             }
+            Line::Retry(name) => retry(&hub, &name).await,
             Line::Cost => match hub.query(|s, _| cost_report(s)).await {
                 Ok(Some(report)) => say!("{report}"),
                 Ok(None) => error(NO_TEAM),
@@ -315,6 +320,39 @@ async fn send(hub: &Hub, text: String) {
         at: hub::now(),
     };
     if let Err(e) = hub.apply(fact).await {
+        error(&refusal(&e));
+    }
+}
+
+/// `/retry [name]`: a `retry` fact for `name` (any id, name or display name), or, without one,
+/// for the member whose run failed last; the core refuses it, in words, when there is
+/// nothing to run again.
+async fn retry(hub: &Hub, name: &str) {
+    let name = name.to_string();
+    let found = hub
+        .query(move |s, _| -> Result<String, String> {
+            let team = s.team().ok_or_else(|| NO_TEAM.to_string())?;
+            if name.is_empty() {
+                return s
+                    .runs()
+                    .iter()
+                    .rev()
+                    .find(|r| r.failed.is_some())
+                    .map(|r| r.to.clone())
+                    .ok_or_else(|| "No agent has failed: there is nothing to retry".to_string());
+            }
+            team.find(&name).map(|m| m.id.clone()).ok_or_else(|| {
+                let ids: Vec<&str> = team.members.iter().map(|m| m.id.as_str()).collect();
+                format!("Member '{name}' not found.\nMembers: {}", ids.join(", "))
+            })
+        })
+        .await;
+    let to = match found {
+        Ok(Ok(to)) => to,
+        Ok(Err(message)) => return error(&message),
+        Err(e) => return error(&e.to_string()),
+    };
+    if let Err(e) = hub.apply(Fact::Retry { to, at: hub::now() }).await {
         error(&refusal(&e));
     }
 }
@@ -664,6 +702,8 @@ mod tests {
             ("/exit", Line::Exit),
             ("/cancel", Line::Cancel),
             ("/cost", Line::Cost),
+            ("/retry", Line::Retry(String::new())),
+            ("/retry Max", Line::Retry("Max".into())),
             ("/team list", Line::List),
             (
                 "/team deploy my team.json",

@@ -680,3 +680,63 @@ fn the_cost_cap_stops_the_next_delivery_and_says_why() {
         "{err}"
     );
 }
+
+#[test]
+fn retry_runs_the_failed_agent_again_and_the_chat_goes_on() {
+    let dir = Bridge::new_dir(&team(None), "fail-once.sh");
+    let d = dir.path();
+    let agents = serde_json::json!({"agents": {"max": {
+        "command": support::fixture("fail-once.sh").display().to_string(),
+        "args": [d.join("first-run").display().to_string()],
+    }}});
+    std::fs::write(d.join("agents.json"), agents.to_string()).unwrap();
+    let mut child = chat_command(d)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // What the chat says on stderr, line by line, as it says it.
+    let (tx, said) = std::sync::mpsc::channel();
+    let stderr = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        use std::io::BufRead;
+        let mut all = String::new();
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            all.push_str(&line);
+            all.push('\n');
+            let _ = tx.send(line);
+        }
+        all
+    });
+    // Nothing has failed yet: /retry says so.
+    stdin.write_all(b"/retry\n").unwrap();
+    stdin.write_all(b"[NEXT: max] Please draft it.\n").unwrap();
+    let failed = said
+        .iter()
+        .find(|l| l.contains("max failed"))
+        .expect("max's first run failed");
+    assert!(
+        failed.contains("the model client lost its connection"),
+        "{failed}"
+    );
+    stdin.write_all(b"/retry max\n").unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    drop(stdin);
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut out).unwrap();
+    child.wait().unwrap();
+    let err = reader.join().unwrap();
+    assert!(
+        err.contains("Error: No agent has failed: there is nothing to retry"),
+        "{err}"
+    );
+    assert!(
+        out.contains("Recovered on the second try."),
+        "stdout: {out}\nstderr: {err}"
+    );
+}

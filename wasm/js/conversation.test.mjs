@@ -139,6 +139,24 @@ for (const [build, { Conversation }] of builds) {
     assert.equal(delivery(c.pollActions()).to, 'sarah');
   });
 
+  test(`${build}: retryAgent runs a failed delivery again, and is refused when nothing failed`, () => {
+    const c = new Conversation({ id: 't', name: 'T', members });
+    c.submit('Plan it [NEXT: max]', 'kailai', 1);
+    const first = delivery(c.pollActions());
+    assert.throws(() => c.retryAgent('max', 2), { message: /Max is already running or queued/ });
+    c.agentFailed('max', 'timeout', 2);
+    c.pollActions();
+    c.retryAgent('max', 3);
+    const again = delivery(c.pollActions());
+    assert.equal(again.to, 'max');
+    assert.equal(again.prompt.prompt, first.prompt.prompt);
+    c.agentReplied('max', 'Planned. [DONE]', 4);
+    assert.throws(() => c.retryAgent('max', 5), {
+      message: "Max's last run did not fail, so there is nothing to retry; to ask Max again, write a message with [NEXT: max]",
+    });
+    assert.ok(c.exportSession().facts.some((f) => f.type === 'retry' && f.to === 'max' && f.at === 3));
+  });
+
   test(`${build}: unknown addressees are a notice, not an error`, () => {
     const c = new Conversation({ id: 't', name: 'T', members });
     c.submit('Hi [NEXT: ghost, max]', 'kailai', 1);

@@ -155,6 +155,20 @@ impl JsConversation {
         self.apply("agentFailed", Fact::failed(member_id, reason, at))
     }
 
+    /// Runs agent `memberId`'s failed delivery again (a `retry` fact, docs/architecture.md
+    /// §6b): valid only when its last run failed and nothing is running or queued for it; the
+    /// delivery comes from `pollActions` as any other. Refused otherwise, saying why.
+    #[wasm_bindgen(js_name = retryAgent)]
+    pub fn retry_agent(
+        &self,
+        #[wasm_bindgen(js_name = memberId)] member_id: &JsString,
+        at: Option<JsTime>,
+    ) -> Result<(), JsError> {
+        let to = string_arg(member_id, "retryAgent(memberId)")?;
+        let at = time(at, "retryAgent(memberId, at): at")?;
+        self.apply("retryAgent", Fact::Retry { to, at }).map(drop)
+    }
+
     /// Drains every pending action, in order. After a `deliver`, report its outcome with
     /// `agentReplied` or `agentFailed` before expecting the next delivery.
     #[wasm_bindgen(js_name = pollActions)]

@@ -764,6 +764,7 @@ export type Fact =
     usage?: Usage;
   }
   | { type: "failed"; to: string; reason: string; at: number; failure?: Failure; usage?: Usage }
+  | { type: "retry"; to: string; at: number }
   | { type: "loadScenario"; scenario: ScenarioInput };
 
 /** `Conversation.exportSession()`'s result and `Conversation.resume`'s argument: the fact log. */
