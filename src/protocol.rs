@@ -120,7 +120,8 @@ pub enum Event {
     Agents {
         list: Vec<AgentReport>,
     },
-    /// The answer to `searchSessions`: the best matches first, at most [`MAX_SEARCH_HITS`].
+    /// The answer to `searchSessions`: each matching session once, with its best matching
+    /// fact, the best first, at most [`MAX_SEARCH_HITS`].
     SearchResults {
         query: String,
         hits: Vec<SearchHit>,
@@ -182,7 +183,7 @@ pub struct SnippetPart {
 pub const MAX_NAME_CHARS: usize = 120;
 /// The most characters of [`SessionInfo::first_message`] (then `…`).
 pub const FIRST_MESSAGE_CHARS: usize = 120;
-/// The most hits `searchSessions` answers with.
+/// The most hits (sessions) `searchSessions` answers with.
 pub const MAX_SEARCH_HITS: usize = 50;
 
 /// A session's name as given by a user: trimmed, and refused, in words, when empty or longer

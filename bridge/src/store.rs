@@ -368,7 +368,8 @@ impl Store {
         )?)
     }
 
-    /// The facts whose text matches `query`, best first, at most `MAX_SEARCH_HITS`. Words
+    /// The sessions whose texts match `query`, each with its best matching fact, best first,
+    /// at most `MAX_SEARCH_HITS` (so one long session cannot hide the others). Words
     /// match whole words, ignoring case and accents; a query the FTS5 syntax cannot read
     /// (`"`, `-`, `OR` at its end, …) is searched as one phrase, so any text is a query.
     pub fn search(&self, query: &str) -> Result<Vec<SearchHit>, StoreError> {
@@ -377,13 +378,23 @@ impl Store {
         }
         let db = self.db();
         let mut stmt = db.conn.prepare(
+            // The best fact of each session (FTS5's snippet cannot be asked for in a window
+            // query, so that is chosen apart).
             "SELECT f.session_id, coalesce(s.name, s.title), f.seq,
                     snippet(fact_text, 0, char(57344), char(57345), '…', 16)
              FROM fact_text
              JOIN facts f ON f.rowid = fact_text.rowid
              JOIN sessions s ON s.id = f.session_id
-             WHERE fact_text MATCH ?1
-             ORDER BY rank, f.session_id DESC, f.seq
+             WHERE fact_text MATCH ?1 AND fact_text.rowid IN (
+                 SELECT best FROM (
+                     SELECT t.rowid AS best, row_number() OVER (
+                         PARTITION BY g.session_id ORDER BY t.rank, g.seq
+                     ) AS nth
+                     FROM fact_text t JOIN facts g ON g.rowid = t.rowid
+                     WHERE t.fact_text MATCH ?1
+                 ) WHERE nth = 1
+             )
+             ORDER BY rank, f.session_id DESC
              LIMIT ?2",
         )?;
         let mut run = |query: &str| -> rusqlite::Result<Vec<SearchHit>> {
@@ -1174,6 +1185,24 @@ mod tests {
                 .collect::<String>(),
             "The Changelog is done."
         );
+    }
+
+    #[test]
+    fn search_gives_each_matching_session_once_with_its_best_fact() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.db")).unwrap();
+        let a = store.create_session("A", 1, &team()).unwrap();
+        for seq in 2..=60 {
+            store.append(a, seq, &fact("release notes")).unwrap();
+        }
+        store
+            .append(a, 61, &fact("release release release notes"))
+            .unwrap();
+        let b = store.create_session("B", 2, &team()).unwrap();
+        store.append(b, 2, &fact("release day")).unwrap();
+        let hits = store.search("release").unwrap();
+        let found: Vec<_> = hits.iter().map(|h| (h.session, h.seq)).collect();
+        assert_eq!(found, [(a, 61), (b, 2)]);
     }
 
     #[test]
