@@ -155,3 +155,27 @@ test('a pasted text with no shared case is refused, naming what to paste', async
   assert.deepEqual(await texts(page), before);
   await context.close();
 });
+
+test('with a bridge, a shared case opens as a new bridge session; discard shows the previous one again', async () => {
+  const { context, page } = await visit(bridgeUrl);
+  await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
+  await page.by('new-session').click();
+  await page.page.waitForFunction(() => document.querySelectorAll('[data-testid="timeline-message"]').length === 0);
+  await page.send('[FROM: kailai] The bridge session to come back to.');
+  await page.page.waitForFunction(() => document.querySelectorAll('[data-testid="timeline-message"]').length === 1);
+  const mine = await contents(page);
+  await page.by('share-link').click();
+  const link = await page.by('share-url').inputValue();
+  await page.by('open-link').click();
+  await page.by('open-link-input').fill(link);
+  await page.by('open-link-go').click();
+  await page.by('shared-banner').waitFor();
+  await page.by('shared-discard').click();
+  await page.by('shared-banner').waitFor({ state: 'detached' });
+  await page.page.waitForFunction((text) =>
+    [...document.querySelectorAll('[data-testid="timeline-message"] .content')].map((m) => m.textContent).join('\n') === text, mine.join('\n'));
+  assert.deepEqual(await contents(page), mine);
+  assert.match(page.page.url(), /#token=/, 'the page stays connected');
+  page.assertNoErrors();
+  await context.close();
+});
