@@ -195,7 +195,7 @@ fn line_at(store: &Store, pos: usize) -> Option<LineRef<'_>> {
     let view = store.view(pos)?;
     Some(LineRef {
         from: &message.speaker.name,
-        to: &view.to,
+        to: view.to(message),
         content: Cow::Borrowed(store.stripped(pos)?),
         index: Some(pos),
     })

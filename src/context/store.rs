@@ -25,8 +25,10 @@ pub(crate) struct View {
     stripped: Stripped,
     /// Markers `strip_all` removed.
     pub markers: usize,
-    /// The `to` of its history line: addressees' names joined by `, `, or `all`.
-    pub to: String,
+    /// The `to` of its history line when it names more than one addressee (their names
+    /// joined by `, `); `all` and a single name are read from the message ([`View::to`]), so
+    /// most messages keep no copy.
+    joined_to: Option<String>,
 }
 
 /// `strip_all` of a stored message: most often a piece of its content (prose without markers
@@ -57,7 +59,16 @@ impl View {
         View {
             stripped,
             markers,
-            to: message.to_label(),
+            joined_to: (message.routing.resolved_names.len() > 1).then(|| message.to_label()),
+        }
+    }
+
+    /// The `to` of the message's history line ([`Message::to_label`]), given the message.
+    pub(crate) fn to<'a>(&'a self, message: &'a Message) -> &'a str {
+        match (&self.joined_to, message.routing.resolved_names.as_slice()) {
+            (Some(joined), _) => joined,
+            (None, [one]) => one,
+            (None, _) => "all",
         }
     }
 
@@ -75,6 +86,9 @@ impl View {
 pub struct Store {
     messages: Vec<Message>,
     views: Vec<View>,
+    /// Positions of the messages whose id is not `msg-N` at position N-1 (an imported history
+    /// may have others): the store's own ids are found by their number, with no copy of each
+    /// id in a table.
     index: HashMap<MessageId, usize>,
     /// Positions of the answers to each message (`routing.parent`), oldest first, so sibling
     /// answers are found without scanning history.
@@ -102,7 +116,9 @@ impl Store {
         let id = MessageId::from_seq(self.next_seq.max(1));
         self.next_seq = self.next_seq.max(1) + 1;
         let idx = self.messages.len();
-        self.index.insert(id.clone(), idx);
+        if !at_its_number(&id, idx) {
+            self.index.insert(id.clone(), idx);
+        }
         if let Some(parent) = &routing.parent {
             self.children.entry(parent.clone()).or_default().push(idx);
         }
@@ -150,7 +166,12 @@ impl Store {
 
     /// Position of a message in the store.
     pub fn position(&self, id: &MessageId) -> Option<usize> {
-        self.index.get(id).copied()
+        let by_number = number_position(id).filter(|&pos| {
+            self.messages
+                .get(pos)
+                .is_some_and(|m| m.id.as_str() == id.as_str())
+        });
+        by_number.or_else(|| self.index.get(id).copied())
     }
 
     pub fn get(&self, id: &MessageId) -> Option<&Message> {
@@ -198,6 +219,7 @@ impl Store {
         let index = messages
             .iter()
             .enumerate()
+            .filter(|(i, m)| !at_its_number(&m.id, *i))
             .map(|(i, m)| (m.id.clone(), i))
             .collect();
         let mut children: HashMap<MessageId, Vec<usize>> = HashMap::default();
@@ -215,5 +237,59 @@ impl Store {
             team_task,
             next_seq,
         };
+    }
+}
+
+/// The position a `msg-N` id has when the store numbers messages itself: N-1.
+fn number_position(id: &MessageId) -> Option<usize> {
+    usize::try_from(id.seq()?).ok()?.checked_sub(1)
+}
+
+/// Whether the message at `pos` with `id` is found by its number, without the index.
+fn at_its_number(id: &MessageId, pos: usize) -> bool {
+    number_position(id) == Some(pos)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::SpeakerKind;
+
+    fn message(id: &str) -> Message {
+        Message {
+            id: MessageId(id.to_string()),
+            speaker: Speaker {
+                id: "kailai".into(),
+                name: "kailai".into(),
+                display_name: "Kailai".into(),
+                kind: SpeakerKind::Human,
+            },
+            content: format!("{id} says hi"),
+            routing: Routing::default(),
+            at: Millis(0),
+        }
+    }
+
+    #[test]
+    fn every_message_is_found_by_its_id_whether_or_not_it_is_msg_n_at_position_n_minus_1() {
+        let mut store = Store::new();
+        // An imported history: ids out of the store's own numbering, one of them `msg-1`
+        // at position 1 and one `msg-01` (number 1, but not the store's spelling of it).
+        let ids = ["msg-3", "msg-1", "a", "msg-01", "msg-5"];
+        store.replace(ids.iter().map(|id| message(id)).collect(), None);
+        let speaker = message("x").speaker;
+        store.push(
+            speaker.clone(),
+            "next".into(),
+            Routing::default(),
+            Millis(1),
+        );
+        store.push(speaker, "and next".into(), Routing::default(), Millis(2));
+        for (pos, m) in store.messages().iter().enumerate() {
+            assert_eq!(store.position(&m.id), Some(pos), "{}", m.id);
+        }
+        assert_eq!(store.messages()[5].id.as_str(), "msg-6");
+        assert_eq!(store.position(&MessageId("msg-2".into())), None);
+        assert_eq!(store.position(&MessageId("msg-8".into())), None);
     }
 }
