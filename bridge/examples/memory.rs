@@ -111,7 +111,10 @@ async fn main() {
     let (first, _) = settled(pid).await;
     send_messages(&mut page, messages, messages).await;
     let (second, hwm) = settled(pid).await;
-    drop(page);
+    // A page connecting is sent the whole log.
+    let (again, _) = bridge.hello().await;
+    let (reconnected, _) = settled(pid).await;
+    drop((page, again));
     drop(bridge);
     println!("| serve, a page connected | {start} KiB | |");
     println!(
@@ -123,6 +126,7 @@ async fn main() {
         2 * messages,
         per_message(first, second, messages)
     );
+    println!("| serve, after a second page connects | {reconnected} KiB | |");
 
     // chat: the messages piped in.
     let (start, first, second) = chat(messages);

@@ -16,6 +16,7 @@ use agent_chatter::message::{Millis, MAX_MESSAGE_BYTES};
 use agent_chatter::protocol::{encode_event, AgentReport, Event, SearchHit, SessionInfo};
 use agent_chatter::session::{Fact, Session, SessionError, SessionFileError};
 use agent_chatter::team::Team;
+use axum::extract::ws::Utf8Bytes;
 use thiserror::Error;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
@@ -85,11 +86,12 @@ pub enum HubError {
 }
 
 /// An event as every subscriber receives it; its frame text is made once, by whichever
-/// connection sends it first, and shared by the others.
+/// connection sends it first, and shared by the others (each sends the same bytes, not a
+/// copy).
 #[derive(Debug)]
 pub(crate) struct Published {
     event: Event,
-    frame: OnceLock<String>,
+    frame: OnceLock<Utf8Bytes>,
 }
 
 impl Published {
@@ -105,8 +107,10 @@ impl Published {
     }
 
     /// The event's protocol frame.
-    pub(crate) fn frame(&self) -> &str {
-        self.frame.get_or_init(|| encode_event(&self.event))
+    pub(crate) fn frame(&self) -> Utf8Bytes {
+        self.frame
+            .get_or_init(|| encode_event(&self.event).into())
+            .clone()
     }
 }
 

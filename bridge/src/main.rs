@@ -216,6 +216,8 @@ Examples:
   agent-chatter chat --team team.json --debug";
 
 fn main() -> ExitCode {
+    // Large blocks go back to the system when freed (docs/architecture.md §14, "Memory").
+    server::large_blocks_from_the_system();
     // The watchdog that stops agents should this bridge be killed (agents::reaper), started
     // by this binary itself; not a user's command.
     if std::env::args_os()

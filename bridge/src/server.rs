@@ -8,7 +8,7 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::extract::connect_info::{ConnectInfo, Connected};
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
@@ -21,7 +21,7 @@ use tower_http::services::{ServeDir, ServeFile};
 use agent_chatter::protocol::{self, Command, Event, MAX_FRAME_BYTES};
 
 use crate::guard::{self, Conn, Gate, Guarded, Limits, Rejection, REJECTIONS};
-use crate::hub::{Hub, HubError};
+use crate::hub::{Attached, Hub, HubError};
 
 /// What every request handler needs.
 #[derive(Clone)]
@@ -286,14 +286,25 @@ async fn ws_upgrade(
 const READ_BUFFER_BYTES: usize = 8 * 1024;
 
 async fn send(socket: &mut WebSocket, event: &Event) -> bool {
-    send_frame(socket, protocol::encode_event(event)).await
+    send_frame(socket, protocol::encode_event(event).into()).await
 }
 
-async fn send_frame(socket: &mut WebSocket, frame: impl Into<String>) -> bool {
-    socket
-        .send(Message::Text(frame.into().into()))
-        .await
-        .is_ok()
+/// [`send`] for an event not needed once encoded (the whole log): it is freed before the frame
+/// is sent.
+async fn send_owned(socket: &mut WebSocket, event: Event) -> bool {
+    let frame = protocol::encode_event(&event);
+    drop(event);
+    send_frame(socket, frame.into()).await
+}
+
+/// Sends `frame`; after a large one, the memory freed meanwhile goes back to the system.
+async fn send_frame(socket: &mut WebSocket, frame: Utf8Bytes) -> bool {
+    let large = frame.len() >= LARGE_FRAME;
+    let sent = socket.send(Message::Text(frame)).await.is_ok();
+    if large {
+        give_back_freed_memory();
+    }
+    sent
 }
 
 /// One page: `hello{token}` first (anything else closes), then commands and events.
@@ -324,8 +335,13 @@ async fn connection(mut socket: WebSocket, state: AppState, peer: Peer) {
     let Ok(attached) = state.hub.attach().await else {
         return;
     };
-    let mut events = attached.events;
-    if !send(&mut socket, &attached.session).await || !send(&mut socket, &attached.agents).await {
+    // The whole log is not kept once sent (not for as long as the page stays connected).
+    let Attached {
+        mut events,
+        session,
+        agents,
+    } = attached;
+    if !send_owned(&mut socket, session).await || !send_owned(&mut socket, agents).await {
         return;
     }
     loop {
@@ -361,7 +377,7 @@ async fn connection(mut socket: WebSocket, state: AppState, peer: Peer) {
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
                     // Too far behind to patch: send the whole log again.
                     let Ok(event) = state.hub.session_event().await else { return };
-                    if !send(&mut socket, &event).await { return; }
+                    if !send_owned(&mut socket, event).await { return; }
                 }
                 Err(_) => return,
             },
@@ -373,9 +389,26 @@ async fn connection(mut socket: WebSocket, state: AppState, peer: Peer) {
 /// once handled: the text, its parse, the stored JSON.
 const LARGE_FRAME: usize = 1 << 20;
 
-/// Hands memory freed after a large frame back to the system: glibc keeps freed blocks in its
-/// arenas, so the bridge's footprint would otherwise stay at its largest frame's several
-/// copies (a 15 MiB team cost ~120 MiB for good).
+/// Blocks of this size or more are mapped for themselves and unmapped when freed
+/// ([`large_blocks_from_the_system`]).
+const MMAP_THRESHOLD: usize = 1 << 20;
+
+/// Makes the allocator take every block of [`MMAP_THRESHOLD`] or more straight from the system
+/// and hand it back when it is freed (docs/architecture.md §14, "Memory"). glibc does so from
+/// 128 KiB by default, but raises that threshold to the size of any such block freed (up to
+/// 32 MiB): after one large frame its copies (the frame, its parse, the encoded event) are
+/// carved from the arenas and stay in the bridge's footprint once freed (a 15 MiB team cost
+/// +90 MiB for good, +60 MiB with this). Call it first thing, before any thread starts.
+pub fn large_blocks_from_the_system() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets a parameter of the allocator; called before other threads.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD as libc::c_int);
+    }
+}
+
+/// Hands memory freed after a large frame back to the system: glibc keeps freed small blocks
+/// in its arenas (large ones are unmapped: [`large_blocks_from_the_system`]).
 fn give_back_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only releases free memory of the allocator's arenas.
