@@ -428,6 +428,8 @@ pub fn Deliveries() -> impl IntoView {
                 <span class="d-usage" title=usage_title>{usage}</span>
             </div>
         }
+        // Type-erased: one row type instead of nested closure types (7 KB less wasm, gzipped).
+        .into_any()
     };
     let count = move || {
         let (shown, total) = (filtered.with(Vec::len), all.with(Vec::len));
