@@ -968,7 +968,7 @@ impl Actor {
                     .keep_output(session, &to, at.0 as i64, &output.bytes());
                 let where_ = match kept {
                     Ok(()) if output.dropped() == 0 => {
-                        "its full output is kept in the session database (table outputs)"
+                        "its full output is kept in the session database (`agent-chatter outputs` prints it)"
                             .to_string()
                     }
                     Ok(()) => output.where_kept(),

@@ -110,6 +110,19 @@ enum Commands {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+    /// Print what an agent printed when its run could not become a message (a reply above
+    /// the message limit, a failed run's output), as a failure's reason says; each output's
+    /// member and time go to stderr, its bytes to stdout.
+    Outputs {
+        /// The session's id, as `sessions` lists it.
+        session: String,
+        /// Only this member's outputs (its id or name).
+        #[arg(long)]
+        member: Option<String>,
+        /// The session database (SQLite).
+        #[arg(long, default_value = "agent-chatter.db")]
+        db: PathBuf,
+    },
     /// Which agent CLIs are on this machine, and which team members run for real or are
     /// answered by the simulator.
     Agents {
@@ -149,6 +162,78 @@ fn export(db: &Path, session: &str, format: &str, output: Option<&Path>) -> Resu
     use agent_chatter::transcript::Format;
     let format = Format::from_name(format)
         .ok_or_else(|| format!("--format {format}: not a transcript format (md, html or json)"))?;
+    let (store, id) = stored_session(db, session)?;
+    let facts = store.facts(id).map_err(|e| e.to_string())?;
+    let session = agent_chatter::session::Session::replay(facts)
+        .map_err(|e| format!("session {id} does not replay: {e}"))?;
+    let text = format.render(&session, Some(hub::now()));
+    match output {
+        Some(path) => std::fs::write(path, text).map_err(|e| {
+            format!(
+                "{}: the transcript could not be written: {e}",
+                path.display()
+            )
+        }),
+        None => {
+            use std::io::Write;
+            std::io::stdout()
+                .write_all(text.as_bytes())
+                .map_err(|e| format!("the transcript could not be written to stdout: {e}"))
+        }
+    }
+}
+
+/// `outputs`: the outputs kept for session `session` of `db` (or only `member`'s), each one's
+/// member and time on stderr and its bytes on stdout.
+fn outputs(db: &Path, session: &str, member: Option<&str>) -> Result<(), String> {
+    use std::io::Write;
+    let (store, id) = stored_session(db, session)?;
+    let kept = store.outputs(id).map_err(|e| e.to_string())?;
+    let team = store
+        .facts(id)
+        .ok()
+        .and_then(|facts| agent_chatter::session::Session::replay(facts).ok())
+        .and_then(|s| s.team().cloned());
+    // A member named by id, name or display name, as markers name them.
+    let wanted = match member {
+        None => None,
+        Some(name) => Some(
+            team.as_ref()
+                .and_then(|t| t.find(name))
+                .map(|m| m.id.to_string())
+                .unwrap_or_else(|| name.to_string()),
+        ),
+    };
+    let kept: Vec<_> = kept
+        .into_iter()
+        .filter(|k| wanted.as_ref().is_none_or(|w| &k.member == w))
+        .collect();
+    if kept.is_empty() {
+        eprintln!(
+            "session {id} keeps no output{}: only a run whose output could not become a message (a reply above the message limit) keeps one",
+            member.map(|m| format!(" of {m}")).unwrap_or_default()
+        );
+        return Ok(());
+    }
+    let mut stdout = std::io::stdout().lock();
+    for k in kept {
+        eprintln!(
+            "-- {}, run ended at {} ms since the epoch, {} bytes",
+            k.member,
+            k.at_ms,
+            k.output.len()
+        );
+        stdout
+            .write_all(&k.output)
+            .and_then(|()| stdout.flush())
+            .map_err(|e| format!("the output could not be written to stdout: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Session `session` (its id as typed) of the database `db`, opened; an unknown one is named,
+/// with the ones there are.
+fn stored_session(db: &Path, session: &str) -> Result<(store::Store, i64), String> {
     if !db.is_file() {
         return Err(format!(
             "{}: no session database here (serve and chat create it)",
@@ -177,24 +262,7 @@ fn export(db: &Path, session: &str, format: &str, output: Option<&Path>) -> Resu
             db.display()
         ));
     };
-    let facts = store.facts(id).map_err(|e| e.to_string())?;
-    let session = agent_chatter::session::Session::replay(facts)
-        .map_err(|e| format!("session {id} does not replay: {e}"))?;
-    let text = format.render(&session, Some(hub::now()));
-    match output {
-        Some(path) => std::fs::write(path, text).map_err(|e| {
-            format!(
-                "{}: the transcript could not be written: {e}",
-                path.display()
-            )
-        }),
-        None => {
-            use std::io::Write;
-            std::io::stdout()
-                .write_all(text.as_bytes())
-                .map_err(|e| format!("the transcript could not be written to stdout: {e}"))
-        }
-    }
+    Ok((store, id))
 }
 
 /// `chat --help`'s examples, as seed 004's help shows them.
@@ -292,6 +360,11 @@ fn run(cli: Cli) -> Result<Ending, String> {
             db,
             output,
         } => export(&db, &session, &format, output.as_deref()).map(|()| Ending::Done),
+        Commands::Outputs {
+            session,
+            member,
+            db,
+        } => outputs(&db, &session, member.as_deref()).map(|()| Ending::Done),
         Commands::Sessions { db, search } => {
             if !db.is_file() {
                 return Err(format!(

@@ -131,6 +131,18 @@ pub enum StoreError {
 
 pub use agent_chatter::protocol::{SearchHit, Sent, SessionInfo};
 
+/// An agent's output kept whole (or its first and last MiB) because the conversation could
+/// not record it as a message: who ran, when, and the bytes it printed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptOutput {
+    /// The member (its id) whose run printed it.
+    pub member: String,
+    /// When the run ended (ms since the epoch).
+    pub at_ms: i64,
+    /// What it printed on stdout.
+    pub output: Vec<u8>,
+}
+
 /// The session database.
 pub struct Store {
     db: Arc<Mutex<Db>>,
@@ -526,6 +538,22 @@ impl Store {
             params![session, member, at_ms, output],
         )?;
         Ok(())
+    }
+
+    /// The outputs kept for `session` (see [`Store::keep_output`]), oldest first.
+    pub fn outputs(&self, session: i64) -> Result<Vec<KeptOutput>, StoreError> {
+        let db = self.db();
+        let mut stmt = db.conn.prepare(
+            "SELECT member, at_ms, output FROM outputs WHERE session_id = ?1 ORDER BY rowid",
+        )?;
+        let rows = stmt.query_map([session], |r| {
+            Ok(KeptOutput {
+                member: r.get(0)?,
+                at_ms: r.get(1)?,
+                output: r.get(2)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     /// Notes the digest of what was sent to `member` for `message` of `session` (a delivery

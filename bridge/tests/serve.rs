@@ -199,7 +199,7 @@ async fn a_crashing_agent_becomes_a_failed_fact_with_its_reason() {
     let failed = page.until_fact("failed").await;
     let reason = failed["fact"]["reason"].as_str().unwrap();
     assert!(
-        reason.contains("exited with code 3: segfault in the model client; its output (31 bytes) is kept in the session database (table outputs)"),
+        reason.contains("exited with code 3: segfault in the model client; its output (31 bytes) is kept in the session database (`agent-chatter outputs` prints it)"),
         "{reason}"
     );
 }
@@ -358,7 +358,7 @@ async fn a_reply_above_the_message_limit_is_kept_whole_and_recorded_as_failed() 
     let failed = page.until_fact("failed").await;
     assert_eq!(
         failed["fact"]["reason"],
-        "reply of 1200000 bytes is above the 1048576 byte message limit; its full output is kept in the session database (table outputs)"
+        "reply of 1200000 bytes is above the 1048576 byte message limit; its full output is kept in the session database (`agent-chatter outputs` prints it)"
     );
     let db = rusqlite::Connection::open(bridge.dir.path().join("sessions.db")).unwrap();
     let kept: i64 = db
@@ -369,6 +369,31 @@ async fn a_reply_above_the_message_limit_is_kept_whole_and_recorded_as_failed() 
         )
         .unwrap();
     assert_eq!(kept, 1_200_001);
+}
+
+#[tokio::test]
+async fn the_output_a_failure_says_is_kept_is_printed_by_the_outputs_command() {
+    let bridge = Bridge::start(Bridge::new_dir(&team(None), "huge-reply.sh"), None);
+    let (mut page, _) = bridge.hello().await;
+    page.send(human("[NEXT: max] write a lot")).await;
+    page.until_fact("failed").await;
+    let db = bridge.dir.path().join("sessions.db");
+    let out = std::process::Command::new(support::bin())
+        .args(["outputs", "1", "--member", "Max", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.stdout.len(), 1_200_001);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("max") && said.contains("1200001 bytes"),
+        "{said}"
+    );
 }
 
 #[tokio::test]

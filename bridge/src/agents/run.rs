@@ -445,12 +445,12 @@ impl Output {
     pub(crate) fn where_kept(&self) -> String {
         if self.dropped() == 0 {
             format!(
-                "its output ({} bytes) is kept in the session database (table outputs)",
+                "its output ({} bytes) is kept in the session database (`agent-chatter outputs` prints it)",
                 self.total
             )
         } else {
             format!(
-                "its output ({} bytes) is kept in part in the session database (table outputs): \
+                "its output ({} bytes) is kept in part in the session database (`agent-chatter outputs` prints it): \
                  the first and the last {KEPT_END} bytes; the {} bytes between were dropped",
                 self.total,
                 self.dropped()
@@ -756,7 +756,7 @@ mod tests {
         assert_eq!((output.bytes(), output.dropped()), (b"small".to_vec(), 0));
         assert_eq!(
             output.where_kept(),
-            "its output (5 bytes) is kept in the session database (table outputs)"
+            "its output (5 bytes) is kept in the session database (`agent-chatter outputs` prints it)"
         );
         let mut output = Output::default();
         for letter in b'a'..=b'e' {
@@ -774,9 +774,9 @@ mod tests {
         );
         assert_eq!(
             output.where_kept(),
-            "its output (5242880 bytes) is kept in part in the session database (table \
-             outputs): the first and the last 1048576 bytes; the 3145728 bytes between were \
-             dropped"
+            "its output (5242880 bytes) is kept in part in the session database \
+             (`agent-chatter outputs` prints it): the first and the last 1048576 bytes; the \
+             3145728 bytes between were dropped"
         );
     }
 
