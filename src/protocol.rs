@@ -202,10 +202,11 @@ pub fn session_name(given: &str) -> Result<String, String> {
     }
 }
 
-/// The name of a fork of session `name` at fact `upto`: `Crew (fork at #7)`, the original
-/// name cut (with `…`) so that the whole stays within [`MAX_NAME_CHARS`].
-pub fn fork_name(name: &str, upto: u64) -> String {
-    let suffix = format!(" (fork at #{upto})");
+/// The name of a fork of session `name` at message #`number` (numbered as the page numbers
+/// messages, never by fact): `Crew (fork at #7)`, the original name cut (with `…`) so that
+/// the whole stays within [`MAX_NAME_CHARS`].
+pub fn fork_name(name: &str, number: u64) -> String {
+    let suffix = format!(" (fork at #{number})");
     let room = MAX_NAME_CHARS - suffix.chars().count();
     format!("{}{suffix}", cut(name.trim(), room))
 }

@@ -318,13 +318,16 @@ impl Store {
                 facts,
             });
         }
+        // Named by the message the page numbers (#n), not by the fact: the log also holds
+        // team and settings facts the user never sees numbered.
+        let number = last_message_number(&tx, session, upto)?;
         tx.execute(
             "INSERT INTO sessions (title, created_ms, name, updated_ms)
              SELECT title, ?2, ?3, ?2 FROM sessions WHERE id = ?1",
             params![
                 session,
                 now_ms,
-                agent_chatter::protocol::fork_name(&name, upto)
+                agent_chatter::protocol::fork_name(&name, number)
             ],
         )?;
         let id = tx.last_insert_rowid();
@@ -718,6 +721,38 @@ fn library(conn: &Connection) -> rusqlite::Result<()> {
 
 /// Takes or renews `me`'s lease on `session` in `tx`, unless another holder has it: one that
 /// is alive and renewed it less than [`LEASE_MS`] ago.
+/// The number (#n, as the page shows it) of the last message the facts `1..=upto` of `session`
+/// make; 0 when they make none (a fork of the team alone).
+fn last_message_number(
+    tx: &rusqlite::Transaction<'_>,
+    session: i64,
+    upto: u64,
+) -> Result<u64, StoreError> {
+    let mut stmt =
+        tx.prepare("SELECT seq, fact FROM facts WHERE session_id = ?1 AND seq <= ?2 ORDER BY seq")?;
+    let rows = stmt.query_map(params![session, upto as i64], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+    })?;
+    let mut facts = Vec::new();
+    for row in rows {
+        let (seq, json) = row?;
+        facts.push(
+            serde_json::from_str::<Fact>(&json).map_err(|e| StoreError::BadFact {
+                session,
+                seq,
+                message: e.to_string(),
+            })?,
+        );
+    }
+    let replayed =
+        agent_chatter::session::Session::replay(facts).map_err(|e| StoreError::BadFact {
+            session,
+            seq: upto as i64,
+            message: e.to_string(),
+        })?;
+    Ok(replayed.messages().len() as u64)
+}
+
 fn claim(tx: &rusqlite::Transaction<'_>, me: &Holder, session: i64) -> Result<(), StoreError> {
     let now = crate::hub::now().0 as i64;
     let held: Option<(String, i64, i64)> = tx
@@ -1273,7 +1308,7 @@ mod tests {
         let info = list.iter().find(|s| s.id == fork).unwrap();
         assert_eq!(
             (info.name.as_str(), info.facts, info.created_at),
-            ("Crew (fork at #3)", 3, 9)
+            ("Crew (fork at #2)", 3, 9)
         );
         // Its texts are searched as its own.
         let hits = store.search("two").unwrap();

@@ -312,7 +312,8 @@ async fn a_fork_has_the_first_n_facts_and_the_original_is_unchanged() {
         .find(|s| s["id"] == fork["id"])
         .unwrap()
         .clone();
-    assert_eq!(listed["name"], "relay (fork at #3)");
+    // Named by the message (#2, the reply to "first"), not the fact (3: the team is fact 1).
+    assert_eq!(listed["name"], "relay (fork at #2)");
     assert_eq!(listed["facts"], 3);
 
     page.send(json!({"v": 1, "type": "openSession", "id": original}))
