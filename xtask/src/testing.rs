@@ -182,6 +182,9 @@ fn run_steps(ctx: &Ctx, steps: &mut Steps) -> Result<(), String> {
         Ok(())
     })?;
     steps.run("web e2e (chromium)", || web::e2e(ctx))?;
+    steps.run("web page size (gzip -9, at most 400 000 B)", || {
+        web::wasm_size(ctx)?.within_limit()
+    })?;
     steps.run("fuzz smoke", || {
         crate::fuzz::fuzz(ctx, crate::fuzz::SMOKE_SECONDS, None)
     })?;

@@ -35,8 +35,41 @@ pub fn e2e(ctx: &Ctx) -> Result<(), String> {
     )
 }
 
-/// The gzip size of the built page's wasm, for the report (`gzip -9`).
-pub fn wasm_size(ctx: &Ctx) -> Result<String, String> {
+/// The most the page's wasm may weigh gzipped (`gzip -9`), in bytes: issue #25's "the page
+/// wasm does not grow past 400 KB" (docs/architecture.md §13). `cargo xtask test` fails above it.
+pub const WASM_GZIP_LIMIT: u64 = 400_000;
+
+/// The built page's wasm: its size on disk and gzipped (`gzip -9`).
+#[derive(Clone, Copy)]
+pub struct WasmSize {
+    pub raw: u64,
+    pub gzip: u64,
+}
+
+impl std::fmt::Display for WasmSize {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} B raw, {} B gzip", self.raw, self.gzip)
+    }
+}
+
+impl WasmSize {
+    /// Ok within [`WASM_GZIP_LIMIT`], or an error saying the size and the limit.
+    pub fn within_limit(self) -> Result<(), String> {
+        if self.gzip <= WASM_GZIP_LIMIT {
+            Ok(())
+        } else {
+            Err(format!(
+                "the page's wasm is {} bytes gzipped (gzip -9), over the limit of {WASM_GZIP_LIMIT} bytes \
+                 (400 KB, issue #25): {} bytes too many",
+                self.gzip,
+                self.gzip - WASM_GZIP_LIMIT
+            ))
+        }
+    }
+}
+
+/// The size of the built page's wasm (in `web/dist`).
+pub fn wasm_size(ctx: &Ctx) -> Result<WasmSize, String> {
     let dist = ctx.root.join(DIST);
     let wasm = std::fs::read_dir(&dist)
         .map_err(|e| {
@@ -54,5 +87,34 @@ pub fn wasm_size(ctx: &Ctx) -> Result<String, String> {
             .arg("-c")
             .arg(format!("gzip -9 -c '{}' | wc -c", wasm.display())),
     )?;
-    Ok(format!("{} B raw, {} B gzip", raw, gz.trim()))
+    let gzip = gz
+        .trim()
+        .parse()
+        .map_err(|_| format!("gzip -9 | wc -c printed {gz:?}, not a number of bytes"))?;
+    Ok(WasmSize { raw, gzip })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_page_at_the_limit_passes() {
+        let size = WasmSize {
+            raw: 1_000_000,
+            gzip: WASM_GZIP_LIMIT,
+        };
+        assert_eq!(size.within_limit(), Ok(()));
+    }
+
+    #[test]
+    fn a_page_over_the_limit_fails_naming_the_limit() {
+        let size = WasmSize {
+            raw: 1_000_000,
+            gzip: WASM_GZIP_LIMIT + 1,
+        };
+        let why = size.within_limit().unwrap_err();
+        assert!(why.contains("400001 bytes gzipped"), "{why}");
+        assert!(why.contains("limit of 400000 bytes"), "{why}");
+    }
 }
