@@ -3,7 +3,7 @@
 //! the transcript (`agent_chatter::transcript`) as Markdown or HTML.
 
 use agent_chatter::peer::cli_config;
-use agent_chatter::transcript::Format;
+use agent_chatter::transcript::{self, Format};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -153,9 +153,13 @@ fn save_file(state: &AppState, what: &str) -> Result<(), String> {
 /// Downloads the session's transcript in `format`, stamped now.
 fn save_transcript(state: &AppState, format: Format) -> Result<(), String> {
     let team = state.team.get_untracked();
-    let text = state
-        .session
-        .with_untracked(|s| format.render(s, Some(browser::now())));
+    // The page offers Markdown and HTML only: calling their renderers (not `Format::render`)
+    // keeps the JSON transcript's code out of the page's wasm (docs/architecture.md §13).
+    let at = Some(browser::now());
+    let text = state.session.with_untracked(|s| match format {
+        Format::Html => transcript::html(s, at),
+        _ => transcript::markdown(s, at),
+    });
     let name = files::file_name(team.as_ref(), "transcript");
     let stem = name.strip_suffix(".json").unwrap_or(&name);
     browser::download(
