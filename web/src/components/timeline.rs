@@ -87,9 +87,16 @@ pub fn Timeline() -> impl IntoView {
             let total = offsets.with_untracked(|o| o.last().copied().unwrap_or(0.0));
             let bottom = (total - el.client_height() as f64).max(0.0);
             el.set_scroll_top(bottom.ceil() as i32);
-            // Set only when changed: a set re-renders the rows, which are measured again.
-            if (scroll_top.get_untracked() - bottom).abs() > 0.5 {
-                scroll_top.set(bottom);
+            // The spacer's height follows `offsets` only a render later, and a scroll past
+            // its old height stops short of the end. The position reached is kept, so its
+            // scroll event is not read as the user scrolling up (no longer following), and
+            // the end is scrolled to again once the spacer has grown.
+            let reached = el.scroll_top() as f64;
+            if (scroll_top.get_untracked() - reached).abs() > 0.5 {
+                scroll_top.set(reached);
+            }
+            if reached + 1.0 < bottom && (el.scroll_height() as f64) < total {
+                again.update(|n| *n += 1);
             }
             let height = (el.client_height() as f64).max(1.0);
             if viewport.get_untracked() != height {
