@@ -98,9 +98,7 @@ test('a link made on a bridge page opens in the page served alone: banner, disca
   assert.equal(await page.by('shared-banner').count(), 0);
 
   // "open a shared link" takes a link from any address.
-  await page.by('open-link').click();
-  await page.by('open-link-input').fill(link);
-  await page.by('open-link-go').click();
+  await page.openLink(link);
   const banner = page.by('shared-banner');
   await banner.waitFor();
   assert.match(await banner.textContent(), /^shared case: Release notes crew at #2 for (Max|Sarah|Carol) — /);
@@ -148,9 +146,7 @@ test('a pasted text with no shared case is refused, naming what to paste', async
   const { context, page } = await visit(server.url);
   await page.by('prompt-text').first().waitFor();
   const before = await texts(page);
-  await page.by('open-link').click();
-  await page.by('open-link-input').fill('http://127.0.0.1:8080/#token=abc');
-  await page.by('open-link-go').click();
+  await page.openLink('http://127.0.0.1:8080/#token=abc');
   await page.by('error-banner').filter({ hasText: 'this is not a shared link' }).waitFor();
   assert.deepEqual(await texts(page), before);
   await context.close();
@@ -166,9 +162,7 @@ test('with a bridge, a shared case opens as a new bridge session; discard shows 
   const mine = await contents(page);
   await page.by('share-link').click();
   const link = await page.by('share-url').inputValue();
-  await page.by('open-link').click();
-  await page.by('open-link-input').fill(link);
-  await page.by('open-link-go').click();
+  await page.openLink(link);
   await page.by('shared-banner').waitFor();
   await page.by('shared-discard').click();
   await page.by('shared-banner').waitFor({ state: 'detached' });

@@ -127,8 +127,25 @@ export class InspectorPage {
     return this.by('member-row').count();
   }
 
-  /** Clicks an export button and returns the downloaded file's text. */
+  /** Opens the header menu ("open ▾", "save ▾": a `<details>`) holding `testid`, if closed. */
+  async reveal(testid) {
+    const entry = this.by(testid);
+    if (await entry.evaluate((e) => !!e.closest('details:not([open])'))) {
+      await entry.locator('xpath=ancestor::details[1]/summary').click();
+    }
+    return entry;
+  }
+
+  /** Opens a shared link with "open ▾" → "open a shared link". */
+  async openLink(link) {
+    await (await this.reveal('open-link')).click();
+    await this.by('open-link-input').fill(link);
+    await this.by('open-link-go').click();
+  }
+
+  /** Clicks an export entry of "save ▾" and returns the downloaded file's text. */
   async download(testid) {
+    await this.reveal(testid);
     const [download] = await Promise.all([this.page.waitForEvent('download'), this.by(testid).click()]);
     const stream = await download.createReadStream();
     const chunks = [];

@@ -1,18 +1,51 @@
 //! Open any of our files (`import-file`: session, team config ours or the peer's) and save the
 //! session, its scenario, a snapshot and the team (ours and the peer's cli-config); download
-//! the transcript (`agent_chatter::transcript`) as Markdown or HTML.
+//! the transcript (`agent_chatter::transcript`) as Markdown or HTML; in the header's "open ▾"
+//! (`open-menu`, with "open a shared link") and "save ▾" (`save-menu`) menus.
 
 use agent_chatter::peer::cli_config;
 use agent_chatter::transcript::{self, Format};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use wasm_bindgen::JsCast;
 
 use crate::browser;
+use crate::components::share_link::OpenLink;
 use crate::files::{self, Opened};
 use crate::host::{use_host, Host};
 use crate::state::{use_state, AppState};
 
 const JSON: &str = "application/json";
+
+/// Closes the menu (`<details>`) holding the event's target (a chosen entry, a file read).
+pub fn close_menu_of(el: Option<web_sys::Element>) {
+    if let Some(menu) = el.and_then(|el| el.closest("details").ok().flatten()) {
+        let _ = menu.remove_attribute("open");
+    }
+}
+
+fn close_menu(ev: leptos::ev::MouseEvent) {
+    close_menu_of(ev.target().and_then(|t| t.dyn_into().ok()));
+}
+
+/// Escape closes the menu and puts the focus back on its summary.
+fn escape_closes(ev: leptos::ev::KeyboardEvent) {
+    let Some(menu) = ev
+        .current_target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+    else {
+        return;
+    };
+    if ev.key() == "Escape" && menu.has_attribute("open") {
+        let _ = menu.remove_attribute("open");
+        if let Some(summary) = menu
+            .first_element_child()
+            .and_then(|s| s.dyn_into::<web_sys::HtmlElement>().ok())
+        {
+            let _ = summary.focus();
+        }
+    }
+}
 
 #[component]
 pub fn FilesMenu() -> impl IntoView {
@@ -27,7 +60,10 @@ pub fn FilesMenu() -> impl IntoView {
             match browser::read_chosen_file(&input).await {
                 None => {}
                 Some(Err(e)) => state.report(e),
-                Some(Ok((name, text))) => open_file(&state, host, &name, &text),
+                Some(Ok((name, text))) => {
+                    close_menu_of(Some(input.into()));
+                    open_file(&state, host, &name, &text)
+                }
             }
         });
     };
@@ -45,34 +81,45 @@ pub fn FilesMenu() -> impl IntoView {
             }
         }
     };
+    // Two menus (docs/architecture.md §13): "open ▾" and "save ▾", each a `<details>` whose
+    // summary is the button (Enter/Space toggle it); Escape closes, a chosen entry too. One
+    // `name` makes them exclusive: opening one closes the other.
     view! {
         <nav class="files">
-            <span class="group" role="group" aria-label="open a file">
-                <label class="button" title="a session file, a scenario, a snapshot (read with the team in use), or a team config (ours or the peer's cli-config 1.1/1.2)">
-                    "open a file…"
-                    <input type="file" accept=".json,application/json" data-testid="import-file"
-                        node_ref=input on:change=on_open/>
-                </label>
-            </span>
-            <span class="group" role="group" aria-label="save a file (downloads)">
-                <span class="group-label">"save:"</span>
-                <button data-testid="export-session" on:click=save("session")
-                    title=format!("download this conversation as a session file ({}): open it here later to go on", agent_chatter::session::SESSION_FORMAT)>"⬇ save session"</button>
-                <button data-testid="export-scenario" on:click=save("scenario")
-                    title="download a scenario file: the team and messages, to preview the same prompts anywhere (npm, the CLI)">"⬇ scenario file"</button>
-                <button data-testid="export-snapshot" on:click=save("snapshot")
-                    title="download a snapshot file: the messages and team task only">"⬇ snapshot file"</button>
-                <button data-testid="export-team" on:click=save("team")
-                    title="download the team config (members and settings)">"⬇ team file"</button>
-                <button data-testid="export-peer-team" on:click=save("cli-config")
-                    title="download the team as the TypeScript agent-chatter's cli-config">"⬇ cli-config file"</button>
-            </span>
-            <span class="group" role="group" aria-label="export the transcript (downloads)">
-                <button data-testid="export-transcript-md" on:click=transcript(Format::Markdown)
-                    title="download the transcript as Markdown: who said what to whom, how each run ended, and every delivered prompt">"⬇ transcript.md"</button>
-                <button data-testid="export-transcript-html" on:click=transcript(Format::Html)
-                    title="download the transcript as one self-contained HTML page (each delivered prompt a collapsible block)">"⬇ transcript.html"</button>
-            </span>
+            <details class="menu" name="files-menu" on:keydown=escape_closes>
+                <summary data-testid="open-menu" title="open a file, or a link someone shared">"open ▾"</summary>
+                <div class="menu-list" role="group" aria-label="open a file">
+                    <label class="button" title="a session file, a scenario, a snapshot (read with the team in use), or a team config (ours or the peer's cli-config 1.1/1.2)">
+                        "open a file…"
+                        <input type="file" accept=".json,application/json" data-testid="import-file"
+                            node_ref=input on:change=on_open/>
+                    </label>
+                    <OpenLink/>
+                </div>
+            </details>
+            <details class="menu" name="files-menu" on:keydown=escape_closes>
+                <summary data-testid="save-menu" title="download the session, its scenario, a snapshot, the team or the transcript">"save ▾"</summary>
+                <div class="menu-list" on:click=close_menu>
+                    <span class="group" role="group" aria-label="save a file (downloads)">
+                        <button data-testid="export-session" on:click=save("session")
+                            title=format!("download this conversation as a session file ({}): open it here later to go on", agent_chatter::session::SESSION_FORMAT)>"⬇ save session"</button>
+                        <button data-testid="export-scenario" on:click=save("scenario")
+                            title="download a scenario file: the team and messages, to preview the same prompts anywhere (npm, the CLI)">"⬇ scenario file"</button>
+                        <button data-testid="export-snapshot" on:click=save("snapshot")
+                            title="download a snapshot file: the messages and team task only">"⬇ snapshot file"</button>
+                        <button data-testid="export-team" on:click=save("team")
+                            title="download the team config (members and settings)">"⬇ team file"</button>
+                        <button data-testid="export-peer-team" on:click=save("cli-config")
+                            title="download the team as the TypeScript agent-chatter's cli-config">"⬇ cli-config file"</button>
+                    </span>
+                    <span class="group" role="group" aria-label="export the transcript (downloads)">
+                        <button data-testid="export-transcript-md" on:click=transcript(Format::Markdown)
+                            title="download the transcript as Markdown: who said what to whom, how each run ended, and every delivered prompt">"⬇ transcript.md"</button>
+                        <button data-testid="export-transcript-html" on:click=transcript(Format::Html)
+                            title="download the transcript as one self-contained HTML page (each delivered prompt a collapsible block)">"⬇ transcript.html"</button>
+                    </span>
+                </div>
+            </details>
             <button data-testid="new-session" on:click=move |_| host.start_over()
                 title="start over: the demo conversation (simulation), or a new session with the same team (bridge)">
                 {host.start_over_label()}

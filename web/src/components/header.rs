@@ -39,9 +39,12 @@ pub fn Header(
             // fields, straight to the composer. Focused by hand: the URL's fragment is the
             // share link's and the bridge's token, never an anchor.
             <a class="skip-link" href="#composer-input" data-testid="skip-link" on:click=skip>"skip to the composer"</a>
-            <h1>"agent-chatter"</h1>
-            <span class="tagline" data-testid="tagline">"see exactly what each AI agent in a team is told"</span>
-            <span class="team-name" data-testid="team-name">{team_name}</span>
+            // The tagline under the title, cut short (whole on hover) when the width is needed.
+            <div class="brand">
+                <h1>"agent-chatter"</h1>
+                <span class="tagline" data-testid="tagline" title="see exactly what each AI agent is told">"see exactly what each AI agent is told"</span>
+            </div>
+            <span class="team-name" data-testid="team-name" title=team_name>{team_name}</span>
             <span class="connection" data-testid="connection-status" title=connection_title>
                 {move || connection.get()}
             </span>

@@ -6,7 +6,9 @@
 
 use agent_chatter::scenario::Scenario;
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
+use crate::components::files_menu::close_menu_of;
 use crate::host::use_host;
 use crate::share;
 use crate::state::use_state;
@@ -31,12 +33,9 @@ fn copy(text: String, copied: RwSignal<Option<bool>>) {
 #[component]
 pub fn ShareLink() -> impl IntoView {
     let state = use_state();
-    let host = use_host();
     let url = RwSignal::new(None::<String>);
     let fragment = RwSignal::new(String::new());
     let copied = RwSignal::new(None::<bool>);
-    let opening = RwSignal::new(false);
-    let pasted = RwSignal::new(String::new());
     // When the link opens another prompt than the one shown (a delivery built with earlier
     // settings, a what-if, a routed parent), the box says so rather than let it pass.
     let differs = RwSignal::new(None::<String>);
@@ -86,25 +85,11 @@ pub fn ShareLink() -> impl IntoView {
                 copy(link.clone(), copied);
                 fragment.set(made);
                 url.set(Some(link));
-                opening.set(false);
             }
             Err(e) => {
                 url.set(None);
                 state.report(e);
             }
-        }
-    };
-    let open = move |ev: leptos::ev::SubmitEvent| {
-        ev.prevent_default();
-        match share::fragment_in(&pasted.get_untracked()) {
-            Some(found) => {
-                opening.set(false);
-                pasted.set(String::new());
-                host.open_link(&found);
-            }
-            None => state.report(
-                "this is not a shared link: paste a link made with \"share\" (from any address), or its #share=… part",
-            ),
         }
     };
     let copied_text = move || match copied.get() {
@@ -113,9 +98,8 @@ pub fn ShareLink() -> impl IntoView {
         None => "",
     };
     view! {
+        <span class="share">
         <button data-testid="share-link" on:click=make title="a link that opens this view's prompts in any copy of the page (the case travels in the link, not to a server; never the bridge's token)">"share"</button>
-        <button data-testid="open-link" on:click=move |_| { url.set(None); opening.update(|o| *o = !*o) }
-            title="open a link someone shared, made on any machine: paste it, or its #share=… part">"open a shared link"</button>
         <Show when=move || url.with(Option::is_some)>
             <span class="share-box">
                 <label class="visually-hidden" for="share-url">"share link"</label>
@@ -129,6 +113,35 @@ pub fn ShareLink() -> impl IntoView {
                 {move || differs.get().map(|text| view! { <span class="share-note" data-testid="share-note">{text}</span> })}
             </span>
         </Show>
+        </span>
+    }
+}
+
+/// "open a shared link" (`open-link`), an entry of the "open ▾" menu: the box to paste the
+/// link into (`open-link-input`, `open-link-go`) shows in the menu.
+#[component]
+pub fn OpenLink() -> impl IntoView {
+    let state = use_state();
+    let host = use_host();
+    let opening = RwSignal::new(false);
+    let pasted = RwSignal::new(String::new());
+    let open = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        match share::fragment_in(&pasted.get_untracked()) {
+            Some(found) => {
+                opening.set(false);
+                pasted.set(String::new());
+                close_menu_of(ev.target().and_then(|t| t.dyn_into().ok()));
+                host.open_link(&found);
+            }
+            None => state.report(
+                "this is not a shared link: paste a link made with \"share\" (from any address), or its #share=… part",
+            ),
+        }
+    };
+    view! {
+        <button data-testid="open-link" on:click=move |_| opening.update(|o| *o = !*o) aria-expanded=move || opening.get().to_string()
+            title="open a link someone shared, made on any machine: paste it, or its #share=… part">"open a shared link"</button>
         <Show when=move || opening.get()>
             <form class="share-box" on:submit=open>
                 <label for="open-link-input">"shared link or #share=…:"</label>

@@ -1,0 +1,93 @@
+// Issue #25 ("never surprised by the page"): the header is one line at 1440x900 and 1280x720;
+// the save and open entries sit in "save ▾" and "open ▾" menus (a `<details>` each: Enter or a
+// click opens, Escape closes back on the summary, a chosen entry closes it); on a 390x844 phone
+// the header wraps but stays above the panes, never over them, and nothing runs off the right
+// edge. Screenshots: target/e2e/header-*.png.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { assertNoSevere, axeFindings } from './support/axe.mjs';
+import { servedPage } from './support/served.mjs';
+
+const { visit } = servedPage();
+
+/** The header's height and the distinct rows its visible entries sit on. */
+function headerLines(page) {
+  return page.page.evaluate(() => {
+    const header = document.querySelector('header.top');
+    const entries = [...header.querySelectorAll(':scope > *, nav.files > *, .sessions > *')]
+      .filter((e) => e.getClientRects().length && !e.classList.contains('skip-link') && !['NAV', 'DIV'].includes(e.tagName));
+    const rows = new Set(entries.map((e) => {
+      const r = e.getBoundingClientRect();
+      return Math.round((r.top + r.bottom) / 2 / 16);
+    }));
+    const right = Math.max(...entries.map((e) => e.getBoundingClientRect().right));
+    const tagline = header.querySelector('.tagline').getBoundingClientRect().width;
+    return { height: header.getBoundingClientRect().height, rows: rows.size, right, tagline };
+  });
+}
+
+for (const [name, viewport] of [['1440x900', { width: 1440, height: 900 }], ['1280x720', { width: 1280, height: 720 }]]) {
+  test(`the header is one line at ${name}`, async () => {
+    const { context, page } = await visit(undefined, viewport);
+    await page.screenshot(`header-${name}.png`);
+    const { height, rows, right, tagline } = await headerLines(page);
+    assert.equal(rows, 1, `every entry of the header on one line at ${name}`);
+    assert.ok(right <= viewport.width, `the last entry ends at ${right}px, within the ${viewport.width}px width`);
+    assert.ok(tagline >= 100, `the tagline shows (${tagline}px wide)`);
+    assert.ok(height <= 48, `the header is ${height}px high at ${name}`);
+    page.assertNoErrors();
+    await context.close();
+  });
+}
+
+test('"save ▾" opens with a click or Enter, lists the downloads, and Escape or a choice closes it', async (t) => {
+  const { context, page } = await visit(undefined, { width: 1280, height: 720 });
+  const menu = page.by('save-menu');
+  assert.equal(await page.by('export-session').isVisible(), false, 'the save entries start folded');
+  await menu.click();
+  for (const id of ['export-session', 'export-scenario', 'export-snapshot', 'export-team', 'export-peer-team',
+    'export-transcript-md', 'export-transcript-html']) {
+    assert.ok(await page.by(id).isVisible(), `${id} shows in the open menu`);
+  }
+  assert.equal(await menu.getAttribute('title'), 'download the session, its scenario, a snapshot, the team or the transcript');
+  await page.screenshot('header-save-open-1280x720.png');
+  const found = await axeFindings(page.page, '1280x720, save menu open');
+  for (const line of found.minor) t.diagnostic(line);
+  assertNoSevere(found.severe);
+  await page.page.keyboard.press('Tab');
+  assert.equal(await page.page.evaluate(() => document.activeElement.dataset.testid), 'export-session');
+  await page.page.keyboard.press('Escape');
+  await page.by('export-session').waitFor({ state: 'hidden' });
+  assert.equal(await page.page.evaluate(() => document.activeElement.dataset.testid), 'save-menu');
+  await page.page.keyboard.press('Enter');
+  await page.by('export-session').waitFor();
+  // Opening "open ▾" closes "save ▾": one menu at a time.
+  await page.by('open-menu').click();
+  await page.by('export-session').waitFor({ state: 'hidden' });
+  assert.ok(await page.by('open-link').isVisible());
+  // A download closes its menu.
+  JSON.parse(await page.download('export-team'));
+  assert.equal(await page.by('export-team').isVisible(), false, 'the menu closes after a choice');
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('on a 390x844 phone the header wraps above the panes, never over them', async () => {
+  const { context, page } = await visit(undefined, { width: 390, height: 844 });
+  await page.screenshot('header-390x844.png');
+  const layout = await page.page.evaluate(() => ({
+    header: document.querySelector('header.top').getBoundingClientRect().bottom,
+    panes: document.querySelector('main.panes').getBoundingClientRect().top,
+    position: getComputedStyle(document.querySelector('header.top')).position,
+    width: document.scrollingElement.scrollWidth,
+  }));
+  assert.ok(layout.panes >= layout.header, `the panes start (${layout.panes}px) below the header (${layout.header}px)`);
+  assert.equal(layout.position, 'static', 'the header scrolls away with the page');
+  assert.ok(layout.width <= 390, `nothing runs off the right edge (${layout.width}px wide)`);
+  await page.by('save-menu').click();
+  const box = await page.by('export-transcript-html').boundingBox();
+  assert.ok(box.x >= 0 && box.x + box.width <= 390, 'the open menu fits the phone');
+  await page.screenshot('header-390x844-save-open.png');
+  page.assertNoErrors();
+  await context.close();
+});
