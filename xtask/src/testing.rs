@@ -182,9 +182,10 @@ fn run_steps(ctx: &Ctx, steps: &mut Steps) -> Result<(), String> {
         Ok(())
     })?;
     steps.run("web e2e (chromium)", || web::e2e(ctx))?;
-    steps.run("web page size (gzip -9, at most 400 000 B)", || {
-        web::wasm_size(ctx)?.within_limit()
-    })?;
+    steps.run(
+        "web page size (gzip -9, at most 520 000 B; target 400 000 B)",
+        || web::wasm_size(ctx)?.within_limit(),
+    )?;
     steps.run("fuzz smoke", || {
         crate::fuzz::fuzz(ctx, crate::fuzz::SMOKE_SECONDS, None)
     })?;
