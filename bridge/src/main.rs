@@ -195,15 +195,12 @@ fn outputs(db: &Path, session: &str, member: Option<&str>) -> Result<(), String>
         .and_then(|facts| agent_chatter::session::Session::replay(facts).ok())
         .and_then(|s| s.team().cloned());
     // A member named by id, name or display name, as markers name them.
-    let wanted = match member {
-        None => None,
-        Some(name) => Some(
-            team.as_ref()
-                .and_then(|t| t.find(name))
-                .map(|m| m.id.to_string())
-                .unwrap_or_else(|| name.to_string()),
-        ),
-    };
+    let wanted = member.map(|name| {
+        team.as_ref()
+            .and_then(|t| t.find(name))
+            .map(|m| m.id.to_string())
+            .unwrap_or_else(|| name.to_string())
+    });
     let kept: Vec<_> = kept
         .into_iter()
         .filter(|k| wanted.as_ref().is_none_or(|w| &k.member == w))
