@@ -35,9 +35,9 @@ async fn a_huge_output_reaches_the_page_in_bounded_frames_and_its_ends_are_kept(
     assert!(
         reason.starts_with("reply of 5000001 bytes is above the 1048576 byte message limit")
             && reason.ends_with(
-                "its output (5000001 bytes) is kept in part in the session database (table \
-                 outputs): the first and the last 1048576 bytes; the 2902849 bytes between were \
-                 dropped"
+                "its output (5000001 bytes) is kept in part in the session database \
+                 (`agent-chatter outputs` prints it): the first and the last 1048576 bytes; the \
+                 2902849 bytes between were dropped"
             ),
         "{reason}"
     );
