@@ -6,20 +6,7 @@ mod support;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use support::{team, Bridge};
-
-/// `agent-chatter chat` on the team, database and agents file of directory `d`.
-fn chat_command(d: &std::path::Path) -> Command {
-    let mut cmd = Command::new(support::bin());
-    cmd.arg("chat")
-        .arg("--team")
-        .arg(d.join("team.json"))
-        .arg("--db")
-        .arg(d.join("chat.db"))
-        .arg("--agents")
-        .arg(d.join("agents.json"));
-    cmd
-}
+use support::{chat_command, team, Bridge};
 
 /// Runs `chat` in a fresh directory with `input` piped in; returns (stdout, stderr, success).
 fn chat(

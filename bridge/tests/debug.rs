@@ -5,7 +5,7 @@
 mod support;
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use support::{team, Bridge};
 
@@ -20,15 +20,8 @@ enum Switch {
 /// `chat` on the team of `dir` with `input` piped in, debug as `switch` says; (stdout, stderr).
 fn chat(dir: &tempfile::TempDir, input: &str, switch: Switch) -> (String, String) {
     let d = dir.path();
-    let mut cmd = Command::new(support::bin());
-    cmd.arg("chat")
-        .arg("--team")
-        .arg(d.join("team.json"))
-        .arg("--db")
-        .arg(d.join("chat.db"))
-        .arg("--agents")
-        .arg(d.join("agents.json"))
-        .env_remove("AGENT_CHATTER_LOG")
+    let mut cmd = support::chat_command(d);
+    cmd.env_remove("AGENT_CHATTER_LOG")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -189,14 +182,7 @@ fn a_routed_delivery_tells_the_receivers_own_last_answer_was_deduplicated() {
     t["settings"] = serde_json::json!({"delivery": "parent"});
     let dir = Bridge::new_dir(&t, "claude-stream.sh");
     let d = dir.path();
-    let mut child = Command::new(support::bin())
-        .arg("chat")
-        .arg("--team")
-        .arg(d.join("team.json"))
-        .arg("--db")
-        .arg(d.join("chat.db"))
-        .arg("--agents")
-        .arg(d.join("agents.json"))
+    let mut child = support::chat_command(d)
         .arg("--debug")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -12,14 +12,7 @@ use support::{team, Bridge};
 fn chatted() -> tempfile::TempDir {
     let dir = Bridge::new_dir(&team(None), "claude-stream.sh");
     let d = dir.path();
-    let mut child = Command::new(support::bin())
-        .arg("chat")
-        .arg("--team")
-        .arg(d.join("team.json"))
-        .arg("--db")
-        .arg(d.join("chat.db"))
-        .arg("--agents")
-        .arg(d.join("agents.json"))
+    let mut child = support::chat_command(d)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

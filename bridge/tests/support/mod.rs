@@ -31,6 +31,20 @@ pub fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// `agent-chatter chat` on the team, database (`chat.db`) and agents file of directory `d`
+/// (as [`Bridge::new_dir`] writes them).
+pub fn chat_command(d: &Path) -> Command {
+    let mut cmd = Command::new(bin());
+    cmd.arg("chat")
+        .arg("--team")
+        .arg(d.join("team.json"))
+        .arg("--db")
+        .arg(d.join("chat.db"))
+        .arg("--agents")
+        .arg(d.join("agents.json"));
+    cmd
+}
+
 /// A team of one human and two agents: max (claude-code) and sarah (openai-codex).
 pub fn team(max_agent_response_ms: Option<u64>) -> Value {
     let mut settings = json!({});
