@@ -60,33 +60,48 @@ pub fn SessionsMenu() -> impl IntoView {
         let handle = set_timeout_with_handle(move || host.search_sessions(text), SEARCH_DELAY);
         pending.set_value(handle.ok());
     };
-    let row = move |e: Entry| {
-        let id = e.id;
+    // A row lives as long as its session: a save or a reply that lands while the user types
+    // a new name updates the row's dates in place and never replaces the input being typed in.
+    let entry = move |id: i64| {
+        Memo::new(move |_| sessions.with(|l| l.iter().find(|e| e.id == id).cloned()))
+    };
+    let row = move |id: i64| {
+        let entry = entry(id);
         let is_shown = move || shown.get() == Some(id);
-        let name = e.name.clone();
-        let dates = {
-            let e = e.clone();
-            move || {
-                let now = state.clock.get();
-                let created = when(e.created_at, now, offset);
-                let updated = when(e.updated_at, now, offset);
-                let facts = plural(facts_of(&e), "fact");
-                if created == updated {
-                    format!("{created} · {facts}")
-                } else {
-                    format!("{created}, changed {updated} · {facts}")
-                }
+        let name = Memo::new(move |_| {
+            entry
+                .with(|e| e.as_ref().map(|e| e.name.clone()))
+                .unwrap_or_default()
+        });
+        let dates = move || {
+            let Some(e) = entry.get() else {
+                return String::new();
+            };
+            let now = state.clock.get();
+            let created = when(e.created_at, now, offset);
+            let updated = when(e.updated_at, now, offset);
+            let facts = plural(facts_of(&e), "fact");
+            if created == updated {
+                format!("{created} · {facts}")
+            } else {
+                format!("{created}, changed {updated} · {facts}")
             }
         };
-        let first = e.first_message.as_deref().map_or_else(
-            || "(no message yet)".to_string(),
-            |m| markers::strip_all(m).into_owned(),
-        );
+        let first = Memo::new(move |_| {
+            entry.with(|e| {
+                e.as_ref()
+                    .and_then(|e| e.first_message.as_deref())
+                    .map_or_else(
+                        || "(no message yet)".to_string(),
+                        |m| markers::strip_all(m).into_owned(),
+                    )
+            })
+        });
         view! {
             <li class="session-entry" class:shown=is_shown data-testid="session-entry" data-id=id>
                 <div class="session-line">
                     <input class="session-name" data-testid="session-name" aria-label="session name"
-                        prop:value=name.clone() title="rename: type a name, then Enter"
+                        prop:value=name title="rename: type a name, then Enter"
                         on:change=move |ev| host.rename_session(id, &event_target_value(&ev))
                         on:keydown=move |ev: leptos::ev::KeyboardEvent| {
                             if ev.key() == "Enter" {
@@ -99,15 +114,20 @@ pub fn SessionsMenu() -> impl IntoView {
                     </button>
                 </div>
                 <div class="session-dates">{dates}</div>
-                <div class="session-first" title=first.clone()>{first.clone()}</div>
+                <div class="session-first" title=first>{first}</div>
             </li>
         }
     };
     let list = move || {
         let searching = query.with(|q| !q.trim().is_empty());
         if !searching {
-            let rows = sessions.get().into_iter().map(row).collect_view();
-            return view! { <ul class="library-list">{rows}</ul> }.into_any();
+            return view! {
+                <ul class="library-list">
+                    <For each=move || sessions.with(|l| l.iter().map(|e| e.id).collect::<Vec<_>>())
+                        key=|id| *id children=row/>
+                </ul>
+            }
+            .into_any();
         }
         let found = hits
             .get()
