@@ -4,14 +4,9 @@
 // served by the bridge. Moderate and minor findings are printed as the test's diagnostics.
 // Screenshots: target/e2e/a11y-*.png.
 import { test } from 'node:test';
-import { spawn } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { assertNoSevere, axeFindings } from './support/axe.mjs';
 import { launch } from './support/browser.mjs';
+import { bridgeDir, startBridge } from './support/bridge.mjs';
 import { InspectorPage } from './support/inspector-page.mjs';
 import { servedPage } from './support/served.mjs';
 
@@ -76,17 +71,10 @@ for (const [name, viewport] of viewports) {
 }
 
 test('axe: no serious or critical violation on a page served by the bridge (simulated agents)', async (t) => {
-  const root = fileURLToPath(new URL('../../', import.meta.url));
-  const bin = process.env.AGENT_CHATTER_BIN ?? path.join(root, 'target/debug/agent-chatter');
-  const dir = await mkdtemp(path.join(tmpdir(), 'agent-chatter-a11y-'));
-  const bridge = spawn(bin, ['serve', '--port', '0', '--db', path.join(dir, 's.db'),
-    '--dist', path.join(root, 'web/dist'), '--simulate'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const bridge = await startBridge(await bridgeDir('a11y'), { args: ['--simulate'] });
   const browser = await launch();
   try {
-    const url = await new Promise((resolve, reject) => {
-      bridge.once('error', reject);
-      createInterface({ input: bridge.stdout }).once('line', resolve);
-    });
+    const url = bridge.url;
     // The bridge's Content-Security-Policy forbids inline scripts: axe is injected as one.
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, bypassCSP: true });
     const page = new InspectorPage(await context.newPage(), url);

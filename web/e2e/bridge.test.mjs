@@ -3,37 +3,21 @@
 // output streams into the page, and the page verifies the delivery's digest.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { launch } from './support/browser.mjs';
 import { InspectorPage } from './support/inspector-page.mjs';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const bin = process.env.AGENT_CHATTER_BIN ?? path.join(root, 'target/debug/agent-chatter');
-const fixture = (name) => path.join(root, 'bridge/tests/fixtures/agents', name);
+import { bridgeDir, fixture, startBridge } from './support/bridge.mjs';
 
 let bridge;
 let url;
 let browser;
 
 before(async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), 'agent-chatter-e2e-'));
-  const agents = path.join(dir, 'agents.json');
-  await writeFile(agents, JSON.stringify({ agents: {
+  bridge = await startBridge(await bridgeDir('bridge'), { agents: {
     max: { command: fixture('claude-slow-stream.sh') },
     'openai-codex': { command: 'agent-chatter-e2e-no-such-codex' },
     'google-gemini': { command: 'agent-chatter-e2e-no-such-gemini' },
-  } }));
-  bridge = spawn(bin, ['serve', '--port', '0', '--db', path.join(dir, 's.db'),
-    '--dist', path.join(root, 'web/dist'), '--agents', agents], { stdio: ['ignore', 'pipe', 'inherit'] });
-  url = await new Promise((resolve, reject) => {
-    bridge.once('error', reject);
-    createInterface({ input: bridge.stdout }).once('line', resolve);
-  });
+  } });
+  url = bridge.url;
   assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/#token=[0-9a-f]{64}$/);
   browser = await launch();
 });

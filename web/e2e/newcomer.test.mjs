@@ -5,17 +5,11 @@
 // failed agent can be retried (against a real `agent-chatter serve` whose agent fails once).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { InspectorPage } from './support/inspector-page.mjs';
 import { servedPage } from './support/served.mjs';
+import { bridgeDir, demoTeam, fixture, startBridge } from './support/bridge.mjs';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const bin = process.env.AGENT_CHATTER_BIN ?? path.join(root, 'target/debug/agent-chatter');
 const { visit } = servedPage();
 
 test('the header says what the page is, and the help explains the loop, P1 and the fates', async () => {
@@ -105,20 +99,11 @@ let bridge;
 let url;
 
 before(async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), 'agent-chatter-e2e-newcomer-'));
-  const team = path.join(dir, 'team.json');
-  await writeFile(team, await readFile(path.join(root, 'src/demo-team.json'), 'utf8'));
-  const agents = path.join(dir, 'agents.json');
-  await writeFile(agents, JSON.stringify({ agents: {
-    max: { command: path.join(root, 'bridge/tests/fixtures/agents/fail-once.sh'), args: [path.join(dir, 'first-run')] },
-  } }));
-  bridge = spawn(bin, ['serve', '--port', '0', '--db', path.join(dir, 's.db'), '--team', team,
-    '--dist', path.join(root, 'web/dist'), '--agents', agents], { stdio: ['ignore', 'pipe', 'inherit'] });
-  url = await new Promise((resolve, reject) => {
-    bridge.once('error', reject);
-    bridge.once('exit', (code) => reject(new Error(`the bridge exited with ${code}`)));
-    createInterface({ input: bridge.stdout }).once('line', resolve);
-  });
+  const dir = await bridgeDir('newcomer');
+  bridge = await startBridge(dir, { team: await demoTeam(), agents: {
+    max: { command: fixture('fail-once.sh'), args: [path.join(dir, 'first-run')] },
+  } });
+  url = bridge.url;
 });
 
 after(() => bridge?.kill());

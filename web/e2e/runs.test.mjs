@@ -6,18 +6,10 @@
 // (bridge/tests/fixtures/agents/), and in simulation.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { InspectorPage } from './support/inspector-page.mjs';
 import { servedPage } from './support/served.mjs';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const bin = process.env.AGENT_CHATTER_BIN ?? path.join(root, 'target/debug/agent-chatter');
-const fixture = (name) => path.join(root, 'bridge/tests/fixtures/agents', name);
+import { bridgeDir, demoTeam, fixture, startBridge } from './support/bridge.mjs';
 
 const served = servedPage();
 let bridge;
@@ -42,8 +34,8 @@ const stubNotifications = () => {
 };
 
 before(async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), 'agent-chatter-e2e-runs-'));
-  const team = JSON.parse(await readFile(path.join(root, 'src/demo-team.json'), 'utf8'));
+  const dir = await bridgeDir('runs');
+  const team = await demoTeam();
   const max = team.members.find((m) => m.id === 'max');
   Object.assign(max, {
     model: 'opus-e2e', permissionMode: 'readOnly', timeoutMs: 90000, baseDir: dir,
@@ -51,20 +43,12 @@ before(async () => {
   });
   team.settings = { ...team.settings, maxCostUsd: 1 };
   teamFile = path.join(dir, 'team.json');
-  await writeFile(teamFile, JSON.stringify(team));
-  const agents = path.join(dir, 'agents.json');
-  await writeFile(agents, JSON.stringify({ agents: {
+  bridge = await startBridge(dir, { team, agents: {
     max: { command: fixture('claude-usage.sh') },
     sarah: { command: fixture('claude-max-turns.sh'), output: 'claude' },
     carol: { command: fixture('crash.sh') },
-  } }));
-  bridge = spawn(bin, ['serve', '--port', '0', '--db', path.join(dir, 's.db'), '--team', teamFile,
-    '--dist', path.join(root, 'web/dist'), '--agents', agents], { stdio: ['ignore', 'pipe', 'inherit'] });
-  url = await new Promise((resolve, reject) => {
-    bridge.once('error', reject);
-    bridge.once('exit', (code) => reject(new Error(`the bridge exited with ${code}`)));
-    createInterface({ input: bridge.stdout }).once('line', resolve);
-  });
+  } });
+  url = bridge.url;
 });
 
 after(() => bridge?.kill());

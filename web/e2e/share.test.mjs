@@ -3,18 +3,11 @@
 // on its own (another origin), as a shared case the user keeps or discards.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { launch } from './support/browser.mjs';
 import { serve } from './support/server.mjs';
 import { InspectorPage } from './support/inspector-page.mjs';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const bin = process.env.AGENT_CHATTER_BIN ?? path.join(root, 'target/debug/agent-chatter');
+import { bridgeDir, root, startBridge } from './support/bridge.mjs';
 
 let bridge;
 let bridgeUrl;
@@ -22,13 +15,8 @@ let server;
 let browser;
 
 before(async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), 'agent-chatter-e2e-share-'));
-  bridge = spawn(bin, ['serve', '--port', '0', '--simulate', '--db', path.join(dir, 's.db'),
-    '--dist', path.join(root, 'web/dist')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  bridgeUrl = await new Promise((resolve, reject) => {
-    bridge.once('error', reject);
-    createInterface({ input: bridge.stdout }).once('line', resolve);
-  });
+  bridge = await startBridge(await bridgeDir('share'), { args: ['--simulate'] });
+  bridgeUrl = bridge.url;
   server = await serve(path.join(root, 'web/dist/'));
   browser = await launch();
 });
