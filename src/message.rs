@@ -3,6 +3,8 @@
 //! A message is stored **raw**, exactly as sent, with its parsed routing beside it; the strip
 //! functions in [`crate::markers`] are views over the raw text, never applied on store.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 /// Milliseconds since the Unix epoch, supplied by the host: the core never reads a clock.
@@ -14,6 +16,104 @@ pub struct Millis(pub u64);
 
 /// A member id as configured in the team (`"max"`, `"kailai"`).
 pub type MemberId = String;
+
+/// The text of a message, held once: the fact that brought it and the message it became share
+/// one allocation (docs/architecture.md §14, "Memory"). Reads as a `str` (it derefs to one)
+/// and is written as a JSON string.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Text(Arc<str>);
+
+impl Text {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for Text {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for Text {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for Text {
+    fn from(text: String) -> Self {
+        Text(text.into())
+    }
+}
+
+impl From<&str> for Text {
+    fn from(text: &str) -> Self {
+        Text(text.into())
+    }
+}
+
+impl From<&String> for Text {
+    fn from(text: &String) -> Self {
+        Text(text.as_str().into())
+    }
+}
+
+impl From<Text> for String {
+    fn from(text: Text) -> Self {
+        text.0.to_string()
+    }
+}
+
+impl PartialEq<str> for Text {
+    fn eq(&self, other: &str) -> bool {
+        &*self.0 == other
+    }
+}
+
+impl PartialEq<&str> for Text {
+    fn eq(&self, other: &&str) -> bool {
+        &*self.0 == *other
+    }
+}
+
+impl PartialEq<String> for Text {
+    fn eq(&self, other: &String) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl std::fmt::Display for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Serialize for Text {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Text {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d).map(Text::from)
+    }
+}
 
 /// A message id: `msg-1`, `msg-2`, … in the order messages were stored.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -181,9 +281,11 @@ pub struct Routing {
 pub struct Message {
     /// `msg-1`, `msg-2`, … in the order messages were stored.
     pub id: MessageId,
-    pub speaker: Speaker,
+    // Shared by every message of that member under one team (written as the record itself).
+    pub speaker: Arc<Speaker>,
     /// Exactly what was sent, markers included.
-    pub content: String,
+    // The text of the fact it came from, not a copy.
+    pub content: Text,
     #[serde(default)]
     pub routing: Routing,
     /// Milliseconds since 1970, as given by the host.
@@ -207,6 +309,19 @@ impl Message {
 #[cfg(feature = "ts")]
 mod ts {
     use ts_rs::{Config, TS};
+
+    impl TS for super::Text {
+        type WithoutGenerics = Self;
+        type OptionInnerType = Self;
+
+        fn name(cfg: &Config) -> String {
+            String::name(cfg)
+        }
+
+        fn inline(cfg: &Config) -> String {
+            String::inline(cfg)
+        }
+    }
 
     impl TS for super::MessageId {
         type WithoutGenerics = Self;

@@ -248,7 +248,7 @@ impl Scenario {
                 } else {
                     m.speaker.id.clone()
                 },
-                content: m.content.clone(),
+                content: m.content.to_string(),
                 to: Some(m.routing.resolved.clone()),
             })
             .collect();

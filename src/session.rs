@@ -47,6 +47,7 @@
 //!   to it.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
 
 mod file;
 
@@ -55,10 +56,10 @@ use thiserror::Error;
 
 use crate::config::ConfigError;
 use crate::context::{self, AsOf, BuildError, BuildSettings, Prompt, Recipient, Store, Target};
-use crate::conversation::{Action, Conversation, Delivery, HumanInput, InputError};
+use crate::conversation::{Action, Conversation, Delivery, InputError};
 use crate::json::Path;
 use crate::json::{FieldError, JsonSyntaxError};
-use crate::message::{MemberId, Message, Millis};
+use crate::message::{MemberId, Message, Millis, Text};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::snapshot::{self, Snapshot};
 use crate::team::{self, Member, NotAMember, Team, TeamSettings};
@@ -80,8 +81,9 @@ pub enum Fact {
     /// A team was loaded: everything resets. `settings`, when given, replace the team's own.
     /// (Team and settings are boxed, as the scenario is, so every fact stays small: a session
     /// holds one per message.)
+    // The team is shared: the conversation holds this one (docs/architecture.md §14, "Memory").
     SetTeam {
-        team: Box<Team>,
+        team: Arc<Team>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "ts", ts(optional))]
         settings: Option<Box<TeamSettings>>,
@@ -89,8 +91,9 @@ pub enum Fact {
     /// New settings (window, budgets, policy); the conversation goes on.
     SetSettings { settings: Box<TeamSettings> },
     /// A human typed `text` (raw, markers included); `sender` is a member id when known.
+    // The message it becomes holds this text, not a copy.
     Human {
-        text: String,
+        text: Text,
         sender: Option<MemberId>,
         at: Millis,
     },
@@ -99,16 +102,17 @@ pub enum Fact {
     /// cut stream): the reply is stored and routed all the same, and marked.
     Replied {
         to: MemberId,
-        text: String,
+        text: Text,
         at: Millis,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "ts", ts(optional))]
         incomplete: Option<String>,
         /// What the run cost, as its CLI reported it (docs/architecture.md §14c). Absent in
         /// logs written before it was recorded, which replay as they always did.
+        // Boxed: most facts are not runs, and each fact is as large as the largest.
         #[serde(skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "ts", ts(optional))]
-        usage: Option<Usage>,
+        usage: Option<Box<Usage>>,
     },
     /// The pending delivery `to` failed (timeout, crash, bad output). `reason` is the full
     /// account for the people (the CLI's own words); `failure`, when given, is the kind of
@@ -123,7 +127,7 @@ pub enum Fact {
         failure: Option<Failure>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "ts", ts(optional))]
-        usage: Option<Usage>,
+        usage: Option<Box<Usage>>,
     },
     /// The user asked to run `to`'s failed delivery again (docs/architecture.md §6b): valid
     /// only when `to`'s last run in this conversation failed and nothing is in flight or queued
@@ -147,7 +151,7 @@ pub enum Fact {
 impl Fact {
     pub fn set_team(team: Team) -> Self {
         Fact::SetTeam {
-            team: Box::new(team),
+            team: Arc::new(team),
             settings: None,
         }
     }
@@ -158,7 +162,7 @@ impl Fact {
         }
     }
 
-    pub fn human(text: impl Into<String>, at: Millis) -> Self {
+    pub fn human(text: impl Into<Text>, at: Millis) -> Self {
         Fact::Human {
             text: text.into(),
             sender: None,
@@ -166,7 +170,7 @@ impl Fact {
         }
     }
 
-    pub fn replied(to: impl Into<MemberId>, text: impl Into<String>, at: Millis) -> Self {
+    pub fn replied(to: impl Into<MemberId>, text: impl Into<Text>, at: Millis) -> Self {
         Fact::Replied {
             to: to.into(),
             text: text.into(),
@@ -191,7 +195,7 @@ impl Fact {
     #[must_use]
     pub fn with_usage(mut self, reported: Usage) -> Self {
         if let Fact::Replied { usage, .. } | Fact::Failed { usage, .. } = &mut self {
-            *usage = (!reported.is_empty()).then_some(reported);
+            *usage = (!reported.is_empty()).then(|| Box::new(reported));
         }
         self
     }
@@ -489,12 +493,16 @@ impl Session {
     fn apply_owned(&mut self, fact: Fact) -> Result<(), SessionError> {
         match &fact {
             Fact::SetTeam { team, settings } => {
-                let mut team = Team::clone(team);
-                if let Some(settings) = settings {
-                    team.settings = TeamSettings::clone(settings);
-                }
+                // The conversation holds the fact's team, or a copy with the fact's settings.
+                let team = match settings {
+                    None => Arc::clone(team),
+                    Some(settings) => Arc::new(Team {
+                        settings: TeamSettings::clone(settings),
+                        ..Team::clone(team)
+                    }),
+                };
                 team.validate().map_err(SessionError::Team)?;
-                self.conversation.set_team(team);
+                self.conversation.set_shared_team(team);
                 self.team_tasks.clear();
                 self.deliveries.clear();
                 self.runs.clear();
@@ -509,11 +517,8 @@ impl Session {
                     .set_settings(TeamSettings::clone(settings));
             }
             Fact::Human { text, sender, at } => {
-                let input = HumanInput {
-                    text: text.clone(),
-                    sender: sender.clone(),
-                };
-                self.conversation.handle_human_input(input, *at)?;
+                self.conversation
+                    .human_said(text.clone(), sender.as_deref(), *at)?;
             }
             Fact::Replied {
                 to,
@@ -522,12 +527,12 @@ impl Session {
                 incomplete,
                 usage,
             } => {
-                let spent = self.count_cost(usage.as_ref());
+                let spent = self.count_cost(usage.as_deref());
                 let id = self
                     .conversation
-                    .handle_agent_replied(to, text.clone(), *at)
+                    .agent_replied(to, text.clone(), *at)
                     .inspect_err(|_| self.conversation.set_spent(spent))?;
-                self.record_run(to, &id, *usage, incomplete.clone(), None);
+                self.record_run(to, &id, usage.as_deref().copied(), incomplete.clone(), None);
             }
             Fact::Failed {
                 to,
@@ -536,14 +541,20 @@ impl Session {
                 failure,
                 usage,
             } => {
-                let spent = self.count_cost(usage.as_ref());
+                let spent = self.count_cost(usage.as_deref());
                 // The other agents read one short line in words; the people get the reason.
                 let said = failure.map_or_else(|| reason.clone(), |f| f.words().to_string());
                 let id = self
                     .conversation
                     .handle_agent_failed(to, said, *at)
                     .inspect_err(|_| self.conversation.set_spent(spent))?;
-                self.record_run(to, &id, *usage, None, Some(reason.clone()));
+                self.record_run(
+                    to,
+                    &id,
+                    usage.as_deref().copied(),
+                    None,
+                    Some(reason.clone()),
+                );
             }
             Fact::Retry { to, at } => {
                 let (parent, intent) = self.failed_delivery(to)?;

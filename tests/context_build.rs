@@ -110,7 +110,8 @@ fn dedup_by_id_comes_before_speaker_and_content() {
             ai("max")
         } else {
             human("max")
-        },
+        }
+        .into(),
         content: content.into(),
         routing: Routing::default(),
         at: Millis(0),

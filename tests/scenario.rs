@@ -204,7 +204,7 @@ fn from_names_a_member_by_id_or_name_and_system_is_a_notice() {
         .collect();
     assert_eq!(speakers, ["u1", "u1", "u1", "system"]);
     assert_eq!(store.messages()[0].speaker.name, "kailai");
-    assert_eq!(store.messages()[3].speaker, Speaker::system());
+    assert_eq!(*store.messages()[3].speaker, Speaker::system());
     assert_eq!(store.messages()[3].speaker.kind, SpeakerKind::System);
 }
 

@@ -793,7 +793,7 @@ fn outcome_facts_carry_usage_and_read_back_as_themselves() {
             reason: "claude exited with code 1: API Error: 500 (127.0.0.1:38287)".into(),
             at: Millis(5),
             failure: Some(Failure::Crashed),
-            usage: Some(usage(0.01)),
+            usage: Some(Box::new(usage(0.01))),
         },
     ];
     for fact in facts {

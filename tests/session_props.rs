@@ -95,7 +95,7 @@ fn fact_for(session: &Session, step: &Step, at: u64) -> Fact {
             Fact::set_settings(settings)
         }
         (Step::Human(text, _), _) | (Step::Reply(text), None) => Fact::Human {
-            text: text.clone(),
+            text: text.clone().into(),
             sender: match step {
                 Step::Human(_, Some(i)) => Some(MEMBERS[*i].to_string()),
                 _ => None,

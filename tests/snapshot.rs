@@ -615,7 +615,7 @@ fn the_first_problem_in_document_order_is_the_one_reported() {
 fn an_in_memory_snapshot_reports_its_first_problem_too() {
     let mut snapshot = export(&sample_store(), Millis(0));
     snapshot.messages[1].id = MessageId("msg-1".into());
-    snapshot.messages[3].speaker.id = " ".into();
+    std::sync::Arc::make_mut(&mut snapshot.messages[3].speaker).id = " ".into();
     let err = import_snapshot(&mut Store::new(), snapshot.clone()).unwrap_err();
     assert_eq!(
         err.to_string(),

@@ -315,7 +315,7 @@ pub async fn run(hub: Hub, bell: bool) -> Result<Ending, String> {
 
 async fn send(hub: &Hub, text: String) {
     let fact = Fact::Human {
-        text,
+        text: text.into(),
         sender: None,
         at: hub::now(),
     };

@@ -447,7 +447,7 @@ impl Actor {
                 // run settings, never its own (docs/architecture.md §14c).
                 let in_force = self.session.team();
                 match &mut fact {
-                    Fact::SetTeam { team, .. } => settings::impose(team, in_force),
+                    Fact::SetTeam { team, .. } => settings::impose(Arc::make_mut(team), in_force),
                     Fact::LoadScenario { scenario } => {
                         settings::impose(&mut scenario.team, in_force)
                     }
@@ -994,7 +994,7 @@ impl Actor {
             Outcome::Replied(text) => Fact::replied(to.as_str(), text, at),
             Outcome::Incomplete { text, reason } => Fact::Replied {
                 to: to.clone(),
-                text,
+                text: text.into(),
                 at,
                 incomplete: Some(reason),
                 usage: None,

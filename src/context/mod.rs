@@ -239,7 +239,7 @@ pub(crate) fn gather_as_of<'a>(
     let line = |pos: usize| {
         line_at(store, pos).ok_or_else(|| BuildError::UnknownMessage(messages[pos].id.clone()))
     };
-    let markers = |pos: usize| store.view(pos).map_or(0, |v| v.markers);
+    let markers = |pos: usize| store.view(pos).map_or(0, |v| v.markers());
     let mut markers_stripped = markers(cur_pos);
     let mut fates = Vec::with_capacity(settings.window.min(cur_pos) + 8);
 

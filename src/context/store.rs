@@ -4,7 +4,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::hash::HashMap;
-use crate::message::{Message, MessageId, Millis, Routing, Speaker};
+use std::sync::Arc;
+
+use crate::message::{Message, MessageId, Millis, Routing, Speaker, Text};
 
 /// Team task cap: 5 KiB, cut at a character boundary (docs/architecture.md §19 (seed 001 D6,
 /// seed 004)).
@@ -18,30 +20,32 @@ pub struct TeamTaskTruncated {
 }
 
 /// What every prompt shows of a stored message, computed once when it is stored: messages
-/// never change, so no prompt re-strips history (docs/architecture.md §9 cost rule).
+/// never change, so no prompt re-strips history (docs/architecture.md §9 cost rule). One per
+/// message, so kept small (40 bytes): a message is at most 1 MiB, so a range within it fits
+/// in two `u32`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct View {
     /// `strip_all` of the content ([`Store::stripped`]).
     stripped: Stripped,
     /// Markers `strip_all` removed.
-    pub markers: usize,
+    markers: u32,
     /// The `to` of its history line when it names more than one addressee (their names
     /// joined by `, `); `all` and a single name are read from the message ([`View::to`]), so
     /// most messages keep no copy.
-    joined_to: Option<String>,
+    joined_to: Option<Box<str>>,
 }
 
 /// `strip_all` of a stored message: most often a piece of its content (prose without markers
 /// inside it), kept as that range with no copy; otherwise a text of its own.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Stripped {
-    Piece(std::ops::Range<usize>),
-    Own(String),
+    Piece(u32, u32),
+    Own(Box<str>),
 }
 
 impl Default for Stripped {
     fn default() -> Self {
-        Stripped::Piece(0..0)
+        Stripped::Piece(0, 0)
     }
 }
 
@@ -49,18 +53,29 @@ impl View {
     fn of(message: &Message) -> Self {
         let content = message.content.as_str();
         let (stripped, markers) = crate::markers::strip_all_counted(content);
+        let piece = |range: std::ops::Range<usize>| {
+            Some(Stripped::Piece(
+                u32::try_from(range.start).ok()?,
+                u32::try_from(range.end).ok()?,
+            ))
+        };
         let stripped = match stripped {
-            std::borrow::Cow::Borrowed(piece) => match crate::text::range_within(content, piece) {
-                Some(range) => Stripped::Piece(range),
-                None => Stripped::Own(piece.to_string()),
-            },
-            std::borrow::Cow::Owned(own) => Stripped::Own(own),
+            std::borrow::Cow::Borrowed(text) => crate::text::range_within(content, text)
+                .and_then(piece)
+                .unwrap_or_else(|| Stripped::Own(text.into())),
+            std::borrow::Cow::Owned(own) => Stripped::Own(own.into()),
         };
         View {
             stripped,
-            markers,
-            joined_to: (message.routing.resolved_names.len() > 1).then(|| message.to_label()),
+            markers: u32::try_from(markers).unwrap_or(u32::MAX),
+            joined_to: (message.routing.resolved_names.len() > 1)
+                .then(|| message.to_label().into()),
         }
+    }
+
+    /// Markers `strip_all` removed.
+    pub(crate) fn markers(&self) -> usize {
+        self.markers as usize
     }
 
     /// The `to` of the message's history line ([`Message::to_label`]), given the message.
@@ -75,7 +90,9 @@ impl View {
     /// The stripped text, given the stored message's content.
     fn stripped<'a>(&'a self, content: &'a str) -> &'a str {
         match &self.stripped {
-            Stripped::Piece(range) => content.get(range.clone()).unwrap_or_default(),
+            Stripped::Piece(start, end) => content
+                .get(*start as usize..*end as usize)
+                .unwrap_or_default(),
             Stripped::Own(own) => own,
         }
     }
@@ -110,6 +127,18 @@ impl Store {
         &mut self,
         speaker: Speaker,
         content: String,
+        routing: Routing,
+        at: Millis,
+    ) -> &Message {
+        self.push_shared(Arc::new(speaker), content.into(), routing, at)
+    }
+
+    /// [`Store::push`] keeping the speaker and the text given, shared with their other holders
+    /// (the team's speaker, the fact's text) rather than copied.
+    pub(crate) fn push_shared(
+        &mut self,
+        speaker: Arc<Speaker>,
+        content: Text,
         routing: Routing,
         at: Millis,
     ) -> &Message {
@@ -258,13 +287,13 @@ mod tests {
     fn message(id: &str) -> Message {
         Message {
             id: MessageId(id.to_string()),
-            speaker: Speaker {
+            speaker: Arc::new(Speaker {
                 id: "kailai".into(),
                 name: "kailai".into(),
                 display_name: "Kailai".into(),
                 kind: SpeakerKind::Human,
-            },
-            content: format!("{id} says hi"),
+            }),
+            content: format!("{id} says hi").into(),
             routing: Routing::default(),
             at: Millis(0),
         }
@@ -277,7 +306,7 @@ mod tests {
         // at position 1 and one `msg-01` (number 1, but not the store's spelling of it).
         let ids = ["msg-3", "msg-1", "a", "msg-01", "msg-5"];
         store.replace(ids.iter().map(|id| message(id)).collect(), None);
-        let speaker = message("x").speaker;
+        let speaker = Speaker::clone(&message("x").speaker);
         store.push(
             speaker.clone(),
             "next".into(),

@@ -59,6 +59,7 @@ mod queue;
 mod state;
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -72,7 +73,7 @@ use crate::context::{self, AsOf, BuildError, BuildSettings, Prompt, Recipient, S
 use crate::explain::BudgetStatus;
 use crate::markers::{self, DropTargets, Markers};
 use crate::message::{
-    Intent, MemberId, MessageId, Millis, Routing, Speaker, SpeakerKind, MAX_MESSAGE_BYTES,
+    Intent, MemberId, MessageId, Millis, Routing, Speaker, SpeakerKind, Text, MAX_MESSAGE_BYTES,
 };
 use crate::team::{DeliveryPolicy, Member, PromptFormat, Team, TeamSettings};
 use crate::text::floor_char_boundary;
@@ -113,7 +114,11 @@ pub struct InFlight {
 /// state. See the module doc for the run loop.
 #[derive(Debug, Clone)]
 pub struct Conversation {
-    team: Option<Team>,
+    /// Shared with the `setTeam` fact it came from (docs/architecture.md §14, "Memory").
+    team: Option<Arc<Team>>,
+    /// One speaker per member of `team`, in its order: every message a member sends holds
+    /// this one (its id, name and display name are not copied per message).
+    speakers: Vec<Arc<Speaker>>,
     store: Store,
     queue: RoutingQueue,
     status: Status,
@@ -160,6 +165,7 @@ impl Conversation {
     pub fn new() -> Self {
         Conversation {
             team: None,
+            speakers: Vec::new(),
             store: Store::new(),
             queue: RoutingQueue::new(),
             status: Status::Idle,
@@ -203,6 +209,11 @@ impl Conversation {
     /// agent type the core does not know raises [`Notice::UnknownAgentType`] (its prompts use the
     /// plain format).
     pub fn set_team(&mut self, team: Team) {
+        self.set_shared_team(Arc::new(team));
+    }
+
+    /// [`Conversation::set_team`] with a team held elsewhere too (the session's fact log).
+    pub(crate) fn set_shared_team(&mut self, team: Arc<Team>) {
         *self = Self::new();
         for member in team.members.iter().filter(|m| m.is_ai()) {
             let agent_type = member.agent_type.clone().unwrap_or_default();
@@ -215,15 +226,32 @@ impl Conversation {
                 });
             }
         }
+        self.install(team);
+    }
+
+    /// Holds `team` and its members' speakers.
+    fn install(&mut self, team: Arc<Team>) {
+        self.speakers = team.members.iter().map(|m| Arc::new(m.speaker())).collect();
         self.team = Some(team);
+    }
+
+    /// The shared speaker of `member`, a member of the team held.
+    fn speaker_of(&self, member: &Member) -> Arc<Speaker> {
+        let members = self.team.as_ref().map_or(&[][..], |t| t.members.as_slice());
+        members
+            .iter()
+            .position(|m| std::ptr::eq(m, member))
+            .and_then(|i| self.speakers.get(i))
+            .map_or_else(|| Arc::new(member.speaker()), Arc::clone)
     }
 
     /// Replaces the team's settings (window, budgets, delivery policy, round bound) without
     /// touching the conversation: later prompts use them, queued deliveries stay queued. A
-    /// no-op before [`Self::set_team`].
+    /// no-op before [`Self::set_team`]. (A team shared with a fact is copied first: the fact
+    /// keeps the settings it was given.)
     pub fn set_settings(&mut self, settings: TeamSettings) {
         if let Some(team) = self.team.as_mut() {
-            team.settings = settings;
+            Arc::make_mut(team).settings = settings;
         }
     }
 
@@ -241,7 +269,7 @@ impl Conversation {
     // ----------------------------------------------------------------------------- getters
 
     pub fn team(&self) -> Option<&Team> {
-        self.team.as_ref()
+        self.team.as_deref()
     }
 
     /// Every stored message (raw) and the team task.
@@ -348,7 +376,7 @@ impl Conversation {
                 member: member.clone(),
             });
         }
-        conv.team = Some(team);
+        conv.install(Arc::new(team));
         Ok(conv)
     }
 
@@ -362,12 +390,23 @@ impl Conversation {
         input: HumanInput,
         at: Millis,
     ) -> Result<MessageId, InputError> {
-        let team = self.team.as_ref().ok_or(InputError::NoTeam)?;
-        input::check_size(&input.text)?;
-        let parsed = markers::parse(&input.text);
+        self.human_said(input.text.into(), input.sender.as_deref(), at)
+    }
+
+    /// [`Conversation::handle_human_input`] with the text shared with the fact it came from:
+    /// the stored message holds `text` itself.
+    pub(crate) fn human_said(
+        &mut self,
+        text: Text,
+        sender: Option<&str>,
+        at: Millis,
+    ) -> Result<MessageId, InputError> {
+        let team = self.team.as_deref().ok_or(InputError::NoTeam)?;
+        input::check_size(&text)?;
+        let parsed = markers::parse(&text);
         let sender = input::resolve_sender(
             team,
-            input.sender.as_deref(),
+            sender,
             parsed.from.as_deref(),
             self.waiting_for.as_deref(),
         )?;
@@ -383,13 +422,13 @@ impl Conversation {
             });
         }
         // Accepted: from here on nothing fails.
-        let speaker = sender.speaker();
+        let speaker = self.speaker_of(sender);
         self.waiting_for = None;
         self.rounds = 0;
         if self.status == Status::Completed {
             self.status = Status::Running;
         }
-        let id = self.record(speaker, input.text, parsed, None, at);
+        let id = self.record(speaker, text, parsed, None, at);
         self.advance(at);
         Ok(id)
     }
@@ -404,13 +443,23 @@ impl Conversation {
         text: String,
         at: Millis,
     ) -> Result<MessageId, InputError> {
+        self.agent_replied(member, text.into(), at)
+    }
+
+    /// [`Conversation::handle_agent_replied`] with the text shared with the fact it came from.
+    pub(crate) fn agent_replied(
+        &mut self,
+        member: &str,
+        text: Text,
+        at: Millis,
+    ) -> Result<MessageId, InputError> {
         self.check_in_flight(member)?;
         input::check_size(&text)?;
         let Some(speaker) = self
             .team
             .as_ref()
             .and_then(|t| t.member(member))
-            .map(Member::speaker)
+            .map(|m| self.speaker_of(m))
         else {
             return Err(self.not_in_flight(member));
         };
@@ -540,8 +589,8 @@ impl Conversation {
     /// written but not acted on.
     fn record_unrouted(
         &mut self,
-        speaker: Speaker,
-        text: String,
+        speaker: Arc<Speaker>,
+        text: Text,
         markers: Markers,
         (parent, intent): (MessageId, Intent),
         at: Millis,
@@ -554,21 +603,24 @@ impl Conversation {
             intent: Some(intent),
             ..Routing::default()
         };
-        self.store.push(speaker, text, routing, at).id.clone()
+        self.store
+            .push_shared(speaker, text, routing, at)
+            .id
+            .clone()
     }
 
     /// Stores a message and applies its markers in order: team task, then `[DONE]` (drops
     /// everything, ignores `[NEXT]`) or `[DROP]` before `[NEXT]`.
     fn record(
         &mut self,
-        speaker: Speaker,
-        text: String,
+        speaker: Arc<Speaker>,
+        text: Text,
         markers: Markers,
         answering: Option<(MessageId, Intent)>,
         at: Millis,
     ) -> MessageId {
         self.apply_team_task(&markers);
-        let team = self.team.as_ref();
+        let team = self.team.as_deref();
         let next = resolve_next(team, &speaker.id, &markers.next);
         let drop = markers.drop.as_ref().map(|d| resolve_drop(team, d));
         let done = markers.done;
@@ -581,7 +633,11 @@ impl Conversation {
             parent,
             intent,
         };
-        let id = self.store.push(speaker, text, routing, at).id.clone();
+        let id = self
+            .store
+            .push_shared(speaker, text, routing, at)
+            .id
+            .clone();
         self.last_completed = Some(id.clone());
 
         if done {

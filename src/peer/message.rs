@@ -523,7 +523,7 @@ mod tests {
         };
         let m = Message {
             id: MessageId("msg-3".into()),
-            speaker: Speaker::system(),
+            speaker: Speaker::system().into(),
             content: "x".into(),
             routing: routing.clone(),
             at: crate::message::Millis(7),
@@ -543,7 +543,7 @@ mod tests {
     fn a_message_without_routing_has_no_routing_key() {
         let m = Message {
             id: MessageId("msg-1".into()),
-            speaker: Speaker::system(),
+            speaker: Speaker::system().into(),
             content: "x".into(),
             routing: Routing::default(),
             at: crate::message::Millis(5),

@@ -70,10 +70,10 @@ fn fact_at(fact: Read<FactFields<'_>>, path: &Path<'_>) -> Result<Fact, SessionF
         let path = path.key("at");
         required(field, &path)?.unsigned(&path).map(Millis)
     };
-    let usage = |value: Option<Value>| -> Result<Option<Usage>, FieldError> {
+    let usage = |value: Option<Value>| -> Result<Option<Box<Usage>>, FieldError> {
         value
             .filter(|v| !v.is_null())
-            .map(|v| crate::usage::usage_at(&v, &path.key("usage")))
+            .map(|v| crate::usage::usage_at(&v, &path.key("usage")).map(Box::new))
             .transpose()
     };
     let kind = text("type", f.kind)?;
@@ -81,7 +81,7 @@ fn fact_at(fact: Read<FactFields<'_>>, path: &Path<'_>) -> Result<Fact, SessionF
         "setTeam" => {
             let team = required(f.team, &path.key("team"))?;
             Fact::SetTeam {
-                team: Box::new(config::team_at(&team, &path.key("team"))?),
+                team: std::sync::Arc::new(config::team_at(&team, &path.key("team"))?),
                 settings: match f.settings {
                     None => None,
                     Some(v) => Some(Box::new(team::settings_at(&v, &path.key("settings"))?)),
@@ -93,7 +93,7 @@ fn fact_at(fact: Read<FactFields<'_>>, path: &Path<'_>) -> Result<Fact, SessionF
             Fact::set_settings(team::settings_at(&settings, &path.key("settings"))?)
         }
         "human" => Fact::Human {
-            text: text("text", f.text)?,
+            text: text("text", f.text)?.into(),
             sender: match f.sender {
                 None => None,
                 Some(field) => Some(field.string(&path.key("sender"))?.into_owned()),
@@ -102,7 +102,7 @@ fn fact_at(fact: Read<FactFields<'_>>, path: &Path<'_>) -> Result<Fact, SessionF
         },
         "replied" => Fact::Replied {
             to: text("to", f.to)?,
-            text: text("text", f.text)?,
+            text: text("text", f.text)?.into(),
             at: at(f.at)?,
             incomplete: match f.incomplete {
                 None => None,

@@ -120,8 +120,8 @@ fn message<'de>(
     match tail() {
         Ok((routing, at)) => Ok(Message {
             id: MessageId(id.into_owned()),
-            speaker,
-            content: content.into_owned(),
+            speaker: speaker.into(),
+            content: content.into_owned().into(),
             routing,
             at,
         }),

@@ -115,14 +115,24 @@ impl JsConversation {
         let text = string_arg(text, "submit(text)")?;
         let sender = optional_string_arg(sender, "submit(text, sender)")?;
         let at = time(at, "submit(text, sender, at): at")?;
-        self.apply_with("submit", Fact::Human { text, sender, at }, |e| match e {
-            // The catalogue's words are for people typing `[FROM:x]`; a JS host has the
-            // argument too.
-            SessionError::Input(e @ InputError::SenderRequired { .. }) => JsError::new(&format!(
+        self.apply_with(
+            "submit",
+            Fact::Human {
+                text: text.into(),
+                sender,
+                at,
+            },
+            |e| match e {
+                // The catalogue's words are for people typing `[FROM:x]`; a JS host has the
+                // argument too.
+                SessionError::Input(e @ InputError::SenderRequired { .. }) => {
+                    JsError::new(&format!(
                 "{e}\n\nFrom code, pass the sender's member id instead: submit(text, senderId)"
-            )),
-            e => into_error(e),
-        })
+            ))
+                }
+                e => into_error(e),
+            },
+        )
     }
 
     /// Agent `memberId` answered its delivery with `text` (its final text, stored exactly).

@@ -288,7 +288,7 @@ mod tests {
         let mut facts = vec![Fact::set_team(agent_chatter::demo::team())];
         for (i, text) in humans.iter().enumerate() {
             facts.push(Fact::Human {
-                text: text.to_string(),
+                text: text.to_string().into(),
                 sender: Some("kailai".into()),
                 at: Millis(1000 + i as u64),
             });

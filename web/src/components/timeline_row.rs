@@ -66,7 +66,7 @@ pub fn TimelineRow(
                 (
                     m.speaker.display_name.clone(),
                     to,
-                    m.content.clone(),
+                    m.content.to_string(),
                     m.routing.intent,
                 )
             })

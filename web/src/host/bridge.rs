@@ -396,7 +396,7 @@ impl Bridge {
             at.0 = last + 1;
         }
         let fact = Fact::Human {
-            text,
+            text: text.into(),
             sender: None,
             at,
         };

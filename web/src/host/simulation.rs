@@ -387,7 +387,7 @@ impl Simulation {
             }
             Some(Fact::SetTeam { team: old, .. }) => {
                 team.settings = old.settings.clone();
-                **old = team;
+                *old = team.into();
             }
             _ => log.insert(0, Fact::set_team(team)),
         }
@@ -436,7 +436,7 @@ impl Simulation {
     /// The human composer: `text` as typed, markers included.
     pub fn send_human(&self, text: String) -> bool {
         self.apply(Fact::Human {
-            text,
+            text: text.into(),
             sender: None,
             at: now(),
         })
@@ -509,7 +509,7 @@ pub fn demo_session() -> Session {
     let mut session = Session::new();
     let _ = session.apply(&Fact::set_team(agent_chatter::demo::team()));
     let _ = session.apply(&Fact::Human {
-        text: agent_chatter::demo::OPENING_MESSAGE.to_string(),
+        text: agent_chatter::demo::OPENING_MESSAGE.into(),
         sender: Some("kailai".to_string()),
         at: Millis(DEMO_EPOCH),
     });
