@@ -16,9 +16,9 @@ use agent_chatter::message::{Millis, MAX_MESSAGE_BYTES};
 use agent_chatter::protocol::{encode_event, AgentReport, Event, SearchHit, SessionInfo};
 use agent_chatter::session::{Fact, Session, SessionError, SessionFileError};
 use agent_chatter::team::Team;
-use axum::extract::ws::Utf8Bytes;
 use thiserror::Error;
 use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use crate::agents::decode::above_the_limit;
 use crate::agents::run::{self, Job, Outcome, CANCELLED};

@@ -8,14 +8,21 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::extract::connect_info::{ConnectInfo, Connected};
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
-use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
-use axum::extract::{Request, State};
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::{FromRequestParts, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::serve::{IncomingStream, Listener};
 use axum::Router;
+use futures_util::{SinkExt, StreamExt};
+use hyper_util::rt::TokioIo;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
+use tokio_tungstenite::tungstenite::protocol::frame::Frame;
+use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
+use tokio_tungstenite::tungstenite::{Bytes, Message, Utf8Bytes};
+use tokio_tungstenite::WebSocketStream;
 use tower_http::services::{ServeDir, ServeFile};
 
 use agent_chatter::protocol::{self, Command, Event, MAX_FRAME_BYTES};
@@ -252,38 +259,77 @@ async fn host_and_origin(
     next.run(req).await
 }
 
+/// A page's WebSocket: tungstenite's, on the upgraded connection, so large events can be sent
+/// as fragments ([`send_frame`]).
+type WebSocket = WebSocketStream<TokioIo<hyper::upgrade::Upgraded>>;
+
 async fn ws_upgrade(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<Peer>,
-    headers: HeaderMap,
-    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+    request: Request,
 ) -> Response {
-    if let Err(why) = guard::check_ws_origin(header_str(&headers, header::ORIGIN), state.port) {
+    let (mut parts, _) = request.into_parts();
+    if let Err(why) = guard::check_ws_origin(header_str(&parts.headers, header::ORIGIN), state.port)
+    {
         return reject(&why, "WebSocket upgrade");
     }
-    // Not a WebSocket handshake (a plain GET, a missing header): axum's 400, logged as every
-    // other rejection is.
-    let ws = match ws {
-        Ok(ws) => ws,
-        Err(why) => {
-            REJECTIONS.note("not a WebSocket handshake", || {
-                format!("rejected WebSocket upgrade: {why}")
-            });
-            return why.into_response();
-        }
+    // axum checks the handshake (GET, Connection, Upgrade, key, version) and answers a request
+    // that is none with its 400; the upgrade itself is taken out first and kept here, so its
+    // only complaint about a true handshake is that it cannot upgrade it.
+    let upgrade = parts.extensions.remove::<hyper::upgrade::OnUpgrade>();
+    let checked = WebSocketUpgrade::from_request_parts(&mut parts, &state).await;
+    let (Some(upgrade), Err(WebSocketUpgradeRejection::ConnectionNotUpgradable(_)), Some(key)) = (
+        upgrade,
+        &checked,
+        parts.headers.get(header::SEC_WEBSOCKET_KEY),
+    ) else {
+        let why = match checked {
+            Err(why) => why,
+            Ok(_) => unreachable!("the upgrade was taken out of the request"),
+        };
+        REJECTIONS.note("not a WebSocket handshake", || {
+            format!("rejected WebSocket upgrade: {why}")
+        });
+        return why.into_response();
     };
-    // Before each read attempt tungstenite zero-fills up to the read buffer's size, and the
-    // connection loop makes one each time it sends an event: with the 128 KiB default that
-    // was most of the bridge's instructions. Pages send small frames; a larger one (up to
-    // MAX_FRAME_BYTES, as before) is read in more chunks.
-    ws.max_message_size(MAX_FRAME_BYTES)
-        .max_frame_size(MAX_FRAME_BYTES)
-        .read_buffer_size(READ_BUFFER_BYTES)
-        .on_upgrade(move |socket| connection(socket, state, peer))
+    let accept = tokio_tungstenite::tungstenite::handshake::derive_accept_key(key.as_bytes());
+    tokio::spawn(async move {
+        let Ok(upgraded) = upgrade.await else {
+            return;
+        };
+        let socket =
+            WebSocket::from_raw_socket(TokioIo::new(upgraded), Role::Server, Some(socket_config()))
+                .await;
+        connection(socket, state, peer).await;
+    });
+    Response::builder()
+        .status(StatusCode::SWITCHING_PROTOCOLS)
+        .header(header::CONNECTION, "upgrade")
+        .header(header::UPGRADE, "websocket")
+        .header(header::SEC_WEBSOCKET_ACCEPT, accept)
+        .body(Body::empty())
+        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
 }
 
-/// The WebSocket read buffer (see `ws_upgrade`).
+/// The socket's limits and buffers. Before each read attempt tungstenite zero-fills up to the
+/// read buffer's size, and the connection loop makes one each time it sends an event: with the
+/// 128 KiB default that was most of the bridge's instructions. Pages send small frames; a
+/// larger one (up to MAX_FRAME_BYTES) is read in more chunks.
+fn socket_config() -> WebSocketConfig {
+    WebSocketConfig::default()
+        .max_message_size(Some(MAX_FRAME_BYTES))
+        .max_frame_size(Some(MAX_FRAME_BYTES))
+        .read_buffer_size(READ_BUFFER_BYTES)
+}
+
+/// The WebSocket read buffer (see [`socket_config`]).
 const READ_BUFFER_BYTES: usize = 8 * 1024;
+
+/// Events are sent in fragments of at most this size: tungstenite writes a frame whole into
+/// the connection's write buffer, which keeps the size of the largest frame until the
+/// connection closes, so one 15 MiB event would keep 15 MiB per page (docs/architecture.md
+/// §14, "Memory"). A page reads the fragments as one message.
+const FRAGMENT_BYTES: usize = 64 * 1024;
 
 async fn send(socket: &mut WebSocket, event: &Event) -> bool {
     send_frame(socket, protocol::encode_event(event).into()).await
@@ -297,19 +343,48 @@ async fn send_owned(socket: &mut WebSocket, event: Event) -> bool {
     send_frame(socket, frame.into()).await
 }
 
-/// Sends `frame`; after a large one, the memory freed meanwhile goes back to the system.
+/// Sends `frame` as one text message, in fragments of [`FRAGMENT_BYTES`] (each a slice of the
+/// frame, not a copy); after a large one, the memory freed meanwhile goes back to the system.
 async fn send_frame(socket: &mut WebSocket, frame: Utf8Bytes) -> bool {
     let large = frame.len() >= LARGE_FRAME;
-    let sent = socket.send(Message::Text(frame)).await.is_ok();
+    let sent = if frame.len() <= FRAGMENT_BYTES {
+        socket.send(Message::Text(frame)).await.is_ok()
+    } else {
+        send_fragments(socket, Bytes::from(frame)).await
+    };
     if large {
         give_back_freed_memory();
     }
     sent
 }
 
+/// A text message of more than one fragment: the first says text, the others continue it, the
+/// last is final (RFC 6455 §5.4; a fragment may end inside a UTF-8 character).
+async fn send_fragments(socket: &mut WebSocket, text: Bytes) -> bool {
+    let mut start = 0;
+    while start < text.len() {
+        let end = (start + FRAGMENT_BYTES).min(text.len());
+        let kind = if start == 0 {
+            Data::Text
+        } else {
+            Data::Continue
+        };
+        let fragment = Frame::message(
+            text.slice(start..end),
+            OpCode::Data(kind),
+            end == text.len(),
+        );
+        if socket.send(Message::Frame(fragment)).await.is_err() {
+            return false;
+        }
+        start = end;
+    }
+    true
+}
+
 /// One page: `hello{token}` first (anything else closes), then commands and events.
 async fn connection(mut socket: WebSocket, state: AppState, peer: Peer) {
-    let hello = match socket.recv().await {
+    let hello = match socket.next().await {
         Some(Ok(Message::Text(text))) => protocol::decode_command(&text).ok(),
         Some(Ok(_)) => None,
         // Gone, or cut before its token (too slow, too much, or evicted: logged by the gate).
@@ -346,7 +421,7 @@ async fn connection(mut socket: WebSocket, state: AppState, peer: Peer) {
     }
     loop {
         tokio::select! {
-            incoming = socket.recv() => {
+            incoming = socket.next() => {
                 let text = match incoming {
                     Some(Ok(Message::Text(text))) => text,
                     Some(Ok(Message::Binary(_))) => {

@@ -733,6 +733,32 @@ async fn a_new_team_mid_run_stops_the_agent_and_its_outcome_is_not_recorded() {
 }
 
 #[tokio::test]
+async fn an_event_larger_than_a_fragment_reaches_every_page_as_one_message() {
+    // Sent in 64 KiB fragments (so a connection's write buffer never holds a whole large
+    // event): with 3-byte characters, 2 of any 3 fragments end inside one (65 536 = 1 mod 3).
+    let instruction = "✓".repeat(120_000) + "end";
+    let mut big = team(None);
+    big["members"][1]["systemInstruction"] = json!(instruction);
+    let bridge = Bridge::start(Bridge::new_dir(&team(None), "claude-stream.sh"), None);
+    let (mut page, _) = bridge.hello().await;
+    page.send(json!({"v": 1, "type": "apply", "fact": {"type": "setTeam", "team": big}}))
+        .await;
+    let fact = page.until_fact("setTeam").await;
+    assert_eq!(
+        fact["fact"]["team"]["members"][1]["systemInstruction"],
+        instruction.as_str()
+    );
+    let (_, session) = bridge.hello().await;
+    let Some(Fact::SetTeam { team, .. }) = facts_of(&session).pop() else {
+        panic!("the log ends with the team: {session}");
+    };
+    assert_eq!(
+        team.members[1].system_instruction.as_deref(),
+        Some(instruction.as_str())
+    );
+}
+
+#[tokio::test]
 async fn a_system_part_too_long_for_one_argument_fails_without_being_announced_as_sent() {
     let mut long_team = team(None);
     long_team["members"][1]["systemInstruction"] = json!("s".repeat(131_072));
