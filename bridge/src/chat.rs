@@ -373,68 +373,147 @@ fn refusal(e: &hub::HubError) -> String {
     }
 }
 
-/// The hub's events from now on, and the session as it is now to apply them to.
-type Subscription = (broadcast::Receiver<Arc<Published>>, Session);
-
-async fn subscribe(hub: &Hub) -> Result<Subscription, hub::HubError> {
-    let (events, mut mirror) = hub.subscribe().await?;
-    // Deliveries are the hub's to perform and whose turn it is shows after the banner; what
-    // the conversation said when its team was set (an agent type it does not know) is news.
-    while let Some(action) = mirror.poll_action() {
-        if let Action::Notice(notice) = action {
-            tell!("Warning: {}", mirror.describe(&notice));
-        }
-    }
-    Ok((events, mirror))
+/// One line the chat prints, on stdout or on stderr (warnings and errors), or the terminal's
+/// bell, rung when a person is waited for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Said {
+    Out(String),
+    Err(String),
+    Bell,
 }
 
-/// The hub's session as it is now, its pending actions dropped (the hub performs them).
-async fn hub_session(hub: &Hub) -> Option<Session> {
-    let mut session = hub.query(|s, _| s.clone()).await.ok()?;
-    while session.poll_action().is_some() {}
-    Some(session)
+/// What the chat prints of a fact needs of the session as it was before it.
+pub(crate) struct Prior {
+    team_task: Option<String>,
+    /// The human whose turn it was.
+    waiting_for: Option<String>,
+}
+
+impl Prior {
+    pub(crate) fn of(session: &Session) -> Prior {
+        Prior {
+            team_task: session.store().team_task().map(str::to_string),
+            waiting_for: session.conversation().waiting_for().map(str::to_string),
+        }
+    }
+}
+
+/// What the hub tells the chat to print ([`Hub::report`]): of each fact, from the hub's own
+/// session just before and after it, and of the notices pending when the chat starts. So the
+/// chat keeps no session of its own (docs/architecture.md §14, "Memory").
+#[derive(Clone, Copy)]
+pub(crate) struct Reporter {
+    pub fact: fn(&Prior, &Fact, &Session, &[Action]) -> Vec<Said>,
+    pub actions: fn(&Session, &[Action]) -> Vec<Said>,
+}
+
+const REPORTER: Reporter = Reporter {
+    fact: said_of_fact,
+    actions: said_of_notices,
+};
+
+/// A fact as the terminal shows it ([`print_fact`]), with what the conversation said back.
+fn said_of_fact(prior: &Prior, fact: &Fact, session: &Session, actions: &[Action]) -> Vec<Said> {
+    let mut said = Vec::new();
+    if wants_attention(fact, session) {
+        said.push(Said::Bell);
+    }
+    print_fact(&mut said, fact, session, prior);
+    for action in actions {
+        print_action(&mut said, action, session);
+    }
+    said
+}
+
+/// The notices among `actions`: deliveries are the hub's to perform and whose turn it is shows
+/// after the banner; what the conversation said when its team was set (an agent type it does
+/// not know) is news.
+fn said_of_notices(session: &Session, actions: &[Action]) -> Vec<Said> {
+    let mut said = Vec::new();
+    for action in actions {
+        if let Action::Notice(_) = action {
+            print_action(&mut said, action, session);
+        }
+    }
+    said
+}
+
+/// Prints `said`; the bell only when `bell`.
+fn show(said: &[Said], bell: bool) {
+    for line in said {
+        match line {
+            Said::Out(line) => say!("{line}"),
+            Said::Err(line) => tell!("{line}"),
+            // BEL on stderr: the one control character written on purpose.
+            Said::Bell if bell => {
+                use std::io::Write as _;
+                let _ = std::io::stderr().write_all(b"\x07");
+            }
+            Said::Bell => {}
+        }
+    }
+}
+
+/// The hub's events from now on, each fact with what to print of it, and how many facts the
+/// log had then (printed already, or before this chat).
+type Subscription = (broadcast::Receiver<Arc<Published>>, usize);
+
+async fn subscribe(hub: &Hub) -> Result<Subscription, hub::HubError> {
+    let (events, pending, facts) = hub.report(REPORTER).await?;
+    show(&pending, false);
+    Ok((events, facts))
+}
+
+/// The display name of member `id` in the hub's team, or `id`.
+async fn name(hub: &Hub, id: &str) -> String {
+    let id = id.to_string();
+    hub.query(move |session, _| name_of(&id, session))
+        .await
+        .unwrap_or_default()
+}
+
+fn name_of(id: &str, session: &Session) -> String {
+    session
+        .team()
+        .and_then(|t| t.member(id))
+        .map_or(id.to_string(), |m| m.display_name.clone())
 }
 
 /// Prints what happens: agents' replies and failures, streamed output under a spinner, and
 /// what the conversation says back — notices (a name that matched nobody, a limit hit), whose
-/// turn it is, a `[DONE]`. Those come from a mirror of the session that applies the same
-/// facts, as a page does (docs/architecture.md §6b), so they print in order after the fact that
-/// caused them. `printed` follows how many facts of the log have been printed.
+/// turn it is, a `[DONE]`. The hub says what to print of each fact as it applies it
+/// ([`Hub::report`]), so it prints in order after the fact that caused it. `printed` follows
+/// how many facts of the log have been printed.
 async fn print_events(
     hub: Hub,
-    (mut events, mut mirror): Subscription,
+    (mut events, mut seen): Subscription,
     printed: tokio::sync::watch::Sender<usize>,
     bell: bool,
 ) {
-    printed.send_replace(mirror.facts().len());
+    printed.send_replace(seen);
     let mut spinner: Option<ProgressBar> = None;
-    let name_of = |id: &str, session: &Session| {
-        session
-            .team()
-            .and_then(|t| t.member(id))
-            .map_or(id.to_string(), |m| m.display_name.clone())
-    };
     loop {
         let published = match events.recv().await {
             Ok(published) => published,
-            // Behind (a long stream of output): the frames missed are gone, so the facts are
+            // Behind (a long stream of output): the events missed are gone, so the facts are
             // taken from the hub and printed as if they had come.
             Err(broadcast::error::RecvError::Lagged(_)) => {
                 if let Some(bar) = spinner.take() {
                     bar.finish_and_clear();
                 }
-                let Ok(facts) = hub.query(|s, _| s.facts().to_vec()).await else {
+                let Some((said, facts)) = catch_up(&hub, seen).await else {
                     break;
                 };
-                catch_up(&mut mirror, &facts, name_of);
-                printed.send_replace(mirror.facts().len());
+                show(&said, bell);
+                seen = facts;
+                printed.send_replace(seen);
                 continue;
             }
             Err(broadcast::error::RecvError::Closed) => break,
         };
         match published.event() {
             Event::Delivering { to, bytes, .. } => {
-                let name = name_of(to, &mirror);
+                let name = name(&hub, to).await;
                 let bar = ProgressBar::new_spinner();
                 bar.set_style(
                     ProgressStyle::with_template("{spinner} {msg}")
@@ -455,32 +534,23 @@ async fn print_events(
                     }
                 }
             }
-            Event::Fact { seq, fact } => {
+            Event::Fact { seq, .. } => {
                 if let Some(bar) = spinner.take() {
                     bar.finish_and_clear();
                 }
-                if *seq as usize <= mirror.facts().len() {
+                if *seq as usize <= seen {
                     // Printed already, when catching up after falling behind.
                     continue;
                 }
-                if bell && wants_attention(fact, &mirror) {
-                    // BEL on stderr: the one control character written on purpose.
-                    use std::io::Write as _;
-                    let _ = std::io::stderr().write_all(b"\x07");
-                }
-                if !apply_and_print(&mut mirror, fact, name_of) {
-                    // Cannot happen (the hub applied it first); start again from the hub's.
-                    match hub_session(&hub).await {
-                        Some(session) => mirror = session,
-                        None => break,
-                    }
-                }
+                show(published.said(), bell);
+                seen = *seq as usize;
             }
             Event::Session { .. } => {
-                // The hub reloaded the session from the database (another writer).
-                match hub_session(&hub).await {
-                    Some(session) => mirror = session,
-                    None => break,
+                // The hub reloaded the session from the database (another writer): what it
+                // holds now is where printing goes on from.
+                match hub.query(|s, _| s.facts().len()).await {
+                    Ok(facts) => seen = facts,
+                    Err(_) => break,
                 }
             }
             Event::Retrying {
@@ -492,7 +562,7 @@ async fn print_events(
                 let of = max.map_or(String::new(), |m| format!("/{m}"));
                 let line = format!(
                     "{} is retrying ({attempt}{of}): {reason}",
-                    name_of(to, &mirror)
+                    name(&hub, to).await
                 );
                 match &spinner {
                     Some(bar) => bar.set_message(terminal_safe(&line).into_owned()),
@@ -502,57 +572,37 @@ async fn print_events(
             Event::Error { message } => error(message),
             Event::Sessions { .. } | Event::Agents { .. } | Event::SearchResults { .. } => {}
         }
-        printed.send_replace(mirror.facts().len());
+        printed.send_replace(seen);
     }
 }
 
-/// Applies `fact` to the printer's mirror and prints it with what it causes; `false` (nothing
-/// printed) when the mirror refuses it.
-fn apply_and_print(
-    mirror: &mut Session,
-    fact: &Fact,
-    name_of: impl Fn(&str, &Session) -> String + Copy,
-) -> bool {
-    let before = Before {
-        team_task: mirror.store().team_task().map(str::to_string),
-        waiting_for: mirror.conversation().waiting_for().map(str::to_string),
-    };
-    if mirror.apply(fact).is_err() {
-        return false;
-    }
-    print_fact(fact, mirror, &before, name_of);
-    while let Some(action) = mirror.poll_action() {
-        print_action(&action, mirror, name_of);
-    }
-    true
-}
-
-/// Prints the facts of `log` (the hub's) that the mirror has not seen yet.
-fn catch_up(mirror: &mut Session, log: &[Fact], name_of: impl Fn(&str, &Session) -> String + Copy) {
-    for fact in log.iter().skip(mirror.facts().len()) {
-        if !apply_and_print(mirror, fact, name_of) {
+/// What to print of the facts after the first `seen` of the hub's log, missed by a printer
+/// that fell behind: they are applied again, to a session replayed from the facts before
+/// them (for this only, and dropped after), and the log's length.
+async fn catch_up(hub: &Hub, seen: usize) -> Option<(Vec<Said>, usize)> {
+    let log = hub.query(|s, _| s.facts().to_vec()).await.ok()?;
+    let (before, missed) = log.split_at(seen.min(log.len()));
+    let mut session = Session::replay(before.to_vec()).ok()?;
+    while session.poll_action().is_some() {}
+    let mut said = Vec::new();
+    for fact in missed {
+        let prior = Prior::of(&session);
+        if session.apply(fact).is_err() {
             break;
         }
+        let actions: Vec<Action> = std::iter::from_fn(|| session.poll_action()).collect();
+        said.extend(said_of_fact(&prior, fact, &session, &actions));
     }
-}
-
-/// What the printer needs of the session as it was before a fact.
-struct Before {
-    team_task: Option<String>,
-    /// The human whose turn it was.
-    waiting_for: Option<String>,
+    Some((said, log.len()))
 }
 
 /// One fact as the terminal shows it: an agent's reply or failure, a new team task, and a
 /// human message that named its sender with `[FROM]`, to confirm whom it is credited to
 /// (`→ bob: … (buzzing in)` when it was another human's turn: `[FROM]` took it), as
-/// docs/architecture.md §19 (seed 004) shows it.
-fn print_fact(
-    fact: &Fact,
-    session: &Session,
-    before: &Before,
-    name_of: impl Fn(&str, &Session) -> String,
-) {
+/// docs/architecture.md §19 (seed 004) shows it. `session` is as it is after the fact.
+fn print_fact(said: &mut Vec<Said>, fact: &Fact, session: &Session, before: &Prior) {
+    let mut out = |line: String| said.push(Said::Out(line));
+    let mut warnings = Vec::new();
     match fact {
         Fact::Human { text, .. } if markers::parse(text).from.is_some() => {
             if let Some(speaker) = session.messages().last().map(|m| &m.speaker) {
@@ -560,12 +610,12 @@ fn print_fact(
                     .waiting_for
                     .as_deref()
                     .is_some_and(|w| w != speaker.id);
-                say!(
+                out(format!(
                     "→ {}: {}{}",
                     speaker.name,
                     markers::strip_all(text),
                     if buzzing_in { " (buzzing in)" } else { "" }
-                );
+                ));
             }
         }
         Fact::Replied {
@@ -574,48 +624,56 @@ fn print_fact(
             incomplete,
             ..
         } => {
-            say!("→ {} (AI): {text}", name_of(to, session));
+            out(format!("→ {} (AI): {text}", name_of(to, session)));
             if let Some(reason) = incomplete {
-                tell!(
+                warnings.push(format!(
                     "Warning: {}'s reply may be incomplete: {reason}",
                     name_of(to, session)
-                );
+                ));
             }
         }
         Fact::Failed { to, reason, .. } => {
-            error(&format!("{} failed: {reason}", name_of(to, session)));
+            warnings.push(format!("Error: {} failed: {reason}", name_of(to, session)));
         }
         _ => {}
     }
+    said.extend(warnings.into_iter().map(Said::Err));
     let task = session.store().team_task();
     if task != before.team_task.as_deref() {
         match task {
-            Some(task) => say!("✓ Team task set: \"{task}\""),
-            None if !matches!(fact, Fact::SetTeam { .. }) => say!("✓ Team task cleared"),
+            Some(task) => said.push(Said::Out(format!("✓ Team task set: \"{task}\""))),
+            None if !matches!(fact, Fact::SetTeam { .. }) => {
+                said.push(Said::Out("✓ Team task cleared".to_string()))
+            }
             None => {}
         }
     }
 }
 
 /// What the conversation says back after a fact; deliveries show as the spinner instead.
-fn print_action(action: &Action, session: &Session, name_of: impl Fn(&str, &Session) -> String) {
+fn print_action(said: &mut Vec<Said>, action: &Action, session: &Session) {
     match action {
-        Action::Notice(notice) => tell!("Warning: {}", session.describe(notice)),
-        Action::AwaitHuman { member } => say!("Waiting for {}", name_of(member, session)),
-        Action::Finished => {
-            say!("✓ Conversation completed ([DONE]); a new message starts it again");
+        Action::Notice(notice) => {
+            said.push(Said::Err(format!("Warning: {}", session.describe(notice))))
         }
+        Action::AwaitHuman { member } => said.push(Said::Out(format!(
+            "Waiting for {}",
+            name_of(member, session)
+        ))),
+        Action::Finished => said.push(Said::Out(
+            "✓ Conversation completed ([DONE]); a new message starts it again".to_string(),
+        )),
         Action::Deliver(_) => {}
     }
 }
 
-/// Whether `fact`, about to be applied to `mirror`, is one a person waits for: an agent's
-/// failure, or a reply that hands the turn to a human.
-fn wants_attention(fact: &Fact, mirror: &Session) -> bool {
+/// Whether `fact`, applied to `session`, is one a person waits for: an agent's failure, or a
+/// reply that hands the turn to a human.
+fn wants_attention(fact: &Fact, session: &Session) -> bool {
     match fact {
         Fact::Failed { .. } => true,
         Fact::Replied { text, .. } => {
-            let team = mirror.team();
+            let team = session.team();
             markers::parse(text).next.iter().any(|n| {
                 team.and_then(|t| t.find(&n.name))
                     .is_some_and(|m| !m.is_ai())

@@ -24,6 +24,7 @@ use crate::agents::decode::above_the_limit;
 use crate::agents::run::{self, Job, Outcome, CANCELLED};
 use crate::agents::settings;
 use crate::agents::{AgentType, AgentsFile, Answerer, MemberAgent};
+use crate::chat::{Prior, Reporter, Said};
 use crate::store::{Store, StoreError};
 use agent_chatter::session::Failure;
 use agent_chatter::usage::Usage;
@@ -92,18 +93,30 @@ pub enum HubError {
 pub(crate) struct Published {
     event: Event,
     frame: OnceLock<Utf8Bytes>,
+    /// For a fact, what the chat prints of it when a chat is subscribed ([`Hub::report`]).
+    said: Vec<Said>,
 }
 
 impl Published {
     fn new(event: Event) -> Arc<Published> {
+        Self::with(event, Vec::new())
+    }
+
+    fn with(event: Event, said: Vec<Said>) -> Arc<Published> {
         Arc::new(Published {
             event,
             frame: OnceLock::new(),
+            said,
         })
     }
 
     pub(crate) fn event(&self) -> &Event {
         &self.event
+    }
+
+    /// What the chat prints of this fact (nothing for other events, or with no chat).
+    pub(crate) fn said(&self) -> &[Said] {
+        &self.said
     }
 
     /// The event's protocol frame.
@@ -227,6 +240,7 @@ impl Hub {
             runtime: tokio::runtime::Handle::current(),
             created,
             team_source,
+            reporter: OnceLock::new(),
         };
         std::thread::Builder::new()
             .name("agent-chatter-hub".into())
@@ -334,14 +348,24 @@ impl Hub {
         answer.await.map_err(|_| HubError::Stopped)
     }
 
-    /// The events from now on, with the session as it is now, to apply them to: taken on the
-    /// actor's thread, where every event is sent, so none falls between the two.
-    pub(crate) async fn subscribe(
+    /// The events from now on, each fact published with what `reporter` says of it, computed
+    /// on the actor's thread from the session just before and just after the fact (the chat:
+    /// it prints the conversation without a session of its own); with what it says of the
+    /// actions still pending (the notices of the team loaded) and the number of facts so far.
+    /// Taken on the actor's thread, where every event is sent, so none falls between.
+    pub(crate) async fn report(
         &self,
-    ) -> Result<(broadcast::Receiver<Arc<Published>>, Session), HubError> {
+        reporter: Reporter,
+    ) -> Result<(broadcast::Receiver<Arc<Published>>, Vec<Said>, usize), HubError> {
         let events = self.events.clone();
-        self.query(move |session, _| (events.subscribe(), session.clone()))
-            .await
+        self.read(move |actor| {
+            let _ = actor.reporter.set(reporter);
+            let mut pending = actor.session.clone();
+            let actions: Vec<Action> = std::iter::from_fn(|| pending.poll_action()).collect();
+            let said = (reporter.actions)(&pending, &actions);
+            (events.subscribe(), said, actor.session.facts().len())
+        })
+        .await
     }
 
     /// A page connects: see [`Attached`].
@@ -398,6 +422,8 @@ struct Actor {
     /// Where the run settings of the team in force come from, for the page
     /// (`team file /home/me/team.json`).
     team_source: String,
+    /// Set by a chat: see [`Hub::report`].
+    reporter: OnceLock<Reporter>,
 }
 
 /// The delivery being run: which run, for whom, and its cancel switch (sending on it, or
@@ -667,6 +693,7 @@ impl Actor {
             return Ok(());
         }
         let before = crate::debug::before(&self.session);
+        let prior = self.reporter.get().map(|_| Prior::of(&self.session));
         self.session.apply(&fact)?;
         let seq = self.session.facts().len() as i64;
         let mut written = self.store.append(self.session_id, seq, &fact);
@@ -696,14 +723,23 @@ impl Actor {
             }
             self.opening += 1;
         }
-        self.publish(Event::Fact {
-            seq: seq as u64,
-            fact,
-        });
+        let actions = drain(&mut self.session);
+        let said = match (self.reporter.get(), prior) {
+            (Some(reporter), Some(prior)) => {
+                (reporter.fact)(&prior, &fact, &self.session, &actions)
+            }
+            _ => Vec::new(),
+        };
+        let _ = self.events.send(Published::with(
+            Event::Fact {
+                seq: seq as u64,
+                fact,
+            },
+            said,
+        ));
         if new_team {
             self.publish(self.agents_event());
         }
-        let actions = drain(&mut self.session);
         crate::debug::after(before, &self.session, &actions);
         self.perform(actions);
         Ok(())
