@@ -137,8 +137,12 @@ fn layout(host: Host, state: AppState, attention: Attention) -> impl IntoView {
             due_agent.into_any()
         }
     };
-    let usage = Signal::derive(move || state.session.with(|s| s.usage(None)));
-    let cap = Signal::derive(move || {
+    // Sums every run: only when the runs change, not with every fact.
+    let usage = Memo::new(move |_| {
+        state.runs.track();
+        state.session.with_untracked(|s| s.usage(None))
+    });
+    let cap = Memo::new(move |_| {
         state
             .team
             .with(|t| t.as_ref().and_then(|t| t.settings.max_cost_usd))

@@ -63,6 +63,12 @@ pub struct AppState {
     pub team: Memo<Option<Team>>,
     /// How many messages the conversation holds.
     pub message_count: Memo<usize>,
+    /// Changes when the runs do (a run ended, or another session is shown), not with every
+    /// fact: what sums every run (usage) follows it, so a setting edit or a selection costs
+    /// the same on a long history as on a short one (docs/architecture.md §13).
+    pub runs: Memo<(u32, usize)>,
+    /// Bumped each time another session is shown.
+    shows: RwSignal<u32>,
     /// The recipient actually shown: the selected one if it is still a member, else the first
     /// AI member.
     pub shown_recipient: Memo<Option<MemberId>>,
@@ -81,6 +87,8 @@ impl AppState {
         let selected = RwSignal::new(None::<usize>);
         let team = Memo::new(move |_| session.with(|s| s.team().cloned()));
         let message_count = Memo::new(move |_| session.with(|s| s.messages().len()));
+        let shows = RwSignal::new(0u32);
+        let runs = Memo::new(move |_| (shows.get(), session.with(|s| s.runs().len())));
         let shown_recipient = Memo::new(move |_| {
             let wanted = recipient.get();
             team.with(|team| {
@@ -172,6 +180,8 @@ impl AppState {
             delivered,
             team,
             message_count,
+            runs,
+            shows,
             shown_recipient,
             shown_at,
             preview,
@@ -208,6 +218,7 @@ impl AppState {
         // A session opened is not news: what it ended on was not just now.
         self.seen.set(session.facts().len());
         self.session.set(session);
+        self.shows.update(|n| *n = n.wrapping_add(1));
         self.due.set(None);
         self.notices.set(Vec::new());
         self.selected.set(None);

@@ -17,13 +17,13 @@ pub fn Header(
     children: Children,
 ) -> impl IntoView {
     let state = use_state();
-    let team_name = move || {
+    let team_name = Memo::new(move |_| {
         state.team.with(|t| {
             t.as_ref()
                 .map(|t| t.name.clone())
                 .unwrap_or_else(|| "no team".into())
         })
-    };
+    });
     let skip = move |ev: leptos::ev::MouseEvent| {
         ev.prevent_default();
         let composer = document()

@@ -18,7 +18,8 @@ use crate::state::use_state;
 pub fn Inspector() -> impl IntoView {
     let state = use_state();
     let host = use_host();
-    let agents = move || {
+    // A memo: a settings edit changes the team, not these options.
+    let agents = Memo::new(move |_| {
         state.team.with(|t| {
             t.as_ref().map_or_else(Vec::new, |t| {
                 t.members
@@ -34,10 +35,10 @@ pub fn Inspector() -> impl IntoView {
                             ),
                         )
                     })
-                    .collect()
+                    .collect::<Vec<_>>()
             })
         })
-    };
+    });
     let show_diff = RwSignal::new(false);
     let at_label = move || {
         let at = match (state.shown_at.get(), state.selected.get()) {
@@ -92,7 +93,7 @@ pub fn Inspector() -> impl IntoView {
                 <label>"to "
                     <select data-testid="recipient-select"
                         on:change=move |ev| state.recipient.set(Some(event_target_value(&ev)))>
-                        {move || agents().into_iter().map(|(id, label)| {
+                        {move || agents.get().into_iter().map(|(id, label)| {
                             let selected = {
                                 let id = id.clone();
                                 move || state.shown_recipient.get().as_deref() == Some(id.as_str())

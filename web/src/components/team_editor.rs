@@ -37,28 +37,32 @@ pub fn TeamEditor() -> impl IntoView {
                     .with(|t| t.as_ref().and_then(|t| t.member(&id).cloned()))
             }
         });
-        let report = Signal::derive({
+        // Memos: a value that did not change stops there, so a setting edit re-renders
+        // nothing of a row but what it changed.
+        let report = Memo::new({
             let id = id.clone();
-            move || host.agent_report(&id)
+            move |_| host.agent_report(&id)
         });
-        let status = Signal::derive({
+        let status = Memo::new({
             let id = id.clone();
-            move || host.member_status(&id)
+            move |_| host.member_status(&id)
         });
-        let usage = Signal::derive({
+        // Sums every run: only when the runs change, not with every fact.
+        let usage = Memo::new({
             let id = id.clone();
-            move || {
-                state.session.with(|s| {
+            move |_| {
+                state.runs.track();
+                state.session.with_untracked(|s| {
                     let (usage, runs) = s.usage(Some(&id));
                     usage_words(&usage, runs)
                 })
             }
         });
-        let run_info = Signal::derive({
+        let run_info = Memo::new({
             let id = id.clone();
-            move || host.run_info(&id)
+            move |_| host.run_info(&id)
         });
-        let team_timeout_ms = Signal::derive(move || {
+        let team_timeout_ms = Memo::new(move |_| {
             state
                 .team
                 .with(|t| t.as_ref().and_then(|t| t.settings.max_agent_response_ms))

@@ -47,8 +47,12 @@ pub fn TimelineRow(
 ) -> impl IntoView {
     let state = use_state();
     let host = use_host();
+    // A stored message never changes: the row reads it again only when the messages do
+    // (another session shown, or one more), not with every fact (a setting, a reply's run).
     let message = Memo::new(move |_| {
-        state.session.with(|s| {
+        state.message_count.track();
+        state.runs.track();
+        state.session.with_untracked(|s| {
             s.messages().get(index).map(|m| {
                 // What the timeline says, where a prompt's context line says "all"
                 // (docs/architecture.md §8): who the message actually reached.
@@ -76,7 +80,8 @@ pub fn TimelineRow(
     // why), or a failure with its full reason (the message itself is the short line the
     // agents get).
     let outcome = Memo::new(move |_| {
-        state.session.with(|s| {
+        state.runs.track();
+        state.session.with_untracked(|s| {
             s.run_at(index)
                 .map(|r| (r.incomplete.clone(), r.failed.clone()))
         })
