@@ -6,7 +6,8 @@
 use agent_chatter::scenario::{self, Scenario};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 /// The fragment's prefix.
 pub const PREFIX: &str = "#share=";
@@ -60,7 +61,21 @@ pub fn fragment_in(pasted: &str) -> Option<String> {
 
 /// The fragment for `scenario` shown for `member`; `Err` when the link would be too long.
 pub fn encode(scenario: &Scenario, member: Option<&str>) -> Result<String, String> {
-    let json = json!({"v": 1, "scenario": scenario, "member": member}).to_string();
+    /// Written straight to text with the serializer session files use (not built as a
+    /// `Value` first: that second serializer of every scenario type weighed on the page's
+    /// wasm, docs/architecture.md §18).
+    #[derive(Serialize)]
+    struct Link<'a> {
+        v: u64,
+        scenario: &'a Scenario,
+        member: Option<&'a str>,
+    }
+    let json = serde_json::to_string(&Link {
+        v: 1,
+        scenario,
+        member,
+    })
+    .map_err(|e| format!("this case cannot be written as a link: {e}"))?;
     let deflated = miniz_oxide::deflate::compress_to_vec(json.as_bytes(), 9);
     let fragment = format!("{PREFIX}{}", URL_SAFE_NO_PAD.encode(deflated));
     if fragment.len() > MAX_LINK_BYTES {
@@ -81,8 +96,12 @@ pub fn decode(fragment: &str) -> Result<Shared, String> {
         .map_err(|_| "the shared link is damaged (it is not base64url text): ask for it again, or for the scenario file".to_string())?;
     let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&deflated, MAX_INFLATED_BYTES)
         .map_err(|_| "the shared link is damaged (its data does not decompress): ask for it again, or for the scenario file".to_string())?;
-    let value: Value = serde_json::from_slice(&json)
-        .map_err(|_| "the shared link is damaged (its data is not JSON)".to_string())?;
+    // Read as text, with the reader every other JSON of the page goes through (a second one,
+    // for bytes, would weigh on the page's wasm, docs/architecture.md §18).
+    let value: Value = std::str::from_utf8(&json)
+        .ok()
+        .and_then(|text| serde_json::from_str(text).ok())
+        .ok_or("the shared link is damaged (its data is not JSON)")?;
     if value.get("v").and_then(Value::as_u64) != Some(1) {
         return Err(
             "the shared link was made by another version of agent-chatter (v is not 1)".to_string(),
