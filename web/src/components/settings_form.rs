@@ -30,11 +30,17 @@ pub fn SettingsForm() -> impl IntoView {
                 return;
             };
             // Checked here by the core's settings reader (a zero budget, …), so a bridge is
-            // only sent settings it will take.
+            // only sent settings it will take; through text, as a session file carries them
+            // (a `Value` on the way would add serializers to the page's wasm, §18).
             let checked = write(&mut next, &value).and_then(|()| {
-                serde_json::to_value(&next)
-                    .and_then(serde_json::from_value::<TeamSettings>)
-                    .map_err(|e| e.to_string())
+                serde_json::to_string(&next)
+                    .and_then(|text| serde_json::from_str::<TeamSettings>(&text))
+                    .map_err(|e| {
+                        // The reader's words, without where in text the user never saw.
+                        let position = format!(" at line {} column {}", e.line(), e.column());
+                        let message = e.to_string();
+                        message.strip_suffix(&position).unwrap_or(&message).to_string()
+                    })
             });
             match checked {
                 Ok(next) => host.set_settings(next),

@@ -109,9 +109,11 @@ impl Host {
             state.report(refusal);
             return false;
         }
-        let checked = serde_json::to_value(&team)
+        // Through text, as a session file carries it: a `Value` on the way would be a second
+        // serializer of every team type in the page's wasm (docs/architecture.md §18).
+        let checked = serde_json::to_string(&team)
             .map_err(|e| e.to_string())
-            .and_then(|v| config::team_from_value(&v).map_err(|e| e.to_string()));
+            .and_then(|text| config::load_team(&text).map_err(|e| e.to_string()));
         match checked {
             Ok(team) => match self {
                 Host::Simulation(s) => s.edit_team(team),
