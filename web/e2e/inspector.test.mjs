@@ -91,6 +91,17 @@ test('the queue line lists who runs next first: P1, then P2, then P3', async () 
   await context.close();
 });
 
+test('in simulation the queue line says the agent is due, as its mark does, never running', async () => {
+  const { context, page } = await visit();
+  // The demo leaves Carol due: nothing runs until the user answers or lets the simulator.
+  assert.match(await page.by('running-mark').textContent(), /Carol is due/);
+  const line = await page.by('routing-status').textContent();
+  assert.match(line, /due: Carol \(P2\)/);
+  assert.doesNotMatch(line, /running/);
+  page.assertNoErrors();
+  await context.close();
+});
+
 test("the inspector's prompt is byte for byte the core's preview of the exported scenario", async () => {
   const { context, page } = await visit();
   await page.simulate();

@@ -373,6 +373,7 @@ pub fn Timeline() -> impl IntoView {
             .session
             .with(|s| s.store().team_task().map(str::to_string))
     };
+    let agents_run = host.runs_agents();
     let status_line = move || {
         state.session.with(|s| {
             let c = s.conversation();
@@ -388,8 +389,11 @@ pub fn Timeline() -> impl IntoView {
                 .map(|q| format!("{} {}", name(&q.to), q.intent))
                 .collect();
             let mut parts = Vec::new();
+            // In simulation nothing runs until the user answers or lets the simulator:
+            // the agent is due, as the mark beside says.
             if let Some(f) = c.in_flight() {
-                parts.push(format!("running: {} ({})", name(&f.to), f.intent));
+                let state = if agents_run { "running" } else { "due" };
+                parts.push(format!("{state}: {} ({})", name(&f.to), f.intent));
             }
             if !queue.is_empty() {
                 parts.push(format!("queue (next first): {}", queue.join(" · ")));
