@@ -72,6 +72,23 @@ test('"save ▾" opens with a click or Enter, lists the downloads, and Escape or
   await context.close();
 });
 
+test('a click outside an open menu closes it; Escape closes it from anywhere, back on its button', async () => {
+  const { context, page } = await visit(undefined, { width: 1280, height: 720 });
+  await page.by('save-menu').click();
+  await page.by('export-session').waitFor();
+  await page.by('timeline').click({ position: { x: 20, y: 10 } });
+  await page.by('export-session').waitFor({ state: 'hidden' });
+  // Opened, then the focus goes elsewhere without a click (a script, a screen reader).
+  await page.by('open-menu').click();
+  await page.by('open-link').waitFor();
+  await page.page.evaluate(() => document.querySelector('[data-testid="composer-input"]').focus());
+  await page.page.keyboard.press('Escape');
+  await page.by('open-link').waitFor({ state: 'hidden' });
+  assert.equal(await page.page.evaluate(() => document.activeElement.dataset.testid), 'open-menu');
+  page.assertNoErrors();
+  await context.close();
+});
+
 test('on a 390x844 phone the header wraps above the panes, never over them', async () => {
   const { context, page } = await visit(undefined, { width: 390, height: 844 });
   await page.screenshot('header-390x844.png');

@@ -28,23 +28,54 @@ fn close_menu(ev: leptos::ev::MouseEvent) {
     close_menu_of(ev.target().and_then(|t| t.dyn_into().ok()));
 }
 
-/// Escape closes the menu and puts the focus back on its summary.
-fn escape_closes(ev: leptos::ev::KeyboardEvent) {
-    let Some(menu) = ev
-        .current_target()
-        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-    else {
-        return;
-    };
-    if ev.key() == "Escape" && menu.has_attribute("open") {
-        let _ = menu.remove_attribute("open");
-        if let Some(summary) = menu
-            .first_element_child()
-            .and_then(|s| s.dyn_into::<web_sys::HtmlElement>().ok())
-        {
-            let _ = summary.focus();
+/// The header's menus that are open.
+fn open_menus(nav: &web_sys::Element) -> Vec<web_sys::Element> {
+    let mut open = Vec::new();
+    let mut child = nav.first_element_child();
+    while let Some(el) = child {
+        child = el.next_element_sibling();
+        if el.tag_name() == "DETAILS" && el.has_attribute("open") {
+            open.push(el);
         }
     }
+    open
+}
+
+/// A click or a tap outside an open menu closes it; Escape, wherever the focus is, closes it
+/// and puts the focus back on its summary (the menu's button).
+fn close_on_outside_or_escape(nav: NodeRef<leptos::html::Nav>) {
+    let click = window_event_listener(leptos::ev::pointerdown, move |ev| {
+        let Some(nav) = nav.get_untracked() else {
+            return;
+        };
+        let target = ev.target().and_then(|t| t.dyn_into::<web_sys::Node>().ok());
+        for menu in open_menus(&nav) {
+            if !menu.contains(target.as_ref()) {
+                let _ = menu.remove_attribute("open");
+            }
+        }
+    });
+    let escape = window_event_listener(leptos::ev::keydown, move |ev| {
+        let Some(nav) = nav.get_untracked() else {
+            return;
+        };
+        if ev.key() != "Escape" {
+            return;
+        }
+        for menu in open_menus(&nav) {
+            let _ = menu.remove_attribute("open");
+            if let Some(summary) = menu
+                .first_element_child()
+                .and_then(|s| s.dyn_into::<web_sys::HtmlElement>().ok())
+            {
+                let _ = summary.focus();
+            }
+        }
+    });
+    on_cleanup(move || {
+        click.remove();
+        escape.remove();
+    });
 }
 
 #[component]
@@ -52,6 +83,8 @@ pub fn FilesMenu() -> impl IntoView {
     let state = use_state();
     let host = use_host();
     let input = NodeRef::<leptos::html::Input>::new();
+    let nav = NodeRef::<leptos::html::Nav>::new();
+    close_on_outside_or_escape(nav);
     let on_open = move |_| {
         let Some(input) = input.get_untracked() else {
             return;
@@ -82,11 +115,12 @@ pub fn FilesMenu() -> impl IntoView {
         }
     };
     // Two menus (docs/architecture.md §13): "open ▾" and "save ▾", each a `<details>` whose
-    // summary is the button (Enter/Space toggle it); Escape closes, a chosen entry too. One
+    // summary is the button (Enter/Space toggle it); Escape or a click outside closes, a
+    // chosen entry too. One
     // `name` makes them exclusive: opening one closes the other.
     view! {
-        <nav class="files">
-            <details class="menu" name="files-menu" on:keydown=escape_closes>
+        <nav class="files" node_ref=nav>
+            <details class="menu" name="files-menu">
                 <summary data-testid="open-menu" title="open a file, or a link someone shared">"open ▾"</summary>
                 <div class="menu-list" role="group" aria-label="open a file">
                     <label class="button" title="a session file, a scenario, a snapshot (read with the team in use), or a team config (ours or the peer's cli-config 1.1/1.2)">
@@ -97,7 +131,7 @@ pub fn FilesMenu() -> impl IntoView {
                     <OpenLink/>
                 </div>
             </details>
-            <details class="menu" name="files-menu" on:keydown=escape_closes>
+            <details class="menu" name="files-menu">
                 <summary data-testid="save-menu" title="download the session, its scenario, a snapshot, the team or the transcript">"save ▾"</summary>
                 <div class="menu-list" on:click=close_menu>
                     <span class="group" role="group" aria-label="save a file (downloads)">
