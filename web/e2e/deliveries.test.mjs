@@ -44,6 +44,8 @@ test('simulation: one row per delivery with its status; filters; a row sets the 
   assert.match(await rows(page).nth(0).locator('.d-bytes').getAttribute('title'), /^\d+ of a 786432 B budget$/);
   assert.equal(texts[0][3], 'delivered', 'no bridge, no digest to check');
   assert.equal(texts[0][5], '—');
+  // No CLI timed a simulated run: its time is from when it was due to its reply (the facts').
+  assert.deepEqual(texts.slice(0, 2).map((t) => t[4]), ['1 min', '1 min']);
   assert.match(texts[2][3], /^would receive · \d+:\d\d$/, 'the due one counts its time');
   assert.equal(await rows(page).nth(2).locator('.spinner').count(), 1);
 
@@ -80,6 +82,21 @@ test('simulation: one row per delivery with its status; filters; a row sets the 
   page.assertNoErrors();
   await context.close();
 });
+
+for (const [name, viewport] of [['390x844', { width: 390, height: 844 }], ['1280x720', { width: 1280, height: 720 }], ['1440x900', { width: 1440, height: 900 }]]) {
+  test(`the column heads fit at ${name}: none is cut`, async () => {
+    const { context, page } = await served.visit(undefined, viewport);
+    await openDeliveries(page);
+    const cut = await page.page.evaluate(() => [...document.querySelectorAll('.delivery-head > span')]
+      .filter((h) => h.scrollWidth > h.clientWidth + 1).map((h) => h.textContent));
+    assert.deepEqual(cut, [], 'every head shows whole');
+    const duration = page.page.locator('.delivery-head > span').nth(4);
+    assert.match(await duration.getAttribute('title'), /^duration: from when it was due/);
+    await page.screenshot(`deliveries-${name}.png`);
+    page.assertNoErrors();
+    await context.close();
+  });
+}
 
 test('10⁴ messages: the list is virtualised, opens and filters fast (timings printed)', async () => {
   const { context, page } = await served.visit(undefined, { width: 1280, height: 720 });

@@ -3,7 +3,7 @@
 //! the recipient, the prompt's bytes against its budget, how the delivery went (delivered, ✓
 //! when the bridge's digest is the page's preview; failed, with the reason on hover; cancelled;
 //! running, with its time; would receive, for the one due and the ones queued), its duration
-//! and what it cost. Filters by member and by status; a row selects its recipient and message
+//! (the bridge's timing, else from due to reply by the facts' times) and what it cost. Filters by member and by status; a row selects its recipient and message
 //! in the inspector.
 //!
 //! Every row's status is known from the session alone (cheap, so the filters see them all);
@@ -84,6 +84,25 @@ pub struct Entry {
     pub run: Option<usize>,
     /// It is the delivery in flight (running, or due in simulation).
     pub in_flight: bool,
+}
+
+/// How long delivery `all[i]` took, from when it became due to its reply or failure, by the
+/// facts' times: due when its `[MESSAGE]` came, or when the run before it ended if that was
+/// later (one runs at a time). `None` while it has not ended, or when a time is missing (a
+/// log written without them). A bridge's own timing ([`Usage::duration_ms`]) comes first.
+fn took(session: &Session, all: &[Entry], i: usize) -> Option<u64> {
+    let time = |at: usize| {
+        session
+            .messages()
+            .get(at)
+            .map(|m| m.at.0)
+            .filter(|&t| t > 0)
+    };
+    let ended = |e: &Entry| time(session.runs().get(e.run?)?.message);
+    let entry = all.get(i)?;
+    let before = i.checked_sub(1).and_then(|j| ended(&all[j]));
+    let due = time(entry.at)?.max(before.unwrap_or(0));
+    ended(entry)?.checked_sub(due)
 }
 
 /// Every delivery of `session`, in the order they were made, then the one due and the queued
@@ -260,19 +279,21 @@ pub fn Deliveries() -> impl IntoView {
     // The rows in view: their prompts are built (bytes, digest) only here.
     let shown = Memo::new(move |_| {
         let range = range.get();
-        let rows: Vec<(usize, Entry)> = filtered.with(|f| {
-            all.with(|all| {
-                f[range.clone()]
-                    .iter()
-                    .map(|&i| all[i].clone())
-                    .zip(range.clone())
-                    .map(|(e, i)| (i, e))
-                    .collect()
+        // Each with how long its run took by the facts' times (for runs no CLI timed).
+        let rows: Vec<(usize, Entry, Option<u64>)> = state.session.with(|s| {
+            filtered.with(|f| {
+                all.with(|all| {
+                    f[range.clone()]
+                        .iter()
+                        .zip(range.clone())
+                        .map(|(&i, index)| (index, all[i].clone(), took(s, all, i)))
+                        .collect()
+                })
             })
         });
         state.session.with(|s| {
             rows.into_iter()
-                .map(|(index, entry)| {
+                .map(|(index, entry, took)| {
                     let name = s
                         .team()
                         .and_then(|t| t.member(&entry.to))
@@ -302,6 +323,7 @@ pub fn Deliveries() -> impl IntoView {
                     let usage = run.and_then(|r| r.usage.as_ref());
                     let duration = usage
                         .and_then(|u| u.duration_ms)
+                        .or(took)
                         .map_or_else(|| "—".to_string(), duration_words);
                     Shown {
                         index,
@@ -457,7 +479,12 @@ pub fn Deliveries() -> impl IntoView {
                 <span class="muted" data-testid="deliveries-count">{count}</span>
             </div>
             <div class="delivery-row delivery-head" aria-hidden="true">
-                <span>"#"</span><span>"to"</span><span title="the prompt's bytes, and their share of its budget">"bytes · % budget"</span><span>"status"</span><span>"duration"</span><span>"usage"</span>
+                <span>"#"</span><span>"to"</span>
+                // Short heads, so that a narrow pane shows them whole; the full words on hover.
+                <span title="the prompt's bytes, and their share of its budget">"bytes"</span>
+                <span>"status"</span>
+                <span title="duration: from when it was due to its reply or failure">"time"</span>
+                <span>"usage"</span>
             </div>
             <div class="deliveries-list" node_ref=scroller on:scroll=move |_| measure()
                 role="listbox" aria-label="deliveries: select one to see its prompt in the inspector">
@@ -522,6 +549,46 @@ mod tests {
             [(0, "max", "delivered"), (1, "sarah", "failed")]
         );
         assert_eq!(list[1].run, Some(1), "sarah's row has sarah's run");
+    }
+
+    #[test]
+    fn a_run_takes_from_when_it_was_due_to_its_reply_or_failure() {
+        let mut s = demo();
+        go(
+            &mut s,
+            Fact::human(
+                "[FROM: kailai] all of you [NEXT: max, sarah]",
+                Millis(60_000),
+            ),
+        );
+        go(&mut s, Fact::replied("max", "done", Millis(65_000)));
+        go(
+            &mut s,
+            Fact::failed("sarah", "codex exited with 1", Millis(72_000)),
+        );
+        let list = entries(&s, false);
+        assert_eq!(took(&s, &list, 0), Some(5_000), "max: due with the message");
+        assert_eq!(
+            took(&s, &list, 1),
+            Some(7_000),
+            "sarah was queued: due once max's run ended"
+        );
+    }
+
+    #[test]
+    fn a_run_not_ended_or_without_times_has_no_duration() {
+        let mut s = demo();
+        go(
+            &mut s,
+            Fact::human("[FROM: kailai] go [NEXT: max]", Millis(0)),
+        );
+        assert_eq!(took(&s, &entries(&s, false), 0), None, "still due");
+        go(&mut s, Fact::replied("max", "done", Millis(5_000)));
+        assert_eq!(
+            took(&s, &entries(&s, false), 0),
+            None,
+            "the message has no time (a log written without them)"
+        );
     }
 
     #[test]
