@@ -69,7 +69,7 @@ impl From<&String> for Text {
 
 impl From<Text> for String {
     fn from(text: Text) -> Self {
-        text.0.to_string()
+        (*text.0).to_owned()
     }
 }
 

@@ -230,7 +230,7 @@ pub fn first_message(facts: &[Fact]) -> Option<String> {
 /// scenario's messages (one per line); none for the others.
 pub fn searchable_text(fact: &Fact) -> Option<String> {
     match fact {
-        Fact::Human { text, .. } | Fact::Replied { text, .. } => Some(text.to_string()),
+        Fact::Human { text, .. } | Fact::Replied { text, .. } => Some(text.as_str().to_owned()),
         Fact::LoadScenario { scenario } => Some(
             scenario
                 .messages

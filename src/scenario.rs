@@ -248,7 +248,7 @@ impl Scenario {
                 } else {
                     m.speaker.id.clone()
                 },
-                content: m.content.to_string(),
+                content: m.content.as_str().to_owned(),
                 to: Some(m.routing.resolved.clone()),
             })
             .collect();

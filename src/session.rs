@@ -494,13 +494,10 @@ impl Session {
         match &fact {
             Fact::SetTeam { team, settings } => {
                 // The conversation holds the fact's team, or a copy with the fact's settings.
-                let team = match settings {
-                    None => Arc::clone(team),
-                    Some(settings) => Arc::new(Team {
-                        settings: TeamSettings::clone(settings),
-                        ..Team::clone(team)
-                    }),
-                };
+                let mut team = Arc::clone(team);
+                if let Some(settings) = settings {
+                    Arc::make_mut(&mut team).settings = TeamSettings::clone(settings);
+                }
                 team.validate().map_err(SessionError::Team)?;
                 self.conversation.set_shared_team(team);
                 self.team_tasks.clear();

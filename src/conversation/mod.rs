@@ -237,12 +237,10 @@ impl Conversation {
 
     /// The shared speaker of `member`, a member of the team held.
     fn speaker_of(&self, member: &Member) -> Arc<Speaker> {
-        let members = self.team.as_ref().map_or(&[][..], |t| t.members.as_slice());
-        members
-            .iter()
-            .position(|m| std::ptr::eq(m, member))
-            .and_then(|i| self.speakers.get(i))
-            .map_or_else(|| Arc::new(member.speaker()), Arc::clone)
+        match self.speakers.iter().find(|s| s.id == member.id) {
+            Some(speaker) => Arc::clone(speaker),
+            None => Arc::new(member.speaker()),
+        }
     }
 
     /// Replaces the team's settings (window, budgets, delivery policy, round bound) without

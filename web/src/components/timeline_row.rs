@@ -70,7 +70,7 @@ pub fn TimelineRow(
                 (
                     m.speaker.display_name.clone(),
                     to,
-                    m.content.to_string(),
+                    m.content.as_str().to_owned(),
                     m.routing.intent,
                 )
             })
