@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { servedPage } from './support/served.mjs';
+import { bigSession } from './support/sessions.mjs';
 
 const served = servedPage();
 
@@ -61,6 +62,30 @@ test('a fork copies the log up to a message into a new session; the original sta
   await page.by('session-entry').nth(1).getByTestId('session-open').click();
   await count(page, 3);
   assert.equal(await page.by('session-library').count(), 0, 'the library closes on open');
+  page.assertNoErrors();
+  await context.close();
+});
+
+test("a session named after its team follows another team opened in it; a name the user typed stays", async () => {
+  const { context, page } = await served.visit();
+  const shown = () => page.by('session-select').locator('option:checked').textContent();
+  assert.match(await shown(), /^Release notes crew · /);
+  await page.openFile('big.json', JSON.stringify(bigSession(5)));
+  await count(page, 5);
+  await page.page.waitForFunction(() => document.querySelector('[data-testid=session-select] option:checked')?.textContent.startsWith('Big team · '));
+  await openLibrary(page);
+  assert.deepEqual((await entries(page)).map((e) => e[0]), ['Big team']);
+  // Named by the user: another team opened in it leaves the name as typed.
+  const name = page.by('session-entry').first().getByTestId('session-name');
+  await name.fill('Mine');
+  await name.press('Enter');
+  await page.page.keyboard.press('Escape');
+  const other = bigSession(3);
+  other.facts[0].team = { ...other.facts[0].team, name: 'Other crew' };
+  await page.openFile('other.json', JSON.stringify(other));
+  await count(page, 3);
+  await page.page.waitForTimeout(400);
+  assert.match(await shown(), /^Mine · /);
   page.assertNoErrors();
   await context.close();
 });

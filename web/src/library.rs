@@ -28,6 +28,15 @@ pub struct Entry {
     pub first_message: Option<String>,
     /// How many facts its log holds.
     pub facts: usize,
+    /// The name was chosen (typed by the user, or a fork's or a shared case's): it stays. A
+    /// name never chosen is its team's, and follows the team (another team opened, a rename
+    /// of the team). Entries stored before this field keep their names.
+    #[serde(default = "kept")]
+    pub chosen: bool,
+}
+
+fn kept() -> bool {
+    true
 }
 
 /// The page's own library (kept in this browser without a bridge): its sessions and the one
@@ -54,6 +63,7 @@ impl Library {
         let id = self.next_id();
         self.sessions.push(Entry {
             id,
+            chosen: name != default_name(session),
             name,
             created_at: now,
             updated_at: now,
@@ -72,6 +82,9 @@ impl Library {
             }
             e.facts = facts.len();
             e.first_message = first_message(facts);
+            if !e.chosen {
+                e.name = default_name(session);
+            }
         }
     }
 
@@ -81,6 +94,7 @@ impl Library {
         match self.sessions.iter_mut().find(|e| e.id == id) {
             Some(e) => {
                 e.name = name;
+                e.chosen = true;
                 Ok(())
             }
             None => Err("that session is no longer in this browser's library".to_string()),
@@ -355,6 +369,26 @@ mod tests {
         // The second setTeam (fact 4) starts over: message index 0 is now "three" (fact 5).
         assert_eq!(fact_of_message(&facts, 0), Some(5));
         assert_eq!(fact_of_message(&facts, 1), None);
+    }
+
+    #[test]
+    fn a_name_never_chosen_follows_the_team_and_a_chosen_one_stays() {
+        let demo = Session::replay(demo_facts(&["hello"])).unwrap();
+        let mut library = Library::default();
+        let plain = library.add(default_name(&demo), &demo, 10);
+        let typed = library.add(default_name(&demo), &demo, 10);
+        library.rename(typed, "Mine").unwrap();
+        let fork = library.add(format!("{} (fork at #1)", default_name(&demo)), &demo, 10);
+        let mut team = agent_chatter::demo::team();
+        team.name = "Big team".into();
+        let other = Session::replay(vec![Fact::set_team(team)]).unwrap();
+        for id in [plain, typed, fork] {
+            library.touch(id, &other, 20);
+        }
+        let name = |id| library.get(id).unwrap().name.clone();
+        assert_eq!(name(plain), "Big team");
+        assert_eq!(name(typed), "Mine");
+        assert_eq!(name(fork), "Release notes crew (fork at #1)");
     }
 
     #[test]
