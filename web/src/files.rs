@@ -160,6 +160,64 @@ pub fn open(name: &str, text: &str, team: Option<&Team>) -> Result<Opened, Strin
     }
 }
 
+/// `compact` JSON, as `serde_json::to_string` writes it, laid out as
+/// `serde_json::to_string_pretty` lays it out (two-space indents, `"key": value`, `[]` and
+/// `{}` when empty): the files the page saves are pretty, but a second (pretty) serializer of
+/// every type it saves would weigh on its wasm (docs/architecture.md §18).
+pub fn pretty(compact: &str) -> String {
+    fn newline(out: &mut Vec<u8>, depth: usize) {
+        out.push(b'\n');
+        out.extend(std::iter::repeat_n(b' ', 2 * depth));
+    }
+    let bytes = compact.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len() * 2);
+    let (mut depth, mut in_string, mut escaped) = (0, false, false);
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        i += 1;
+        if in_string {
+            out.push(b);
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => {
+                in_string = true;
+                out.push(b);
+            }
+            b'{' | b'[' => {
+                out.push(b);
+                let close = if b == b'{' { b'}' } else { b']' };
+                if bytes.get(i) == Some(&close) {
+                    out.push(close);
+                    i += 1;
+                } else {
+                    depth += 1;
+                    newline(&mut out, depth);
+                }
+            }
+            b'}' | b']' => {
+                depth -= 1;
+                newline(&mut out, depth);
+                out.push(b);
+            }
+            b',' => {
+                out.push(b);
+                newline(&mut out, depth);
+            }
+            b':' => out.extend_from_slice(b": "),
+            _ => out.push(b),
+        }
+    }
+    // Only ASCII was added between whole characters: still UTF-8.
+    String::from_utf8(out).unwrap_or_else(|_| compact.to_string())
+}
+
 /// The session file name for downloads: `<team>-session.json`.
 pub fn file_name(team: Option<&Team>, what: &str) -> String {
     let stem: String = team
@@ -300,6 +358,33 @@ mod tests {
         assert!(err.contains("messages[0].from"), "{err}");
         let err = open("s.json", snapshot, None).unwrap_err();
         assert!(err.contains("open a team config first"), "{err}");
+    }
+
+    #[test]
+    fn saved_files_are_laid_out_as_serde_json_lays_them_out() {
+        let team = agent_chatter::demo::team();
+        let scenario = scenario::load_scenario(include_str!("../../examples/demo-scenario.json"))
+            .expect("the demo scenario");
+        let tricky =
+            serde_json::json!({"a": [], "b": {}, "c": [[], {"d": "x,:{}[]\\\"y"}], "e": -1.5e-7});
+        let cases = [
+            (
+                serde_json::to_string(&team),
+                serde_json::to_string_pretty(&team),
+            ),
+            (
+                serde_json::to_string(&scenario),
+                serde_json::to_string_pretty(&scenario),
+            ),
+            (
+                serde_json::to_string(&tricky),
+                serde_json::to_string_pretty(&tricky),
+            ),
+            (Ok("[]".into()), Ok("[]".into())),
+        ];
+        for (compact, want) in cases {
+            assert_eq!(pretty(&compact.unwrap()), want.unwrap());
+        }
     }
 
     #[test]

@@ -217,16 +217,18 @@ fn save_file(state: &AppState, what: &str) -> Result<(), String> {
         .session
         .with_untracked(|s| -> Result<String, String> {
             let no_team = || "load a team first: there is nothing to save".to_string();
+            // Compact, then laid out (`files::pretty`): one serializer per type in the wasm.
             let json = match what {
                 "session" => return Ok(s.export()),
-                "scenario" => serde_json::to_string_pretty(&s.to_scenario().ok_or_else(no_team)?),
-                "snapshot" => serde_json::to_string_pretty(&s.snapshot(browser::now())),
-                "team" => serde_json::to_string_pretty(s.team().ok_or_else(no_team)?),
-                _ => serde_json::to_string_pretty(&cli_config::to_peer_config(
+                "scenario" => serde_json::to_string(&s.to_scenario().ok_or_else(no_team)?),
+                "snapshot" => serde_json::to_string(&s.snapshot(browser::now())),
+                "team" => serde_json::to_string(s.team().ok_or_else(no_team)?),
+                _ => serde_json::to_string(&cli_config::to_peer_config(
                     s.team().ok_or_else(no_team)?,
                 )),
             };
-            json.map_err(|e| format!("could not write the {what}: {e}"))
+            json.map(|json| files::pretty(&json))
+                .map_err(|e| format!("could not write the {what}: {e}"))
         })?;
     browser::download(&files::file_name(team.as_ref(), what), JSON, &text)
 }

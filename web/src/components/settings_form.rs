@@ -39,7 +39,10 @@ pub fn SettingsForm() -> impl IntoView {
                         // The reader's words, without where in text the user never saw.
                         let position = format!(" at line {} column {}", e.line(), e.column());
                         let message = e.to_string();
-                        message.strip_suffix(&position).unwrap_or(&message).to_string()
+                        message
+                            .strip_suffix(&position)
+                            .unwrap_or(&message)
+                            .to_string()
                     })
             });
             match checked {
