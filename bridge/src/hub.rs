@@ -739,6 +739,8 @@ impl Actor {
         ));
         if new_team {
             self.publish(self.agents_event());
+            // A session never renamed is called by its new team.
+            self.publish_sessions();
         }
         crate::debug::after(before, &self.session, &actions);
         self.perform(actions);

@@ -523,6 +523,19 @@ impl Store {
             "UPDATE sessions SET updated_ms = ?2 WHERE id = ?1",
             params![session, crate::hub::now().0 as i64],
         )?;
+        // A session is called by its team until renamed (`name` NULL: its `title`), so a
+        // new team renames the one never renamed too.
+        let team = match fact {
+            Fact::SetTeam { team, .. } => Some(&team.name),
+            Fact::LoadScenario { scenario } => Some(&scenario.team.name),
+            _ => None,
+        };
+        if let Some(team) = team {
+            tx.execute(
+                "UPDATE sessions SET title = ?2 WHERE id = ?1",
+                params![session, team],
+            )?;
+        }
         tx.commit()?;
         Ok(())
     }
@@ -1364,6 +1377,31 @@ mod tests {
         assert_eq!(list[0].name, "Release notes");
         assert_eq!(list[1].id, b);
         assert_eq!(list[1].name, "Crew");
+    }
+
+    #[test]
+    fn a_session_never_renamed_is_called_by_its_new_team_and_a_renamed_one_keeps_its_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.db")).unwrap();
+        let plain = store.create_session("Crew", 1, &team()).unwrap();
+        let named = store.create_session("Crew", 2, &team()).unwrap();
+        store.rename(named, "Mine").unwrap();
+        let mut big = agent_chatter::demo::team();
+        big.name = "Big team".into();
+        for id in [plain, named] {
+            store.append(id, 2, &Fact::set_team(big.clone())).unwrap();
+        }
+        let names: Vec<(i64, String)> = store
+            .list()
+            .unwrap()
+            .into_iter()
+            .map(|s| (s.id, s.name))
+            .collect();
+        assert!(
+            names.contains(&(plain, "Big team".to_string())),
+            "{names:?}"
+        );
+        assert!(names.contains(&(named, "Mine".to_string())), "{names:?}");
     }
 
     #[test]

@@ -150,3 +150,18 @@ test('a bridge restarted on the same port and database is reconnected to, withou
     .some((c) => c.textContent.includes('back again')));
   page.assertNoErrors();
 });
+
+test('a session never renamed is called by its team: the team renamed (or another opened) renames it; a typed name stays', async () => {
+  await page.page.waitForFunction(() => document.querySelector('[data-testid=session-select] option:checked')?.textContent.startsWith('Release notes crew'));
+  // A team is edited once nothing runs (the simulated agents answer "back again" first).
+  await page.page.waitForFunction(() => !document.querySelector('[data-testid=running-mark]'));
+  const team = page.by('team-name-input');
+  await team.fill('Big team');
+  await team.dispatchEvent('change');
+  await page.page.waitForFunction(() => document.querySelector('[data-testid=session-select] option:checked')?.textContent.startsWith('Big team'));
+  const names = (await page.by('session-select').locator('option').allTextContents()).map((t) => t.split(' · ')[0]);
+  assert.ok(names.includes('Big team'), JSON.stringify(names));
+  assert.ok(names.includes('Friday, second try'), `the fork renamed by the user keeps its name: ${JSON.stringify(names)}`);
+  assert.ok(!names.includes('Release notes crew'), JSON.stringify(names));
+  page.assertNoErrors();
+});
