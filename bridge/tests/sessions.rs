@@ -325,6 +325,38 @@ async fn a_fork_has_the_first_n_facts_and_the_original_is_unchanged() {
 }
 
 #[tokio::test]
+async fn a_fork_keeps_the_digests_of_what_was_sent_up_to_its_last_message() {
+    let d = dir();
+    let bridge = serve(d.path(), &["--team", &with_team(d.path())]);
+    let (mut page, session) = bridge.hello().await;
+    let original = session["id"].as_i64().unwrap();
+    talk(&mut page, "first").await;
+    talk(&mut page, "second").await;
+    page.send(json!({"v": 1, "type": "openSession", "id": original}))
+        .await;
+    let sent = page.until(|e| e["type"] == "session").await["sent"].clone();
+    let sent = sent.as_array().unwrap();
+    let upto_msg_2: Vec<&Value> = sent
+        .iter()
+        .filter(|s| ["msg-1", "msg-2"].contains(&s["message"].as_str().unwrap()))
+        .collect();
+    assert!(
+        !upto_msg_2.is_empty(),
+        "the first message was delivered: {sent:?}"
+    );
+    assert!(sent.len() > upto_msg_2.len(), "later ones too: {sent:?}");
+
+    // Fact 3 is the reply to "first": message #2.
+    page.send(json!({"v": 1, "type": "forkSession", "id": original, "upto": 3}))
+        .await;
+    let fork = page
+        .until(|e| e["type"] == "session" && e["id"] != original)
+        .await;
+    let copied: Vec<&Value> = fork["sent"].as_array().unwrap().iter().collect();
+    assert_eq!(copied, upto_msg_2, "only the digests of messages #1 and #2");
+}
+
+#[tokio::test]
 async fn forking_at_a_fact_that_does_not_exist_is_refused_naming_it() {
     let d = dir();
     let bridge = serve(d.path(), &["--team", &with_team(d.path())]);

@@ -94,6 +94,11 @@ test('a fork is a new bridge session with the log up to a message; rename and se
   assert.match(await shownName(), /^Release notes crew \(fork at #2\) · today \d\d:\d\d$/);
   await count(5);
   assert.deepEqual((await texts()).slice(0, 2), before.slice(0, 2), 'the fork starts with the same two messages');
+  // Its past deliveries keep the bridge's digests: #1 to Max is still "✓ verified".
+  await page.by('deliveries-tab').click();
+  await page.page.waitForFunction(() => document.querySelector('[data-testid=delivery-row]')?.dataset.verified === 'yes');
+  assert.match(await page.by('delivery-row').first().textContent(), /^#1Max.*delivered ✓/);
+  await page.by('messages-tab').click();
 
   // Renamed in place: every page's list follows the bridge's.
   await openLibrary();
