@@ -139,7 +139,7 @@ fn layout(host: Host, state: AppState, attention: Attention) -> impl IntoView {
     };
     // Sums every run: only when the runs change, not with every fact.
     let usage = Memo::new(move |_| {
-        state.runs.track();
+        let _ = state.runs.get();
         state.session.with_untracked(|s| s.usage(None))
     });
     let cap = Memo::new(move |_| {

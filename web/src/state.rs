@@ -65,7 +65,9 @@ pub struct AppState {
     pub message_count: Memo<usize>,
     /// Changes when the runs do (a run ended, or another session is shown), not with every
     /// fact: what sums every run (usage) follows it, so a setting edit or a selection costs
-    /// the same on a long history as on a short one (docs/architecture.md §13).
+    /// the same on a long history as on a short one (docs/architecture.md §13). Read it with
+    /// `get`, never only `track`: a memo that was never read has not run, so it watches
+    /// nothing and never changes.
     pub runs: Memo<(u32, usize)>,
     /// Bumped each time another session is shown.
     shows: RwSignal<u32>,

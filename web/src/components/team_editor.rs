@@ -51,7 +51,7 @@ pub fn TeamEditor() -> impl IntoView {
         let usage = Memo::new({
             let id = id.clone();
             move |_| {
-                state.runs.track();
+                let _ = state.runs.get();
                 state.session.with_untracked(|s| {
                     let (usage, runs) = s.usage(Some(&id));
                     usage_words(&usage, runs)

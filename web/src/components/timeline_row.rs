@@ -51,7 +51,7 @@ pub fn TimelineRow(
     // (another session shown, or one more), not with every fact (a setting, a reply's run).
     let message = Memo::new(move |_| {
         state.message_count.track();
-        state.runs.track();
+        let _ = state.runs.get();
         state.session.with_untracked(|s| {
             s.messages().get(index).map(|m| {
                 // What the timeline says, where a prompt's context line says "all"
@@ -80,7 +80,7 @@ pub fn TimelineRow(
     // why), or a failure with its full reason (the message itself is the short line the
     // agents get).
     let outcome = Memo::new(move |_| {
-        state.runs.track();
+        let _ = state.runs.get();
         state.session.with_untracked(|s| {
             s.run_at(index)
                 .map(|r| (r.incomplete.clone(), r.failed.clone()))
