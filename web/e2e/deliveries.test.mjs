@@ -79,6 +79,9 @@ test('simulation: one row per delivery with its status; filters; a row sets the 
   await openDeliveries(page);
   const later = await statuses(page);
   assert.deepEqual(later.slice(0, 3), ['delivered', 'delivered', 'delivered']);
+  // The demo happened just now: Carol, due since the visit began, took seconds, not the time
+  // since some fixed date.
+  assert.match(await rows(page).nth(2).locator('.d-duration').textContent(), /^\d+(\.\d)? s$/);
   page.assertNoErrors();
   await context.close();
 });

@@ -22,9 +22,6 @@ use crate::shared_case;
 use crate::state::{drain, AppState};
 use crate::storage::{self, Stored};
 
-/// Fixed clock of the demo conversation, so every first visit shows the same bytes.
-const DEMO_EPOCH: u64 = 1_763_900_000_000;
-
 /// How long a burst of changes may last before the session is saved.
 const SAVE_DELAY: std::time::Duration = std::time::Duration::from_millis(150);
 
@@ -234,7 +231,8 @@ impl Simulation {
             }
         }
         if self.current().is_none() {
-            self.add(default_name(&demo_session()), demo_session());
+            let demo = demo_session(now());
+            self.add(default_name(&demo), demo);
         }
         if let Some(message) = problem {
             self.state
@@ -323,7 +321,7 @@ impl Simulation {
 
     /// A new session in the library, with the demo team and conversation.
     pub fn new_session(&self) {
-        let session = demo_session();
+        let session = demo_session(now());
         self.add(default_name(&session), session);
     }
 
@@ -360,7 +358,7 @@ impl Simulation {
         if browser::confirm(
             "Start over with the demo? This conversation is discarded (save the session first to keep it).",
         ) {
-            self.adopt(demo_session());
+            self.adopt(demo_session(now()));
         }
     }
 
@@ -502,8 +500,12 @@ impl Simulation {
     }
 }
 
-/// A fresh session with the demo team and a short simulated conversation (first visit).
-pub fn demo_session() -> Session {
+/// A fresh session with the demo team and a short simulated conversation (first visit),
+/// which happened just now: its messages are a minute apart and the last is at `now`, so the
+/// agent left due is timed from the visit, not from a date long past (the prompts hold no
+/// times: every visit still shows the same prompt bytes).
+pub fn demo_session(now: Millis) -> Session {
+    let start = now.0.saturating_sub(2 * 60_000);
     // The demo facts are built from the embedded team, which the core's tests keep valid, so
     // none is refused; a refusal would only shorten the demo.
     let mut session = Session::new();
@@ -511,7 +513,7 @@ pub fn demo_session() -> Session {
     let _ = session.apply(&Fact::Human {
         text: agent_chatter::demo::OPENING_MESSAGE.into(),
         sender: Some("kailai".to_string()),
-        at: Millis(DEMO_EPOCH),
+        at: Millis(start),
     });
     // Two simulated replies (Max, then Sarah); the third agent is left due, so the inspector
     // opens on a prompt waiting for its answer. Its actions stay queued for `adopt`.
@@ -525,7 +527,7 @@ pub fn demo_session() -> Session {
         let _ = session.apply(&Fact::replied(
             delivery.to.clone(),
             text,
-            Millis(DEMO_EPOCH + minute * 60_000),
+            Millis(start + minute * 60_000),
         ));
     }
     session
