@@ -90,6 +90,20 @@ test("a session named after its team follows another team opened in it; a name t
   await context.close();
 });
 
+test('a click outside the library closes it, and so does Escape with the focus anywhere', async () => {
+  const { context, page } = await served.visit();
+  await openLibrary(page);
+  await page.by('composer-input').click();
+  assert.equal(await page.by('session-library').count(), 0, 'a click outside closes it');
+  await openLibrary(page);
+  assert.equal(await page.page.evaluate(() => document.activeElement?.dataset.testid), 'library-toggle');
+  await page.page.keyboard.press('Escape');
+  assert.equal(await page.by('session-library').count(), 0, 'Escape closes it');
+  assert.equal(await page.page.evaluate(() => document.activeElement?.dataset.testid), 'library-toggle', 'the focus is back on its button');
+  page.assertNoErrors();
+  await context.close();
+});
+
 test('a name that is empty is refused and the session keeps its name', async () => {
   const { context, page } = await served.visit();
   await openLibrary(page);

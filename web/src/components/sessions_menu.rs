@@ -7,6 +7,7 @@
 
 use agent_chatter::markers;
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 use crate::host::use_host;
 use crate::library::{snippet_text, when, Entry};
@@ -164,8 +165,33 @@ pub fn SessionsMenu() -> impl IntoView {
             }
         }
     };
+    // As the open/save menus: a click or tap outside the open library closes it, and so does
+    // Escape wherever the focus is, putting it back on the library's button.
+    let root = NodeRef::<leptos::html::Div>::new();
+    let toggle = NodeRef::<leptos::html::Button>::new();
+    let click = window_event_listener(leptos::ev::pointerdown, move |ev| {
+        let (true, Some(root)) = (open.get_untracked(), root.get_untracked()) else {
+            return;
+        };
+        let target = ev.target().and_then(|t| t.dyn_into::<web_sys::Node>().ok());
+        if !root.contains(target.as_ref()) {
+            open.set(false);
+        }
+    });
+    let escape = window_event_listener(leptos::ev::keydown, move |ev| {
+        if ev.key() == "Escape" && open.get_untracked() {
+            open.set(false);
+            if let Some(toggle) = toggle.get_untracked() {
+                let _ = toggle.focus();
+            }
+        }
+    });
+    on_cleanup(move || {
+        click.remove();
+        escape.remove();
+    });
     view! {
-        <div class="sessions">
+        <div class="sessions" node_ref=root>
             <label>"session "
                 <select data-testid="session-select" on:change=move |ev| {
                     if let Ok(id) = event_target_value(&ev).parse() {
@@ -185,17 +211,12 @@ pub fn SessionsMenu() -> impl IntoView {
                     }).collect_view()}
                 </select>
             </label>
-            <button data-testid="library-toggle" aria-expanded=move || open.get().to_string()
+            <button data-testid="library-toggle" node_ref=toggle aria-expanded=move || open.get().to_string()
                 title="every session: names, dates, first messages; search them"
                 on:click=move |_| open.update(|o| *o = !*o)>"library"</button>
             <Show when=move || open.get()>
                 <div class="session-library" data-testid="session-library" role="dialog"
-                    aria-label="sessions library"
-                    on:keydown=move |ev: leptos::ev::KeyboardEvent| {
-                        if ev.key() == "Escape" {
-                            open.set(false);
-                        }
-                    }>
+                    aria-label="sessions library">
                     <div class="library-bar">
                         <input type="search" data-testid="session-search" aria-label="search every session"
                             placeholder="search every session's messages…"
