@@ -3,8 +3,6 @@
 //! member, and a `setTeam` fact's team shared with the conversation; so a short message costs
 //! its text plus a small fixed part. Counted with a counting allocator (this file's binary).
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use agent_chatter::config::load_team;
@@ -13,32 +11,10 @@ use agent_chatter::message::Millis;
 use agent_chatter::session::{Fact, Session};
 use agent_chatter::team::Team;
 
-/// The system allocator, counting the bytes currently allocated.
-struct Counting;
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
 
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size(), Ordering::Relaxed);
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: `ptr` came from `alloc` with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_add(new_size, Ordering::Relaxed);
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: as for `alloc` and `dealloc`.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
+use counting_alloc::live;
 
 fn team(instruction: &str) -> Team {
     load_team(
@@ -107,14 +83,14 @@ fn a_session_holds_each_text_and_team_once() {
 
     // The conversation holds the setTeam fact's team.
     let big = "x".repeat(1 << 20);
-    let before = LIVE.load(Ordering::Relaxed);
+    let before = live();
     let mut session = Session::new();
     session.apply(&Fact::set_team(team(&big))).unwrap();
     let Fact::SetTeam { team: logged, .. } = &session.facts()[0] else {
         panic!("the first fact is the team");
     };
     assert!(std::ptr::eq(session.team().unwrap(), &**logged));
-    let held = LIVE.load(Ordering::Relaxed) - before;
+    let held = live() - before;
     assert!(
         held < big.len() + 64 * 1024,
         "a team with a 1 MiB instruction holds {held} bytes: more than one copy"
@@ -123,12 +99,12 @@ fn a_session_holds_each_text_and_team_once() {
     // A short human message (57 bytes of text) costs its text and a fixed part.
     session.apply(&human(0)).unwrap();
     let n = 2_000;
-    let before = LIVE.load(Ordering::Relaxed);
+    let before = live();
     for i in 1..=n {
         session.apply(&human(i)).unwrap();
         while session.poll_action().is_some() {}
     }
-    let per_message = (LIVE.load(Ordering::Relaxed) - before) / n;
+    let per_message = (live() - before) / n;
     // The fact (80 B) and its text (16 B of counts + 57 B), its sender's id (6 B), the
     // message (160 B) and its id (`msg-N`, 9 B), its prompt view (40 B): 368 B, and the spare
     // room of the vectors that hold them (they grow by doubling): 372 B here. A second copy
