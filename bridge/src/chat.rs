@@ -148,7 +148,12 @@ pub async fn run(hub: Hub, bell: bool) -> Result<Ending, String> {
     let subscription = subscribe(&hub).await.map_err(stopped)?;
     let (printed, mut printed_rx) = tokio::sync::watch::channel(0usize);
     let bell = bell && std::io::stderr().is_terminal();
-    let printer = tokio::spawn(print_events(hub.clone(), subscription, printed, bell));
+    let printer = tokio::spawn(print_events(
+        hub.clone(),
+        subscription,
+        printed,
+        move |said: &[Said]| show(said, bell),
+    ));
     let banner = hub
         .query(|session, id| {
             session.team().map(|team| {
@@ -482,13 +487,13 @@ fn name_of(id: &str, session: &Session) -> String {
 /// Prints what happens: agents' replies and failures, streamed output under a spinner, and
 /// what the conversation says back — notices (a name that matched nobody, a limit hit), whose
 /// turn it is, a `[DONE]`. The hub says what to print of each fact as it applies it
-/// ([`Hub::report`]), so it prints in order after the fact that caused it. `printed` follows
-/// how many facts of the log have been printed.
+/// ([`Hub::report`]), so it prints in order after the fact that caused it; `out` prints it
+/// ([`show`]). `printed` follows how many facts of the log have been printed.
 async fn print_events(
     hub: Hub,
     (mut events, mut seen): Subscription,
     printed: tokio::sync::watch::Sender<usize>,
-    bell: bool,
+    mut out: impl FnMut(&[Said]),
 ) {
     printed.send_replace(seen);
     let mut spinner: Option<ProgressBar> = None;
@@ -504,7 +509,7 @@ async fn print_events(
                 let Some((said, facts)) = catch_up(&hub, seen).await else {
                     break;
                 };
-                show(&said, bell);
+                out(&said);
                 seen = facts;
                 printed.send_replace(seen);
                 continue;
@@ -542,7 +547,7 @@ async fn print_events(
                     // Printed already, when catching up after falling behind.
                     continue;
                 }
-                show(published.said(), bell);
+                out(published.said());
                 seen = *seq as usize;
             }
             Event::Session { .. } => {
@@ -723,6 +728,74 @@ fn plural(n: usize) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two humans taking turns: every message is printed as `→ name: text`.
+    fn human(i: usize) -> Fact {
+        let (from, to) = if i % 2 == 1 {
+            ("kailai", "bob")
+        } else {
+            ("bob", "kailai")
+        };
+        Fact::Human {
+            text: format!("[FROM: {from}] message {i} [NEXT: {to}]").into(),
+            sender: None,
+            at: hub::now(),
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_printer_that_fell_behind_prints_every_message_once_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::store::Store::open(&dir.path().join("s.db")).unwrap();
+        let team = agent_chatter::config::load_team(
+            r#"{"name": "pair", "members": [
+                {"name": "kailai", "kind": "human"}, {"name": "bob", "kind": "human"}]}"#,
+        )
+        .unwrap();
+        let agents = crate::agents::AgentsFile::default();
+        let hub = Hub::start(store, None, team, agents, false, "test".into()).unwrap();
+        let subscription = subscribe(&hub).await.unwrap();
+        let before = subscription.1;
+        // More facts than the hub keeps events for, while the printer does not read: its
+        // first read finds it behind (`Lagged`), and it catches up from the log.
+        let behind = hub::EVENT_BUFFER + 44;
+        for i in 1..=behind {
+            hub.apply(human(i)).await.unwrap();
+        }
+        let lines = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (printed, mut printed_rx) = tokio::sync::watch::channel(0usize);
+        let printer = tokio::spawn(print_events(hub.clone(), subscription, printed, {
+            let lines = Arc::clone(&lines);
+            move |said: &[Said]| lines.lock().unwrap().extend_from_slice(said)
+        }));
+        printed_rx
+            .wait_for(|&n| n >= before + behind)
+            .await
+            .unwrap();
+        // Then it follows the events again, from where the log left it.
+        let total = behind + 5;
+        for i in behind + 1..=total {
+            hub.apply(human(i)).await.unwrap();
+        }
+        printed_rx.wait_for(|&n| n >= before + total).await.unwrap();
+        printer.abort();
+        let want: Vec<Said> = (1..=total)
+            .flat_map(|i| {
+                let (from, to) = if i % 2 == 1 {
+                    ("kailai", "bob")
+                } else {
+                    ("bob", "kailai")
+                };
+                [
+                    Said::Out(format!("→ {from}: message {i}")),
+                    Said::Out(format!("Waiting for {to}")),
+                ]
+            })
+            .collect();
+        let got = lines.lock().unwrap().clone();
+        assert_eq!(got.len(), want.len(), "each message once, none lost");
+        assert_eq!(got, want);
+    }
 
     #[test]
     fn a_message_before_any_team_is_refused_with_the_seed_catalogue_text() {

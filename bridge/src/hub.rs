@@ -32,7 +32,7 @@ use agent_chatter::usage::Usage;
 /// Default agent timeout when the team sets none (`maxAgentResponseTime`): 30 minutes.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 /// Events kept for pages that are behind.
-const EVENT_BUFFER: usize = 256;
+pub(crate) const EVENT_BUFFER: usize = 256;
 /// Pause before a simulated reply, so a person can watch the chain unfold.
 const SIMULATED_DELAY: Duration = Duration::from_millis(300);
 /// Streamed output is relayed in frames of at most this size.
