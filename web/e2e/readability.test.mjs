@@ -142,6 +142,7 @@ test('accessibility: the selected row is aria-selected, the share URL is labelle
   const selected = await page.by('timeline-message').evaluateAll((rows) => rows.map((r) => [r.getAttribute('role'), r.getAttribute('aria-selected')]));
   assert.deepEqual(selected, [['option', 'false'], ['option', 'true'], ['option', 'false']]);
   await page.by('share-link').click();
+  await page.by('share-url').waitFor();
   assert.equal(await page.page.getByRole('textbox', { name: /share link/ }).count(), 1);
   // Tab through the page: every control that takes the focus shows it.
   await page.page.locator('body').click({ position: { x: 1, y: 1 } });

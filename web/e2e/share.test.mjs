@@ -4,6 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { launch } from './support/browser.mjs';
 import { serve } from './support/server.mjs';
 import { InspectorPage } from './support/inspector-page.mjs';
@@ -120,6 +121,36 @@ test('a link made on a bridge page opens in the page served alone: banner, disca
   sender.assertNoErrors();
   await context.close();
   await senderContext.close();
+});
+
+test('links are raw deflate, made and read by the browser: zlib reads the page\'s, the page opens zlib\'s; damaged or oversized data says why', async () => {
+  const { context, page } = await visit(server.url);
+  await page.by('prompt-text').first().waitFor();
+  await page.by('share-link').click();
+  const fragment = await page.by('share-fragment').inputValue();
+  const data = (json) => '#share=' + deflateRawSync(Buffer.from(JSON.stringify(json))).toString('base64url');
+  const made = JSON.parse(inflateRawSync(Buffer.from(fragment.slice('#share='.length), 'base64url')).toString());
+  assert.equal(made.v, 1);
+  assert.ok(made.scenario.team.members.length > 0, 'the case travels in the link');
+
+  // Deflated elsewhere (as links made before, by miniz_oxide): opens, for the member it names.
+  await page.openLink(data({ ...made, member: 'carol' }));
+  await page.by('shared-banner').filter({ hasText: 'for Carol' }).waitFor();
+  assert.equal(await page.by('recipient-select').inputValue(), 'carol');
+  await page.by('shared-keep').click();
+
+  const cases = [
+    ['#share=' + Buffer.from('plain bytes').toString('base64url'), 'the shared link is damaged (its data does not decompress)'],
+    // A deflate bomb: 17 MiB of spaces in ~17 KB.
+    ['#share=' + deflateRawSync(Buffer.alloc(17 << 20, 32)).toString('base64url'), 'holds more than 16 MiB once decompressed'],
+    [data({ v: 2, scenario: made.scenario }), 'made by another version of agent-chatter'],
+  ];
+  for (const [link, message] of cases) {
+    await page.openLink(link);
+    await page.by('error-banner').filter({ hasText: message }).waitFor();
+    assert.ok((await page.timelineCount()) > 0, 'a page, not a blank one');
+  }
+  await context.close();
 });
 
 test('a refused clipboard says to select and copy the link', async () => {

@@ -5,6 +5,7 @@ mod app;
 mod attention;
 mod browser;
 mod components;
+mod compression;
 mod files;
 mod host;
 mod library;

@@ -1,5 +1,5 @@
 //! Shared links (docs/architecture.md §13, "share"): the scenario of the current view, deflated
-//! (`miniz_oxide`) and base64url-encoded (`base64`) into the URL fragment, so a link opens the
+//! (raw deflate, by the browser: [`crate::compression`]) and base64url-encoded (`base64`) into the URL fragment, so a link opens the
 //! same prompts anywhere, with nothing sent to a server. A link longer than browsers keep is
 //! refused with the scenario file as the way out; a damaged one says what is wrong.
 
@@ -8,6 +8,8 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use serde::Serialize;
 use serde_json::Value;
+
+use crate::compression::{self, InflateError};
 
 /// The fragment's prefix.
 pub const PREFIX: &str = "#share=";
@@ -60,7 +62,26 @@ pub fn fragment_in(pasted: &str) -> Option<String> {
 }
 
 /// The fragment for `scenario` shown for `member`; `Err` when the link would be too long.
-pub fn encode(scenario: &Scenario, member: Option<&str>) -> Result<String, String> {
+pub async fn encode(scenario: &Scenario, member: Option<&str>) -> Result<String, String> {
+    let json = link_json(scenario, member)?;
+    fragment_of(&compression::deflate(json.as_bytes()).await?)
+}
+
+/// Reads a fragment made by [`encode`]; the error says what is damaged.
+pub async fn decode(fragment: &str) -> Result<Shared, String> {
+    let deflated = deflated_in(fragment)?;
+    let json = compression::inflate(&deflated, MAX_INFLATED_BYTES)
+        .await
+        .map_err(|e| match e {
+            InflateError::Damaged => "the shared link is damaged (its data does not decompress): ask for it again, or for the scenario file".to_string(),
+            InflateError::TooLarge => format!("the shared link holds more than {} MiB once decompressed: ask for the scenario file instead", MAX_INFLATED_BYTES >> 20),
+            InflateError::Unsupported => "this browser cannot open shared links (it has no DecompressionStream): open the scenario file instead".to_string(),
+        })?;
+    read_link(&json)
+}
+
+/// What a link holds, as JSON text: `{"v": 1, "scenario": …, "member": …}`.
+fn link_json(scenario: &Scenario, member: Option<&str>) -> Result<String, String> {
     /// Written straight to text with the serializer session files use (not built as a
     /// `Value` first: that second serializer of every scenario type weighed on the page's
     /// wasm, docs/architecture.md §18).
@@ -70,13 +91,16 @@ pub fn encode(scenario: &Scenario, member: Option<&str>) -> Result<String, Strin
         scenario: &'a Scenario,
         member: Option<&'a str>,
     }
-    let json = serde_json::to_string(&Link {
+    serde_json::to_string(&Link {
         v: 1,
         scenario,
         member,
     })
-    .map_err(|e| format!("this case cannot be written as a link: {e}"))?;
-    let deflated = miniz_oxide::deflate::compress_to_vec(json.as_bytes(), 9);
+    .map_err(|e| format!("this case cannot be written as a link: {e}"))
+}
+
+/// The fragment carrying `deflated` (base64url); `Err` when it is longer than links can be.
+fn fragment_of(deflated: &[u8]) -> Result<String, String> {
     let fragment = format!("{PREFIX}{}", URL_SAFE_NO_PAD.encode(deflated));
     if fragment.len() > MAX_LINK_BYTES {
         return Err(format!(
@@ -88,17 +112,19 @@ pub fn encode(scenario: &Scenario, member: Option<&str>) -> Result<String, Strin
     Ok(fragment)
 }
 
-/// Reads a fragment made by [`encode`]; the error says what is damaged.
-pub fn decode(fragment: &str) -> Result<Shared, String> {
+/// The deflated bytes a fragment carries.
+fn deflated_in(fragment: &str) -> Result<Vec<u8>, String> {
     let data = fragment.strip_prefix(PREFIX).ok_or("not a shared link")?;
-    let deflated = URL_SAFE_NO_PAD
+    URL_SAFE_NO_PAD
         .decode(data.trim())
-        .map_err(|_| "the shared link is damaged (it is not base64url text): ask for it again, or for the scenario file".to_string())?;
-    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&deflated, MAX_INFLATED_BYTES)
-        .map_err(|_| "the shared link is damaged (its data does not decompress): ask for it again, or for the scenario file".to_string())?;
+        .map_err(|_| "the shared link is damaged (it is not base64url text): ask for it again, or for the scenario file".to_string())
+}
+
+/// The shared case in a link's JSON (inflated) bytes.
+fn read_link(json: &[u8]) -> Result<Shared, String> {
     // Read as text, with the reader every other JSON of the page goes through (a second one,
     // for bytes, would weigh on the page's wasm, docs/architecture.md §18).
-    let value: Value = std::str::from_utf8(&json)
+    let value: Value = std::str::from_utf8(json)
         .ok()
         .and_then(|text| serde_json::from_str(text).ok())
         .ok_or("the shared link is damaged (its data is not JSON)")?;
@@ -120,15 +146,31 @@ pub fn decode(fragment: &str) -> Result<Shared, String> {
 mod tests {
     use super::*;
 
+    /// [`encode`] with the deflate the browser does, by `miniz_oxide` (raw deflate, as the
+    /// page's links were made before the browser made them).
+    fn encode_here(scenario: &Scenario, member: Option<&str>) -> Result<String, String> {
+        let json = link_json(scenario, member)?;
+        fragment_of(&miniz_oxide::deflate::compress_to_vec(json.as_bytes(), 9))
+    }
+
+    /// [`decode`] likewise (the browser's errors are checked in web/e2e/share.test.mjs).
+    fn decode_here(fragment: &str) -> Result<Shared, String> {
+        let deflated = deflated_in(fragment)?;
+        let json =
+            miniz_oxide::inflate::decompress_to_vec_with_limit(&deflated, MAX_INFLATED_BYTES)
+                .map_err(|_| "does not decompress".to_string())?;
+        read_link(&json)
+    }
+
     fn demo() -> Scenario {
         scenario::load_scenario(include_str!("../../examples/demo-scenario.json")).unwrap()
     }
 
     #[test]
     fn a_link_round_trips_the_scenario_and_the_member() {
-        let fragment = encode(&demo(), Some("sarah")).unwrap();
+        let fragment = encode_here(&demo(), Some("sarah")).unwrap();
         assert!(fragment.starts_with(PREFIX));
-        let shared = decode(&fragment).unwrap();
+        let shared = decode_here(&fragment).unwrap();
         assert_eq!(shared.scenario, demo());
         assert_eq!(shared.member.as_deref(), Some("sarah"));
     }
@@ -187,7 +229,7 @@ mod tests {
             })
             .collect();
         big.messages[0].content = text;
-        let err = encode(&big, None).unwrap_err();
+        let err = encode_here(&big, None).unwrap_err();
         assert!(
             err.contains("too long for a link") && err.contains("scenario file"),
             "{err}"
@@ -196,22 +238,23 @@ mod tests {
 
     #[test]
     fn a_damaged_link_says_what_is_wrong() {
-        let good = encode(&demo(), None).unwrap();
+        let err = decode_here(&format!("{PREFIX}not*base64")).unwrap_err();
+        assert!(err.contains("not base64url"), "{err}");
         let cases = [
-            (format!("{PREFIX}not*base64"), "not base64url"),
+            (&b"plain text"[..], "its data is not JSON"),
+            (br#"{"v": 2, "scenario": {}}"#, "another version"),
             (
-                format!("{PREFIX}{}", URL_SAFE_NO_PAD.encode(b"plain bytes")),
-                "does not decompress",
+                br#"{"v": 1, "scenario": {"team": {}}}"#,
+                "the shared link's scenario: team",
             ),
-            (good[..good.len() / 2].to_string(), "damaged"),
         ];
-        for (fragment, want) in cases {
-            let err = decode(&fragment).unwrap_err();
-            assert!(err.contains(want), "{fragment}: {err}");
+        for (json, want) in cases {
+            let err = read_link(json).unwrap_err();
+            assert!(
+                err.contains(want),
+                "{}: {err}",
+                String::from_utf8_lossy(json)
+            );
         }
-        let wrong =
-            miniz_oxide::deflate::compress_to_vec(br#"{"v": 1, "scenario": {"team": {}}}"#, 9);
-        let err = decode(&format!("{PREFIX}{}", URL_SAFE_NO_PAD.encode(wrong))).unwrap_err();
-        assert!(err.starts_with("the shared link's scenario: team"), "{err}");
     }
 }

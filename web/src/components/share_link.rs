@@ -76,21 +76,24 @@ pub fn ShareLink() -> impl IntoView {
             )),
             _ => None,
         });
-        match share::encode(&scenario, member.as_deref()) {
-            Ok(made) => {
-                let Some(location) = web_sys::window().map(|w| w.location()) else {
-                    return;
-                };
-                let link = share::link(&location.href().unwrap_or_default(), &made);
-                copy(link.clone(), copied);
-                fragment.set(made);
-                url.set(Some(link));
+        // The browser deflates it (asynchronously, a few milliseconds).
+        leptos::task::spawn_local(async move {
+            match share::encode(&scenario, member.as_deref()).await {
+                Ok(made) => {
+                    let Some(location) = web_sys::window().map(|w| w.location()) else {
+                        return;
+                    };
+                    let link = share::link(&location.href().unwrap_or_default(), &made);
+                    copy(link.clone(), copied);
+                    fragment.set(made);
+                    url.set(Some(link));
+                }
+                Err(e) => {
+                    url.set(None);
+                    state.report(e);
+                }
             }
-            Err(e) => {
-                url.set(None);
-                state.report(e);
-            }
-        }
+        });
     };
     let copied_text = move || match copied.get() {
         Some(true) => "copied ✓",

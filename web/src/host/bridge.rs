@@ -508,10 +508,14 @@ impl Bridge {
     /// token goes back in the address bar, so a reload stays connected.
     pub fn open_link(&self, fragment: &str) {
         self.restore_token_in_url();
-        match share::decode(fragment) {
-            Ok(shared) => self.open_shared(shared),
-            Err(e) => self.state.report(e),
-        }
+        // The browser inflates it (asynchronously, a few milliseconds).
+        let (bridge, fragment) = (*self, fragment.to_owned());
+        leptos::task::spawn_local(async move {
+            match share::decode(&fragment).await {
+                Ok(shared) => bridge.open_shared(shared),
+                Err(e) => bridge.state.report(e),
+            }
+        });
     }
 
     /// Opens a shared case in a new session of the bridge (the one shown keeps its log), after

@@ -87,8 +87,17 @@ impl Simulation {
     /// Opens a shared link as a `loadScenario` fact; the session in use is kept aside first.
     /// A damaged link shows its error over the stored session or the demo, never a blank page.
     pub fn open_shared(&self, fragment: &str) {
+        // The browser inflates it (asynchronously, a few milliseconds).
+        let (simulation, fragment) = (*self, fragment.to_owned());
+        leptos::task::spawn_local(async move {
+            let shared = share::decode(&fragment).await;
+            simulation.open_decoded(shared);
+        });
+    }
+
+    fn open_decoded(&self, shared: Result<share::Shared, String>) {
         let state = self.state;
-        let shared = match share::decode(fragment) {
+        let shared = match shared {
             Ok(shared) => shared,
             Err(e) => {
                 self.restore_or_demo();
