@@ -12,10 +12,10 @@ use support::{chat_command, team, Bridge};
 
 const BEL: u8 = 0x07;
 
-/// Runs `chat` (max's agent failing) with `input` piped in and `stderr` as given; returns
-/// what reached the terminal when stderr is one.
-fn chat(input: &str, args: &[&str], on_a_terminal: bool) -> Vec<u8> {
-    let dir = Bridge::new_dir(&team(None), "crash.sh");
+/// Runs `chat` (max's agent the fixture `max`) with `input` piped in and stderr on a terminal
+/// or a pipe; returns what reached stderr.
+fn chat(max: &str, input: &str, args: &[&str], on_a_terminal: bool) -> Vec<u8> {
+    let dir = Bridge::new_dir(&team(None), max);
     let mut cmd = chat_command(dir.path());
     cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::null());
     let master = if on_a_terminal {
@@ -63,7 +63,7 @@ fn bells(bytes: &[u8]) -> usize {
 
 #[test]
 fn a_failed_agent_rings_the_bell_once_on_a_terminal() {
-    let got = chat("[NEXT: max] go\n", &[], true);
+    let got = chat("crash.sh", "[NEXT: max] go\n", &[], true);
     let text = String::from_utf8_lossy(&got);
     assert!(text.contains("max's run failed"), "{text}");
     assert_eq!(bells(&got), 1, "{text:?}");
@@ -71,7 +71,7 @@ fn a_failed_agent_rings_the_bell_once_on_a_terminal() {
 
 #[test]
 fn no_bell_keeps_the_terminal_quiet() {
-    let got = chat("[NEXT: max] go\n", &["--no-bell"], true);
+    let got = chat("crash.sh", "[NEXT: max] go\n", &["--no-bell"], true);
     let text = String::from_utf8_lossy(&got);
     assert!(text.contains("max's run failed"), "{text}");
     assert_eq!(bells(&got), 0, "{text:?}");
@@ -79,8 +79,16 @@ fn no_bell_keeps_the_terminal_quiet() {
 
 #[test]
 fn a_stderr_that_is_not_a_terminal_gets_no_bell() {
-    let got = chat("[NEXT: max] go\n", &[], false);
+    let got = chat("crash.sh", "[NEXT: max] go\n", &[], false);
     let text = String::from_utf8_lossy(&got);
     assert!(text.contains("max's run failed"), "{text}");
     assert_eq!(bells(&got), 0, "{text:?}");
+}
+
+#[test]
+fn a_reply_that_hands_the_turn_to_a_person_rings_the_bell_once() {
+    // Max replies "… [NEXT: kailai]".
+    let got = chat("claude-stream.sh", "[NEXT: max] go\n", &[], true);
+    let text = String::from_utf8_lossy(&got);
+    assert_eq!(bells(&got), 1, "{text:?}");
 }
