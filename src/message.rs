@@ -304,50 +304,32 @@ impl Message {
     }
 }
 
-/// In TypeScript a message id is a `string` and a time a `number` (ms), as serde writes them:
-/// used inline, never declared.
+/// In TypeScript a text and a message id are a `string` and a time a `number` (ms), as serde
+/// writes them: each is declared as the Rust type it stands for is, used inline, never declared.
 #[cfg(feature = "ts")]
 mod ts {
     use ts_rs::{Config, TS};
 
-    impl TS for super::Text {
-        type WithoutGenerics = Self;
-        type OptionInnerType = Self;
+    /// `impl TS for $ty` declaring it as `$like` is declared.
+    macro_rules! ts_as {
+        ($($ty:ty => $like:ty),* $(,)?) => {$(
+            impl TS for $ty {
+                type WithoutGenerics = Self;
+                type OptionInnerType = Self;
 
-        fn name(cfg: &Config) -> String {
-            String::name(cfg)
-        }
+                fn name(cfg: &Config) -> String {
+                    <$like>::name(cfg)
+                }
 
-        fn inline(cfg: &Config) -> String {
-            String::inline(cfg)
-        }
+                fn inline(cfg: &Config) -> String {
+                    <$like>::inline(cfg)
+                }
+            }
+        )*};
     }
 
-    impl TS for super::MessageId {
-        type WithoutGenerics = Self;
-        type OptionInnerType = Self;
-
-        fn name(cfg: &Config) -> String {
-            String::name(cfg)
-        }
-
-        fn inline(cfg: &Config) -> String {
-            String::inline(cfg)
-        }
-    }
-
-    impl TS for super::Millis {
-        type WithoutGenerics = Self;
-        type OptionInnerType = Self;
-
-        fn name(_: &Config) -> String {
-            "number".to_owned()
-        }
-
-        fn inline(cfg: &Config) -> String {
-            Self::name(cfg)
-        }
-    }
+    // `f64`, not `u64`: ts-rs declares a `u64` as `bigint`; serde writes a time as a number.
+    ts_as!(super::Text => String, super::MessageId => String, super::Millis => f64);
 }
 
 /// The largest message the core accepts: 1 MiB. Above the default prompt budget (768 KiB), so
