@@ -5,7 +5,8 @@
 //! instruction and team task) says so in one sentence (`whatif-too-small`), in place of the
 //! list of cuts it would cause.
 
-use agent_chatter::explain::BudgetStatus;
+use agent_chatter::explain::{BudgetStatus, Explain};
+use agent_chatter::transcript::escape_html;
 use leptos::prelude::*;
 
 use crate::components::extra_sections::BUILT_IN;
@@ -71,83 +72,153 @@ pub fn fixed_bytes(explain: &agent_chatter::explain::Explain) -> usize {
     kept + cut
 }
 
+/// What the budget shows for one prompt, as text and HTML (every text escaped): written
+/// whole into its two elements, not rebuilt element by element (docs/architecture.md §13).
+#[derive(Debug, Clone, PartialEq)]
+struct Budget {
+    /// The budget's class (`budget status-…`).
+    class: String,
+    /// The budget's bar and line.
+    budget: String,
+    /// One `section-bar` per section.
+    bars: String,
+    too_small: Option<String>,
+    message_cut: Option<String>,
+    truncations: Option<String>,
+}
+
+fn budget(e: &Explain, need: usize, whatif_bytes: Option<usize>) -> Budget {
+    let status = status_class(e.status);
+    let tokens = match (e.total_tokens, e.max_tokens) {
+        (Some(t), Some(m)) => format!(" · {t} / {m} tokens"),
+        (Some(t), None) => format!(" · ~{t} tokens"),
+        _ => String::new(),
+    };
+    // The message itself cut: said in words, not only in the list of cuts.
+    let message_cut = e.message_cut().map(|(from, to)| match to {
+        0 => format!(
+            "⚠ the message does not reach {}: none of its {from} bytes fit the budget",
+            e.recipient
+        ),
+        _ => format!(
+            "⚠ the message reaches {} cut to fit the budget: {to} of its {from} bytes",
+            e.recipient
+        ),
+    });
+    // A what-if budget below the fixed part: one clear sentence, not the cuts. `need` is
+    // measured on the actual prompt, so it does not move with the what-if budget.
+    let too_small = whatif_bytes.filter(|&b| b < need).map(|b| {
+        format!(
+        "a what-if budget of {b} B is smaller than this prompt's fixed part: {} needs {need} B \
+         for its system instruction and team task alone, so they would be cut and the prompt \
+         would not make sense; try {need} B or more",
+        e.recipient
+    )
+    });
+    let truncations = (!e.truncations.is_empty()).then(|| {
+        let cuts: Vec<String> = e
+            .truncations
+            .iter()
+            .map(|t| {
+                format!(
+                    "{} cut from {} to {} B",
+                    t.section, t.from_bytes, t.to_bytes
+                )
+            })
+            .collect();
+        format!("truncated: {}", cuts.join("; "))
+    });
+    let (message_cut, truncations) = if too_small.is_some() {
+        (None, None)
+    } else {
+        (message_cut, truncations)
+    };
+    // The bar shows the fuller budget, the one that decides the status.
+    let fill = match (e.total_tokens, e.max_tokens) {
+        (Some(t), Some(m))
+            if m > 0 && t as u128 * e.max_bytes as u128 > e.total_bytes as u128 * m as u128 =>
+        {
+            percent(t, m)
+        }
+        _ => percent(e.total_bytes, e.max_bytes),
+    };
+    let line = format!(
+        "{} / {} B ({} of the budget) · {}{tokens} · window {} · {} marker(s) stripped",
+        e.total_bytes,
+        e.max_bytes,
+        share(e.total_bytes, e.max_bytes),
+        status_label(e.status),
+        e.window,
+        e.markers_stripped
+    );
+    let mut bars = String::new();
+    for s in &e.sections {
+        let tokens = s.tokens.map(|t| format!(" · ~{t} tok")).unwrap_or_default();
+        let flag = if s.in_system_flag {
+            " (system flag)"
+        } else {
+            ""
+        };
+        let extra = !BUILT_IN.contains(&s.name.as_str());
+        let (kind, title, label) = if extra {
+            (
+                "sec-extra",
+                " title=\"an extra section of this member (team config)\"",
+                "extra: ",
+            )
+        } else {
+            ("", "", "")
+        };
+        let name = escape_html(&s.name);
+        bars.push_str(&format!(
+            "<li class=\"section-bar sec-{name} {kind} {status}\" data-testid=\"section-bar\" data-section=\"{name}\">\
+             <span class=\"section-name\"{title}>{label}{name}{flag}</span>\
+             <span class=\"bar\" title=\"{} of the prompt, {} of the budget\"><span class=\"fill\" style=\"width: {};\"></span></span>\
+             <span class=\"section-bytes\">{} B · {}{tokens}</span></li>",
+            share(s.bytes, e.total_bytes), share(s.bytes, e.max_bytes), percent(s.bytes, e.total_bytes),
+            s.bytes, share(s.bytes, e.total_bytes)
+        ));
+    }
+    Budget {
+        class: format!("budget {status}"),
+        budget: format!("<div class=\"bar\"><div class=\"fill\" style=\"width: {fill};\"></div></div><span class=\"budget-text\">{}</span>", escape_html(&line)),
+        bars,
+        too_small,
+        message_cut,
+        truncations,
+    }
+}
+
 #[component]
 pub fn SectionBars() -> impl IntoView {
     let state = use_state();
-    let explain = Memo::new(move |_| {
+    let shown = Memo::new(move |_| {
         state.preview.with(|p| match p {
-            Some(Ok(p)) => Some(p.explain.clone()),
+            Some(Ok(p)) => {
+                let need = state.actual.with(|p| match p {
+                    Some(Ok(p)) => fixed_bytes(&p.explain),
+                    _ => 0,
+                });
+                Some(budget(&p.explain, need, state.shown_whatif.get().max_bytes))
+            }
             _ => None,
         })
     });
+    let part = move |f: fn(&Budget) -> String| {
+        move || shown.with(|b| b.as_ref().map(f).unwrap_or_default())
+    };
+    let note =
+        move |f: fn(&Budget) -> Option<String>| move || shown.with(|b| b.as_ref().and_then(f));
+    // Built once a prompt is shown; then only the class and the contents change.
+    let any = Memo::new(move |_| shown.with(Option::is_some));
     view! {
-        {move || explain.get().map(|e| {
-            let status = status_class(e.status);
-            let tokens = match (e.total_tokens, e.max_tokens) {
-                (Some(t), Some(m)) => format!(" · {t} / {m} tokens"),
-                (Some(t), None) => format!(" · ~{t} tokens"),
-                _ => String::new(),
-            };
-            let truncations = e.truncations.iter().map(|t| format!("{} cut from {} to {} B", t.section, t.from_bytes, t.to_bytes)).collect::<Vec<_>>();
-            // The message itself cut: said in words, not only in the list of cuts.
-            let message_cut = e.message_cut().map(|(from, to)| match to {
-                0 => format!("⚠ the message does not reach {}: none of its {from} bytes fit the budget", e.recipient),
-                _ => format!("⚠ the message reaches {} cut to fit the budget: {to} of its {from} bytes", e.recipient),
-            });
-            // A what-if budget below the fixed part: one clear sentence, not the cuts.
-            // Measured on the actual prompt, so it does not move with the what-if budget.
-            let need = state.actual.with(|p| match p {
-                Some(Ok(p)) => fixed_bytes(&p.explain),
-                _ => 0,
-            });
-            let too_small = state.shown_whatif.get().max_bytes.filter(|&b| b < need).map(|b| format!(
-                "a what-if budget of {b} B is smaller than this prompt's fixed part: {} needs {need} B \
-                 for its system instruction and team task alone, so they would be cut and the prompt \
-                 would not make sense; try {need} B or more",
-                e.recipient
-            ));
-            let (message_cut, truncations) = if too_small.is_some() {
-                (None, Vec::new())
-            } else {
-                (message_cut, truncations)
-            };
-            // The bar shows the fuller budget, the one that decides the status.
-            let fill = match (e.total_tokens, e.max_tokens) {
-                (Some(t), Some(m)) if m > 0 && t as u128 * e.max_bytes as u128 > e.total_bytes as u128 * m as u128 => percent(t, m),
-                _ => percent(e.total_bytes, e.max_bytes),
-            };
-            view! {
-                <div class=format!("budget {status}") data-testid="budget">
-                    <div class="bar"><div class="fill" style:width=fill></div></div>
-                    <span class="budget-text">
-                        {format!("{} / {} B ({} of the budget) · {}{tokens} · window {} · {} marker(s) stripped",
-                            e.total_bytes, e.max_bytes, share(e.total_bytes, e.max_bytes), status_label(e.status), e.window, e.markers_stripped)}
-                    </span>
-                </div>
-                <ul class="section-bars" title="each section's share of this prompt">
-                    {e.sections.iter().map(|s| {
-                        let tokens = s.tokens.map(|t| format!(" · ~{t} tok")).unwrap_or_default();
-                        let flag = if s.in_system_flag { " (system flag)" } else { "" };
-                        let extra = !BUILT_IN.contains(&s.name.as_str());
-                        let kind = if extra { "sec-extra" } else { "" };
-                        view! {
-                            <li class=format!("section-bar sec-{} {kind} {status}", s.name) data-testid="section-bar" data-section=s.name.clone()>
-                                <span class="section-name" title=extra.then_some("an extra section of this member (team config)")>{extra.then_some("extra: ")}{s.name.clone()}{flag}</span>
-                                <span class="bar" title=format!("{} of the prompt, {} of the budget", share(s.bytes, e.total_bytes), share(s.bytes, e.max_bytes))>
-                                    <span class="fill" style:width=percent(s.bytes, e.total_bytes)></span>
-                                </span>
-                                <span class="section-bytes">{format!("{} B · {}{tokens}", s.bytes, share(s.bytes, e.total_bytes))}</span>
-                            </li>
-                        }
-                    }).collect_view()}
-                </ul>
-                {too_small.map(|text| view! { <p class="message-cut" data-testid="whatif-too-small" role="alert">{text}</p> })}
-                {message_cut.map(|text| view! { <p class="message-cut" data-testid="message-cut">{text}</p> })}
-                {(!truncations.is_empty()).then(|| view! {
-                    <p class="truncations" data-testid="truncations">{format!("truncated: {}", truncations.join("; "))}</p>
-                })}
-            }
+        {move || any.get().then(|| view! {
+            <div class=part(|b| b.class.clone()) data-testid="budget" inner_html=part(|b| b.budget.clone())></div>
+            <ul class="section-bars" title="each section's share of this prompt" inner_html=part(|b| b.bars.clone())></ul>
         })}
+        {move || note(|b| b.too_small.clone())().map(|text| view! { <p class="message-cut" data-testid="whatif-too-small" role="alert">{text}</p> })}
+        {move || note(|b| b.message_cut.clone())().map(|text| view! { <p class="message-cut" data-testid="message-cut">{text}</p> })}
+        {move || note(|b| b.truncations.clone())().map(|text| view! { <p class="truncations" data-testid="truncations">{text}</p> })}
     }
 }
 
@@ -178,6 +249,45 @@ mod tests {
         assert!(whole > 60, "system instruction and team task: {whole} B");
         assert_eq!(with(Some(40)), whole, "cut to 40 B");
         assert_eq!(with(Some(whole + 4)), whole);
+    }
+
+    #[test]
+    fn each_section_has_its_bar_with_its_bytes() {
+        let mut s = Session::new();
+        s.apply(&Fact::set_team(agent_chatter::demo::team()))
+            .unwrap();
+        s.apply(&Fact::human("[FROM: kailai] go [NEXT: max]", Millis(1)))
+            .unwrap();
+        let e = s
+            .preview("max", None, &PreviewOverrides::default())
+            .unwrap()
+            .explain;
+        let b = budget(&e, 0, None);
+        assert_eq!(b.class, "budget status-ok");
+        assert_eq!(
+            b.bars.matches("data-testid=\"section-bar\"").count(),
+            e.sections.len()
+        );
+        for section in &e.sections {
+            assert!(
+                b.bars
+                    .contains(&format!("data-section=\"{}\"", section.name)),
+                "{}",
+                b.bars
+            );
+            assert!(
+                b.bars.contains(&format!("{} B · ", section.bytes)),
+                "{}",
+                b.bars
+            );
+        }
+        assert!(b
+            .budget
+            .contains(&format!("{} / {} B", e.total_bytes, e.max_bytes)));
+        assert_eq!(
+            (b.too_small, b.message_cut, b.truncations),
+            (None, None, None)
+        );
     }
 
     #[test]

@@ -86,27 +86,25 @@ pub fn TimelineRow(
                 .map(|r| (r.incomplete.clone(), r.failed.clone()))
         })
     });
-    // A message after the one previewed (time travel) did not exist for that prompt: it has
-    // no fate there, rather than "outside the window".
+    // Its fate in the inspector's prompt, and whether it came after the message previewed
+    // (time travel): such a message did not exist for that prompt, so it has no fate there
+    // rather than "outside the window". One memo per row, the only thing a row reads of the
+    // preview: an edit marks the preview's dependants once per path to it, so each one less
+    // is work saved on every edit (docs/architecture.md §13).
     let fate = Memo::new(move |_| {
         state.preview.with(|p| match p {
             Some(Ok(p)) => {
                 let listed = p.explain.messages.iter().any(|m| m.index == index);
                 let later = p.explain.current.is_some_and(|current| index > current);
-                (listed || !later).then(|| p.explain.fate_of(index))
+                ((listed || !later).then(|| p.explain.fate_of(index)), later)
             }
-            _ => None,
-        })
-    });
-    let later = Memo::new(move |_| {
-        state.preview.with(|p| match p {
-            Some(Ok(p)) => p.explain.current.is_some_and(|current| index > current),
-            _ => false,
+            _ => (None, false),
         })
     });
     let class = move || {
         let mut class = String::from("timeline-message");
-        if let Some(fate) = fate.get() {
+        let (shown, later) = fate.get();
+        if let Some(fate) = shown {
             class.push(' ');
             class.push_str(fate_style(fate).0);
             if matches!(
@@ -120,7 +118,7 @@ pub fn TimelineRow(
                 class.push_str(" in-window");
             }
         }
-        if fate.get().is_none() && later.get() {
+        if shown.is_none() && later {
             class.push_str(" fate-later");
         }
         if state.selected.get() == Some(index) {
@@ -134,9 +132,9 @@ pub fn TimelineRow(
         class
     };
     let hover = move || match fate.get() {
-        Some(f) => fate_style(f).1,
-        None if later.get() => "later: not yet sent at this point".into(),
-        None => String::new(),
+        (Some(f), _) => fate_style(f).1,
+        (None, true) => "later: not yet sent at this point".into(),
+        (None, false) => String::new(),
     };
     view! {
         // An option of the timeline's listbox; only the shown one is reached by Tab (a roving
