@@ -465,6 +465,34 @@ pub struct Run {
     pub incomplete: Option<String>,
     /// The full reason, when it failed.
     pub failed: Option<String>,
+    /// The kind of failure, when its host stated one (a timeout, a cancel, …).
+    pub failure: Option<Failure>,
+}
+
+impl Run {
+    /// How it ended, in the one word the page, `chat` and the transcripts all use for it
+    /// (docs/architecture.md §14c): `replied`, `incomplete`, `failed`, `cancelled` or
+    /// `timed out`.
+    pub fn outcome(&self) -> &'static str {
+        match (&self.failed, self.failure) {
+            (Some(_), Some(Failure::Cancelled)) => "cancelled",
+            (Some(_), Some(Failure::Timeout)) => "timed out",
+            (Some(_), _) => "failed",
+            (None, _) if self.incomplete.is_some() => "incomplete",
+            (None, _) => "replied",
+        }
+    }
+
+    /// What happened to a run that did not reply, as a sentence's verb: `failed`, `was
+    /// cancelled` or `timed out` ([`Self::outcome`]'s word), `None` when it replied.
+    pub fn failed_verb(&self) -> Option<&'static str> {
+        self.failed.as_ref()?;
+        Some(match self.failure {
+            Some(Failure::Cancelled) => "was cancelled",
+            Some(Failure::Timeout) => "timed out",
+            _ => "failed",
+        })
+    }
 }
 
 impl Session {
@@ -529,7 +557,8 @@ impl Session {
                     .conversation
                     .agent_replied(to, text.clone(), *at)
                     .inspect_err(|_| self.conversation.set_spent(spent))?;
-                self.record_run(to, &id, usage.as_deref().copied(), incomplete.clone(), None);
+                let usage = usage.as_deref().copied();
+                self.record_run(to, &id, usage, incomplete.clone(), None);
             }
             Fact::Failed {
                 to,
@@ -545,13 +574,9 @@ impl Session {
                     .conversation
                     .handle_agent_failed(to, said, *at)
                     .inspect_err(|_| self.conversation.set_spent(spent))?;
-                self.record_run(
-                    to,
-                    &id,
-                    usage.as_deref().copied(),
-                    None,
-                    Some(reason.clone()),
-                );
+                let usage = usage.as_deref().copied();
+                let failed = Some((reason.clone(), *failure));
+                self.record_run(to, &id, usage, None, failed);
             }
             Fact::Retry { to, at } => {
                 let (parent, intent) = self.failed_delivery(to)?;
@@ -643,15 +668,17 @@ impl Session {
         message: &crate::message::MessageId,
         usage: Option<Usage>,
         incomplete: Option<String>,
-        failed: Option<String>,
+        failed: Option<(String, Option<Failure>)>,
     ) {
         if let Some(message) = self.store().position(message) {
+            let (failed, failure) = failed.unzip();
             self.runs.push(Run {
                 to: to.to_string(),
                 message,
                 usage,
                 incomplete,
                 failed,
+                failure: failure.flatten(),
             });
         }
     }

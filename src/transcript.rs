@@ -137,16 +137,12 @@ fn entries(session: &Session) -> Vec<Entry<'_>> {
         .collect()
 }
 
-/// How a run ended, when not plainly: (`incomplete` or `failed`, the reason).
+/// How a run ended, when not plainly: (its word, [`Run::outcome`]: `incomplete`, `failed`,
+/// `cancelled` or `timed out`; the reason).
 fn outcome(run: Option<&Run>) -> Option<(&'static str, &str)> {
     let run = run?;
-    if let Some(reason) = &run.failed {
-        Some(("failed", reason))
-    } else {
-        run.incomplete
-            .as_deref()
-            .map(|reason| ("incomplete", reason))
-    }
+    let reason = run.failed.as_deref().or(run.incomplete.as_deref())?;
+    Some((run.outcome(), reason))
 }
 
 /// `2025-11-23 12:13:20 UTC` (the proleptic Gregorian calendar; no clock is read).
@@ -340,9 +336,10 @@ pub fn html(session: &Session, exported: Option<Millis>) -> String {
             "<pre class=\"text\">{}</pre>\n",
             escape_html(&e.message.content)
         );
-        if let Some((kind, reason)) = outcome(e.run) {
+        if let Some((word, reason)) = outcome(e.run) {
+            let class = if word == "incomplete" { word } else { "failed" };
             out += &format!(
-                "<p class=\"{kind}\"><strong>{kind}</strong>: {}</p>\n",
+                "<p class=\"{class}\"><strong>{word}</strong>: {}</p>\n",
                 escape_html(reason)
             );
         }
@@ -391,7 +388,8 @@ pub fn html(session: &Session, exported: Option<Millis>) -> String {
 ///  "messages": [{"number": 1, "from": "kailai", "fromName": "Kailai", "fromKind": "human",
 ///    "to": ["max"] /* member ids; [] = everyone */, "toNames": "Max",
 ///    "text": "<raw, markers in>", "at": ms,
-///    "outcome": null | {"kind": "replied" | "incomplete" | "failed", "reason"?: "…"},
+///    "outcome": null | {"kind": "replied" | "incomplete" | "failed", "reason"?: "…",
+///      "failure"?: "timeout" | "cancelled" | … /* a failure's kind, when stated */},
 ///    "usage": <that run's usage> | null,
 ///    "deliveries": [{"to": "max", "toName": "Max", "prompt": "<exact bytes>", "bytes": 683 /* the prompt's */,
 ///      "systemFlag": "…" | null, "sha256": "<hex of prompt, NUL, flag>"}]}]}
@@ -405,9 +403,15 @@ pub fn json(session: &Session, exported: Option<Millis>) -> String {
     let messages: Vec<Value> = entries(session)
         .iter()
         .map(|e| {
-            let outcome = e.run.map(|run| match outcome(Some(run)) {
-                Some((kind, reason)) => json!({"kind": kind, "reason": reason}),
-                None => json!({"kind": "replied"}),
+            let outcome = e.run.map(|run| match (&run.failed, &run.incomplete) {
+                (Some(reason), _) => match run.failure {
+                    Some(failure) => {
+                        json!({"kind": "failed", "reason": reason, "failure": failure})
+                    }
+                    None => json!({"kind": "failed", "reason": reason}),
+                },
+                (None, Some(reason)) => json!({"kind": "incomplete", "reason": reason}),
+                (None, None) => json!({"kind": "replied"}),
             });
             let deliveries: Vec<Value> = e
                 .deliveries

@@ -885,6 +885,60 @@ fn the_other_agents_read_a_failure_as_one_short_line_in_words() {
 }
 
 #[test]
+fn a_run_names_its_outcome_in_one_word_a_cancel_and_a_timeout_by_their_own() {
+    let mut s = session();
+    s.apply(&Fact::human("go [NEXT: max, sarah, carol]", Millis(1)))
+        .unwrap();
+    drain(&mut s);
+    let failed = |to: &str, failure| Fact::Failed {
+        to: to.into(),
+        reason: "the reason".into(),
+        at: Millis(2),
+        failure,
+        usage: None,
+    };
+    s.apply(&failed("max", Some(Failure::Cancelled))).unwrap();
+    s.apply(&failed("sarah", Some(Failure::Timeout))).unwrap();
+    s.apply(&failed("carol", Some(Failure::Crashed))).unwrap();
+    let said: Vec<_> = s
+        .runs()
+        .iter()
+        .map(|r| (r.to.as_str(), r.outcome(), r.failed_verb()))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            ("max", "cancelled", Some("was cancelled")),
+            ("sarah", "timed out", Some("timed out")),
+            ("carol", "failed", Some("failed")),
+        ]
+    );
+}
+
+#[test]
+fn a_reply_names_its_outcome_replied_or_incomplete() {
+    let mut s = session();
+    s.apply(&Fact::human("go [NEXT: max, sarah]", Millis(1)))
+        .unwrap();
+    drain(&mut s);
+    s.apply(&Fact::replied("max", "done", Millis(2))).unwrap();
+    s.apply(&Fact::Replied {
+        to: "sarah".into(),
+        text: "half".into(),
+        at: Millis(3),
+        incomplete: Some("max turns".into()),
+        usage: None,
+    })
+    .unwrap();
+    let said: Vec<_> = s
+        .runs()
+        .iter()
+        .map(|r| (r.outcome(), r.failed_verb()))
+        .collect();
+    assert_eq!(said, [("replied", None), ("incomplete", None)]);
+}
+
+#[test]
 fn the_cost_cap_stops_further_deliveries_with_a_notice_until_it_is_raised() {
     let mut s = session();
     let capped = TeamSettings {

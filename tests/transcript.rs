@@ -173,11 +173,45 @@ fn failed_and_incomplete_runs_show_their_reasons_in_every_format() {
         [
             &Value::Null,
             &serde_json::json!({"kind": "replied"}),
-            &serde_json::json!({"kind": "failed", "reason": "codex exited with status 2: rate limited"}),
+            &serde_json::json!({"kind": "failed", "reason": "codex exited with status 2: rate limited", "failure": "crashed"}),
             &Value::Null,
             &serde_json::json!({"kind": "incomplete", "reason": "turn limit reached"}),
         ]
     );
+}
+
+#[test]
+fn a_timed_out_run_reads_timed_out_in_the_text_formats_as_in_the_page_and_chat() {
+    // The demo's carol stopped at her timeout.
+    let s = demo();
+    let md = transcript::markdown(&s, None);
+    assert!(md.contains("**timed out**: no reply within 600 s"), "{md}");
+    let html = transcript::html(&s, None);
+    assert!(html.contains("<strong>timed out</strong>: no reply within 600 s"));
+    let json: Value = serde_json::from_str(&transcript::json(&s, None)).unwrap();
+    assert_eq!(json["messages"][7]["outcome"]["failure"], "timeout");
+}
+
+#[test]
+fn a_cancelled_run_reads_cancelled_in_the_text_formats() {
+    let mut s = crew();
+    say(&mut s, Fact::human("Max, go. [NEXT: max]", Millis(T0)));
+    say(
+        &mut s,
+        Fact::Failed {
+            to: "max".into(),
+            reason: "cancelled by the user: the agent was stopped".into(),
+            at: Millis(T0 + 1_000),
+            failure: Some(Failure::Cancelled),
+            usage: None,
+        },
+    );
+    let md = transcript::markdown(&s, None);
+    assert!(
+        md.contains("**cancelled**: cancelled by the user: the agent was stopped"),
+        "{md}"
+    );
+    assert!(!md.contains("**failed**"), "{md}");
 }
 
 #[test]

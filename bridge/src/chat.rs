@@ -638,7 +638,11 @@ fn print_fact(said: &mut Vec<Said>, fact: &Fact, session: &Session, before: &Pri
             }
         }
         Fact::Failed { to, reason, .. } => {
-            warnings.push(format!("Error: {} failed: {reason}", name_of(to, session)));
+            // The run's own word (failed, was cancelled, timed out), as the page says it
+            // (docs/architecture.md §14c).
+            let verb = session.runs().last().and_then(|r| r.failed_verb());
+            let (name, verb) = (name_of(to, session), verb.unwrap_or("failed"));
+            warnings.push(format!("Error: {name}'s run {verb}: {reason}"));
         }
         _ => {}
     }

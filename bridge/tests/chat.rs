@@ -102,7 +102,7 @@ fn chat_says_at_start_who_cannot_run_and_exits_3_when_the_conversation_ends_on_a
         "{err}"
     );
     assert!(
-        err.contains(&format!("Error: sarah failed: {why}")),
+        err.contains(&format!("Error: sarah's run failed: {why}")),
         "{err}"
     );
 }
@@ -504,6 +504,22 @@ fn stopping_the_chat_stops_the_running_agent_and_its_helpers() {
 }
 
 #[test]
+fn a_run_stopped_at_the_team_timeout_reads_timed_out_as_in_the_page() {
+    let dir = Bridge::new_dir(&team(Some(300)), "hang.sh");
+    let (_, err, ok) = chat(
+        "[NEXT: max] Please draft it.\n",
+        "hang.sh",
+        None,
+        Some(&dir),
+    );
+    assert!(!ok, "the conversation ended on max's timeout: {err}");
+    assert!(
+        err.contains("Error: max's run timed out: no reply within"),
+        "{err}"
+    );
+}
+
+#[test]
 fn cancel_stops_the_running_agent_and_the_chat_goes_on() {
     let dir = Bridge::new_dir(&team(None), "hang.sh");
     let d = dir.path();
@@ -542,7 +558,9 @@ fn cancel_stops_the_running_agent_and_the_chat_goes_on() {
     );
     assert!(out.status.success(), "{stderr}");
     assert!(
-        stderr.contains("max failed: cancelled by the user: the agent was stopped"),
+        stderr.contains(
+            "Error: max's run was cancelled: cancelled by the user: the agent was stopped"
+        ),
         "{stderr}"
     );
     assert!(stderr.contains("No agent is running"), "{stderr}");
@@ -705,7 +723,7 @@ fn retry_runs_the_failed_agent_again_and_the_chat_goes_on() {
     stdin.write_all(b"[NEXT: max] Please draft it.\n").unwrap();
     let failed = said
         .iter()
-        .find(|l| l.contains("max failed"))
+        .find(|l| l.contains("max's run failed"))
         .expect("max's first run failed");
     assert!(
         failed.contains("the model client lost its connection"),

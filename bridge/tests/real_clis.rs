@@ -522,7 +522,7 @@ impl Chat {
             "{self}"
         );
         assert!(
-            self.stderr.contains(&format!("Error: {member} failed: ")),
+            self.stderr.contains(&format!("Error: {member}'s run ")),
             "{self}"
         );
         assert_eq!(self.code, Some(3), "ended on a failure: {self}");

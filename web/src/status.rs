@@ -27,7 +27,8 @@ pub enum MemberStatus {
         runs: bool,
         retry: Option<(u32, Option<u32>, String)>,
     },
-    /// The last run of this member failed, with the full reason.
+    /// The last run of this member failed: how (`failed`, `cancelled`, `timed out`: the run's
+    /// word, docs/architecture.md §14c), then the full reason.
     Failed {
         reason: String,
     },
@@ -61,11 +62,9 @@ impl MemberStatus {
                     ),
                 }
             }
-            MemberStatus::Failed { reason } => (
-                "failed",
-                format!("failed: {reason}"),
-                format!("its last run failed: {reason}"),
-            ),
+            MemberStatus::Failed { reason } => {
+                ("failed", reason.clone(), format!("its last run {reason}"))
+            }
             MemberStatus::Waiting => (
                 "waiting",
                 "waiting for this human".into(),
@@ -101,7 +100,7 @@ pub fn member_status(
     match session.runs().iter().rev().find(|r| r.to == member) {
         Some(run) => match &run.failed {
             Some(reason) => MemberStatus::Failed {
-                reason: reason.clone(),
+                reason: format!("{}: {reason}", run.outcome()),
             },
             None => MemberStatus::Idle,
         },
@@ -157,7 +156,10 @@ pub fn attention(session: &Session) -> Option<(usize, String)> {
             .map_or_else(|| id.to_string(), |m| m.display_name.clone())
     };
     let text = match facts.last()? {
-        Fact::Failed { to, .. } => format!("✗ {} failed", name(to)),
+        Fact::Failed { to, .. } => {
+            let word = session.runs().last().map_or("failed", |r| r.outcome());
+            format!("✗ {} {word}", name(to))
+        }
         Fact::Replied { .. } => {
             let conversation = session.conversation();
             let waits = conversation.in_flight().is_none()
@@ -227,10 +229,34 @@ mod tests {
         assert_eq!(
             member_status(&s, "max", None, true, Some(&retry)),
             MemberStatus::Failed {
-                reason: "claude exited with 1: boom".into()
+                reason: "failed: claude exited with 1: boom".into()
             }
         );
         assert_eq!(attention(&s), Some((3, "✗ Max failed".into())));
+    }
+
+    #[test]
+    fn a_cancelled_run_reads_cancelled_in_the_status_and_the_title() {
+        let mut s = demo();
+        s.apply(&agent_chatter::session::Fact::Failed {
+            to: "max".into(),
+            reason: "cancelled by the user: the agent was stopped".into(),
+            at: Millis(2000),
+            failure: Some(agent_chatter::session::Failure::Cancelled),
+            usage: None,
+        })
+        .unwrap();
+        let status = member_status(&s, "max", None, true, None);
+        let (_, text, title) = status.words(0);
+        assert_eq!(
+            text,
+            "cancelled: cancelled by the user: the agent was stopped"
+        );
+        assert_eq!(
+            title,
+            "its last run cancelled: cancelled by the user: the agent was stopped"
+        );
+        assert_eq!(attention(&s), Some((3, "✗ Max cancelled".into())));
     }
 
     #[test]

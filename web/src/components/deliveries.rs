@@ -2,7 +2,7 @@
 //! handed to one recipient), as a browser's network panel lists requests: the message number,
 //! the recipient, the prompt's bytes against its budget, how the delivery went (delivered, ✓
 //! when the bridge's digest is the page's preview; failed, with the reason on hover; cancelled;
-//! running, with its time; would receive, for the one due and the ones queued), its duration
+//! timed out; running, with its time; would receive, for the one due and the ones queued), its duration
 //! (the bridge's timing, else from due to reply by the facts' times) and what it cost. Filters by member and by status; a row selects its recipient and message
 //! in the inspector.
 //!
@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 
 use agent_chatter::message::MemberId;
-use agent_chatter::session::{Fact, Failure, PreviewOverrides, Session};
+use agent_chatter::session::{PreviewOverrides, Session};
 use agent_chatter::team::DeliveryPolicy;
 use agent_chatter::usage::Usage;
 use leptos::prelude::*;
@@ -38,6 +38,8 @@ pub enum DeliveryStatus {
     Failed,
     /// The user stopped its run.
     Cancelled,
+    /// Its run reached its timeout and was stopped.
+    TimedOut,
     /// A bridge is running its agent now.
     Running,
     /// Not handed to an agent yet: queued, or due in simulation (the user or the simulator
@@ -46,10 +48,11 @@ pub enum DeliveryStatus {
 }
 
 impl DeliveryStatus {
-    pub const ALL: [DeliveryStatus; 5] = [
+    pub const ALL: [DeliveryStatus; 6] = [
         DeliveryStatus::Delivered,
         DeliveryStatus::Failed,
         DeliveryStatus::Cancelled,
+        DeliveryStatus::TimedOut,
         DeliveryStatus::Running,
         DeliveryStatus::WouldReceive,
     ];
@@ -60,6 +63,7 @@ impl DeliveryStatus {
             DeliveryStatus::Delivered => "delivered",
             DeliveryStatus::Failed => "failed",
             DeliveryStatus::Cancelled => "cancelled",
+            DeliveryStatus::TimedOut => "timed-out",
             DeliveryStatus::Running => "running",
             DeliveryStatus::WouldReceive => "would-receive",
         }
@@ -68,6 +72,7 @@ impl DeliveryStatus {
     pub fn label(self) -> &'static str {
         match self {
             DeliveryStatus::WouldReceive => "would receive",
+            DeliveryStatus::TimedOut => "timed out",
             other => other.key(),
         }
     }
@@ -110,7 +115,6 @@ fn took(session: &Session, all: &[Entry], i: usize) -> Option<u64> {
 /// otherwise it waits for the user (`would receive`).
 pub fn entries(session: &Session, agents_run: bool) -> Vec<Entry> {
     let runs = session.runs();
-    let failures = failure_kinds(session);
     // A member's n-th delivery ended in its n-th run (one runs at a time).
     let mut by_member: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (i, run) in runs.iter().enumerate().rev() {
@@ -121,12 +125,12 @@ pub fn entries(session: &Session, agents_run: bool) -> Vec<Entry> {
         .into_iter()
         .map(|(at, to)| {
             let run = by_member.get_mut(to).and_then(Vec::pop);
-            let status = match run {
-                Some(i) if runs[i].failed.is_none() => DeliveryStatus::Delivered,
-                Some(i) if failures.get(i) == Some(&Some(Failure::Cancelled)) => {
-                    DeliveryStatus::Cancelled
-                }
-                Some(_) => DeliveryStatus::Failed,
+            // The run's own word for how it ended (docs/architecture.md §14c).
+            let status = match run.map(|i| runs[i].outcome()) {
+                Some("failed") => DeliveryStatus::Failed,
+                Some("cancelled") => DeliveryStatus::Cancelled,
+                Some("timed out") => DeliveryStatus::TimedOut,
+                Some(_) => DeliveryStatus::Delivered,
                 None if agents_run => DeliveryStatus::Running,
                 None => DeliveryStatus::WouldReceive,
             };
@@ -160,24 +164,6 @@ pub fn entries(session: &Session, agents_run: bool) -> Vec<Entry> {
         });
     }
     list
-}
-
-/// The kind of each run's failure (`None` for a reply or a failure of no stated kind), in the
-/// order of `Session::runs`: the outcome facts since the team was set or a history loaded.
-fn failure_kinds(session: &Session) -> Vec<Option<Failure>> {
-    let facts = session.facts();
-    let start = facts
-        .iter()
-        .rposition(|f| matches!(f, Fact::SetTeam { .. } | Fact::LoadScenario { .. }))
-        .map_or(0, |i| i + 1);
-    facts[start..]
-        .iter()
-        .filter_map(|f| match f {
-            Fact::Replied { .. } => Some(None),
-            Fact::Failed { failure, .. } => Some(*failure),
-            _ => None,
-        })
-        .collect()
 }
 
 /// Tokens in and out and the cost, as far as the run reported them; `—` when it did not.
@@ -405,7 +391,7 @@ pub fn Deliveries() -> impl IntoView {
                     .clone()
                     .map_or_else(String::new, |r| format!("incomplete: {r}")),
             ),
-            (DeliveryStatus::Failed | DeliveryStatus::Cancelled, _) => (
+            (DeliveryStatus::Failed | DeliveryStatus::Cancelled | DeliveryStatus::TimedOut, _) => (
                 status.label().to_string(),
                 reason.clone().unwrap_or_default(),
             ),
@@ -504,6 +490,7 @@ mod tests {
     use super::*;
     use agent_chatter::message::Millis;
 
+    use agent_chatter::session::{Fact, Failure};
     fn demo() -> Session {
         let mut s = Session::new();
         s.apply(&Fact::set_team(agent_chatter::demo::team()))
@@ -610,6 +597,25 @@ mod tests {
     }
 
     #[test]
+    #[test]
+    fn a_run_stopped_at_its_timeout_reads_timed_out_not_failed() {
+        let mut s = demo();
+        go(
+            &mut s,
+            Fact::human("[FROM: kailai] plan it [NEXT: max]", Millis(1)),
+        );
+        let timeout = Fact::Failed {
+            to: "max".into(),
+            reason: "no reply within 10 s: the agent was stopped".into(),
+            at: Millis(2),
+            failure: Some(Failure::Timeout),
+            usage: None,
+        };
+        go(&mut s, timeout);
+        assert_eq!(summary(&entries(&s, true)), [(0, "max", "timed-out")]);
+        assert_eq!(DeliveryStatus::TimedOut.label(), "timed out");
+    }
+
     fn queued_deliveries_would_receive_the_latest_message() {
         let mut s = demo();
         go(

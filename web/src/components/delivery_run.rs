@@ -1,6 +1,7 @@
 //! The run that ended in the message the inspector shows (docs/architecture.md §14c): what it
 //! cost (`delivery-usage`), and how it ended when not plainly (`delivery-outcome`: incomplete
-//! and why, or failed with the full reason, where the conversation keeps a short line).
+//! and why, or failed (cancelled, timed out: the run's own word) with the full reason, where
+//! the conversation keeps a short line).
 
 use leptos::prelude::*;
 
@@ -19,7 +20,7 @@ pub fn DeliveryRun() -> impl IntoView {
                 .map_or_else(|| run.to.clone(), |m| m.display_name.clone());
             let usage = run.usage.unwrap_or_default().summary();
             let outcome = match (&run.failed, &run.incomplete) {
-                (Some(reason), _) => Some(("failed", format!("failed: {reason}"))),
+                (Some(reason), _) => Some(("failed", format!("{}: {reason}", run.outcome()))),
                 (None, Some(reason)) => Some(("incomplete", format!("incomplete: {reason}"))),
                 (None, None) => None,
             };

@@ -1,6 +1,8 @@
-//! A failed agent can be run again (`retry`): for each AI member whose last run failed, with
-//! nothing running or queued for it, a button applies a `retry` fact (docs/architecture.md
-//! §6b), so its failed delivery runs again, answering the same message, in every host.
+//! A failed agent can be run again (`retry`): for each AI member whose last run failed (or was
+//! cancelled, or timed out: said in the words the deliveries list uses, docs/architecture.md
+//! §14c), with nothing running or queued for it, a button applies a `retry` fact
+//! (docs/architecture.md §6b), so its failed delivery runs again, answering the same message,
+//! in every host.
 
 use agent_chatter::session::Fact;
 use leptos::prelude::*;
@@ -13,7 +15,7 @@ use crate::state::use_state;
 pub fn RetryFailed() -> impl IntoView {
     let state = use_state();
     let host = use_host();
-    // (id, display name, why it failed)
+    // (id, display name, what happened to its run, why)
     let failed = Memo::new(move |_| {
         state.session.with(|s| {
             let Some(team) = s.team() else {
@@ -23,14 +25,10 @@ pub fn RetryFailed() -> impl IntoView {
                 .iter()
                 .filter(|m| m.is_ai() && s.can_retry(&m.id))
                 .map(|m| {
-                    let why = s
-                        .runs()
-                        .iter()
-                        .rev()
-                        .find(|r| r.to == m.id)
-                        .and_then(|r| r.failed.clone())
-                        .unwrap_or_default();
-                    (m.id.clone(), m.display_name.clone(), why)
+                    let run = s.runs().iter().rev().find(|r| r.to == m.id);
+                    let verb = run.and_then(|r| r.failed_verb()).unwrap_or("failed");
+                    let why = run.and_then(|r| r.failed.clone()).unwrap_or_default();
+                    (m.id.clone(), m.display_name.clone(), verb, why)
                 })
                 .collect::<Vec<_>>()
         })
@@ -38,13 +36,13 @@ pub fn RetryFailed() -> impl IntoView {
     view! {
         <Show when=move || failed.with(|f| !f.is_empty())>
             <ul class="retry-failed">
-                {move || failed.get().into_iter().map(|(id, name, why)| {
+                {move || failed.get().into_iter().map(|(id, name, verb, why)| {
                     let retry = move |_| {
                         host.apply(Fact::Retry { to: id.clone(), at: browser::now() });
                     };
                     view! {
-                        <li title=format!("why it failed: {why}")>
-                            {format!("{name}'s last run failed. ")}
+                        <li data-testid="retry-line" title=format!("why it {verb}: {why}")>
+                            {format!("{name}'s last run {verb}. ")}
                             <button data-testid="retry" data-member=name.clone() on:click=retry>
                                 {format!("retry {name}")}
                             </button>
