@@ -249,10 +249,6 @@ test('bridge: running with a spinner and its time, delivered ✓ verified, cance
   await page.page.waitForFunction(() => document.querySelector('[data-testid="delivery-row"]')?.dataset.verified === 'yes');
   assert.equal(await max.locator('.d-status').textContent(), 'delivered ✓');
   assert.equal(await max.locator('.d-duration').textContent(), '5.4 s');
-  // The line above the composer says it in the list's word: cancelled, not failed.
-  const retryLine = (name) => page.by('retry-line').filter({ hasText: new RegExp(`^${name}'s last run`) });
-  assert.match(await retryLine('Sarah').textContent(), /^Sarah's last run was cancelled\. retry Sarah/);
-  assert.match(await retryLine('Sarah').getAttribute('title'), /^why it was cancelled: cancelled by the user/);
   assert.match(await max.locator('.d-usage').textContent(), /^\d+ in · 80 out · \$0\.0031$/);
   await page.page.waitForFunction(() => document.querySelectorAll('[data-testid="delivery-row"]')[1]?.dataset.status === 'running');
 
@@ -260,8 +256,10 @@ test('bridge: running with a spinner and its time, delivered ✓ verified, cance
   await page.by('agent-cancel').click();
   await page.page.waitForFunction(() => document.querySelectorAll('[data-testid="delivery-row"]')[1]?.dataset.status === 'cancelled');
   assert.equal(await page.by('running-mark').count(), 0, 'nothing runs');
-  assert.match(await retryLine('Carol').textContent(), /^Carol's last run failed\. retry Carol/);
-  assert.match(await retryLine('Carol').getAttribute('title'), /^why it failed: .*segfault in the model client/);
+  // The line above the composer says it in the list's word: cancelled, not failed.
+  const retryLine = (name) => page.by('retry-line').filter({ hasText: new RegExp(`^${name}'s last run`) });
+  assert.match(await retryLine('Sarah').textContent(), /^Sarah's last run was cancelled\. retry Sarah/);
+  assert.match(await retryLine('Sarah').getAttribute('title'), /^why it was cancelled: cancelled by the user/);
 
   // Carol's CLI crashes: failed, with the whole reason on hover.
   await page.send('[FROM: kailai] Carol, tighten it. [NEXT: carol]');
@@ -269,6 +267,8 @@ test('bridge: running with a spinner and its time, delivered ✓ verified, cance
   const failed = rows(page).filter({ has: page.page.locator('.d-failed') });
   assert.match(await failed.locator('.d-status').getAttribute('title'), /segfault in the model client/);
   assert.deepEqual((await statuses(page)).slice(0, 3), ['delivered', 'cancelled', 'failed']);
+  assert.match(await retryLine('Carol').textContent(), /^Carol's last run failed\. retry Carol/);
+  assert.match(await retryLine('Carol').getAttribute('title'), /^why it failed: .*segfault in the model client/);
 
   // The filter by status, and a row to the inspector.
   await page.by('deliveries-filter-status').selectOption('cancelled');

@@ -489,8 +489,8 @@ pub fn Deliveries() -> impl IntoView {
 mod tests {
     use super::*;
     use agent_chatter::message::Millis;
-
     use agent_chatter::session::{Fact, Failure};
+
     fn demo() -> Session {
         let mut s = Session::new();
         s.apply(&Fact::set_team(agent_chatter::demo::team()))
@@ -597,7 +597,6 @@ mod tests {
     }
 
     #[test]
-    #[test]
     fn a_run_stopped_at_its_timeout_reads_timed_out_not_failed() {
         let mut s = demo();
         go(
@@ -616,6 +615,7 @@ mod tests {
         assert_eq!(DeliveryStatus::TimedOut.label(), "timed out");
     }
 
+    #[test]
     fn queued_deliveries_would_receive_the_latest_message() {
         let mut s = demo();
         go(
