@@ -39,9 +39,9 @@ test('simulation: one row per delivery with its status; filters; a row sets the 
   assert.deepEqual(await statuses(page), ['delivered', 'delivered', 'would-receive']);
   const texts = await rows(page).evaluateAll((rs) => rs.map((r) => [...r.children].map((c) => c.textContent)));
   assert.deepEqual(texts.map((t) => t.slice(0, 2)), [['#1', 'Max'], ['#2', 'Sarah'], ['#3', 'Carol']]);
-  // Bytes against the budget with its share; simulated runs report no usage.
-  for (const t of texts) assert.match(t[2], /^\d+ B · (<0\.01|\d+\.\d\d)%$/);
-  assert.match(await rows(page).nth(0).locator('.d-bytes').getAttribute('title'), /^\d+ of a 786432 B budget$/);
+  // The prompt's bytes, their share of the budget on hover; simulated runs report no usage.
+  for (const t of texts) assert.match(t[2], /^\d+ B$/);
+  assert.match(await rows(page).nth(0).locator('.d-bytes').getAttribute('title'), /^\d+ B of a 786432 B budget \((<0\.01|\d+\.\d\d)%\)$/);
   assert.equal(texts[0][3], 'delivered', 'no bridge, no digest to check');
   assert.equal(texts[0][5], '—');
   // No CLI timed a simulated run: its time is from when it was due to its reply (the facts').
@@ -95,6 +95,16 @@ for (const [name, viewport] of [['390x844', { width: 390, height: 844 }], ['1280
     assert.deepEqual(cut, [], 'every head shows whole');
     const duration = page.page.locator('.delivery-head > span').nth(4);
     assert.match(await duration.getAttribute('title'), /^duration: from when it was due/);
+    // Nor is a row's bytes cell (it was at 390x844: "166 B · …"): the bytes alone, and on
+    // hover the bytes against the budget with their share.
+    const bytes = await rows(page).locator('.d-bytes').evaluateAll((cs) => cs.map((c) =>
+      ({ text: c.innerText, cut: c.scrollWidth > c.clientWidth, title: c.title })));
+    assert.equal(bytes.length, 3);
+    for (const b of bytes) {
+      assert.equal(b.cut, false, `${b.text} is cut at ${name}`);
+      assert.match(b.title, /^\d+ B of a 786432 B budget \((<0\.01|\d+\.\d\d)%\)$/);
+    }
+    for (const b of bytes) assert.match(b.text, /^\d+ B$/, name);
     await page.screenshot(`deliveries-${name}.png`);
     page.assertNoErrors();
     await context.close();

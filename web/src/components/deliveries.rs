@@ -188,8 +188,8 @@ pub fn usage_cell(usage: Option<&Usage>) -> String {
     }
 }
 
-/// `1234 B · 0.16%` (of the budget).
-pub fn bytes_cell(bytes: usize, budget: usize) -> String {
+/// `1234 B` and its share of the budget, `0.16%`.
+pub fn bytes_cell(bytes: usize, budget: usize) -> (String, String) {
     let percent = if budget == 0 {
         0.0
     } else {
@@ -200,7 +200,7 @@ pub fn bytes_cell(bytes: usize, budget: usize) -> String {
     } else {
         format!("{percent:.2}")
     };
-    format!("{bytes} B · {percent}%")
+    (format!("{bytes} B"), format!("{percent}%"))
 }
 
 /// What a row in view shows beyond its entry.
@@ -287,14 +287,15 @@ pub fn Deliveries() -> impl IntoView {
                     let prompt = s
                         .preview(&entry.to, Some(entry.at), &PreviewOverrides::default())
                         .ok();
+                    // The share of the budget on hover only: the cell stays short enough
+                    // for a phone (docs/architecture.md §13).
                     let (bytes, budget) = prompt.as_ref().map_or_else(
                         || ("—".to_string(), String::new()),
                         |p| {
                             let e = &p.explain;
-                            (
-                                bytes_cell(e.total_bytes, e.max_bytes),
-                                format!("{} of a {} B budget", e.total_bytes, e.max_bytes),
-                            )
+                            let (bytes, share) = bytes_cell(e.total_bytes, e.max_bytes);
+                            let budget = format!("{bytes} of a {} B budget ({share})", e.max_bytes);
+                            (bytes, budget)
                         },
                     );
                     let verified = (entry.status == DeliveryStatus::Delivered)
@@ -467,7 +468,7 @@ pub fn Deliveries() -> impl IntoView {
             <div class="delivery-row delivery-head" aria-hidden="true">
                 <span>"#"</span><span>"to"</span>
                 // Short heads, so that a narrow pane shows them whole; the full words on hover.
-                <span title="the prompt's bytes, and their share of its budget">"bytes"</span>
+                <span title="the prompt's bytes (on hover, their share of its budget)">"bytes"</span>
                 <span>"status"</span>
                 <span title="duration: from when it was due to its reply or failure">"time"</span>
                 <span>"usage"</span>
@@ -635,8 +636,12 @@ mod tests {
 
     #[test]
     fn cells_say_bytes_against_the_budget_and_what_was_reported() {
-        assert_eq!(bytes_cell(683, 786_432), "683 B · 0.09%");
-        assert_eq!(bytes_cell(1, 786_432), "1 B · <0.01%");
+        let cell = |b, of| {
+            let (bytes, share) = bytes_cell(b, of);
+            format!("{bytes} · {share}")
+        };
+        assert_eq!(cell(683, 786_432), "683 B · 0.09%");
+        assert_eq!(cell(1, 786_432), "1 B · <0.01%");
         assert_eq!(usage_cell(None), "—");
         let u = Usage {
             input_tokens: Some(1200),
