@@ -4,19 +4,10 @@
 // (bridge/tests/fixtures/agents/).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { bridgeDir, demoTeam, fixture, startBridge } from './support/bridge.mjs';
 import { InspectorPage } from './support/inspector-page.mjs';
 import { servedPage } from './support/served.mjs';
 import { bigSession } from './support/sessions.mjs';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const bin = process.env.AGENT_CHATTER_BIN ?? path.join(root, 'target/debug/agent-chatter');
-const fixture = (name) => path.join(root, 'bridge/tests/fixtures/agents', name);
 
 const served = servedPage();
 
@@ -214,23 +205,15 @@ test('the team is renamed in the team editor, and the header follows', async () 
 let bridge;
 let url;
 before(async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), 'agent-chatter-e2e-deliveries-'));
-  const team = JSON.parse(await readFile(path.join(root, 'src/demo-team.json'), 'utf8'));
-  const teamFile = path.join(dir, 'team.json');
-  await writeFile(teamFile, JSON.stringify(team));
-  const agents = path.join(dir, 'agents.json');
-  await writeFile(agents, JSON.stringify({ agents: {
-    max: { command: fixture('claude-usage.sh') },
-    sarah: { command: fixture('hang.sh'), output: 'claude' },
-    carol: { command: fixture('crash.sh') },
-  } }));
-  bridge = spawn(bin, ['serve', '--port', '0', '--db', path.join(dir, 's.db'), '--team', teamFile,
-    '--dist', path.join(root, 'web/dist'), '--agents', agents], { stdio: ['ignore', 'pipe', 'inherit'] });
-  url = await new Promise((resolve, reject) => {
-    bridge.once('error', reject);
-    bridge.once('exit', (code) => reject(new Error(`the bridge exited with ${code}`)));
-    createInterface({ input: bridge.stdout }).once('line', resolve);
+  bridge = await startBridge(await bridgeDir('deliveries'), {
+    team: await demoTeam(),
+    agents: {
+      max: { command: fixture('claude-usage.sh') },
+      sarah: { command: fixture('hang.sh'), output: 'claude' },
+      carol: { command: fixture('crash.sh') },
+    },
   });
+  url = bridge.url;
 });
 
 after(() => bridge?.kill());

@@ -4,18 +4,10 @@
 // on the same port and database connects again by itself and shows the same session.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { createInterface } from 'node:readline';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { bridgeDir, startBridge } from './support/bridge.mjs';
 import { launch } from './support/browser.mjs';
 import { InspectorPage } from './support/inspector-page.mjs';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const bin = process.env.AGENT_CHATTER_BIN ?? path.join(root, 'target/debug/agent-chatter');
 
 let dir;
 let port;
@@ -36,13 +28,8 @@ const freePort = () => new Promise((resolve, reject) => {
 
 /** Starts `serve` (the demo team, simulated) on `port` with the database in `dir`; its URL. */
 async function start() {
-  bridge = spawn(bin, ['serve', '--port', String(port), '--db', path.join(dir, 's.db'),
-    '--dist', path.join(root, 'web/dist'), '--simulate'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: bridge.stdout });
-  return new Promise((resolve, reject) => {
-    bridge.once('error', reject);
-    lines.on('line', (line) => { if (line.startsWith('http://')) resolve(line.trim()); });
-  });
+  bridge = await startBridge(dir, { port, args: ['--simulate'] });
+  return bridge.url;
 }
 
 const stop = () => new Promise((resolve) => {
@@ -52,7 +39,7 @@ const stop = () => new Promise((resolve) => {
 });
 
 before(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'agent-chatter-e2e-library-'));
+  dir = await bridgeDir('library');
   port = await freePort();
   const url = await start();
   browser = await launch();

@@ -17,13 +17,13 @@ export const fixture = (name) => path.join(root, 'bridge/tests/fixtures/agents',
 export const bridgeDir = (name) => mkdtemp(path.join(tmpdir(), `agent-chatter-e2e-${name}-`));
 
 /**
- * Starts `serve --port 0` with its database in `dir`; `team` and `agents` (objects) are written
- * to `team.json` and `agents.json` there and passed with `--team` and `--agents`; `args` are
- * added as they are. Resolves to the child process with `url`, the page's address with its
+ * Starts `serve --port 0` (or `port`, for a bridge that must come back on the same one) with
+ * its database in `dir`; `team` and `agents` (objects) are written to `team.json` and
+ * `agents.json` there and passed with `--team` and `--agents`; `args` are added as they are. Resolves to the child process with `url`, the page's address with its
  * token, once the bridge printed it; rejects if the bridge exits first.
  */
-export async function startBridge(dir, { team, agents, args = [] } = {}) {
-  const flags = ['serve', '--port', '0', '--db', path.join(dir, 's.db'), '--dist', path.join(root, 'web/dist')];
+export async function startBridge(dir, { team, agents, port = 0, args = [] } = {}) {
+  const flags = ['serve', '--port', String(port), '--db', path.join(dir, 's.db'), '--dist', path.join(root, 'web/dist')];
   if (team) {
     const file = path.join(dir, 'team.json');
     await writeFile(file, JSON.stringify(team));
