@@ -430,7 +430,6 @@ pub fn Deliveries() -> impl IntoView {
                 <span class=format!("d-status d-{}", status.key()) title=title>
                     {in_flight.then(|| view! { <span class="spinner" data-testid="delivery-spinner" aria-hidden="true"></span> })}
                     {status_text}
-                    {let elapsed = elapsed.clone(); move || in_flight.then(|| format!(" · {}", elapsed()))}
                     {(status == DeliveryStatus::Failed).then(|| reason.clone().map(|r| format!(": {r}"))).flatten()}
                 </span>
                 <span class="d-duration">{move || if in_flight { elapsed() } else { duration.clone() }}</span>
