@@ -9,6 +9,8 @@ use agent_chatter::explain::{BudgetStatus, Explain};
 use agent_chatter::transcript::escape_html;
 use leptos::prelude::*;
 
+use wasm_bindgen::JsCast;
+
 use crate::components::extra_sections::BUILT_IN;
 use crate::state::use_state;
 
@@ -173,7 +175,7 @@ fn budget(e: &Explain, need: usize, whatif_bytes: Option<usize>) -> Budget {
         bars.push_str(&format!(
             "<li class=\"section-bar sec-{name} {kind} {status}\" data-testid=\"section-bar\" data-section=\"{name}\">\
              <span class=\"section-name\"{title}>{label}{name}{flag}</span>\
-             <span class=\"bar\" title=\"{} of the prompt, {} of the budget\"><span class=\"fill\" style=\"width: {};\"></span></span>\
+             <span class=\"bar\" title=\"{} of the prompt, {} of the budget\"><span class=\"fill\" data-width=\"{}\"></span></span>\
              <span class=\"section-bytes\">{} B · {}{tokens}</span></li>",
             share(s.bytes, e.total_bytes), share(s.bytes, e.max_bytes), percent(s.bytes, e.total_bytes),
             s.bytes, share(s.bytes, e.total_bytes)
@@ -181,7 +183,7 @@ fn budget(e: &Explain, need: usize, whatif_bytes: Option<usize>) -> Budget {
     }
     Budget {
         class: format!("budget {status}"),
-        budget: format!("<div class=\"bar\"><div class=\"fill\" style=\"width: {fill};\"></div></div><span class=\"budget-text\">{}</span>", escape_html(&line)),
+        budget: format!("<div class=\"bar\"><div class=\"fill\" data-width=\"{fill}\"></div></div><span class=\"budget-text\">{}</span>", escape_html(&line)),
         bars,
         too_small,
         message_cut,
@@ -204,21 +206,54 @@ pub fn SectionBars() -> impl IntoView {
             _ => None,
         })
     });
-    let part = move |f: fn(&Budget) -> String| {
-        move || shown.with(|b| b.as_ref().map(f).unwrap_or_default())
-    };
     let note =
         move |f: fn(&Budget) -> Option<String>| move || shown.with(|b| b.as_ref().and_then(f));
-    // Built once a prompt is shown; then only the class and the contents change.
+    // Built once a prompt is shown; then only their class and contents change.
     let any = Memo::new(move |_| shown.with(Option::is_some));
+    let budget_el = NodeRef::<leptos::html::Div>::new();
+    let bars_el = NodeRef::<leptos::html::Ul>::new();
+    // Both written whole once they changed (one DOM call each), their bars' widths then set
+    // through the CSSOM: a style attribute in written HTML is refused by the bridge's
+    // Content-Security-Policy (`style-src 'self'`), a style property is not.
+    Effect::new(move |_| {
+        let (Some(budget_el), Some(bars_el)) = (budget_el.get(), bars_el.get()) else {
+            return;
+        };
+        shown.with(|b| {
+            if let Some(b) = b {
+                budget_el.set_class_name(&b.class);
+                fill(&budget_el, &b.budget);
+                fill(&bars_el, &b.bars);
+            }
+        });
+    });
     view! {
         {move || any.get().then(|| view! {
-            <div class=part(|b| b.class.clone()) data-testid="budget" inner_html=part(|b| b.budget.clone())></div>
-            <ul class="section-bars" title="each section's share of this prompt" inner_html=part(|b| b.bars.clone())></ul>
+            <div data-testid="budget" node_ref=budget_el></div>
+            <ul class="section-bars" title="each section's share of this prompt" node_ref=bars_el></ul>
         })}
         {move || note(|b| b.too_small.clone())().map(|text| view! { <p class="message-cut" data-testid="whatif-too-small" role="alert">{text}</p> })}
         {move || note(|b| b.message_cut.clone())().map(|text| view! { <p class="message-cut" data-testid="message-cut">{text}</p> })}
         {move || note(|b| b.truncations.clone())().map(|text| view! { <p class="truncations" data-testid="truncations">{text}</p> })}
+    }
+}
+
+/// Writes `html` into `el`, then gives each `[data-width]` element inside that width.
+fn fill(el: &web_sys::Element, html: &str) {
+    el.set_inner_html(html);
+    let Ok(fills) = el.query_selector_all("[data-width]") else {
+        return;
+    };
+    for i in 0..fills.length() {
+        let Some(fill) = fills
+            .item(i)
+            .and_then(|n| n.dyn_into::<web_sys::HtmlElement>().ok())
+        else {
+            continue;
+        };
+        if let Some(width) = fill.get_attribute("data-width") {
+            let _ = fill.style().set_property("width", &width);
+        }
     }
 }
 
