@@ -62,33 +62,49 @@ fn bells(bytes: &[u8]) -> usize {
 }
 
 #[test]
-fn a_failed_agent_rings_the_bell_once_on_a_terminal() {
-    let got = chat("crash.sh", "[NEXT: max] go\n", &[], true);
-    let text = String::from_utf8_lossy(&got);
-    assert!(text.contains("max's run failed"), "{text}");
-    assert_eq!(bells(&got), 1, "{text:?}");
-}
-
-#[test]
-fn no_bell_keeps_the_terminal_quiet() {
-    let got = chat("crash.sh", "[NEXT: max] go\n", &["--no-bell"], true);
-    let text = String::from_utf8_lossy(&got);
-    assert!(text.contains("max's run failed"), "{text}");
-    assert_eq!(bells(&got), 0, "{text:?}");
-}
-
-#[test]
-fn a_stderr_that_is_not_a_terminal_gets_no_bell() {
-    let got = chat("crash.sh", "[NEXT: max] go\n", &[], false);
-    let text = String::from_utf8_lossy(&got);
-    assert!(text.contains("max's run failed"), "{text}");
-    assert_eq!(bells(&got), 0, "{text:?}");
-}
-
-#[test]
-fn a_reply_that_hands_the_turn_to_a_person_rings_the_bell_once() {
-    // Max replies "… [NEXT: kailai]".
-    let got = chat("claude-stream.sh", "[NEXT: max] go\n", &[], true);
-    let text = String::from_utf8_lossy(&got);
-    assert_eq!(bells(&got), 1, "{text:?}");
+fn the_bell_rings_once_when_a_person_is_wanted_and_only_on_a_terminal() {
+    // (what, max's agent, arguments, stderr on a terminal, bells, a line stderr shows)
+    let cases = [
+        (
+            "a failed agent, on a terminal",
+            "crash.sh",
+            &[][..],
+            true,
+            1,
+            Some("max's run failed"),
+        ),
+        (
+            "--no-bell",
+            "crash.sh",
+            &["--no-bell"][..],
+            true,
+            0,
+            Some("max's run failed"),
+        ),
+        (
+            "stderr a pipe",
+            "crash.sh",
+            &[][..],
+            false,
+            0,
+            Some("max's run failed"),
+        ),
+        // Max replies "… [NEXT: kailai]".
+        (
+            "a reply handing the turn to a person",
+            "claude-stream.sh",
+            &[][..],
+            true,
+            1,
+            None,
+        ),
+    ];
+    for (what, max, args, on_a_terminal, want, line) in cases {
+        let got = chat(max, "[NEXT: max] go\n", args, on_a_terminal);
+        let text = String::from_utf8_lossy(&got);
+        if let Some(line) = line {
+            assert!(text.contains(line), "{what}: {text}");
+        }
+        assert_eq!(bells(&got), want, "{what}: {text:?}");
+    }
 }

@@ -89,13 +89,18 @@ mod tests {
         s
     }
 
-    #[test]
-    fn each_row_says_its_number_who_spoke_and_its_fate() {
-        let s = session("Kailai");
+    /// The fate rows Max's prompt gets when Kailai is displayed as `name`.
+    fn rows_for(name: &str) -> String {
+        let s = session(name);
         let p = s
             .preview("max", None, &PreviewOverrides::default())
             .unwrap();
-        let html = rows_html(&p.explain, s.messages());
+        rows_html(&p.explain, s.messages())
+    }
+
+    #[test]
+    fn each_row_says_its_number_who_spoke_and_its_fate() {
+        let html = rows_for("Kailai");
         assert!(
             html.contains("<li class=\"fate-row fate-included\" data-testid=\"fate-row\" data-index=\"0\"><span class=\"index\">#1</span> <span class=\"from\">Kailai</span>: in the context</li>"),
             "{html}"
@@ -105,11 +110,7 @@ mod tests {
 
     #[test]
     fn a_name_that_looks_like_html_stays_text() {
-        let s = session("<img src=x onerror=alert(1)> & \"Co\"");
-        let p = s
-            .preview("max", None, &PreviewOverrides::default())
-            .unwrap();
-        let html = rows_html(&p.explain, s.messages());
+        let html = rows_for("<img src=x onerror=alert(1)> & \"Co\"");
         assert!(!html.contains("<img"), "{html}");
         assert!(
             html.contains("&lt;img src=x onerror=alert(1)&gt; &amp; &quot;Co&quot;"),
