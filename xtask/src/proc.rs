@@ -42,10 +42,15 @@ impl Ctx {
         cmd
     }
 
-    /// `cargo <args>` with the toolchain running xtask.
+    /// `cargo <args>` with the toolchain running xtask, not incremental unless the caller set
+    /// `CARGO_INCREMENTAL`: xtask builds whole trees once (CI's clean machine), where incremental
+    /// caches only cost disk (docs/architecture.md §15 "Disk").
     pub fn cargo(&self, args: &[&str]) -> Command {
         let mut cmd = self.cmd(&self.cargo);
         cmd.args(args);
+        if std::env::var_os("CARGO_INCREMENTAL").is_none() {
+            cmd.env("CARGO_INCREMENTAL", "0");
+        }
         cmd
     }
 
