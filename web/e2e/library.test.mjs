@@ -144,11 +144,8 @@ test('the search finds a session by a word of its messages, ignoring case, and o
 test('the one session stored before the library becomes its first session', async () => {
   const { context, page } = await served.visit();
   await page.send('[FROM: kailai] kept from before the library');
-  const log = await page.page.evaluate(async () => {
-    await new Promise((r) => setTimeout(r, 400));
-    const library = JSON.parse(localStorage.getItem('agent-chatter/library'));
-    return localStorage.getItem(`agent-chatter/session/${library.current}`);
-  });
+  // What an older page kept: the whole session file under one key.
+  const log = await page.download('export-session');
   // As an older page left it: one log, no library.
   await page.page.evaluate((log) => {
     localStorage.clear();
@@ -163,6 +160,37 @@ test('the one session stored before the library becomes its first session', asyn
   assert.equal(stored.old, null, 'moved into the library');
   assert.equal(stored.library.sessions.length, 1);
   assert.equal(stored.library.sessions[0].name, 'Release notes crew');
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('a long log is kept in parts: an edit saves its last part, a reload reads them all', async () => {
+  const { context, page } = await served.visit();
+  await page.openFile('long-session.json', JSON.stringify(bigSession(600)));
+  await page.page.waitForFunction(() => document.querySelector('[data-testid="inspector-at"]')?.textContent.includes('#600'));
+  // What a save writes, key by key, from here on.
+  const stored = () => page.page.evaluate(async () => {
+    await new Promise((r) => setTimeout(r, 400));
+    const { current } = JSON.parse(localStorage.getItem('agent-chatter/library'));
+    const keys = Object.keys(localStorage).filter((k) => k.startsWith(`agent-chatter/session/${current}`)).sort();
+    return { head: JSON.parse(localStorage.getItem(`agent-chatter/session/${current}`)), keys, writes: window.writes ?? [] };
+  });
+  const before = await stored();
+  assert.deepEqual(before.head, { format: 'agent-chatter-session/1', parts: 3 }, '601 facts: 256 + 256 + 89');
+  assert.equal(before.keys.length, 4);
+  await page.page.evaluate(() => {
+    window.writes = [];
+    const set = Storage.prototype.setItem;
+    Storage.prototype.setItem = function (key, value) { window.writes.push(key); return set.call(this, key, value); };
+  });
+  await page.send('[FROM: kailai] one more after six hundred');
+  const after = await stored();
+  const logWrites = after.writes.filter((k) => k.startsWith('agent-chatter/session/'));
+  assert.deepEqual(logWrites.map((k) => k.replace(/\/session\/\d+/, '/session/N')),
+    ['agent-chatter/session/N/2', 'agent-chatter/session/N'], 'the last part and the head, not the whole log');
+  await page.reload();
+  await page.page.waitForFunction(() => document.querySelector('[data-testid="inspector-at"]')?.textContent.includes('#601'));
+  assert.match(await page.lastMessageText(), /one more after six hundred/);
   page.assertNoErrors();
   await context.close();
 });

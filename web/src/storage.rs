@@ -1,11 +1,12 @@
 //! The sessions survive a reload: without a bridge, the page keeps a library of sessions in
 //! `localStorage` (docs/architecture.md §13): an index ([`LIBRARY_KEY`]: each session's name,
 //! dates, first message and fact count, and the one open) and each session's fact log under
-//! its own key ([`log_key`]). A stored log that no longer reads is never dropped silently: it
-//! is moved aside under [`CORRUPT_KEY`] and the user is told. The one log kept before the
-//! library ([`SESSION_KEY`]) becomes its first session.
+//! its own keys ([`log_key`] and its parts, [`PART_FACTS`] facts each: a save rewrites only
+//! the parts that changed, docs/architecture.md §13 "Storage"). A stored log that no longer
+//! reads is never dropped silently: it is moved aside whole under [`CORRUPT_KEY`] and the user
+//! is told. The one log kept before the library ([`SESSION_KEY`]) becomes its first session.
 
-use agent_chatter::session::{Fact, Session};
+use agent_chatter::session::{facts_json, Fact, Session, SESSION_FORMAT};
 use serde::Deserialize;
 
 use crate::library::{default_name, Library};
@@ -19,22 +20,177 @@ pub const LIBRARY_KEY: &str = "agent-chatter/library";
 /// Where an index that no longer reads is set aside.
 pub const CORRUPT_LIBRARY_KEY: &str = "agent-chatter/library.unreadable";
 
-/// Where session `id`'s fact log (a session file, `agent-chatter-session/1`) is kept.
+/// Facts per stored part of a log. A save rewrites the part holding the first unsaved fact
+/// and those after it, so saving after an edit serialises at most this many facts however
+/// long the session (it was the whole log: ~25 ms on 10⁴ facts, a missed frame).
+pub const PART_FACTS: usize = 256;
+
+/// Where session `id`'s log is kept: its head, `{"format": "agent-chatter-session/1",
+/// "parts": N}`, whose parts (JSON arrays of facts, in order) are under [`part_key`]. A whole
+/// session file under this key (as pages before the parts wrote it) reads too.
 pub fn log_key(id: i64) -> String {
     format!("agent-chatter/session/{id}")
+}
+
+/// Where part `k` of session `id`'s log is kept.
+fn part_key(id: i64, k: usize) -> String {
+    format!("agent-chatter/session/{id}/{k}")
 }
 
 /// What the page found in storage for one session.
 pub enum Stored {
     /// Nothing stored (first visit, or storage unavailable).
     Nothing,
-    Session(Box<Session>),
+    /// The session, and whether its log is kept in parts (then a save appends to them; a
+    /// whole file is rewritten in parts by the next save).
+    Session(Box<Session>, bool),
     /// The stored log did not read; the message says why and where it was put.
     Unreadable(String),
 }
 
+/// A store of texts by key, as `localStorage` is (a map in the tests).
+pub trait Kv {
+    fn text(&self, key: &str) -> Option<String>;
+    /// False when the text was not stored (quota exceeded).
+    fn set_text(&self, key: &str, value: &str) -> bool;
+    fn remove_text(&self, key: &str);
+}
+
+impl Kv for web_sys::Storage {
+    fn text(&self, key: &str) -> Option<String> {
+        self.get_item(key).ok().flatten()
+    }
+    fn set_text(&self, key: &str, value: &str) -> bool {
+        self.set_item(key, value).is_ok()
+    }
+    fn remove_text(&self, key: &str) {
+        let _ = self.remove_item(key);
+    }
+}
+
 fn storage() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok().flatten()
+}
+
+/// How a log's head begins; its number of parts and `}` follow. Only this page writes it,
+/// so it is read as written; a whole session file (`{"format":"…","facts":…`) never
+/// begins so.
+const HEAD_START: &str = "{\"format\": \"agent-chatter-session/1\", \"parts\": ";
+
+/// The number of parts a head names; `None` for anything else (a whole session file).
+fn head_parts(head: &str) -> Option<usize> {
+    head.strip_prefix(HEAD_START)?
+        .strip_suffix('}')?
+        .parse()
+        .ok()
+}
+
+/// What is stored for one session, as one session file's text.
+enum Text {
+    Nothing,
+    /// The session file; `true` when it was kept in parts.
+    File(String, bool),
+    /// A part is missing or is no JSON array: what could be put together, and why.
+    Damaged(String, String),
+}
+
+/// Session `id`'s log as one session file: its head's parts joined in order, or the whole
+/// file a page before the parts stored.
+fn log_text(kv: &impl Kv, id: i64) -> Text {
+    let Some(head) = kv.text(&log_key(id)) else {
+        return Text::Nothing;
+    };
+    let Some(parts) = head_parts(&head) else {
+        // A whole session file (or something that is not one: its reader says what).
+        return Text::File(head, false);
+    };
+    let mut facts = Vec::with_capacity(parts);
+    let mut damage = None;
+    for k in 0..parts {
+        let part = kv.text(&part_key(id, k));
+        match part.as_deref().map(str::trim) {
+            Some(t) if t.len() >= 2 && t.starts_with('[') && t.ends_with(']') => {
+                let inner = t[1..t.len() - 1].trim();
+                if !inner.is_empty() {
+                    facts.push(inner.to_owned());
+                }
+            }
+            found => {
+                let what = if found.is_none() {
+                    "missing"
+                } else {
+                    "damaged"
+                };
+                damage.get_or_insert(format!("part {} of its {parts} is {what}", k + 1));
+            }
+        }
+    }
+    let text = format!(
+        "{{\"format\":\"{SESSION_FORMAT}\",\"facts\":[{}]}}",
+        facts.join(",")
+    );
+    match damage {
+        Some(why) => Text::Damaged(text, why),
+        None => Text::File(text, true),
+    }
+}
+
+/// Writes session `id`'s `facts`: the parts from the one holding fact `since` on (every part
+/// when `since` is `None`, removing any left beyond them), then the head. Parts are written
+/// before the head, so a save cut short leaves the log saved before it (an append never
+/// changes a fact already saved).
+pub fn write_log(
+    kv: &impl Kv,
+    id: i64,
+    facts: &[Fact],
+    since: Option<usize>,
+) -> Result<(), String> {
+    let parts = facts.len().div_ceil(PART_FACTS);
+    let first = match since {
+        Some(n) if n <= facts.len() => n / PART_FACTS,
+        _ => 0,
+    };
+    let full_error = |bytes: usize| {
+        format!(
+            "the session ({} KiB) could not be saved in localStorage (quota exceeded?): export it as a file to keep it",
+            bytes / 1024
+        )
+    };
+    let mut bytes = 0;
+    for k in first..parts {
+        let part = &facts[k * PART_FACTS..((k + 1) * PART_FACTS).min(facts.len())];
+        let text = serde_json::to_string(part)
+            .map_err(|e| format!("the session could not be saved: {e}"))?;
+        bytes += text.len();
+        if !kv.set_text(&part_key(id, k), &text) {
+            return Err(full_error(bytes));
+        }
+    }
+    let head = format!("{HEAD_START}{parts}}}");
+    if !kv.set_text(&log_key(id), &head) {
+        return Err(full_error(bytes));
+    }
+    if since.is_none() {
+        remove_parts(kv, id, parts);
+    }
+    Ok(())
+}
+
+/// Removes session `id`'s parts from `from` on (up to the first one missing).
+fn remove_parts(kv: &impl Kv, id: i64, from: usize) {
+    let mut k = from;
+    while kv.text(&part_key(id, k)).is_some() {
+        kv.remove_text(&part_key(id, k));
+        k += 1;
+    }
+}
+
+/// Removes session `id`'s log, its head and its parts.
+pub fn remove_log(id: i64) {
+    if let Some(storage) = storage() {
+        storage.remove_text(&log_key(id));
+        remove_parts(&storage, id, 0);
+    }
 }
 
 /// The library kept in this browser, with what went wrong reading it, if anything: a log
@@ -62,9 +218,9 @@ pub fn load_library(now: u64) -> (Library, Option<String>) {
     // Before the library: one log, which becomes its first session.
     let mut library = Library::default();
     let problem = match read(&storage, SESSION_KEY) {
-        Stored::Session(session) => {
+        Stored::Session(session, _) => {
             let id = library.add(default_name(&session), &session, now);
-            if storage.set_item(&log_key(id), &session.export()).is_ok() {
+            if write_log(&storage, id, session.facts(), None).is_ok() {
                 library.current = Some(id);
                 let _ = storage.remove_item(SESSION_KEY);
                 let _ = write_library(&storage, &library);
@@ -80,33 +236,47 @@ pub fn load_library(now: u64) -> (Library, Option<String>) {
     (library, problem)
 }
 
-/// Reads the log under `key`; one that does not read is moved aside under [`CORRUPT_KEY`]
-/// (and removed from `key`).
+/// Reads the session file under `key` (the log kept before the library); one that does not
+/// read is moved aside under [`CORRUPT_KEY`] (and removed from `key`).
 fn read(storage: &web_sys::Storage, key: &str) -> Stored {
-    let Ok(Some(text)) = storage.get_item(key) else {
-        return Stored::Nothing;
-    };
-    match Session::import(&text) {
-        Ok(session) => Stored::Session(Box::new(session)),
-        Err(e) => {
-            let kept = storage.set_item(CORRUPT_KEY, &text).is_ok();
-            let _ = storage.remove_item(key);
-            let where_ = if kept {
-                format!("it was set aside in localStorage under {CORRUPT_KEY:?}")
-            } else {
-                "it could not be set aside (storage full)".to_string()
-            };
-            Stored::Unreadable(format!(
-                "the session saved in this browser could not be read ({e}); {where_}"
-            ))
-        }
+    match storage.text(key) {
+        None => Stored::Nothing,
+        Some(text) => settle(storage, Text::File(text, false), || {
+            storage.remove_text(key)
+        }),
     }
+}
+
+/// Replays a stored log's text; one that does not read is set aside whole under
+/// [`CORRUPT_KEY`] and `remove`d.
+fn settle(kv: &impl Kv, text: Text, remove: impl FnOnce()) -> Stored {
+    let (text, problem) = match text {
+        Text::Nothing => return Stored::Nothing,
+        Text::File(text, parts) => match Session::import(&text) {
+            Ok(session) => return Stored::Session(Box::new(session), parts),
+            Err(e) => (text, e.to_string()),
+        },
+        Text::Damaged(text, why) => (text, why),
+    };
+    let kept = kv.set_text(CORRUPT_KEY, &text);
+    remove();
+    let where_ = if kept {
+        format!("it was set aside in localStorage under {CORRUPT_KEY:?}")
+    } else {
+        "it could not be set aside (storage full)".to_string()
+    };
+    Stored::Unreadable(format!(
+        "the session saved in this browser could not be read ({problem}); {where_}"
+    ))
 }
 
 /// Reads session `id`'s log.
 pub fn load_log(id: i64) -> Stored {
     match storage() {
-        Some(storage) => read(&storage, &log_key(id)),
+        Some(storage) => {
+            let text = log_text(&storage, id);
+            settle(&storage, text, || remove_log(id))
+        }
         None => Stored::Nothing,
     }
 }
@@ -118,7 +288,9 @@ pub fn read_facts(id: i64) -> Option<Vec<Fact>> {
     struct File {
         facts: Vec<Fact>,
     }
-    let text = storage()?.get_item(&log_key(id)).ok()??;
+    let Text::File(text, _) = log_text(&storage()?, id) else {
+        return None;
+    };
     serde_json::from_str::<File>(&text).ok().map(|f| f.facts)
 }
 
@@ -138,15 +310,10 @@ pub fn save_library(library: &Library) -> Result<(), String> {
     write_library(&storage().ok_or(no_storage())?, library)
 }
 
-/// Stores session `id`'s log (a session file); the error names what failed.
-pub fn save_log(id: i64, text: &str) -> Result<(), String> {
-    let storage = storage().ok_or(no_storage())?;
-    storage.set_item(&log_key(id), text).map_err(|_| {
-        format!(
-            "the session ({} KiB) could not be saved in localStorage (quota exceeded?): export it as a file to keep it",
-            text.len() / 1024
-        )
-    })
+/// Stores session `id`'s `facts`, rewriting only the parts from the one holding fact
+/// `since` on (all of them when `None`); the error names what failed.
+pub fn save_log(id: i64, facts: &[Fact], since: Option<usize>) -> Result<(), String> {
+    write_log(&storage().ok_or(no_storage())?, id, facts, since)
 }
 
 /// Where the user's choice to be notified is kept.
@@ -165,5 +332,118 @@ pub fn set_notify_wanted(on: bool) {
         } else {
             storage.remove_item(NOTIFY_KEY)
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_chatter::message::Millis;
+    use std::cell::RefCell;
+    use std::collections::BTreeMap;
+
+    /// `localStorage` as a map, recording the keys written.
+    #[derive(Default)]
+    struct Map {
+        texts: RefCell<BTreeMap<String, String>>,
+        written: RefCell<Vec<String>>,
+    }
+
+    impl Kv for Map {
+        fn text(&self, key: &str) -> Option<String> {
+            self.texts.borrow().get(key).cloned()
+        }
+        fn set_text(&self, key: &str, value: &str) -> bool {
+            self.written.borrow_mut().push(key.to_string());
+            self.texts.borrow_mut().insert(key.into(), value.into());
+            true
+        }
+        fn remove_text(&self, key: &str) {
+            self.texts.borrow_mut().remove(key);
+        }
+    }
+
+    /// A session of the demo team with `messages` human messages.
+    fn facts(messages: usize) -> Vec<Fact> {
+        let mut s = Session::new();
+        s.apply(&Fact::set_team(agent_chatter::demo::team()))
+            .unwrap();
+        for i in 0..messages {
+            s.apply(&Fact::human(
+                format!("[FROM: kailai] note {i} \u{1f600} \"quoted\""),
+                Millis(i as u64),
+            ))
+            .unwrap();
+        }
+        s.facts().to_vec()
+    }
+
+    fn read_back(map: &Map, id: i64) -> (Vec<Fact>, bool) {
+        match log_text(map, id) {
+            Text::File(text, parts) => (Session::import(&text).unwrap().facts().to_vec(), parts),
+            Text::Nothing => panic!("nothing stored"),
+            Text::Damaged(_, why) => panic!("damaged: {why}"),
+        }
+    }
+
+    #[test]
+    fn a_log_written_in_parts_reads_back_fact_for_fact() {
+        for n in [0, 1, PART_FACTS - 1, PART_FACTS, 700] {
+            let map = Map::default();
+            let facts = &facts(n)[..n];
+            write_log(&map, 7, facts, None).unwrap();
+            assert_eq!(read_back(&map, 7), (facts.to_vec(), true), "{n} facts");
+        }
+    }
+
+    #[test]
+    fn a_save_after_an_edit_rewrites_only_the_last_part_and_the_head() {
+        let all = facts(701);
+        let map = Map::default();
+        write_log(&map, 7, &all[..700], None).unwrap();
+        map.written.borrow_mut().clear();
+        write_log(&map, 7, &all, Some(700)).unwrap();
+        assert_eq!(
+            *map.written.borrow(),
+            ["agent-chatter/session/7/2", "agent-chatter/session/7"]
+        );
+        assert_eq!(read_back(&map, 7).0, all);
+    }
+
+    #[test]
+    fn a_whole_session_file_from_before_the_parts_still_reads() {
+        let session = Session::replay(facts(3)).unwrap();
+        let map = Map::default();
+        map.set_text(&log_key(7), &session.export());
+        assert_eq!(read_back(&map, 7), (session.facts().to_vec(), false));
+    }
+
+    #[test]
+    fn a_rewrite_removes_the_parts_of_the_longer_log_it_replaced() {
+        let all = facts(700);
+        let map = Map::default();
+        write_log(&map, 7, &all, None).unwrap();
+        write_log(&map, 7, &all[..10], None).unwrap();
+        assert!(map.text(&part_key(7, 1)).is_none() && map.text(&part_key(7, 2)).is_none());
+        assert_eq!(read_back(&map, 7).0, &all[..10]);
+        // A count saved that the log no longer reaches is a rewrite too.
+        write_log(&map, 7, &all[..5], Some(10)).unwrap();
+        assert_eq!(read_back(&map, 7).0, &all[..5]);
+    }
+
+    #[test]
+    fn a_missing_or_damaged_part_is_named() {
+        let map = Map::default();
+        write_log(&map, 7, &facts(600), None).unwrap();
+        map.remove_text(&part_key(7, 1));
+        let Text::Damaged(_, why) = log_text(&map, 7) else {
+            panic!("not damaged")
+        };
+        assert_eq!(why, "part 2 of its 3 is missing");
+        map.set_text(&part_key(7, 1), "{\"type\"");
+        let Text::Damaged(_, why) = log_text(&map, 7) else {
+            panic!("not damaged")
+        };
+        assert_eq!(why, "part 2 of its 3 is damaged");
     }
 }

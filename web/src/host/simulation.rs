@@ -43,6 +43,10 @@ pub struct Simulation {
     state: AppState,
     /// A save is scheduled (changes are saved once per burst).
     save_pending: StoredValue<bool>,
+    /// Which session's log is stored in parts, and how many of its facts: a save appends
+    /// what came after them. `None` after another session is shown under an id (import,
+    /// reset, team edit): the next save writes the whole log.
+    saved: StoredValue<Option<(i64, usize)>>,
     /// The sessions this browser keeps, and the one shown (`current`).
     library: RwSignal<Library>,
     /// The last search of the library: the query and what it found.
@@ -56,6 +60,7 @@ impl Simulation {
         let simulation = Simulation {
             state,
             save_pending: StoredValue::new(false),
+            saved: StoredValue::new(None),
             library: RwSignal::new(Library::default()),
             hits: RwSignal::new(None),
         };
@@ -154,10 +159,7 @@ impl Simulation {
             } else {
                 self.forget(id);
             }
-            if let Some(storage) = web_sys::window().and_then(|w| w.local_storage().ok().flatten())
-            {
-                let _ = storage.remove_item(&storage::log_key(id));
-            }
+            storage::remove_log(id);
         }
         if !back && case.before.is_some() {
             self.state.report(
@@ -186,6 +188,7 @@ impl Simulation {
         }
         // A new session in use (import, reset, team edit): earlier errors were about another.
         self.state.error.set(None);
+        self.saved.set_value(None);
         self.state.show(session);
         self.persist();
     }
@@ -204,6 +207,7 @@ impl Simulation {
             l.current = Some(id);
         });
         self.state.error.set(None);
+        self.saved.set_value(None);
         self.state.show(session);
         self.persist();
     }
@@ -226,10 +230,10 @@ impl Simulation {
         });
         for id in order {
             match storage::load_log(id) {
-                Stored::Session(session) => {
+                Stored::Session(session, parts) => {
                     self.library.update(|l| l.current = Some(id));
                     let _ = self.library.with_untracked(storage::save_library);
-                    self.state.show(*session);
+                    self.shown_stored(id, *session, parts);
                     break;
                 }
                 Stored::Unreadable(message) => {
@@ -247,6 +251,14 @@ impl Simulation {
             self.state
                 .report(format!("{message}, and another session was opened instead"));
         }
+    }
+
+    /// Shows session `id` as read from storage; a log kept in parts is appended to by the
+    /// next save.
+    fn shown_stored(&self, id: i64, session: Session, parts: bool) {
+        let facts = session.facts().len();
+        self.saved.set_value(parts.then_some((id, facts)));
+        self.state.show(session);
     }
 
     /// Drops session `id` from the library (its log is gone or was set aside).
@@ -280,14 +292,14 @@ impl Simulation {
         }
         self.flush();
         match storage::load_log(id) {
-            Stored::Session(session) => {
+            Stored::Session(session, parts) => {
                 self.library.update(|l| l.current = Some(id));
                 if let Err(e) = self.library.with_untracked(storage::save_library) {
                     self.state.report(e);
                 } else {
                     self.state.error.set(None);
                 }
-                self.state.show(*session);
+                self.shown_stored(id, *session, parts);
                 true
             }
             Stored::Unreadable(message) => {
@@ -497,12 +509,16 @@ impl Simulation {
         let Some(id) = self.current() else {
             return;
         };
-        let text = state.session.with_untracked(|s| {
+        let since = self
+            .saved
+            .get_value()
+            .and_then(|(saved, facts)| (saved == id).then_some(facts));
+        let (facts, written) = state.session.with_untracked(|s| {
             self.library.update(|l| l.touch(id, s, now().0));
-            s.export()
+            (s.facts().len(), storage::save_log(id, s.facts(), since))
         });
-        let saved = storage::save_log(id, &text)
-            .and_then(|()| self.library.with_untracked(storage::save_library));
+        self.saved.set_value(written.is_ok().then_some((id, facts)));
+        let saved = written.and_then(|()| self.library.with_untracked(storage::save_library));
         if let Err(e) = saved {
             state.report(e);
         }
