@@ -159,8 +159,7 @@ pub fn write_log(
     let mut bytes = 0;
     for k in first..parts {
         let part = &facts[k * PART_FACTS..((k + 1) * PART_FACTS).min(facts.len())];
-        let text = serde_json::to_string(part)
-            .map_err(|e| format!("the session could not be saved: {e}"))?;
+        let text = facts_json(part);
         bytes += text.len();
         if !kv.set_text(&part_key(id, k), &text) {
             return Err(full_error(bytes));
