@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { screenshots } from './support/inspector-page.mjs';
-import { bigSession } from './support/sessions.mjs';
+import { bigSession, bigTextSession } from './support/sessions.mjs';
 import { core, root, servedPage } from './support/served.mjs';
 
 const { visit } = servedPage();
@@ -372,6 +372,48 @@ test('edit → inspector update on a 10⁴-message session with 4 agents (timing
   await mkdir(screenshots, { recursive: true });
   await writeFile(new URL('timings.json', screenshots), JSON.stringify(report, null, 2));
   await page.screenshot('big-session.png');
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('prompts of half a megabyte: each column shows its head and says what follows; edits stay quick (timing printed)', async () => {
+  const { context, page } = await visit();
+  await page.openFile('big-text.json', JSON.stringify(bigTextSession(20, 100)));
+  await page.page.waitForFunction(() => document.querySelector('[data-testid="inspector-at"]')?.textContent.includes('#20'));
+  assert.equal(await page.by('side-column').count(), 4);
+  assert.equal(await page.by('column-more').count(), 4, 'every column says its prompt goes on');
+  // Bo's column (openai-codex: no system flag) is the head of Bo's whole prompt, which the
+  // inspector shows once the column is selected.
+  const column = page.by('side-column').nth(1);
+  const shown = await column.locator('pre').textContent();
+  const more = Number((await column.getByTestId('column-more').textContent()).match(/… (\d+) more bytes/)[1]);
+  await column.click();
+  await page.page.waitForFunction(() => document.querySelector('[data-testid="recipient-select"]')?.value === 'a2');
+  const prompt = await page.by('prompt-text').textContent();
+  assert.ok(prompt.startsWith(shown));
+  assert.equal(Buffer.byteLength(shown) + more, Buffer.byteLength(prompt));
+  assert.ok(Buffer.byteLength(prompt) > 400_000, `a prompt of ${Buffer.byteLength(prompt)} B`);
+
+  const samples = await page.page.evaluate(async () => {
+    const settle = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    const out = [];
+    for (let i = 0; i < 11; i++) {
+      performance.clearMarks('inspector-updated');
+      const t0 = performance.now();
+      const window = document.querySelector('[data-testid="setting-window"]');
+      window.value = String(4 + (i % 2));
+      window.dispatchEvent(new Event('change', { bubbles: true }));
+      await settle();
+      const mark = performance.getEntriesByName('inspector-updated').pop();
+      out.push({ update: mark ? mark.startTime - t0 : NaN, frame: performance.now() - t0 });
+    }
+    return out;
+  });
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  console.log(`e2e timing (prompts of ${Buffer.byteLength(prompt)} B, 4 agents): ${JSON.stringify({
+    'setting: median edit → inspector ms': median(samples.map((s) => s.update)),
+    'setting: median edit → next frame ms': median(samples.map((s) => s.frame)),
+  })}`);
   page.assertNoErrors();
   await context.close();
 });

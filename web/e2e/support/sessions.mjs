@@ -33,3 +33,22 @@ export function bigSession(messages) {
   }
   return { format: 'agent-chatter-session/1', facts };
 }
+
+/**
+ * A session of `messages` messages of about `kib` KiB each (the chain of `bigSession`): with
+ * the default window of 5, every prompt holds about five of them.
+ */
+export function bigTextSession(messages, kib) {
+  const facts = [{ type: 'setTeam', team }];
+  let at = 1_700_000_000_000;
+  const line = 'lorem ipsum dolor sit amet, consectetur adipiscing elit\n';
+  const text = (n) => `output ${n}: ${line.repeat(Math.ceil((kib * 1024) / line.length))}`;
+  for (let i = 0; facts.length - 1 < messages; i++) {
+    const n = facts.length;
+    const step = i % 5;
+    at += 1000;
+    if (step === 0) facts.push({ type: 'human', text: `[FROM: kailai] ${text(n)} [NEXT: a1]`, sender: null, at });
+    else facts.push({ type: 'replied', to: `a${step}`, text: `${text(n)} [NEXT: ${step === 4 ? 'kailai' : `a${step + 1}`}]`, at });
+  }
+  return { format: 'agent-chatter-session/1', facts };
+}

@@ -1,10 +1,28 @@
 //! Every AI member's prompt for the same message, in columns (`side-by-side`), with bytes and
-//! status; click a column to inspect it.
+//! status; click a column to inspect it. A column shows its prompt's first
+//! [`COLUMN_TEXT_BYTES`] and says how many bytes follow: laying out four prompts of half a
+//! megabyte took the browser ~1.5 s on every edit (docs/architecture.md §13), and the whole
+//! prompt is one click away, in the inspector.
 
 use leptos::prelude::*;
 
 use crate::components::section_bars::{status_class, status_label};
 use crate::state::use_state;
+
+/// How much of a prompt a column shows (a column is ~16 lines high; this is ~200 of them).
+pub const COLUMN_TEXT_BYTES: usize = 16 * 1024;
+
+/// `text` cut to at most `max` bytes at a character boundary, and how many bytes were cut.
+pub fn column_text(text: &str, max: usize) -> (&str, usize) {
+    if text.len() <= max {
+        return (text, 0);
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    (&text[..end], text.len() - end)
+}
 
 #[component]
 pub fn SideBySide() -> impl IntoView {
@@ -26,15 +44,43 @@ pub fn SideBySide() -> impl IntoView {
                         ),
                         Err(e) => (c.display_name.clone(), e.clone(), "status-critical"),
                     };
+                    let (shown, more) = column_text(&body, COLUMN_TEXT_BYTES);
+                    let shown = shown.to_string();
+                    let more = (more > 0).then(|| view! {
+                        <p class="column-more" data-testid="column-more">
+                            {format!("… {more} more bytes: select this column to read the whole prompt in the inspector")}
+                        </p>
+                    });
                     view! {
                         <div class=format!("column {class}") data-testid="side-column" data-member=c.member.clone()
                             on:click=move |_| state.recipient.set(Some(member.clone()))>
                             <div class="column-head">{head}</div>
-                            <pre class="column-prompt" tabindex="0">{body}</pre>
+                            <pre class="column-prompt" tabindex="0">{shown}</pre>
+                            {more}
                         </div>
                     }
                 }).collect_view()}
             </div>
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_column_cuts_a_long_prompt_at_a_character_boundary_and_counts_the_rest() {
+        // (text, max, shown, bytes more)
+        let cases: [(&str, usize, &str, usize); 4] = [
+            ("short", 16, "short", 0),
+            ("exactly", 7, "exactly", 0),
+            ("abcdef", 4, "abcd", 2),
+            // "é" is two bytes: a cut inside it moves back before it.
+            ("aé", 2, "a", 2),
+        ];
+        for (text, max, shown, more) in cases {
+            assert_eq!(column_text(text, max), (shown, more), "{text:?} at {max}");
+        }
     }
 }
