@@ -409,6 +409,19 @@ test('prompts of half a megabyte: each column shows its head and says what follo
     }
     return out;
   });
+  // The diff against the previous message shows the lines that changed with three unchanged
+  // ones around each change; the thousands of others are folded, saying how many.
+  await page.by('diff-toggle').click();
+  await page.by('diff-fold').first().waitFor();
+  const folds = await page.by('diff-fold').allTextContents();
+  assert.ok(folds.every((f) => /^⋯ \d+ unchanged lines$/.test(f)), folds.join(' | '));
+  const folded = folds.reduce((n, f) => n + Number(f.match(/\d+/)[0]), 0);
+  const [added, removed] = (await page.by('diff-view').locator('.diff-summary').textContent()).match(/\d+/g).map(Number);
+  const rows = await page.by('diff-view').locator('[data-sign]').count();
+  assert.ok(folded > 1000 && rows < 50, `${folded} lines folded, ${rows} shown`);
+  assert.equal(await page.by('diff-view').locator('[data-sign="+"]').count(), added);
+  assert.equal(await page.by('diff-view').locator('[data-sign="-"]').count(), removed);
+
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   console.log(`e2e timing (prompts of ${Buffer.byteLength(prompt)} B, 4 agents): ${JSON.stringify({
     'setting: median edit → inspector ms': median(samples.map((s) => s.update)),

@@ -24,6 +24,50 @@ pub fn diff_lines(old: &str, new: &str) -> Vec<(char, String)> {
         .collect()
 }
 
+/// Unchanged lines shown around each change, as `diff -u` shows three.
+pub const CONTEXT_LINES: usize = 3;
+
+/// A row of a diff as shown: a line, or a run of unchanged lines folded into one row.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Row {
+    Line(char, String),
+    Folded(usize),
+}
+
+/// The rows of a diff as shown: every changed line, with `context` unchanged lines around it;
+/// a longer run of unchanged lines becomes one [`Row::Folded`] (a run of one is shown, a fold
+/// would hide nothing). Two prompts of 500 KB differ by a few lines and share thousands,
+/// which laid out whole took the browser ~0.5 s (docs/architecture.md §13).
+pub fn fold_unchanged(lines: Vec<(char, String)>, context: usize) -> Vec<Row> {
+    let changed: Vec<usize> = (0..lines.len()).filter(|&i| lines[i].0 != ' ').collect();
+    let mut keep = vec![false; lines.len()];
+    for &i in &changed {
+        let from = i.saturating_sub(context);
+        let to = (i + context + 1).min(lines.len());
+        keep[from..to].iter_mut().for_each(|k| *k = true);
+    }
+    let mut rows = Vec::new();
+    let mut run = Vec::new();
+    let flush = |run: &mut Vec<(char, String)>, rows: &mut Vec<Row>| match run.len() {
+        0 => {}
+        1 => rows.extend(run.drain(..).map(|(sign, line)| Row::Line(sign, line))),
+        n => {
+            rows.push(Row::Folded(n));
+            run.clear();
+        }
+    };
+    for (line, kept) in lines.into_iter().zip(keep) {
+        if kept {
+            flush(&mut run, &mut rows);
+            rows.push(Row::Line(line.0, line.1));
+        } else {
+            run.push(line);
+        }
+    }
+    flush(&mut run, &mut rows);
+    rows
+}
+
 /// What an agent is handed, as one text: Claude's system flag first (when there is one), then
 /// the prompt on stdin. The diff and the side-by-side columns compare and show this, so a
 /// change of the system part is never left out.
@@ -128,12 +172,16 @@ pub fn DiffView() -> impl IntoView {
                 Some(Err(e)) => view! { <p class="muted">{e}</p> }.into_any(),
                 Some(Ok(lines)) => {
                     let (added, removed) = lines.iter().fold((0, 0), |(a, r), (s, _)| match s { '+' => (a + 1, r), '-' => (a, r + 1), _ => (a, r) });
+                    let rows = fold_unchanged(lines, CONTEXT_LINES);
                     view! {
                         <p class="diff-summary">{format!("{added} line(s) added, {removed} removed")}</p>
                         <pre class="diff-lines">
-                            {lines.into_iter().map(|(sign, line)| {
-                                let class = match sign { '+' => "diff-ins", '-' => "diff-del", _ => "diff-eq" };
-                                view! { <div class=class data-sign=sign.to_string()>{format!("{sign} {line}")}</div> }
+                            {rows.into_iter().map(|row| match row {
+                                Row::Line(sign, line) => {
+                                    let class = match sign { '+' => "diff-ins", '-' => "diff-del", _ => "diff-eq" };
+                                    view! { <div class=class data-sign=sign.to_string()>{format!("{sign} {line}")}</div> }.into_any()
+                                }
+                                Row::Folded(n) => view! { <div class="diff-fold" data-testid="diff-fold">{format!("⋯ {n} unchanged lines")}</div> }.into_any(),
                             }).collect_view()}
                         </pre>
                     }.into_any()
@@ -146,6 +194,57 @@ pub fn DiffView() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn lines(signs: &str) -> Vec<(char, String)> {
+        signs
+            .chars()
+            .enumerate()
+            .map(|(i, s)| (s, i.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn unchanged_lines_far_from_a_change_fold_into_one_row() {
+        let line = |i: usize, s: char| Row::Line(s, i.to_string());
+        // (signs, context, rows)
+        let cases: Vec<(&str, usize, Vec<Row>)> = vec![
+            // Nothing changed: one fold.
+            ("     ", 1, vec![Row::Folded(5)]),
+            // A run of one unchanged line is shown: a fold would hide nothing.
+            (
+                "  +  ",
+                1,
+                vec![
+                    line(0, ' '),
+                    line(1, ' '),
+                    line(2, '+'),
+                    line(3, ' '),
+                    line(4, ' '),
+                ],
+            ),
+            // A change in the middle keeps one line either side.
+            (
+                "    -    ",
+                1,
+                vec![
+                    Row::Folded(3),
+                    line(3, ' '),
+                    line(4, '-'),
+                    line(5, ' '),
+                    Row::Folded(3),
+                ],
+            ),
+            // Two changes whose context meets: nothing folded between them.
+            (
+                "-  +",
+                1,
+                vec![line(0, '-'), line(1, ' '), line(2, ' '), line(3, '+')],
+            ),
+        ];
+        for (signs, context, rows) in cases {
+            assert_eq!(fold_unchanged(lines(signs), context), rows, "{signs:?}");
+        }
+    }
 
     #[test]
     fn a_diff_marks_added_and_removed_lines() {
