@@ -14,13 +14,7 @@ pub const COLUMN_TEXT_BYTES: usize = 16 * 1024;
 
 /// `text` cut to at most `max` bytes at a character boundary, and how many bytes were cut.
 pub fn column_text(text: &str, max: usize) -> (&str, usize) {
-    if text.len() <= max {
-        return (text, 0);
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
+    let end = agent_chatter::text::floor_char_boundary(text, max);
     (&text[..end], text.len() - end)
 }
 
