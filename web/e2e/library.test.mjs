@@ -176,7 +176,7 @@ test('a long log is kept in parts: an edit saves its last part, a reload reads t
     return { head: JSON.parse(localStorage.getItem(`agent-chatter/session/${current}`)), keys, writes: window.writes ?? [] };
   });
   const before = await stored();
-  assert.deepEqual(before.head, { format: 'agent-chatter-session/1', parts: 3 }, '601 facts: 256 + 256 + 89');
+  assert.deepEqual(before.head, { format: 'agent-chatter-session/1', parts: 3, first: 0 }, '601 facts: 256 + 256 + 89');
   assert.equal(before.keys.length, 4);
   await page.page.evaluate(() => {
     window.writes = [];

@@ -26,8 +26,9 @@ pub const CORRUPT_LIBRARY_KEY: &str = "agent-chatter/library.unreadable";
 pub const PART_FACTS: usize = 256;
 
 /// Where session `id`'s log is kept: its head, `{"format": "agent-chatter-session/1",
-/// "parts": N}`, whose parts (JSON arrays of facts, in order) are under [`part_key`]. A whole
-/// session file under this key (as pages before the parts wrote it) reads too.
+/// "parts": N, "first": F}`, whose parts (JSON arrays of facts, in order) are under
+/// [`part_key`] `F` to `F + N - 1` (a head without `first` starts at 0). A whole session file
+/// under this key (as pages before the parts wrote it) reads too.
 pub fn log_key(id: i64) -> String {
     format!("agent-chatter/session/{id}")
 }
@@ -72,17 +73,41 @@ fn storage() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok().flatten()
 }
 
-/// How a log's head begins; its number of parts and `}` follow. Only this page writes it,
-/// so it is read as written; a whole session file (`{"format":"…","facts":…`) never
-/// begins so.
+/// How a log's head begins; its number of parts, `, "first": F` and `}` follow. Only this
+/// page writes it, so it is read as written; a whole session file (`{"format":"…","facts":…`)
+/// never begins so.
 const HEAD_START: &str = "{\"format\": \"agent-chatter-session/1\", \"parts\": ";
+const HEAD_FIRST: &str = ", \"first\": ";
 
-/// The number of parts a head names; `None` for anything else (a whole session file).
-fn head_parts(head: &str) -> Option<usize> {
-    head.strip_prefix(HEAD_START)?
-        .strip_suffix('}')?
-        .parse()
-        .ok()
+/// Which parts of a log its head names: `first..first + count`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Parts {
+    first: usize,
+    count: usize,
+}
+
+impl Parts {
+    fn head(self) -> String {
+        format!("{HEAD_START}{}{HEAD_FIRST}{}}}", self.count, self.first)
+    }
+
+    fn keys(self) -> std::ops::Range<usize> {
+        self.first..self.first + self.count
+    }
+}
+
+/// The parts a head names; `None` for anything else (a whole session file). Heads written
+/// before `first` start at part 0.
+fn head_parts(head: &str) -> Option<Parts> {
+    let rest = head.strip_prefix(HEAD_START)?.strip_suffix('}')?;
+    let (count, first) = match rest.split_once(HEAD_FIRST) {
+        Some((count, first)) => (count, first.parse().ok()?),
+        None => (rest, 0),
+    };
+    Some(Parts {
+        first,
+        count: count.parse().ok()?,
+    })
 }
 
 /// What is stored for one session, as one session file's text.
@@ -104,9 +129,9 @@ fn log_text(kv: &impl Kv, id: i64) -> Text {
         // A whole session file (or something that is not one: its reader says what).
         return Text::File(head, false);
     };
-    let mut facts = Vec::with_capacity(parts);
+    let mut facts = Vec::with_capacity(parts.count);
     let mut damage = None;
-    for k in 0..parts {
+    for (n, k) in parts.keys().enumerate() {
         let part = kv.text(&part_key(id, k));
         match part.as_deref().map(str::trim) {
             Some(t) if t.len() >= 2 && t.starts_with('[') && t.ends_with(']') => {
@@ -121,7 +146,7 @@ fn log_text(kv: &impl Kv, id: i64) -> Text {
                 } else {
                     "damaged"
                 };
-                damage.get_or_insert(format!("part {} of its {parts} is {what}", k + 1));
+                damage.get_or_insert(format!("part {} of its {} is {what}", n + 1, parts.count));
             }
         }
     }
@@ -135,20 +160,31 @@ fn log_text(kv: &impl Kv, id: i64) -> Text {
     }
 }
 
-/// Writes session `id`'s `facts`: the parts from the one holding fact `since` on (every part
-/// when `since` is `None`, removing any left beyond them), then the head. Parts are written
-/// before the head, so a save cut short leaves the log saved before it (an append never
-/// changes a fact already saved).
+/// Writes session `id`'s `facts`, then the head, so that a save cut short (a crash, a full
+/// storage) leaves the log saved before it. After `since` facts saved (an append, which never
+/// changes a fact already saved), the part holding fact `since` and those after it are
+/// rewritten in place. Otherwise (`since` is `None`: another log shown under this id) every
+/// part is written under keys the old head does not name, and the old parts are removed
+/// after the new head: the two logs never mix.
 pub fn write_log(
     kv: &impl Kv,
     id: i64,
     facts: &[Fact],
     since: Option<usize>,
 ) -> Result<(), String> {
-    let parts = facts.len().div_ceil(PART_FACTS);
-    let first = match since {
-        Some(n) if n <= facts.len() => n / PART_FACTS,
-        _ => 0,
+    let count = facts.len().div_ceil(PART_FACTS);
+    let old = kv.text(&log_key(id)).as_deref().and_then(head_parts);
+    let (parts, from) = match (since, old) {
+        (Some(n), Some(old)) if n <= facts.len() => (Parts { count, ..old }, n / PART_FACTS),
+        // Ahead of the old parts, or before them when the new log fits there.
+        (_, Some(old)) if count > old.first => (
+            Parts {
+                first: old.first + old.count,
+                count,
+            },
+            0,
+        ),
+        _ => (Parts { first: 0, count }, 0),
     };
     let full_error = |bytes: usize| {
         format!(
@@ -157,38 +193,35 @@ pub fn write_log(
         )
     };
     let mut bytes = 0;
-    for k in first..parts {
+    for k in from..count {
         let part = &facts[k * PART_FACTS..((k + 1) * PART_FACTS).min(facts.len())];
         let text = facts_json(part);
         bytes += text.len();
-        if !kv.set_text(&part_key(id, k), &text) {
+        if !kv.set_text(&part_key(id, parts.first + k), &text) {
             return Err(full_error(bytes));
         }
     }
-    let head = format!("{HEAD_START}{parts}}}");
-    if !kv.set_text(&log_key(id), &head) {
+    if !kv.set_text(&log_key(id), &parts.head()) {
         return Err(full_error(bytes));
     }
-    if since.is_none() {
-        remove_parts(kv, id, parts);
+    // What the new head no longer names: the old log's parts, or an append's that shrank.
+    if let Some(old) = old {
+        for k in old.keys().filter(|k| !parts.keys().contains(k)) {
+            kv.remove_text(&part_key(id, k));
+        }
     }
     Ok(())
-}
-
-/// Removes session `id`'s parts from `from` on (up to the first one missing).
-fn remove_parts(kv: &impl Kv, id: i64, from: usize) {
-    let mut k = from;
-    while kv.text(&part_key(id, k)).is_some() {
-        kv.remove_text(&part_key(id, k));
-        k += 1;
-    }
 }
 
 /// Removes session `id`'s log, its head and its parts.
 pub fn remove_log(id: i64) {
     if let Some(storage) = storage() {
+        if let Some(parts) = storage.text(&log_key(id)).as_deref().and_then(head_parts) {
+            for k in parts.keys() {
+                storage.remove_text(&part_key(id, k));
+            }
+        }
         storage.remove_text(&log_key(id));
-        remove_parts(&storage, id, 0);
     }
 }
 
@@ -341,11 +374,13 @@ mod tests {
     use std::cell::RefCell;
     use std::collections::BTreeMap;
 
-    /// `localStorage` as a map, recording the keys written.
+    /// `localStorage` as a map, recording the keys written; with `writes_left`, the writes
+    /// after that many fail (a full storage, or a save cut short).
     #[derive(Default)]
     struct Map {
         texts: RefCell<BTreeMap<String, String>>,
         written: RefCell<Vec<String>>,
+        writes_left: std::cell::Cell<Option<usize>>,
     }
 
     impl Kv for Map {
@@ -353,6 +388,11 @@ mod tests {
             self.texts.borrow().get(key).cloned()
         }
         fn set_text(&self, key: &str, value: &str) -> bool {
+            match self.writes_left.get() {
+                Some(0) => return false,
+                Some(n) => self.writes_left.set(Some(n - 1)),
+                None => {}
+            }
             self.written.borrow_mut().push(key.to_string());
             self.texts.borrow_mut().insert(key.into(), value.into());
             true
@@ -364,12 +404,17 @@ mod tests {
 
     /// A session of the demo team with `messages` human messages.
     fn facts(messages: usize) -> Vec<Fact> {
+        facts_saying(messages, "note")
+    }
+
+    /// The same, each message saying `word` and its number.
+    fn facts_saying(messages: usize, word: &str) -> Vec<Fact> {
         let mut s = Session::new();
         s.apply(&Fact::set_team(agent_chatter::demo::team()))
             .unwrap();
         for i in 0..messages {
             s.apply(&Fact::human(
-                format!("[FROM: kailai] note {i} \u{1f600} \"quoted\""),
+                format!("[FROM: kailai] {word} {i} \u{1f600} \"quoted\""),
                 Millis(i as u64),
             ))
             .unwrap();
@@ -428,6 +473,67 @@ mod tests {
         // A count saved that the log no longer reaches is a rewrite too.
         write_log(&map, 7, &all[..5], Some(10)).unwrap();
         assert_eq!(read_back(&map, 7).0, &all[..5]);
+    }
+
+    #[test]
+    fn a_log_shown_anew_is_written_beside_the_old_one_never_over_it() {
+        let old = facts(700);
+        let new = facts_saying(600, "other");
+        // Cut short after each of its writes (three parts, then the head): until the head
+        // is written, the old log reads whole; after it, the new one does.
+        for writes in 0..=4 {
+            let map = Map::default();
+            write_log(&map, 7, &old, None).unwrap();
+            map.writes_left.set(Some(writes));
+            let saved = write_log(&map, 7, &new, None);
+            let expected = if writes < 4 { &old } else { &new };
+            assert_eq!(saved.is_ok(), writes == 4);
+            assert_eq!(&read_back(&map, 7).0, expected, "cut after {writes} writes");
+        }
+    }
+
+    #[test]
+    fn the_parts_of_a_log_shown_anew_go_back_to_the_start_when_they_fit_before_the_old() {
+        let all = facts(700);
+        let map = Map::default();
+        write_log(&map, 7, &all[..300], None).unwrap();
+        assert_eq!(
+            head_parts(&map.text(&log_key(7)).unwrap()),
+            Some(Parts { first: 0, count: 2 })
+        );
+        write_log(&map, 7, &all[..600], None).unwrap();
+        assert_eq!(
+            head_parts(&map.text(&log_key(7)).unwrap()),
+            Some(Parts { first: 2, count: 3 })
+        );
+        write_log(&map, 7, &all[..10], None).unwrap();
+        assert_eq!(
+            head_parts(&map.text(&log_key(7)).unwrap()),
+            Some(Parts { first: 0, count: 1 })
+        );
+        // Only the head and the parts it names are left.
+        let keys: Vec<String> = map.texts.borrow().keys().cloned().collect();
+        assert_eq!(keys, [log_key(7), part_key(7, 0)]);
+        assert_eq!(read_back(&map, 7).0, &all[..10]);
+        // Appends go on where the head says.
+        write_log(&map, 7, &all[..300], Some(10)).unwrap();
+        assert_eq!(
+            head_parts(&map.text(&log_key(7)).unwrap()),
+            Some(Parts { first: 0, count: 2 })
+        );
+        assert_eq!(read_back(&map, 7).0, &all[..300]);
+    }
+
+    #[test]
+    fn a_head_written_before_first_was_named_starts_at_part_0() {
+        let all = facts(300);
+        let map = Map::default();
+        write_log(&map, 7, &all, None).unwrap();
+        map.set_text(
+            &log_key(7),
+            "{\"format\": \"agent-chatter-session/1\", \"parts\": 2}",
+        );
+        assert_eq!(read_back(&map, 7), (all, true));
     }
 
     #[test]
