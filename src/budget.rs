@@ -265,7 +265,7 @@ impl Fitter<'_> {
                 _ => None,
             })
             .collect();
-        extras.sort_by_key(|&(i, p)| (std::cmp::Reverse(p), i));
+        extras.sort_unstable_by_key(|&(i, p)| (std::cmp::Reverse(p), i));
         for (i, _) in extras {
             self.cut_section(Some(i), target, Cut::MayDrop);
         }

@@ -742,14 +742,19 @@ impl Session {
     /// made: the position of its `[MESSAGE]` and its recipient (id). A member's n-th delivery
     /// ended in its n-th run ([`Self::runs`]); one more is in flight.
     pub fn deliveries(&self) -> Vec<(usize, &str)> {
-        let mut all: Vec<(usize, usize, &str)> = self
+        let mut all: Vec<(usize, usize, usize, &str)> = self
             .deliveries
             .iter()
-            .flat_map(|(at, ds)| ds.iter().map(move |d| (d.seen, *at, d.to.as_str())))
+            .flat_map(|(at, ds)| {
+                ds.iter()
+                    .enumerate()
+                    .map(move |(k, d)| (d.seen, *at, k, d.to.as_str()))
+            })
             .collect();
-        // Built when `seen` messages were stored: one at a time, so that is their order.
-        all.sort_by_key(|d| d.0);
-        all.into_iter().map(|(_, at, to)| (at, to)).collect()
+        // Built when `seen` messages were stored: one at a time, so that is their order (the
+        // deliveries of one message in the order they were made).
+        all.sort_unstable_by_key(|d| (d.0, d.1, d.2));
+        all.into_iter().map(|(_, at, _, to)| (at, to)).collect()
     }
 
     /// The run that ended in message `at` (its reply or failure notice), if one did.

@@ -83,7 +83,7 @@ impl RoutingQueue {
     /// children of the last completed message do; those are the only ways the order changes.
     pub(crate) fn run_order(&self) -> Vec<&QueuedDelivery> {
         let mut order: Vec<&QueuedDelivery> = self.items.iter().collect();
-        order.sort_by_key(|item| (item.intent, item.seq));
+        order.sort_unstable_by_key(|item| (item.intent, item.seq));
         order
     }
 

@@ -104,7 +104,7 @@ impl Library {
     /// The entries, most recently changed first.
     pub fn newest_first(&self) -> Vec<Entry> {
         let mut list = self.sessions.clone();
-        list.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then(b.id.cmp(&a.id)));
+        list.sort_unstable_by(|a, b| b.updated_at.cmp(&a.updated_at).then(b.id.cmp(&a.id)));
         list
     }
 }
