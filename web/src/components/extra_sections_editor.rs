@@ -6,6 +6,9 @@
 use agent_chatter::assemble::ExtraSection;
 use agent_chatter::team::Member;
 use leptos::prelude::*;
+use std::sync::Arc;
+
+use crate::components::keyed_list::KeyedList;
 
 use crate::components::member_row::MemberEdit;
 use crate::state::use_state;
@@ -131,7 +134,8 @@ pub fn ExtraSectionsEditor(
     view! {
         <div class="extra-sections-editor">
             <span class="extra-head" title="named sections added to every prompt of this member (plan, memory, tool output)">"extra sections"</span>
-            <For each=move || 0..count.get() key=|i| *i children=section/>
+            <KeyedList keys=Signal::derive(move || (0..count.get() as u64).collect())
+                row=Arc::new(move |i| section(i as usize).into_any())/>
             <button class="add-extra" data-testid="add-extra-section" on:click=add>"+ extra section"</button>
         </div>
     }

@@ -16,6 +16,7 @@ pub mod files_menu;
 pub mod header;
 pub mod help;
 pub mod inspector;
+pub mod keyed_list;
 pub mod marked_text;
 pub mod member_row;
 pub mod member_status;

@@ -7,6 +7,9 @@
 
 use agent_chatter::markers;
 use leptos::prelude::*;
+use std::sync::Arc;
+
+use crate::components::keyed_list::KeyedList;
 use wasm_bindgen::JsCast;
 
 use crate::host::use_host;
@@ -124,8 +127,9 @@ pub fn SessionsMenu() -> impl IntoView {
         if !searching {
             return view! {
                 <ul class="library-list">
-                    <For each=move || sessions.with(|l| l.iter().map(|e| e.id).collect::<Vec<_>>())
-                        key=|id| *id children=row/>
+                    // Ids as the list's keys: `as u64` and back is the identity on i64.
+                    <KeyedList keys=Signal::derive(move || sessions.with(|l| l.iter().map(|e| e.id as u64).collect()))
+                        row=Arc::new(move |id| row(id as i64).into_any())/>
                 </ul>
             }
             .into_any();

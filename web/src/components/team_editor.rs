@@ -5,6 +5,9 @@
 use agent_chatter::message::MemberId;
 use agent_chatter::team::{Member, MemberKind};
 use leptos::prelude::*;
+use std::sync::Arc;
+
+use crate::components::keyed_list::KeyedList;
 
 use crate::components::member_row::{MemberEdit, MemberRow};
 use crate::components::settings_form::SettingsForm;
@@ -17,14 +20,25 @@ pub fn TeamEditor() -> impl IntoView {
     let state = use_state();
     let host = use_host();
     // Rows are keyed by member id: an edit or a removal keeps every other row (and what is
-    // typed in it) where it is.
+    // typed in it) where it is. The list's keys are numbers: each id seen gets the next one,
+    // for as long as the page is open.
+    let seen = StoredValue::new(Vec::<MemberId>::new());
     let ids = Memo::new(move |_| {
         state.team.with(|t| {
             t.as_ref().map_or_else(Vec::new, |t| {
-                t.members
-                    .iter()
-                    .map(|m| m.id.clone())
-                    .collect::<Vec<MemberId>>()
+                seen.try_update_value(|seen| {
+                    t.members
+                        .iter()
+                        .map(|m| match seen.iter().position(|id| *id == m.id) {
+                            Some(k) => k as u64,
+                            None => {
+                                seen.push(m.id.clone());
+                                (seen.len() - 1) as u64
+                            }
+                        })
+                        .collect::<Vec<u64>>()
+                })
+                .unwrap_or_default()
             })
         })
     });
@@ -128,7 +142,10 @@ pub fn TeamEditor() -> impl IntoView {
                 <input data-testid="team-name-input" prop:value=team_name on:change=rename
                     aria-label="the team's name"/>
             </label>
-            <For each=move || ids.get() key=|id| id.clone() children=row/>
+            <KeyedList keys=ids row=Arc::new(move |k| {
+                let id = seen.with_value(|seen| seen[k as usize].clone());
+                row(id).into_any()
+            })/>
             <button class="add-member" on:click=add>"+ member"</button>
             <SettingsForm/>
         </div>

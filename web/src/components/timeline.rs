@@ -17,6 +17,9 @@
 
 use agent_chatter::conversation::Status;
 use leptos::prelude::*;
+use std::sync::Arc;
+
+use crate::components::keyed_list::KeyedList;
 
 use wasm_bindgen::JsCast;
 
@@ -439,10 +442,12 @@ pub fn Timeline() -> impl IntoView {
             aria-label=move || (state.message_count.get() > 0)
                 .then_some("conversation: select a message to see what each agent received at that point")>
             <div class="timeline-spacer" style:height=move || format!("{}px", offsets.with(|o| o.last().copied().unwrap_or(0.0)))>
-                <For each=move || visible.get() key=|i| *i children=move |i| {
-                    let top = Signal::derive(move || offsets.with(|o| o.get(i).copied().unwrap_or(0.0)));
-                    view! { <TimelineRow index=i top=top/> }
-                }/>
+                <KeyedList keys=Signal::derive(move || visible.get().map(|i| i as u64).collect())
+                    row=Arc::new(move |i| {
+                        let i = i as usize;
+                        let top = Signal::derive(move || offsets.with(|o| o.get(i).copied().unwrap_or(0.0)));
+                        view! { <TimelineRow index=i top=top/> }.into_any()
+                    })/>
             </div>
         </div>
         <div class="routing-status" data-testid="routing-status"
