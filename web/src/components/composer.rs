@@ -5,6 +5,8 @@
 use agent_chatter::markers::{self, MarkerKind};
 use leptos::prelude::*;
 
+use crate::components::when::When;
+
 use crate::host::{use_host, Ticket};
 use crate::state::use_state;
 
@@ -83,7 +85,7 @@ pub fn Composer() -> impl IntoView {
                 prop:disabled=move || unavailable().is_some()
                 title=move || unavailable().unwrap_or_default()>"send"</button>
         </div>
-        <Show when=move || unknown.with(|u| !u.is_empty())>
+        <When when=Memo::new(move |_| unknown.with(|u| !u.is_empty()))>
             <div class="composer-hint" role="status" data-testid="composer-hint">
                 {move || unknown.get().into_iter().map(|(name, meant)| {
                     let said = format!("no member '{name}' in [NEXT]");
@@ -102,7 +104,7 @@ pub fn Composer() -> impl IntoView {
                     }
                 }).collect_view()}
             </div>
-        </Show>
+        </When>
     }
 }
 

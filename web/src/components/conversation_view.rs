@@ -4,6 +4,8 @@
 
 use leptos::prelude::*;
 
+use crate::components::when::When;
+
 use crate::components::deliveries::Deliveries;
 use crate::components::timeline::Timeline;
 
@@ -28,8 +30,8 @@ pub fn ConversationView() -> impl IntoView {
                 aria-selected=move || deliveries.get().to_string()
                 on:click=move |_| deliveries.set(true)>"deliveries"</button>
         </div>
-        <Show when=move || deliveries.get() fallback=|| view! { <Timeline/> }>
+        <When when=Memo::new(move |_| deliveries.get()) fallback=|| view! { <Timeline/> }>
             <Deliveries/>
-        </Show>
+        </When>
     }
 }

@@ -18,6 +18,8 @@ use agent_chatter::team::DeliveryPolicy;
 use agent_chatter::usage::Usage;
 use leptos::prelude::*;
 
+use crate::components::when::When;
+
 use crate::host::use_host;
 use crate::state::use_state;
 use crate::status::{clock, duration_words, MemberStatus};
@@ -477,9 +479,9 @@ pub fn Deliveries() -> impl IntoView {
                 <div class="deliveries-spacer" style:height=move || format!("{}px", filtered.with(Vec::len) as f64 * ROW_HEIGHT)>
                     {move || shown.get().into_iter().map(row).collect_view()}
                 </div>
-                <Show when=move || filtered.with(Vec::is_empty)>
+                <When when=Memo::new(move |_| filtered.with(Vec::is_empty))>
                     <p class="muted">{move || if all.with(Vec::is_empty) { "no delivery yet" } else { "no delivery matches the filters" }}</p>
-                </Show>
+                </When>
             </div>
         </div>
     }

@@ -5,6 +5,8 @@
 
 use agent_chatter::session::PreviewOverrides;
 use leptos::prelude::*;
+
+use crate::components::when::When;
 use similar::{ChangeTag, TextDiff};
 
 use crate::state::use_state;
@@ -159,14 +161,14 @@ pub fn DiffView() -> impl IntoView {
                     }).collect_view()}
                 </select>
             </label>
-            <Show when=move || against.get() == "at">
+            <When when=Memo::new(move |_| against.get() == "at")>
                 <input class="diff-at" data-testid="diff-at" type="number" min="1" aria-label="message number"
                     prop:value=move || at_number.get().to_string()
                     on:change=move |ev| {
                         // Not a whole number: 0, which the diff names as no such message.
                         at_number.set(event_target_value(&ev).trim().parse().unwrap_or(0));
                     }/>
-            </Show>
+            </When>
             {move || match lines.get() {
                 None => view! { <p class="muted">"no prompt to compare"</p> }.into_any(),
                 Some(Err(e)) => view! { <p class="muted">{e}</p> }.into_any(),

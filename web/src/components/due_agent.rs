@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use crate::components::when::When;
+
 use crate::state::use_state;
 
 #[component]
@@ -28,7 +30,7 @@ pub fn DueAgent(
         })
     };
     view! {
-        <Show when=move || state.due.with(Option::is_some)>
+        <When when=Memo::new(move |_| state.due.with(Option::is_some))>
             <div class="due-agent" data-testid="due-agent">
                 <div class="due-title">
                     {move || due().map(|(name, intent, bytes)| if runs {
@@ -39,6 +41,6 @@ pub fn DueAgent(
                 </div>
                 {children()}
             </div>
-        </Show>
+        </When>
     }
 }

@@ -5,6 +5,8 @@
 use agent_chatter::explain::Explain;
 use leptos::prelude::*;
 
+use crate::components::when::When;
+
 use crate::state::use_state;
 
 /// The sections every prompt may have; any other name in an explain is an extra section.
@@ -98,7 +100,7 @@ pub fn ExtraSections() -> impl IntoView {
         })
     });
     view! {
-        <Show when=move || fates.with(|f| !f.is_empty())>
+        <When when=Memo::new(move |_| fates.with(|f| !f.is_empty()))>
             <div class="extra-sections">
                 <h3>"extra sections"</h3>
                 <ul>
@@ -119,6 +121,6 @@ pub fn ExtraSections() -> impl IntoView {
                     }).collect_view()}
                 </ul>
             </div>
-        </Show>
+        </When>
     }
 }

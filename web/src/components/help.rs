@@ -4,6 +4,8 @@
 
 use leptos::prelude::*;
 
+use crate::components::when::When;
+
 #[component]
 pub fn Help() -> impl IntoView {
     let open = RwSignal::new(false);
@@ -28,7 +30,7 @@ pub fn Help() -> impl IntoView {
             title="what this page is and what its words mean (?)" on:click=move |_| open.update(|o| *o = !*o)>
             "? help"
         </button>
-        <Show when=move || open.get()>
+        <When when=Memo::new(move |_| open.get())>
             <section class="help" role="dialog" aria-label="help" data-testid="help">
                 <button class="dismiss" on:click=move |_| open.set(false)>"close"</button>
                 <h2>"What this is"</h2>
@@ -61,6 +63,6 @@ pub fn Help() -> impl IntoView {
                    "page mirrors it."</p>
                 <p class="muted">"Keys: ↑/↓ move through messages, ←/→ through agents, ? opens this help."</p>
             </section>
-        </Show>
+        </When>
     }
 }

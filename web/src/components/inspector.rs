@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use crate::components::when::When;
+
 use crate::browser;
 use crate::components::delivery_run::DeliveryRun;
 use crate::components::diff_view::DiffView;
@@ -112,9 +114,9 @@ pub fn Inspector() -> impl IntoView {
                     };
                     view! { <span class=class data-testid="delivered-badge" title=sent>{text}</span> }
                 })}
-                <Show when=move || state.selected.get().is_some()>
+                <When when=Memo::new(move |_| state.selected.get().is_some())>
                     <button on:click=move |_| state.selected.set(None)>"latest"</button>
-                </Show>
+                </When>
             </div>
             <DeliveryRun/>
             {move || problem().map(|e| view! { <p class="preview-error">{e}</p> })}
@@ -125,9 +127,9 @@ pub fn Inspector() -> impl IntoView {
                 <button class=move || if show_diff.get() { "tab" } else { "tab on" } on:click=move |_| show_diff.set(false)>"prompt"</button>
                 <button data-testid="diff-toggle" class=move || if show_diff.get() { "tab on" } else { "tab" } on:click=move |_| show_diff.set(true)>"diff"</button>
             </div>
-            <Show when=move || show_diff.get() fallback=|| view! { <PromptView/> }>
+            <When when=Memo::new(move |_| show_diff.get()) fallback=|| view! { <PromptView/> }>
                 <DiffView/>
-            </Show>
+            </When>
             <FateList/>
         </div>
     }

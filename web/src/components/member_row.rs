@@ -11,6 +11,8 @@ use agent_chatter::team::{
 };
 use leptos::prelude::*;
 
+use crate::components::when::When;
+
 use crate::components::extra_sections_editor::ExtraSectionsEditor;
 use crate::components::member_status::MemberStatusView;
 use crate::components::run_settings::RunSettingsView;
@@ -157,7 +159,7 @@ pub fn MemberRow(
                 <input class="member-display" prop:value=field(|m| m.display_name.clone())
                     on:change=set(|m, v| m.display_name = v)/>
             </label>
-            <Show when=is_ai>
+            <When when=Memo::new(move |_| is_ai())>
                 <label>"agent type"
                     // Any type may be typed (docs/architecture.md §4: unknown ones use the plain
                     // format); the list offers the three the core formats.
@@ -197,7 +199,7 @@ pub fn MemberRow(
                         on:change=set_window/>
                 </label>
                 <ExtraSectionsEditor member=member on_edit=on_edit/>
-            </Show>
+            </When>
         </fieldset>
     }
 }

@@ -39,3 +39,4 @@ pub mod timeline;
 pub mod timeline_row;
 pub mod usage_total;
 pub mod whatif_panel;
+pub mod when;

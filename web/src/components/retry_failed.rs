@@ -7,6 +7,8 @@
 use agent_chatter::session::Fact;
 use leptos::prelude::*;
 
+use crate::components::when::When;
+
 use crate::browser;
 use crate::host::use_host;
 use crate::state::use_state;
@@ -34,7 +36,7 @@ pub fn RetryFailed() -> impl IntoView {
         })
     });
     view! {
-        <Show when=move || failed.with(|f| !f.is_empty())>
+        <When when=Memo::new(move |_| failed.with(|f| !f.is_empty()))>
             <ul class="retry-failed">
                 {move || failed.get().into_iter().map(|(id, name, verb, why)| {
                     let retry = move |_| {
@@ -51,6 +53,6 @@ pub fn RetryFailed() -> impl IntoView {
                     }
                 }).collect_view()}
             </ul>
-        </Show>
+        </When>
     }
 }

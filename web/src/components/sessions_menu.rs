@@ -7,6 +7,8 @@
 
 use agent_chatter::markers;
 use leptos::prelude::*;
+
+use crate::components::when::When;
 use std::sync::Arc;
 
 use crate::components::keyed_list::KeyedList;
@@ -218,7 +220,7 @@ pub fn SessionsMenu() -> impl IntoView {
             <button data-testid="library-toggle" node_ref=toggle aria-expanded=move || open.get().to_string()
                 title="every session: names, dates, first messages; search them"
                 on:click=move |_| open.update(|o| *o = !*o)>"library"</button>
-            <Show when=move || open.get()>
+            <When when=Memo::new(move |_| open.get())>
                 <div class="session-library" data-testid="session-library" role="dialog"
                     aria-label="sessions library">
                     <div class="library-bar">
@@ -235,7 +237,7 @@ pub fn SessionsMenu() -> impl IntoView {
                     </div>
                     {list}
                 </div>
-            </Show>
+            </When>
         </div>
     }
 }

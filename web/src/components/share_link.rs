@@ -6,6 +6,8 @@
 
 use agent_chatter::scenario::Scenario;
 use leptos::prelude::*;
+
+use crate::components::when::When;
 use wasm_bindgen::JsCast;
 
 use crate::components::files_menu::close_menu_of;
@@ -103,7 +105,7 @@ pub fn ShareLink() -> impl IntoView {
     view! {
         <span class="share">
         <button data-testid="share-link" on:click=make title="a link that opens this view's prompts in any copy of the page (the case travels in the link, not to a server; never the bridge's token)">"share"</button>
-        <Show when=move || url.with(Option::is_some)>
+        <When when=Memo::new(move |_| url.with(Option::is_some))>
             <span class="share-box">
                 <label class="visually-hidden" for="share-url">"share link"</label>
                 <input id="share-url" data-testid="share-url" readonly prop:value=move || url.get().unwrap_or_default()
@@ -115,7 +117,7 @@ pub fn ShareLink() -> impl IntoView {
                 <button on:click=move |_| url.set(None) aria-label="close the share link" title="close the share link">"×"</button>
                 {move || differs.get().map(|text| view! { <span class="share-note" data-testid="share-note">{text}</span> })}
             </span>
-        </Show>
+        </When>
         </span>
     }
 }
@@ -145,7 +147,7 @@ pub fn OpenLink() -> impl IntoView {
     view! {
         <button data-testid="open-link" on:click=move |_| opening.update(|o| *o = !*o) aria-expanded=move || opening.get().to_string()
             title="open a link someone shared, made on any machine: paste it, or its #share=… part">"open a shared link"</button>
-        <Show when=move || opening.get()>
+        <When when=Memo::new(move |_| opening.get())>
             <form class="share-box" on:submit=open>
                 <label for="open-link-input">"shared link or #share=…:"</label>
                 <input id="open-link-input" data-testid="open-link-input" placeholder="paste a link from any address"
@@ -153,6 +155,6 @@ pub fn OpenLink() -> impl IntoView {
                 <button type="submit" data-testid="open-link-go">"open"</button>
                 <button type="button" on:click=move |_| opening.set(false) aria-label="close" title="close">"×"</button>
             </form>
-        </Show>
+        </When>
     }
 }

@@ -4,6 +4,8 @@
 
 use leptos::prelude::*;
 
+use crate::components::when::When;
+
 use crate::shared_case::Pending;
 
 #[component]
@@ -13,7 +15,7 @@ pub fn SharedBanner(
     on_discard: Callback<()>,
 ) -> impl IntoView {
     view! {
-        <Show when=move || pending.with(Option::is_some)>
+        <When when=Memo::new(move |_| pending.with(Option::is_some))>
             <div class="shared-banner" role="status" data-testid="shared-banner">
                 <span class="shared-text">
                     "shared case: "{move || pending.with(|p| p.as_ref().map(|p| p.label.clone()))}
@@ -24,6 +26,6 @@ pub fn SharedBanner(
                 <button data-testid="shared-discard" on:click=move |_| on_discard.run(())
                     title="drop the shared case and show again the session it replaced">"discard"</button>
             </div>
-        </Show>
+        </When>
     }
 }

@@ -6,6 +6,8 @@
 use agent_chatter::session::PreviewOverrides;
 use leptos::prelude::*;
 
+use crate::components::when::When;
+
 use crate::host::use_host;
 use crate::state::use_state;
 
@@ -211,7 +213,7 @@ pub fn WhatIfPanel(
                 </select>
             </label>
             {move || problem.get().map(|e| view! { <p class="whatif-error" data-testid="whatif-error" role="alert">{e}</p> })}
-            <Show when=active>
+            <When when=Memo::new(move |_| active())>
                 <p class="whatif-summary" data-testid="whatif-summary">
                     {summary}
                     {on_diff.map(|show| view! { " " <button data-testid="whatif-show-diff" on:click=move |_| show.run(())>"diff against the actual prompt"</button> })}
@@ -220,7 +222,7 @@ pub fn WhatIfPanel(
                     <button data-testid="whatif-reset" on:click=reset>"reset"</button>
                     <button data-testid="whatif-apply" on:click=apply>"apply to team"</button>
                 </div>
-            </Show>
+            </When>
         </fieldset>
     }
 }
