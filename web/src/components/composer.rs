@@ -5,6 +5,7 @@
 use agent_chatter::markers::{self, MarkerKind};
 use leptos::prelude::*;
 
+use crate::browser::handler;
 use crate::components::when::When;
 
 use crate::host::{use_host, Ticket};
@@ -74,14 +75,14 @@ pub fn Composer() -> impl IntoView {
                 title=move || unavailable().unwrap_or_default()
                 placeholder=move || unavailable().unwrap_or("a message… e.g. Please review. [NEXT: max, sarah!P1]")
                 prop:value=move || text.get()
-                on:input=move |ev| text.set(event_target_value(&ev))
-                on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                on:input=handler(move |ev| text.set(event_target_value(&ev)))
+                on:keydown=handler(move |ev: leptos::ev::KeyboardEvent| {
                     if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
                         ev.prevent_default();
                         send();
                     }
-                }/>
-            <button data-testid="composer-send" on:click=move |_| send()
+                })/>
+            <button data-testid="composer-send" on:click=handler(move |_| send())
                 prop:disabled=move || unavailable().is_some()
                 title=move || unavailable().unwrap_or_default()>"send"</button>
         </div>
@@ -94,7 +95,7 @@ pub fn Composer() -> impl IntoView {
                             let fix = move |_| text.update(|t| *t = rename_addressee(t, &name, &member));
                             view! {
                                 <span>{said}" — did you mean "
-                                    <button class="link" data-testid="composer-hint-fix" on:click=fix
+                                    <button class="link" data-testid="composer-hint-fix" on:click=handler(fix)
                                         title="put this name in the message">{display}</button>"?"</span>
                             }.into_any()
                         }

@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use crate::browser::handler;
 use crate::components::when::When;
 
 use crate::components::deliveries::Deliveries;
@@ -25,10 +26,10 @@ pub fn ConversationView() -> impl IntoView {
         <div class="conversation-tabs" role="tablist">
             <button role="tab" data-testid="messages-tab" class=tab(false)
                 aria-selected=move || (!deliveries.get()).to_string()
-                on:click=move |_| deliveries.set(false)>"messages"</button>
+                on:click=handler(move |_| deliveries.set(false))>"messages"</button>
             <button role="tab" data-testid="deliveries-tab" class=tab(true)
                 aria-selected=move || deliveries.get().to_string()
-                on:click=move |_| deliveries.set(true)>"deliveries"</button>
+                on:click=handler(move |_| deliveries.set(true))>"deliveries"</button>
         </div>
         <When when=Memo::new(move |_| deliveries.get()) fallback=|| view! { <Timeline/> }>
             <Deliveries/>

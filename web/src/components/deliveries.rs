@@ -18,6 +18,7 @@ use agent_chatter::team::DeliveryPolicy;
 use agent_chatter::usage::Usage;
 use leptos::prelude::*;
 
+use crate::browser::handler;
 use crate::components::when::When;
 
 use crate::host::use_host;
@@ -421,11 +422,11 @@ pub fn Deliveries() -> impl IntoView {
                 data-testid="delivery-row" data-status=status.key() data-verified=verified_attr
                 role="option" aria-selected=move || selected().to_string() tabindex="0"
                 style:top=format!("{}px", index as f64 * ROW_HEIGHT)
-                on:click={
+                on:click=handler({
                     let to = to.clone();
                     move |_| choose(to.clone(), at)
-                }
-                on:keydown=on_key>
+                })
+                on:keydown=handler(on_key)>
                 <span class="d-number">{number}</span>
                 <span class="d-to" title=name_title>{name}</span>
                 <span class="d-bytes" title=budget>{bytes}</span>
@@ -453,13 +454,13 @@ pub fn Deliveries() -> impl IntoView {
         <div class="deliveries" data-testid="deliveries">
             <div class="deliveries-filters">
                 <label>"member "
-                    <select data-testid="deliveries-filter-member" on:change=move |ev| member_filter.set(event_target_value(&ev))>
+                    <select data-testid="deliveries-filter-member" on:change=handler(move |ev| member_filter.set(event_target_value(&ev)))>
                         <option value="">"all"</option>
                         {move || agents().into_iter().map(|(id, name)| view! { <option value=id>{name}</option> }).collect_view()}
                     </select>
                 </label>
                 <label>"status "
-                    <select data-testid="deliveries-filter-status" on:change=move |ev| status_filter.set(event_target_value(&ev))>
+                    <select data-testid="deliveries-filter-status" on:change=handler(move |ev| status_filter.set(event_target_value(&ev)))>
                         <option value="">"all"</option>
                         {DeliveryStatus::ALL.iter().map(|s| view! { <option value=s.key()>{s.label()}</option> }).collect_view()}
                     </select>
@@ -474,7 +475,7 @@ pub fn Deliveries() -> impl IntoView {
                 <span title="duration: from when it was due to its reply or failure">"time"</span>
                 <span>"usage"</span>
             </div>
-            <div class="deliveries-list" node_ref=scroller on:scroll=move |_| measure()
+            <div class="deliveries-list" node_ref=scroller on:scroll=handler(move |_| measure())
                 role="listbox" aria-label="deliveries: select one to see its prompt in the inspector">
                 <div class="deliveries-spacer" style:height=move || format!("{}px", filtered.with(Vec::len) as f64 * ROW_HEIGHT)>
                     {move || shown.get().into_iter().map(row).collect_view()}

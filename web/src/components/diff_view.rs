@@ -6,6 +6,7 @@
 use agent_chatter::session::PreviewOverrides;
 use leptos::prelude::*;
 
+use crate::browser::handler;
 use crate::components::when::When;
 use similar::{ChangeTag, TextDiff};
 
@@ -151,7 +152,7 @@ pub fn DiffView() -> impl IntoView {
     view! {
         <div class="diff" data-testid="diff-view">
             <label>"diff against "
-                <select data-testid="diff-against" on:change=move |ev| chosen.set(Some(event_target_value(&ev)))>
+                <select data-testid="diff-against" on:change=handler(move |ev| chosen.set(Some(event_target_value(&ev))))>
                     <option value="previous" prop:selected=move || against.get() == "previous">"the previous message (same recipient)"</option>
                     <option value="at" prop:selected=move || against.get() == "at">"another message (same recipient): #"</option>
                     <option value="actual" prop:selected=move || against.get() == "actual">"the actual prompt (no what-if)"</option>
@@ -164,10 +165,10 @@ pub fn DiffView() -> impl IntoView {
             <When when=Memo::new(move |_| against.get() == "at")>
                 <input class="diff-at" data-testid="diff-at" type="number" min="1" aria-label="message number"
                     prop:value=move || at_number.get().to_string()
-                    on:change=move |ev| {
+                    on:change=handler(move |ev| {
                         // Not a whole number: 0, which the diff names as no such message.
                         at_number.set(event_target_value(&ev).trim().parse().unwrap_or(0));
-                    }/>
+                    })/>
             </When>
             {move || match lines.get() {
                 None => view! { <p class="muted">"no prompt to compare"</p> }.into_any(),

@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use crate::browser::handler;
 use crate::components::when::When;
 
 use crate::state::use_state;
@@ -13,7 +14,7 @@ pub fn ErrorBanner() -> impl IntoView {
         <When when=Memo::new(move |_| state.error.with(Option::is_some))>
             <div class="error-banner" role="alert" data-testid="error-banner">
                 <span class="error-text">{move || state.error.get().unwrap_or_default()}</span>
-                <button class="dismiss" on:click=move |_| state.error.set(None)>"dismiss"</button>
+                <button class="dismiss" on:click=handler(move |_| state.error.set(None))>"dismiss"</button>
             </div>
         </When>
     }

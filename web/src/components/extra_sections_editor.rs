@@ -6,6 +6,8 @@
 use agent_chatter::assemble::ExtraSection;
 use agent_chatter::team::Member;
 use leptos::prelude::*;
+
+use crate::browser::handler;
 use std::sync::Arc;
 
 use crate::components::keyed_list::KeyedList;
@@ -94,20 +96,20 @@ pub fn ExtraSectionsEditor(
             <div class="extra-section-editor" data-testid="extra-section-editor">
                 <div class="row">
                     <input class="extra-name" aria-label="extra section name" placeholder="name"
-                        prop:value=read(i, |s| s.name.clone()) on:change=set_name/>
+                        prop:value=read(i, |s| s.name.clone()) on:change=handler(set_name)/>
                     <button class="remove" title="remove this extra section" aria-label="remove this extra section"
-                        on:click=remove>"×"</button>
+                        on:click=handler(remove)>"×"</button>
                 </div>
                 <textarea class="extra-content" rows="2" aria-label="extra section content" placeholder="content"
-                    prop:value=read(i, |s| s.content.clone()) on:change=set_content/>
+                    prop:value=read(i, |s| s.content.clone()) on:change=handler(set_content)/>
                 <div class="row extra-flags">
                     <label>"priority "
                         <input class="extra-priority" type="number" step="1"
                             title="higher is trimmed first among compactable sections"
-                            prop:value=read(i, |s| s.priority.to_string()) on:change=set_priority/>
+                            prop:value=read(i, |s| s.priority.to_string()) on:change=handler(set_priority)/>
                     </label>
                     <label class="check" title="compactable sections may be cut before history; others only as a last resort">
-                        <input class="extra-compactable" type="checkbox" prop:checked=compactable on:change=set_compactable/>
+                        <input class="extra-compactable" type="checkbox" prop:checked=compactable on:change=handler(set_compactable)/>
                         " compactable"
                     </label>
                 </div>
@@ -136,7 +138,7 @@ pub fn ExtraSectionsEditor(
             <span class="extra-head" title="named sections added to every prompt of this member (plan, memory, tool output)">"extra sections"</span>
             <KeyedList keys=Signal::derive(move || (0..count.get() as u64).collect())
                 row=Arc::new(move |i| section(i as usize).into_any())/>
-            <button class="add-extra" data-testid="add-extra-section" on:click=add>"+ extra section"</button>
+            <button class="add-extra" data-testid="add-extra-section" on:click=handler(add)>"+ extra section"</button>
         </div>
     }
 }

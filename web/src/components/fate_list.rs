@@ -7,6 +7,8 @@
 
 use agent_chatter::transcript::escape_html;
 use leptos::prelude::*;
+
+use crate::browser::handler;
 use wasm_bindgen::JsCast;
 
 use crate::components::timeline_row::fate_style;
@@ -37,7 +39,7 @@ pub fn FateList() -> impl IntoView {
     view! {
         <div class="fates">
             <h3 title="what happened to each earlier message in this prompt: in the context, deduplicated (already there), trimmed to fit the budget, pinned (the first message, always kept) or outside the window (too old)">"history fates"</h3>
-            <ul on:click=on_click inner_html=html></ul>
+            <ul on:click=handler(on_click) inner_html=html></ul>
         </div>
     }
 }

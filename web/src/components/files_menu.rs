@@ -6,6 +6,8 @@
 use agent_chatter::peer::cli_config;
 use agent_chatter::transcript::{self, Format};
 use leptos::prelude::*;
+
+use crate::browser::handler;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
@@ -126,35 +128,35 @@ pub fn FilesMenu() -> impl IntoView {
                     <label class="button" title="a session file, a scenario, a snapshot (read with the team in use), or a team config (ours or the peer's cli-config 1.1/1.2)">
                         "open a file…"
                         <input type="file" accept=".json,application/json" data-testid="import-file"
-                            node_ref=input on:change=on_open/>
+                            node_ref=input on:change=handler(on_open)/>
                     </label>
                     <OpenLink/>
                 </div>
             </details>
             <details class="menu" name="files-menu">
                 <summary data-testid="save-menu" title="download the session, its scenario, a snapshot, the team or the transcript">"save ▾"</summary>
-                <div class="menu-list" on:click=close_menu>
+                <div class="menu-list" on:click=handler(close_menu)>
                     <span class="group" role="group" aria-label="save a file (downloads)">
-                        <button data-testid="export-session" on:click=save("session")
+                        <button data-testid="export-session" on:click=handler(save("session"))
                             title=format!("download this conversation as a session file ({}): open it here later to go on", agent_chatter::session::SESSION_FORMAT)>"⬇ save session"</button>
-                        <button data-testid="export-scenario" on:click=save("scenario")
+                        <button data-testid="export-scenario" on:click=handler(save("scenario"))
                             title="download a scenario file: the team and messages, to preview the same prompts anywhere (npm, the CLI)">"⬇ scenario file"</button>
-                        <button data-testid="export-snapshot" on:click=save("snapshot")
+                        <button data-testid="export-snapshot" on:click=handler(save("snapshot"))
                             title="download a snapshot file: the messages and team task only">"⬇ snapshot file"</button>
-                        <button data-testid="export-team" on:click=save("team")
+                        <button data-testid="export-team" on:click=handler(save("team"))
                             title="download the team config (members and settings)">"⬇ team file"</button>
-                        <button data-testid="export-peer-team" on:click=save("cli-config")
+                        <button data-testid="export-peer-team" on:click=handler(save("cli-config"))
                             title="download the team as the TypeScript agent-chatter's cli-config">"⬇ cli-config file"</button>
                     </span>
                     <span class="group" role="group" aria-label="export the transcript (downloads)">
-                        <button data-testid="export-transcript-md" on:click=transcript(Format::Markdown)
+                        <button data-testid="export-transcript-md" on:click=handler(transcript(Format::Markdown))
                             title="download the transcript as Markdown: who said what to whom, how each run ended, and every delivered prompt">"⬇ transcript.md"</button>
-                        <button data-testid="export-transcript-html" on:click=transcript(Format::Html)
+                        <button data-testid="export-transcript-html" on:click=handler(transcript(Format::Html))
                             title="download the transcript as one self-contained HTML page (each delivered prompt a collapsible block)">"⬇ transcript.html"</button>
                     </span>
                 </div>
             </details>
-            <button data-testid="new-session" on:click=move |_| host.start_over()
+            <button data-testid="new-session" on:click=handler(move |_| host.start_over())
                 title="start over: the demo conversation (simulation), or a new session with the same team (bridge)">
                 {host.start_over_label()}
             </button>

@@ -1,6 +1,8 @@
 //! The skip link, title, team name, connection status and the menus.
 
 use leptos::prelude::*;
+
+use crate::browser::handler;
 use wasm_bindgen::JsCast;
 
 use crate::state::use_state;
@@ -38,7 +40,7 @@ pub fn Header(
             // The first Tab stop (docs/architecture.md §13): past the header and the team's
             // fields, straight to the composer. Focused by hand: the URL's fragment is the
             // share link's and the bridge's token, never an anchor.
-            <a class="skip-link" href="#composer-input" data-testid="skip-link" on:click=skip>"skip to the composer"</a>
+            <a class="skip-link" href="#composer-input" data-testid="skip-link" on:click=handler(skip)>"skip to the composer"</a>
             // The tagline under the title, cut short (whole on hover) when the width is needed.
             <div class="brand">
                 <h1>"agent-chatter"</h1>

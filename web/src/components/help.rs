@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use crate::browser::handler;
 use crate::components::when::When;
 
 #[component]
@@ -27,12 +28,12 @@ pub fn Help() -> impl IntoView {
     on_cleanup(move || handle.remove());
     view! {
         <button class="help-toggle" data-testid="help-toggle" aria-expanded=move || open.get().to_string()
-            title="what this page is and what its words mean (?)" on:click=move |_| open.update(|o| *o = !*o)>
+            title="what this page is and what its words mean (?)" on:click=handler(move |_| open.update(|o| *o = !*o))>
             "? help"
         </button>
         <When when=Memo::new(move |_| open.get())>
             <section class="help" role="dialog" aria-label="help" data-testid="help">
-                <button class="dismiss" on:click=move |_| open.set(false)>"close"</button>
+                <button class="dismiss" on:click=handler(move |_| open.set(false))>"close"</button>
                 <h2>"What this is"</h2>
                 <p>"A team of people and AI agents talk in one conversation. Every agent gets its "
                    "own prompt built from it; this page shows "<b>"exactly"</b>" what each one is told, and why."</p>

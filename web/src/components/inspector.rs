@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use crate::browser::handler;
 use crate::components::when::When;
 
 use crate::browser;
@@ -94,7 +95,7 @@ pub fn Inspector() -> impl IntoView {
                 <h2>"inspector"</h2>
                 <label>"to "
                     <select data-testid="recipient-select"
-                        on:change=move |ev| state.recipient.set(Some(event_target_value(&ev)))>
+                        on:change=handler(move |ev| state.recipient.set(Some(event_target_value(&ev))))>
                         {move || agents.get().into_iter().map(|(id, label)| {
                             let selected = {
                                 let id = id.clone();
@@ -115,7 +116,7 @@ pub fn Inspector() -> impl IntoView {
                     view! { <span class=class data-testid="delivered-badge" title=sent>{text}</span> }
                 })}
                 <When when=Memo::new(move |_| state.selected.get().is_some())>
-                    <button on:click=move |_| state.selected.set(None)>"latest"</button>
+                    <button on:click=handler(move |_| state.selected.set(None))>"latest"</button>
                 </When>
             </div>
             <DeliveryRun/>
@@ -124,8 +125,8 @@ pub fn Inspector() -> impl IntoView {
             <SectionBars/>
             <ExtraSections/>
             <div class="inspector-tabs">
-                <button class=move || if show_diff.get() { "tab" } else { "tab on" } on:click=move |_| show_diff.set(false)>"prompt"</button>
-                <button data-testid="diff-toggle" class=move || if show_diff.get() { "tab on" } else { "tab" } on:click=move |_| show_diff.set(true)>"diff"</button>
+                <button class=move || if show_diff.get() { "tab" } else { "tab on" } on:click=handler(move |_| show_diff.set(false))>"prompt"</button>
+                <button data-testid="diff-toggle" class=move || if show_diff.get() { "tab on" } else { "tab" } on:click=handler(move |_| show_diff.set(true))>"diff"</button>
             </div>
             <When when=Memo::new(move |_| show_diff.get()) fallback=|| view! { <PromptView/> }>
                 <DiffView/>

@@ -11,6 +11,7 @@ use agent_chatter::team::{
 };
 use leptos::prelude::*;
 
+use crate::browser::handler;
 use crate::components::when::When;
 
 use crate::components::extra_sections_editor::ExtraSectionsEditor;
@@ -124,7 +125,7 @@ pub fn MemberRow(
                     <option value="human" prop:selected=move || !is_ai()>"human"</option>
                     <option value="ai" prop:selected=is_ai>"ai"</option>
                 </select>
-                <button class="remove" title="remove this member" aria-label="remove this member" on:click=remove>"×"</button>
+                <button class="remove" title="remove this member" aria-label="remove this member" on:click=handler(remove)>"×"</button>
             </div>
             <MemberStatusView status=status clock=clock/>
             {move || {
@@ -157,7 +158,7 @@ pub fn MemberRow(
             <RunSettingsView info=run_info team_timeout_ms=team_timeout_ms/>
             <label>"display name"
                 <input class="member-display" prop:value=field(|m| m.display_name.clone())
-                    on:change=set(|m, v| m.display_name = v)/>
+                    on:change=handler(set(|m, v| m.display_name = v))/>
             </label>
             <When when=Memo::new(move |_| is_ai())>
                 <label>"agent type"
@@ -196,7 +197,7 @@ pub fn MemberRow(
                 <label>"window override"
                     <input class="member-window" type="number" min="0" placeholder="team's"
                         prop:value=field(|m| m.window_size.map(|w| w.to_string()).unwrap_or_default())
-                        on:change=set_window/>
+                        on:change=handler(set_window)/>
                 </label>
                 <ExtraSectionsEditor member=member on_edit=on_edit/>
             </When>

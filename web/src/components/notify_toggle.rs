@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use crate::browser::handler;
+
 #[component]
 pub fn NotifyToggle(
     /// Notifications are on.
@@ -14,7 +16,7 @@ pub fn NotifyToggle(
     view! {
         <label class="notify-toggle" title="a browser notification when your turn comes or an agent fails while this tab is hidden">
             <input type="checkbox" data-testid="notify-toggle" prop:checked=move || on.get()
-                on:change=move |ev| on_change.run(event_target_checked(&ev))/>
+                on:change=handler(move |ev| on_change.run(event_target_checked(&ev)))/>
             "notify me"
         </label>
     }

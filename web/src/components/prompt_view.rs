@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 
 use crate::browser;
+use crate::browser::handler;
 use crate::state::use_state;
 
 #[component]
@@ -92,15 +93,15 @@ pub fn PromptView() -> impl IntoView {
                 {flag.map(|flag| view! {
                     <div class="prompt-box">
                         <div class="prompt-head">"system flag (--append-system-prompt) · "{flag.len()}" B"
-                            <button on:click=copy(true)>"copy"</button><button on:click=save(true)>"save"</button></div>
+                            <button on:click=handler(copy(true))>"copy"</button><button on:click=handler(save(true))>"save"</button></div>
                         <pre class="system-flag sec-system" data-testid="system-flag-text">{flag}</pre>
                     </div>
                 })}
                 {hidden.map(|text| view! { <p class="message-cut" data-testid="hidden-chars">{text}</p> })}
                 <div class="prompt-box">
                     <div class="prompt-head">"exact prompt (stdin) · "{text.len()}" B"
-                        <button data-testid="copy-prompt" on:click=copy(false)>"copy"</button>
-                        <button data-testid="save-prompt" on:click=save(false)>"save"</button></div>
+                        <button data-testid="copy-prompt" on:click=handler(copy(false))>"copy"</button>
+                        <button data-testid="save-prompt" on:click=handler(save(false))>"save"</button></div>
                     <pre class="prompt" data-testid="prompt-text">{pieces}</pre>
                 </div>
             }

@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use crate::browser::handler;
+
 #[component]
 pub fn ReplyControls(
     /// The reply being typed; kept while the agent is not due, emptied once a reply went in.
@@ -20,15 +22,15 @@ pub fn ReplyControls(
     };
     view! {
         <textarea data-testid="agent-reply-input" rows="2" placeholder="type the agent's reply…"
-            prop:value=move || draft.get() on:input=move |ev| draft.set(event_target_value(&ev))/>
+            prop:value=move || draft.get() on:input=handler(move |ev| draft.set(event_target_value(&ev)))/>
         <div class="due-actions">
             // An empty reply is most likely a click too early (the composer ignores an empty
             // message the same way); an agent that says nothing is reported by the bridge,
             // not typed here.
-            <button data-testid="agent-reply-send" on:click=send
+            <button data-testid="agent-reply-send" on:click=handler(send)
                 prop:disabled=move || draft.with(|r| r.trim().is_empty())
                 title="type the agent's reply first">"reply"</button>
-            <button data-testid="agent-simulate" on:click=move |_| on_simulate.run(())
+            <button data-testid="agent-simulate" on:click=handler(move |_| on_simulate.run(()))
                 title="the built-in demo agent answers: a summary of what it received, then it passes the turn on">
                 "simulate"
             </button>

@@ -7,6 +7,7 @@
 use agent_chatter::session::Fact;
 use leptos::prelude::*;
 
+use crate::browser::handler;
 use crate::components::when::When;
 
 use crate::browser;
@@ -45,7 +46,7 @@ pub fn RetryFailed() -> impl IntoView {
                     view! {
                         <li data-testid="retry-line" title=format!("why it {verb}: {why}")>
                             {format!("{name}'s last run {verb}. ")}
-                            <button data-testid="retry" data-member=name.clone() on:click=retry>
+                            <button data-testid="retry" data-member=name.clone() on:click=handler(retry)>
                                 {format!("retry {name}")}
                             </button>
                             " (runs the same delivery again)"

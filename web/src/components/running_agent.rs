@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use crate::browser::handler;
 use crate::host::Verification;
 
 #[component]
@@ -27,6 +28,6 @@ pub fn RunningAgent(
             view! { <div class=format!("verified-badge {class}") data-testid="verified-badge">{text}</div> }
         })}
         <pre class="agent-output" data-testid="agent-output">{move || output.get()}</pre>
-        <button data-testid="agent-cancel" on:click=move |_| on_cancel.run(())>"cancel"</button>
+        <button data-testid="agent-cancel" on:click=handler(move |_| on_cancel.run(()))>"cancel"</button>
     }
 }

@@ -8,6 +8,7 @@
 use agent_chatter::markers;
 use leptos::prelude::*;
 
+use crate::browser::handler;
 use crate::components::when::When;
 use std::sync::Arc;
 
@@ -108,14 +109,14 @@ pub fn SessionsMenu() -> impl IntoView {
                 <div class="session-line">
                     <input class="session-name" data-testid="session-name" aria-label="session name"
                         prop:value=name title="rename: type a name, then Enter"
-                        on:change=move |ev| host.rename_session(id, &event_target_value(&ev))
-                        on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                        on:change=handler(move |ev| host.rename_session(id, &event_target_value(&ev)))
+                        on:keydown=handler(move |ev: leptos::ev::KeyboardEvent| {
                             if ev.key() == "Enter" {
                                 let _ = event_target::<web_sys::HtmlInputElement>(&ev).blur();
                             }
-                        }/>
+                        })/>
                     <button data-testid="session-open" prop:disabled=is_shown
-                        on:click=move |_| choose(id)>
+                        on:click=handler(move |_| choose(id))>
                         {move || if is_shown() { "shown" } else { "open" }}
                     </button>
                 </div>
@@ -155,7 +156,7 @@ pub fn SessionsMenu() -> impl IntoView {
                         view! {
                             <li>
                                 <button class="search-hit" data-testid="search-hit" data-id=id title=title
-                                    on:click=move |_| choose(id)>
+                                    on:click=handler(move |_| choose(id))>
                                     <span class="hit-name">{hit.name}</span>
                                     <span class="hit-snippet">{hit.snippet.into_iter().map(|p| if p.hit {
                                         view! { <mark>{p.text}</mark> }.into_any()
@@ -199,11 +200,11 @@ pub fn SessionsMenu() -> impl IntoView {
     view! {
         <div class="sessions" node_ref=root>
             <label>"session "
-                <select data-testid="session-select" on:change=move |ev| {
+                <select data-testid="session-select" on:change=handler(move |ev| {
                     if let Ok(id) = event_target_value(&ev).parse() {
                         choose(id);
                     }
-                }>
+                })>
                     {move || sessions.get().into_iter().map(|e| {
                         let selected = move || {
                             kept.track();
@@ -219,7 +220,7 @@ pub fn SessionsMenu() -> impl IntoView {
             </label>
             <button data-testid="library-toggle" node_ref=toggle aria-expanded=move || open.get().to_string()
                 title="every session: names, dates, first messages; search them"
-                on:click=move |_| open.update(|o| *o = !*o)>"library"</button>
+                on:click=handler(move |_| open.update(|o| *o = !*o))>"library"</button>
             <When when=Memo::new(move |_| open.get())>
                 <div class="session-library" data-testid="session-library" role="dialog"
                     aria-label="sessions library">
@@ -227,13 +228,13 @@ pub fn SessionsMenu() -> impl IntoView {
                         <input type="search" data-testid="session-search" aria-label="search every session"
                             placeholder="search every session's messages…"
                             prop:value=move || query.get()
-                            on:input=move |ev| search(event_target_value(&ev))/>
-                        <button data-testid="library-new" on:click=move |_| {
+                            on:input=handler(move |ev| search(event_target_value(&ev)))/>
+                        <button data-testid="library-new" on:click=handler(move |_| {
                             host.new_session();
                             open.set(false);
-                        }>"new session"</button>
+                        })>"new session"</button>
                         <button class="library-close" aria-label="close the library"
-                            on:click=move |_| open.set(false)>"×"</button>
+                            on:click=handler(move |_| open.set(false))>"×"</button>
                     </div>
                     {list}
                 </div>

@@ -6,6 +6,7 @@ use agent_chatter::team::{DeliveryPolicy, TeamSettings};
 use agent_chatter::tokens::TokenEstimator;
 use leptos::prelude::*;
 
+use crate::browser::handler;
 use crate::host::use_host;
 use crate::state::use_state;
 
@@ -74,7 +75,7 @@ pub fn SettingsForm() -> impl IntoView {
             </label>
             <label class="check">
                 <input type="checkbox" data-testid="setting-pin-first"
-                    prop:checked=move || settings.with(|s| s.as_ref().is_some_and(|s| s.pin_first)) on:change=checked/>
+                    prop:checked=move || settings.with(|s| s.as_ref().is_some_and(|s| s.pin_first)) on:change=handler(checked)/>
                 "pin first message"
             </label>
             <label>"delivery"

@@ -7,6 +7,7 @@
 use agent_chatter::scenario::Scenario;
 use leptos::prelude::*;
 
+use crate::browser::handler;
 use crate::components::when::When;
 use wasm_bindgen::JsCast;
 
@@ -104,17 +105,17 @@ pub fn ShareLink() -> impl IntoView {
     };
     view! {
         <span class="share">
-        <button data-testid="share-link" on:click=make title="a link that opens this view's prompts in any copy of the page (the case travels in the link, not to a server; never the bridge's token)">"share"</button>
+        <button data-testid="share-link" on:click=handler(make) title="a link that opens this view's prompts in any copy of the page (the case travels in the link, not to a server; never the bridge's token)">"share"</button>
         <When when=Memo::new(move |_| url.with(Option::is_some))>
             <span class="share-box">
                 <label class="visually-hidden" for="share-url">"share link"</label>
                 <input id="share-url" data-testid="share-url" readonly prop:value=move || url.get().unwrap_or_default()
-                    title="share link: opens this case on this page's address" on:focus=select_all/>
-                <button data-testid="share-copy" on:click=move |_| copy(url.get_untracked().unwrap_or_default(), copied)>"copy"</button>
+                    title="share link: opens this case on this page's address" on:focus=handler(select_all)/>
+                <button data-testid="share-copy" on:click=handler(move |_| copy(url.get_untracked().unwrap_or_default(), copied))>"copy"</button>
                 <span data-testid="share-copied" role="status" class="share-copied">{copied_text}</span>
                 <label class="share-alone" for="share-fragment" title="for a copy of the page at another address: paste it into that page's \"open a shared link\", or after its address">"the case alone:"</label>
-                <input id="share-fragment" data-testid="share-fragment" readonly prop:value=move || fragment.get() on:focus=select_all/>
-                <button on:click=move |_| url.set(None) aria-label="close the share link" title="close the share link">"×"</button>
+                <input id="share-fragment" data-testid="share-fragment" readonly prop:value=move || fragment.get() on:focus=handler(select_all)/>
+                <button on:click=handler(move |_| url.set(None)) aria-label="close the share link" title="close the share link">"×"</button>
                 {move || differs.get().map(|text| view! { <span class="share-note" data-testid="share-note">{text}</span> })}
             </span>
         </When>
@@ -145,15 +146,15 @@ pub fn OpenLink() -> impl IntoView {
         }
     };
     view! {
-        <button data-testid="open-link" on:click=move |_| opening.update(|o| *o = !*o) aria-expanded=move || opening.get().to_string()
+        <button data-testid="open-link" on:click=handler(move |_| opening.update(|o| *o = !*o)) aria-expanded=move || opening.get().to_string()
             title="open a link someone shared, made on any machine: paste it, or its #share=… part">"open a shared link"</button>
         <When when=Memo::new(move |_| opening.get())>
-            <form class="share-box" on:submit=open>
+            <form class="share-box" on:submit=handler(open)>
                 <label for="open-link-input">"shared link or #share=…:"</label>
                 <input id="open-link-input" data-testid="open-link-input" placeholder="paste a link from any address"
-                    prop:value=move || pasted.get() on:input=move |ev| pasted.set(event_target_value(&ev))/>
+                    prop:value=move || pasted.get() on:input=handler(move |ev| pasted.set(event_target_value(&ev)))/>
                 <button type="submit" data-testid="open-link-go">"open"</button>
-                <button type="button" on:click=move |_| opening.set(false) aria-label="close" title="close">"×"</button>
+                <button type="button" on:click=handler(move |_| opening.set(false)) aria-label="close" title="close">"×"</button>
             </form>
         </When>
     }

@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use crate::browser::handler;
 use crate::components::when::When;
 
 use crate::shared_case::Pending;
@@ -21,9 +22,9 @@ pub fn SharedBanner(
                     "shared case: "{move || pending.with(|p| p.as_ref().map(|p| p.label.clone()))}
                     " — keep it as a session, or discard it and go back to what was shown before"
                 </span>
-                <button data-testid="shared-keep" on:click=move |_| on_keep.run(())
+                <button data-testid="shared-keep" on:click=handler(move |_| on_keep.run(()))
                     title="keep the shared case as a session of its own">"keep"</button>
-                <button data-testid="shared-discard" on:click=move |_| on_discard.run(())
+                <button data-testid="shared-discard" on:click=handler(move |_| on_discard.run(()))
                     title="drop the shared case and show again the session it replaced">"discard"</button>
             </div>
         </When>

@@ -6,6 +6,7 @@
 
 use leptos::prelude::*;
 
+use crate::browser::handler;
 use crate::components::section_bars::{status_class, status_label};
 use crate::state::use_state;
 
@@ -47,7 +48,7 @@ pub fn SideBySide() -> impl IntoView {
                     });
                     view! {
                         <div class=format!("column {class}") data-testid="side-column" data-member=c.member.clone()
-                            on:click=move |_| state.recipient.set(Some(member.clone()))>
+                            on:click=handler(move |_| state.recipient.set(Some(member.clone())))>
                             <div class="column-head">{head}</div>
                             <pre class="column-prompt" tabindex="0">{shown}</pre>
                             {more}

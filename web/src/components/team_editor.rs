@@ -5,6 +5,8 @@
 use agent_chatter::message::MemberId;
 use agent_chatter::team::{Member, MemberKind};
 use leptos::prelude::*;
+
+use crate::browser::handler;
 use std::sync::Arc;
 
 use crate::components::keyed_list::KeyedList;
@@ -139,14 +141,14 @@ pub fn TeamEditor() -> impl IntoView {
         <div class="team-editor" data-testid="team-editor">
             <h2>"team"</h2>
             <label class="team-name-field">"name"
-                <input data-testid="team-name-input" prop:value=team_name on:change=rename
+                <input data-testid="team-name-input" prop:value=team_name on:change=handler(rename)
                     aria-label="the team's name"/>
             </label>
             <KeyedList keys=ids row=Arc::new(move |k| {
                 let id = seen.with_value(|seen| seen[k as usize].clone());
                 row(id).into_any()
             })/>
-            <button class="add-member" on:click=add>"+ member"</button>
+            <button class="add-member" on:click=handler(add)>"+ member"</button>
             <SettingsForm/>
         </div>
     }

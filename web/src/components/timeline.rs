@@ -17,6 +17,8 @@
 
 use agent_chatter::conversation::Status;
 use leptos::prelude::*;
+
+use crate::browser::handler;
 use std::sync::Arc;
 
 use crate::components::keyed_list::KeyedList;
@@ -422,11 +424,11 @@ pub fn Timeline() -> impl IntoView {
                 <label class="visually-hidden" for="jump-to">"jump to message number (g in the conversation)"</label>
                 <input id="jump-to" data-testid="jump-to" type="text" inputmode="numeric" size="4"
                     placeholder="#n" title="jump to message #n: type its number and Enter (g in the conversation)"
-                    node_ref=jump on:keydown=on_jump/>
+                    node_ref=jump on:keydown=handler(on_jump)/>
             </span>
             // The rows' "continue from here" for the keyboard: the shown message.
             {move || state.shown_at.get().map(|at| view! {
-                <button class="fork-shown" data-testid="fork-shown" on:click=move |_| host.fork(at)
+                <button class="fork-shown" data-testid="fork-shown" on:click=handler(move |_| host.fork(at))
                     title="continue from here: a new session whose log ends at this message (this session stays as it is)">
                     {format!("continue from #{}", at + 1)}
                 </button>
@@ -435,10 +437,10 @@ pub fn Timeline() -> impl IntoView {
                 {move || team_task().map_or_else(|| "no team task".to_string(), |t| format!("team task: {t}"))}
             </span>
         </div>
-        <div class="timeline" data-testid="timeline" node_ref=scroller on:scroll=on_scroll
+        <div class="timeline" data-testid="timeline" node_ref=scroller on:scroll=handler(on_scroll)
             role=move || (state.message_count.get() > 0).then_some("listbox")
-            tabindex=list_tabindex on:keydown=on_keydown on:focus=on_list_focus
-            on:focusin=move |_| focus_in_list.set_value(true) on:focusout=on_focusout
+            tabindex=list_tabindex on:keydown=handler(on_keydown) on:focus=handler(on_list_focus)
+            on:focusin=handler(move |_| focus_in_list.set_value(true)) on:focusout=handler(on_focusout)
             aria-label=move || (state.message_count.get() > 0)
                 .then_some("conversation: select a message to see what each agent received at that point")>
             <div class="timeline-spacer" style:height=move || format!("{}px", offsets.with(|o| o.last().copied().unwrap_or(0.0)))>

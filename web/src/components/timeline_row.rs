@@ -6,6 +6,7 @@ use agent_chatter::explain::{DedupReason, Fate};
 use agent_chatter::message::SpeakerKind;
 use leptos::prelude::*;
 
+use crate::browser::handler;
 use crate::components::marked_text::MarkedText;
 use crate::host::use_host;
 use crate::state::use_state;
@@ -144,13 +145,13 @@ pub fn TimelineRow(
             role="option" tabindex=move || if state.shown_at.get() == Some(index) { "0" } else { "-1" }
             aria-selected=move || if state.selected.get() == Some(index) { "true" } else { "false" }
             style:top=move || format!("{}px", top.get())
-            on:click=move |_| state.selected.set(Some(index))
-            on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+            on:click=handler(move |_| state.selected.set(Some(index)))
+            on:keydown=handler(move |ev: leptos::ev::KeyboardEvent| {
                 if ev.key() == "Enter" || ev.key() == " " {
                     ev.prevent_default();
                     state.selected.set(Some(index));
                 }
-            }>
+            })>
             {move || message.get().map(|(from, to, content, intent)| {
                 view! {
                 <div class="who">
@@ -169,10 +170,10 @@ pub fn TimelineRow(
                     // the conversation's "continue from #n", `fork-shown`).
                     <span class="fork" data-testid="fork" aria-hidden="true"
                         title="continue from here: a new session whose log ends at this message (this session stays as it is)"
-                        on:click=move |ev| {
+                        on:click=handler(move |ev: leptos::ev::MouseEvent| {
                             ev.stop_propagation();
                             host.fork(index);
-                        }>
+                        })>
                         "continue from here"
                     </span>
                 </div>

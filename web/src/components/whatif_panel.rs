@@ -6,6 +6,7 @@
 use agent_chatter::session::PreviewOverrides;
 use leptos::prelude::*;
 
+use crate::browser::handler;
 use crate::components::when::When;
 
 use crate::host::use_host;
@@ -216,11 +217,11 @@ pub fn WhatIfPanel(
             <When when=Memo::new(move |_| active())>
                 <p class="whatif-summary" data-testid="whatif-summary">
                     {summary}
-                    {on_diff.map(|show| view! { " " <button data-testid="whatif-show-diff" on:click=move |_| show.run(())>"diff against the actual prompt"</button> })}
+                    {on_diff.map(|show| view! { " " <button data-testid="whatif-show-diff" on:click=handler(move |_| show.run(()))>"diff against the actual prompt"</button> })}
                 </p>
                 <div class="whatif-actions">
-                    <button data-testid="whatif-reset" on:click=reset>"reset"</button>
-                    <button data-testid="whatif-apply" on:click=apply>"apply to team"</button>
+                    <button data-testid="whatif-reset" on:click=handler(reset)>"reset"</button>
+                    <button data-testid="whatif-apply" on:click=handler(apply)>"apply to team"</button>
                 </div>
             </When>
         </fieldset>
