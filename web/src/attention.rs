@@ -63,7 +63,7 @@ pub fn follow(state: AppState) -> Attention {
             .with(status::attention)
             .filter(|(facts, _)| *facts > seen)
     });
-    Effect::new(move |_| {
+    crate::erased::effect(move || {
         let title = match news.get() {
             Some((_, text)) => format!("{text} — agent-chatter"),
             None => TITLE.to_string(),
@@ -72,7 +72,7 @@ pub fn follow(state: AppState) -> Attention {
     });
     // Each piece of news is notified once, and only while the tab is hidden.
     let notified = StoredValue::new(0usize);
-    Effect::new(move |_| {
+    crate::erased::effect(move || {
         let Some((facts, text)) = news.get() else {
             return;
         };

@@ -135,10 +135,3 @@ pub fn notify(title: &str, body: &str) {
     options.set_tag("agent-chatter");
     let _ = web_sys::Notification::new_with_options(title, &options);
 }
-
-/// An event handler boxed, for `on:…=handler(…)`: every handler of one event kind is then
-/// one type, so the view code attaching it is compiled once for the page, not once per
-/// handler (docs/architecture.md §18).
-pub fn handler<E: 'static>(f: impl FnMut(E) + 'static) -> Box<dyn FnMut(E)> {
-    Box::new(f)
-}

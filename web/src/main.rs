@@ -6,6 +6,7 @@ mod attention;
 mod browser;
 mod components;
 mod compression;
+mod erased;
 mod files;
 mod host;
 mod library;

@@ -5,8 +5,8 @@
 use agent_chatter::markers::{self, MarkerKind};
 use leptos::prelude::*;
 
-use crate::browser::handler;
 use crate::components::when::When;
+use crate::erased::handler;
 
 use crate::host::{use_host, Ticket};
 use crate::state::use_state;
@@ -39,7 +39,7 @@ pub fn Composer() -> impl IntoView {
             text.set(String::new());
         }
     };
-    Effect::new(move |_| {
+    crate::erased::effect(move || {
         let Some((ticket, body)) = pending.get() else {
             return;
         };

@@ -4,8 +4,8 @@
 
 use leptos::prelude::*;
 
-use crate::browser::handler;
 use crate::components::when::When;
+use crate::erased::handler;
 
 use crate::components::deliveries::Deliveries;
 use crate::components::timeline::Timeline;

@@ -18,8 +18,8 @@ use agent_chatter::team::DeliveryPolicy;
 use agent_chatter::usage::Usage;
 use leptos::prelude::*;
 
-use crate::browser::handler;
 use crate::components::when::When;
+use crate::erased::handler;
 
 use crate::host::use_host;
 use crate::state::use_state;
@@ -260,7 +260,7 @@ pub fn Deliveries() -> impl IntoView {
             viewport.set((el.client_height() as f64).max(ROW_HEIGHT));
         }
     };
-    Effect::new(move |_| {
+    crate::erased::effect(move || {
         if scroller.get().is_some() {
             request_animation_frame(measure);
         }

@@ -2,8 +2,8 @@
 
 use leptos::prelude::*;
 
-use crate::browser::handler;
 use crate::components::when::When;
+use crate::erased::handler;
 
 use crate::state::use_state;
 

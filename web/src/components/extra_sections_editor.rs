@@ -7,7 +7,7 @@ use agent_chatter::assemble::ExtraSection;
 use agent_chatter::team::Member;
 use leptos::prelude::*;
 
-use crate::browser::handler;
+use crate::erased::handler;
 use std::sync::Arc;
 
 use crate::components::keyed_list::KeyedList;

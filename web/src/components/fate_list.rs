@@ -8,7 +8,7 @@
 use agent_chatter::transcript::escape_html;
 use leptos::prelude::*;
 
-use crate::browser::handler;
+use crate::erased::handler;
 use wasm_bindgen::JsCast;
 
 use crate::components::timeline_row::fate_style;

@@ -7,7 +7,7 @@ use agent_chatter::peer::cli_config;
 use agent_chatter::transcript::{self, Format};
 use leptos::prelude::*;
 
-use crate::browser::handler;
+use crate::erased::handler;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 

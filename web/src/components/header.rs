@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::browser::handler;
+use crate::erased::handler;
 use wasm_bindgen::JsCast;
 
 use crate::state::use_state;

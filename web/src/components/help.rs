@@ -4,8 +4,8 @@
 
 use leptos::prelude::*;
 
-use crate::browser::handler;
 use crate::components::when::When;
+use crate::erased::handler;
 
 #[component]
 pub fn Help() -> impl IntoView {

@@ -3,8 +3,8 @@
 
 use leptos::prelude::*;
 
-use crate::browser::handler;
 use crate::components::when::When;
+use crate::erased::handler;
 
 use crate::browser;
 use crate::components::delivery_run::DeliveryRun;
@@ -85,7 +85,7 @@ pub fn Inspector() -> impl IntoView {
         })
     };
     // Performance mark after every inspector update (read by the e2e timing).
-    Effect::new(move |_| {
+    crate::erased::effect(move || {
         state.preview.track();
         browser::mark("inspector-updated");
     });

@@ -11,8 +11,8 @@ use agent_chatter::team::{
 };
 use leptos::prelude::*;
 
-use crate::browser::handler;
 use crate::components::when::When;
+use crate::erased::handler;
 
 use crate::components::extra_sections_editor::ExtraSectionsEditor;
 use crate::components::member_status::MemberStatusView;

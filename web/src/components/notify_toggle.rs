@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::browser::handler;
+use crate::erased::handler;
 
 #[component]
 pub fn NotifyToggle(

@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use crate::browser;
-use crate::browser::handler;
+use crate::erased::handler;
 use crate::state::use_state;
 
 #[component]

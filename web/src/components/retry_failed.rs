@@ -7,8 +7,8 @@
 use agent_chatter::session::Fact;
 use leptos::prelude::*;
 
-use crate::browser::handler;
 use crate::components::when::When;
+use crate::erased::handler;
 
 use crate::browser;
 use crate::host::use_host;

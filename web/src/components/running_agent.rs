@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::browser::handler;
+use crate::erased::handler;
 use crate::host::Verification;
 
 #[component]

@@ -215,7 +215,7 @@ pub fn SectionBars() -> impl IntoView {
     // Both written whole once they changed (one DOM call each), their bars' widths then set
     // through the CSSOM: a style attribute in written HTML is refused by the bridge's
     // Content-Security-Policy (`style-src 'self'`), a style property is not.
-    Effect::new(move |_| {
+    crate::erased::effect(move || {
         let (Some(budget_el), Some(bars_el)) = (budget_el.get(), bars_el.get()) else {
             return;
         };

@@ -8,8 +8,8 @@
 use agent_chatter::markers;
 use leptos::prelude::*;
 
-use crate::browser::handler;
 use crate::components::when::When;
+use crate::erased::handler;
 use std::sync::Arc;
 
 use crate::components::keyed_list::KeyedList;

@@ -6,7 +6,7 @@ use agent_chatter::team::{DeliveryPolicy, TeamSettings};
 use agent_chatter::tokens::TokenEstimator;
 use leptos::prelude::*;
 
-use crate::browser::handler;
+use crate::erased::handler;
 use crate::host::use_host;
 use crate::state::use_state;
 

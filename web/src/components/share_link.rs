@@ -7,8 +7,8 @@
 use agent_chatter::scenario::Scenario;
 use leptos::prelude::*;
 
-use crate::browser::handler;
 use crate::components::when::When;
+use crate::erased::handler;
 use wasm_bindgen::JsCast;
 
 use crate::components::files_menu::close_menu_of;

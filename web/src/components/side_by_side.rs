@@ -6,8 +6,8 @@
 
 use leptos::prelude::*;
 
-use crate::browser::handler;
 use crate::components::section_bars::{status_class, status_label};
+use crate::erased::handler;
 use crate::state::use_state;
 
 /// How much of a prompt a column shows (a column is ~16 lines high; this is ~200 of them).

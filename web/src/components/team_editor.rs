@@ -6,7 +6,7 @@ use agent_chatter::message::MemberId;
 use agent_chatter::team::{Member, MemberKind};
 use leptos::prelude::*;
 
-use crate::browser::handler;
+use crate::erased::handler;
 use std::sync::Arc;
 
 use crate::components::keyed_list::KeyedList;

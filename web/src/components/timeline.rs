@@ -18,7 +18,7 @@
 use agent_chatter::conversation::Status;
 use leptos::prelude::*;
 
-use crate::browser::handler;
+use crate::erased::handler;
 use std::sync::Arc;
 
 use crate::components::keyed_list::KeyedList;
@@ -211,7 +211,7 @@ pub fn Timeline() -> impl IntoView {
         }
     };
     // After every render of the rows (what is in view, a new width): measure.
-    Effect::new(move |_| {
+    crate::erased::effect(move || {
         visible.track();
         width.track();
         again.track();
@@ -261,7 +261,7 @@ pub fn Timeline() -> impl IntoView {
     });
     // The selected message in view (↑/↓ move the selection): scrolled to when outside it,
     // and focused when the keyboard moved the selection in the list.
-    Effect::new(move |_| {
+    crate::erased::effect(move || {
         let Some(at) = state.selected.get() else {
             return;
         };

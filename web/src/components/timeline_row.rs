@@ -6,8 +6,8 @@ use agent_chatter::explain::{DedupReason, Fate};
 use agent_chatter::message::SpeakerKind;
 use leptos::prelude::*;
 
-use crate::browser::handler;
 use crate::components::marked_text::MarkedText;
+use crate::erased::handler;
 use crate::host::use_host;
 use crate::state::use_state;
 

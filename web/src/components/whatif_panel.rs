@@ -6,8 +6,8 @@
 use agent_chatter::session::PreviewOverrides;
 use leptos::prelude::*;
 
-use crate::browser::handler;
 use crate::components::when::When;
+use crate::erased::handler;
 
 use crate::host::use_host;
 use crate::state::use_state;
