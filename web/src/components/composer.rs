@@ -7,7 +7,6 @@ use leptos::prelude::*;
 
 use crate::components::when::When;
 use crate::erased::handler;
-
 use crate::host::{use_host, Ticket};
 use crate::state::use_state;
 

@@ -4,11 +4,10 @@
 
 use leptos::prelude::*;
 
-use crate::components::when::When;
-use crate::erased::handler;
-
 use crate::components::deliveries::Deliveries;
 use crate::components::timeline::Timeline;
+use crate::components::when::When;
+use crate::erased::handler;
 
 #[component]
 pub fn ConversationView() -> impl IntoView {

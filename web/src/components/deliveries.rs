@@ -20,7 +20,6 @@ use leptos::prelude::*;
 
 use crate::components::when::When;
 use crate::erased::handler;
-
 use crate::host::use_host;
 use crate::state::use_state;
 use crate::status::{clock, duration_words, MemberStatus};

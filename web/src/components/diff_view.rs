@@ -5,11 +5,10 @@
 
 use agent_chatter::session::PreviewOverrides;
 use leptos::prelude::*;
+use similar::{ChangeTag, TextDiff};
 
 use crate::components::when::When;
 use crate::erased::handler;
-use similar::{ChangeTag, TextDiff};
-
 use crate::state::use_state;
 
 /// The lines of a diff from `old` to `new`: (`' '`/`'-'`/`'+'`, line).

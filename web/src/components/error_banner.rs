@@ -4,7 +4,6 @@ use leptos::prelude::*;
 
 use crate::components::when::When;
 use crate::erased::handler;
-
 use crate::state::use_state;
 
 #[component]

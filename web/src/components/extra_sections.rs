@@ -6,7 +6,6 @@ use agent_chatter::explain::Explain;
 use leptos::prelude::*;
 
 use crate::components::when::When;
-
 use crate::state::use_state;
 
 /// The sections every prompt may have; any other name in an explain is an extra section.

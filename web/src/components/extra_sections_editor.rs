@@ -3,16 +3,15 @@
 //! Every change goes through the member's `on_edit`, so the core's team reader checks it (a
 //! duplicate or empty name is refused naming the field) and a bridge gets the edited team.
 
+use std::sync::Arc;
+
 use agent_chatter::assemble::ExtraSection;
 use agent_chatter::team::Member;
 use leptos::prelude::*;
 
-use crate::erased::handler;
-use std::sync::Arc;
-
 use crate::components::keyed_list::KeyedList;
-
 use crate::components::member_row::MemberEdit;
+use crate::erased::handler;
 use crate::state::use_state;
 
 #[component]

@@ -7,11 +7,10 @@
 
 use agent_chatter::transcript::escape_html;
 use leptos::prelude::*;
-
-use crate::erased::handler;
 use wasm_bindgen::JsCast;
 
 use crate::components::timeline_row::fate_style;
+use crate::erased::handler;
 use crate::state::use_state;
 
 #[component]

@@ -6,13 +6,12 @@
 use agent_chatter::peer::cli_config;
 use agent_chatter::transcript::{self, Format};
 use leptos::prelude::*;
-
-use crate::erased::handler;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
 use crate::browser;
 use crate::components::share_link::OpenLink;
+use crate::erased::handler;
 use crate::files::{self, Opened};
 use crate::host::{use_host, Host};
 use crate::state::{use_state, AppState};

@@ -1,10 +1,9 @@
 //! The skip link, title, team name, connection status and the menus.
 
 use leptos::prelude::*;
-
-use crate::erased::handler;
 use wasm_bindgen::JsCast;
 
+use crate::erased::handler;
 use crate::state::use_state;
 
 #[component]

@@ -3,9 +3,6 @@
 
 use leptos::prelude::*;
 
-use crate::components::when::When;
-use crate::erased::handler;
-
 use crate::browser;
 use crate::components::delivery_run::DeliveryRun;
 use crate::components::diff_view::DiffView;
@@ -14,6 +11,8 @@ use crate::components::fate_list::FateList;
 use crate::components::prompt_view::PromptView;
 use crate::components::section_bars::SectionBars;
 use crate::components::whatif_panel::WhatIfPanel;
+use crate::components::when::When;
+use crate::erased::handler;
 use crate::host::use_host;
 use crate::state::use_state;
 

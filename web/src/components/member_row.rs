@@ -11,12 +11,11 @@ use agent_chatter::team::{
 };
 use leptos::prelude::*;
 
-use crate::components::when::When;
-use crate::erased::handler;
-
 use crate::components::extra_sections_editor::ExtraSectionsEditor;
 use crate::components::member_status::MemberStatusView;
 use crate::components::run_settings::RunSettingsView;
+use crate::components::when::When;
+use crate::erased::handler;
 use crate::host::RunInfo;
 use crate::state::use_state;
 use crate::status::MemberStatus;

@@ -7,10 +7,9 @@
 use agent_chatter::session::Fact;
 use leptos::prelude::*;
 
+use crate::browser;
 use crate::components::when::When;
 use crate::erased::handler;
-
-use crate::browser;
 use crate::host::use_host;
 use crate::state::use_state;
 

@@ -8,7 +8,6 @@
 use agent_chatter::explain::{BudgetStatus, Explain};
 use agent_chatter::transcript::escape_html;
 use leptos::prelude::*;
-
 use wasm_bindgen::JsCast;
 
 use crate::components::extra_sections::BUILT_IN;

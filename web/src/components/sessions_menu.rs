@@ -5,16 +5,15 @@
 //! `search-hit`); a new session (`library-new`). The sessions are the bridge's, or this
 //! browser's without one; the host does every act.
 
-use agent_chatter::markers;
-use leptos::prelude::*;
-
-use crate::components::when::When;
-use crate::erased::handler;
 use std::sync::Arc;
 
-use crate::components::keyed_list::KeyedList;
+use agent_chatter::markers;
+use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::components::keyed_list::KeyedList;
+use crate::components::when::When;
+use crate::erased::handler;
 use crate::host::use_host;
 use crate::library::{snippet_text, when, Entry};
 use crate::state::use_state;

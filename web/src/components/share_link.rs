@@ -6,12 +6,11 @@
 
 use agent_chatter::scenario::Scenario;
 use leptos::prelude::*;
-
-use crate::components::when::When;
-use crate::erased::handler;
 use wasm_bindgen::JsCast;
 
 use crate::components::files_menu::close_menu_of;
+use crate::components::when::When;
+use crate::erased::handler;
 use crate::host::use_host;
 use crate::share;
 use crate::state::use_state;

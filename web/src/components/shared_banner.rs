@@ -6,7 +6,6 @@ use leptos::prelude::*;
 
 use crate::components::when::When;
 use crate::erased::handler;
-
 use crate::shared_case::Pending;
 
 #[component]

@@ -2,17 +2,16 @@
 //! and go on with the conversation under it ([`crate::host::Host::edit_team`]); settings go in
 //! as a `setSettings` fact.
 
+use std::sync::Arc;
+
 use agent_chatter::message::MemberId;
 use agent_chatter::team::{Member, MemberKind};
 use leptos::prelude::*;
 
-use crate::erased::handler;
-use std::sync::Arc;
-
 use crate::components::keyed_list::KeyedList;
-
 use crate::components::member_row::{MemberEdit, MemberRow};
 use crate::components::settings_form::SettingsForm;
+use crate::erased::handler;
 use crate::host::use_host;
 use crate::state::use_state;
 use crate::status::usage_words;

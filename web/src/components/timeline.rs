@@ -15,17 +15,15 @@
 //! it is rendered. "continue from #n" (`fork-shown`) forks at the shown message: the rows'
 //! own "continue from here" is for a pointer, as an option holds no control.
 
-use agent_chatter::conversation::Status;
-use leptos::prelude::*;
-
-use crate::erased::handler;
 use std::sync::Arc;
 
-use crate::components::keyed_list::KeyedList;
-
+use agent_chatter::conversation::Status;
+use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::components::keyed_list::KeyedList;
 use crate::components::timeline_row::{TimelineRow, ROW_ESTIMATE};
+use crate::erased::handler;
 use crate::host::use_host;
 use crate::state::use_state;
 
