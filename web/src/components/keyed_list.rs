@@ -1,6 +1,6 @@
 //! The page's one keyed list: Leptos's `<For>` over `u64` keys, each row built by a boxed
 //! closure. `<For>` is generic over its closures, so each use compiled its own copy of the
-//! keyed diff (~5 KB of wasm each); through this component the timeline, the team editor, a
+//! keyed diff (~7 KB of wasm each); through this component the timeline, the team editor, a
 //! member's extra sections and the session library share one (docs/architecture.md §18).
 
 use std::sync::Arc;
