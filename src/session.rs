@@ -936,13 +936,10 @@ impl Session {
     // ---------------------------------------------------------------- files, derived
 
     /// The session file: `{"format": "agent-chatter-session/1", "facts": [...]}` (the bytes
-    /// of this type's `Serialize`, through [`facts_json`], which a host storing a log in parts
-    /// uses too: one serializer for both in the page's wasm).
+    /// of this type's `Serialize`, through [`facts_json`] and [`session_file`], which a host
+    /// storing a log in parts uses too: one serializer for both in the page's wasm).
     pub fn export(&self) -> String {
-        format!(
-            "{{\"format\":\"{SESSION_FORMAT}\",\"facts\":{}}}",
-            facts_json(&self.facts)
-        )
+        session_file(&facts_json(&self.facts))
     }
 
     /// Reads a session file and replays it into a new session. A file that is not JSON, of
@@ -1032,12 +1029,19 @@ impl<'de> serde::Deserialize<'de> for Fact {
     }
 }
 
-/// Serializes a session as its file (the same JSON as [`Session::export`]).
 /// `facts` as a JSON array, as a session file holds them.
 pub fn facts_json(facts: &[Fact]) -> String {
     serde_json::to_string(facts).expect("facts serialize")
 }
 
+/// The session file holding `facts`, a JSON array of facts (as [`facts_json`] writes it):
+/// what [`Session::export`] writes, and what a host that stores a log in parts puts together
+/// for [`Session::import`].
+pub fn session_file(facts: &str) -> String {
+    format!("{{\"format\":\"{SESSION_FORMAT}\",\"facts\":{facts}}}")
+}
+
+/// Serializes a session as its file (the same JSON as [`Session::export`]).
 impl Serialize for Session {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;

@@ -6,7 +6,7 @@
 //! reads is never dropped silently: it is moved aside whole under [`CORRUPT_KEY`] and the user
 //! is told. The one log kept before the library ([`SESSION_KEY`]) becomes its first session.
 
-use agent_chatter::session::{facts_json, Fact, Session, SESSION_FORMAT};
+use agent_chatter::session::{facts_json, session_file, Fact, Session};
 use serde::Deserialize;
 
 use crate::library::{default_name, Library};
@@ -150,10 +150,7 @@ fn log_text(kv: &impl Kv, id: i64) -> Text {
             }
         }
     }
-    let text = format!(
-        "{{\"format\":\"{SESSION_FORMAT}\",\"facts\":[{}]}}",
-        facts.join(",")
-    );
+    let text = session_file(&format!("[{}]", facts.join(",")));
     match damage {
         Some(why) => Text::Damaged(text, why),
         None => Text::File(text, true),

@@ -41,9 +41,8 @@ pub enum Row {
 /// would hide nothing). Two prompts of 500 KB differ by a few lines and share thousands,
 /// which laid out whole took the browser ~0.5 s (docs/architecture.md §13).
 pub fn fold_unchanged(lines: Vec<(char, String)>, context: usize) -> Vec<Row> {
-    let changed: Vec<usize> = (0..lines.len()).filter(|&i| lines[i].0 != ' ').collect();
     let mut keep = vec![false; lines.len()];
-    for &i in &changed {
+    for i in (0..lines.len()).filter(|&i| lines[i].0 != ' ') {
         let from = i.saturating_sub(context);
         let to = (i + context + 1).min(lines.len());
         keep[from..to].iter_mut().for_each(|k| *k = true);
