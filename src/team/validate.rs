@@ -81,6 +81,14 @@ impl Team {
     }
 }
 
+impl TeamSettings {
+    /// Checks the settings rules (budgets above 0, at least one round), as a `setSettings`
+    /// fact is checked: a host can refuse an edit before it becomes a fact, in the same words.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        validate_settings(self, &Path::Root)
+    }
+}
+
 /// The settings rules: budgets above 0, at least one round.
 pub(crate) fn validate_settings(s: &TeamSettings, path: &Path<'_>) -> Result<(), ConfigError> {
     if s.max_bytes == 0 {
@@ -99,4 +107,37 @@ pub(crate) fn validate_settings(s: &TeamSettings, path: &Path<'_>) -> Result<(),
         return Err(path.key("maxRounds").invalid("must be at least 1").into());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TeamSettings;
+
+    #[test]
+    fn settings_are_checked_alone_in_the_words_of_the_settings_reader() {
+        let cases: [(fn(&mut TeamSettings), Option<&str>); 4] = [
+            (|_| {}, None),
+            (
+                |s| s.max_bytes = 0,
+                Some("maxBytes: must be greater than 0"),
+            ),
+            (
+                |s| s.max_tokens = Some(0),
+                Some("maxTokens: must be greater than 0 (leave it out for no token budget)"),
+            ),
+            (|s| s.max_rounds = 0, Some("maxRounds: must be at least 1")),
+        ];
+        for (edit, error) in cases {
+            let mut settings = TeamSettings::default();
+            edit(&mut settings);
+            let read = serde_json::to_string(&settings)
+                .and_then(|text| serde_json::from_str::<TeamSettings>(&text));
+            assert_eq!(
+                settings.validate().err().map(|e| e.to_string()).as_deref(),
+                error
+            );
+            // The same verdict as reading them from a session file.
+            assert_eq!(read.is_ok(), error.is_none());
+        }
+    }
 }

@@ -9,7 +9,7 @@ use agent_chatter::message::MemberId;
 use agent_chatter::session::{Fact, PreviewOverrides, Session};
 use std::collections::BTreeMap;
 
-use agent_chatter::team::Team;
+use agent_chatter::team::{Member, Team};
 use leptos::prelude::*;
 
 /// One AI member's prompt in the side-by-side view.
@@ -61,6 +61,9 @@ pub struct AppState {
     pub delivered: Memo<bool>,
     /// The team in use (settings in force included).
     pub team: Memo<Option<Team>>,
+    /// The team's members (none without a team): what reads only them is not run again by a
+    /// settings edit.
+    pub members: Memo<Vec<Member>>,
     /// How many messages the conversation holds.
     pub message_count: Memo<usize>,
     /// Changes when the runs do (a run ended, or another session is shown), not with every
@@ -88,21 +91,18 @@ impl AppState {
         let recipient = RwSignal::new(None::<MemberId>);
         let selected = RwSignal::new(None::<usize>);
         let team = Memo::new(move |_| session.with(|s| s.team().cloned()));
+        let members = Memo::new(move |_| {
+            team.with(|t| t.as_ref().map_or_else(Vec::new, |t| t.members.clone()))
+        });
         let message_count = Memo::new(move |_| session.with(|s| s.messages().len()));
         let shows = RwSignal::new(0u32);
         let runs = Memo::new(move |_| (shows.get(), session.with(|s| s.runs().len())));
         let shown_recipient = Memo::new(move |_| {
             let wanted = recipient.get();
-            team.with(|team| {
-                let team = team.as_ref()?;
+            members.with(|members| {
                 wanted
-                    .filter(|id| team.member(id).is_some_and(|m| m.is_ai()))
-                    .or_else(|| {
-                        team.members
-                            .iter()
-                            .find(|m| m.is_ai())
-                            .map(|m| m.id.clone())
-                    })
+                    .filter(|id| members.iter().any(|m| m.id == *id && m.is_ai()))
+                    .or_else(|| members.iter().find(|m| m.is_ai()).map(|m| m.id.clone()))
             })
         });
         let shown_at = Memo::new(move |_| {
@@ -181,6 +181,7 @@ impl AppState {
             actual,
             delivered,
             team,
+            members,
             message_count,
             runs,
             shows,

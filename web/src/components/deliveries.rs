@@ -331,14 +331,12 @@ pub fn Deliveries() -> impl IntoView {
         })
     });
     let agents = move || {
-        state.team.with(|t| {
-            t.as_ref().map_or_else(Vec::new, |t| {
-                t.members
-                    .iter()
-                    .filter(|m| m.is_ai())
-                    .map(|m| (m.id.clone(), m.display_name.clone()))
-                    .collect::<Vec<_>>()
-            })
+        state.members.with(|members| {
+            members
+                .iter()
+                .filter(|m| m.is_ai())
+                .map(|m| (m.id.clone(), m.display_name.clone()))
+                .collect::<Vec<_>>()
         })
     };
     let choose = move |to: MemberId, at: usize| {

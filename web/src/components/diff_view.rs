@@ -137,14 +137,12 @@ pub fn DiffView() -> impl IntoView {
         }
     });
     let agents = move || {
-        state.team.with(|t| {
-            t.as_ref().map_or_else(Vec::new, |t| {
-                t.members
-                    .iter()
-                    .filter(|m| m.is_ai())
-                    .map(|m| (m.id.clone(), m.display_name.clone()))
-                    .collect::<Vec<_>>()
-            })
+        state.members.with(|members| {
+            members
+                .iter()
+                .filter(|m| m.is_ai())
+                .map(|m| (m.id.clone(), m.display_name.clone()))
+                .collect::<Vec<_>>()
         })
     };
     view! {

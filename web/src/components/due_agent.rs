@@ -19,9 +19,10 @@ pub fn DueAgent(
     let due = move || {
         state.due.with(|d| {
             d.as_ref().map(|d| {
-                let name = state.team.with(|t| {
-                    t.as_ref()
-                        .and_then(|t| t.member(&d.to))
+                let name = state.members.with(|members| {
+                    members
+                        .iter()
+                        .find(|m| m.id == d.to)
                         .map_or(d.to.clone(), |m| m.display_name.clone())
                 });
                 (name, d.intent, d.prompt.explain.total_bytes)

@@ -82,9 +82,9 @@ pub fn ExtraSections() -> impl IntoView {
     let state = use_state();
     let fates = Memo::new(move |_| {
         let configured: Vec<(String, i32, bool)> = state.shown_recipient.with(|id| {
-            state.team.with(|t| {
+            state.members.with(|members| {
                 id.as_ref()
-                    .and_then(|id| t.as_ref()?.member(id))
+                    .and_then(|id| members.iter().find(|m| m.id == *id))
                     .map_or_else(Vec::new, |m| {
                         m.extra_sections
                             .iter()

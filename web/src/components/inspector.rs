@@ -20,25 +20,23 @@ use crate::state::use_state;
 pub fn Inspector() -> impl IntoView {
     let state = use_state();
     let host = use_host();
-    // A memo: a settings edit changes the team, not these options.
+    // From the members: a settings edit changes the team, not these options.
     let agents = Memo::new(move |_| {
-        state.team.with(|t| {
-            t.as_ref().map_or_else(Vec::new, |t| {
-                t.members
-                    .iter()
-                    .filter(|m| m.is_ai())
-                    .map(|m| {
-                        (
-                            m.id.clone(),
-                            format!(
-                                "{} · {}",
-                                m.display_name,
-                                m.agent_type.as_deref().unwrap_or("")
-                            ),
-                        )
-                    })
-                    .collect::<Vec<_>>()
-            })
+        state.members.with(|members| {
+            members
+                .iter()
+                .filter(|m| m.is_ai())
+                .map(|m| {
+                    (
+                        m.id.clone(),
+                        format!(
+                            "{} · {}",
+                            m.display_name,
+                            m.agent_type.as_deref().unwrap_or("")
+                        ),
+                    )
+                })
+                .collect::<Vec<_>>()
         })
     });
     let show_diff = RwSignal::new(false);

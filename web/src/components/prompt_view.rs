@@ -5,17 +5,86 @@
 use leptos::prelude::*;
 
 use crate::browser;
+use crate::components::when::When;
 use crate::erased::handler;
 use crate::state::use_state;
+
+/// The inspector's prompt as the view shows it: the text cut into pieces by section (each
+/// with its class), the system flag and the note on what the view cannot show.
+#[derive(Clone, PartialEq)]
+struct Shown {
+    text: String,
+    /// `(class, byte range of text)`, in order, covering the whole text.
+    pieces: Vec<(String, std::ops::Range<usize>)>,
+    flag: Option<String>,
+    hidden: Option<String>,
+}
+
+impl Shown {
+    fn of(p: &agent_chatter::context::Prompt) -> Self {
+        let text = &p.prompt;
+        let mut pieces = Vec::new();
+        let mut at = 0;
+        for r in p.explain.section_ranges(text) {
+            if r.range.start > at {
+                pieces.push((String::new(), at..r.range.start));
+            }
+            pieces.push((format!("sec sec-{}", r.name), r.range.clone()));
+            at = r.range.end;
+        }
+        if at < text.len() {
+            pieces.push((String::new(), at..text.len()));
+        }
+        // What the agent reads but this view cannot show (tags, bidi controls, zero-width).
+        let hidden = [Some(text.as_str()), p.system_flag.as_deref()]
+            .into_iter()
+            .flatten()
+            .map(agent_chatter::text::hidden_chars)
+            .fold((0, None), |(n, first), (m, f)| (n + m, first.or(f)));
+        let hidden = match hidden {
+            (0, _) => None,
+            (n, first) => Some(format!(
+                "⚠ {n} invisible or direction-changing character(s){}: the agent reads them; this view cannot show them (copy or save gives the exact bytes)",
+                first.map(|(_, c)| format!(", the first U+{:04X}", c as u32)).unwrap_or_default()
+            )),
+        };
+        Shown {
+            text: text.clone(),
+            pieces,
+            flag: p.system_flag.clone(),
+            hidden,
+        }
+    }
+}
 
 #[component]
 pub fn PromptView() -> impl IntoView {
     let state = use_state();
     let prompt = Memo::new(move |_| {
         state.preview.with(|p| match p {
-            Some(Ok(p)) => Some((p.prompt.clone(), p.system_flag.clone(), p.explain.clone())),
+            Some(Ok(p)) => Some(Shown::of(p)),
             _ => None,
         })
+    });
+    // Each part its own memo: an edit re-renders only the parts it changed.
+    let any = Memo::new(move |_| prompt.with(Option::is_some));
+    let flag = Memo::new(move |_| prompt.with(|p| p.as_ref().and_then(|p| p.flag.clone())));
+    let hidden = Memo::new(move |_| prompt.with(|p| p.as_ref().and_then(|p| p.hidden.clone())));
+    let bytes = move || prompt.with(|p| p.as_ref().map_or(0, |p| p.text.len()));
+    // The exact prompt is written into its `<pre>` by hand, one `<span>` per piece, reusing
+    // the spans already there: an edit costs the pieces it changed, not a rebuild of the view
+    // (docs/architecture.md §13).
+    let pre = NodeRef::<leptos::html::Pre>::new();
+    let written = StoredValue::new(Vec::<(String, String)>::new());
+    crate::erased::effect(move || {
+        let Some(pre) = pre.get() else {
+            return;
+        };
+        prompt.with(|p| {
+            if let Some(p) = p {
+                written.update_value(|written| write_pieces(&pre, p, written));
+            }
+        });
     });
     // A what-if prompt is saved under a name that says so, never as the real one's.
     let file_stem = move || {
@@ -33,11 +102,11 @@ pub fn PromptView() -> impl IntoView {
     // The exact bytes of the prompt, or of the system flag.
     let exact_bytes = move |flag: bool| {
         prompt.with_untracked(|p| {
-            p.as_ref().map(|(prompt, f, _)| {
+            p.as_ref().map(|p| {
                 if flag {
-                    f.clone().unwrap_or_default()
+                    p.flag.clone().unwrap_or_default()
                 } else {
-                    prompt.clone()
+                    p.text.clone()
                 }
             })
         })
@@ -62,49 +131,64 @@ pub fn PromptView() -> impl IntoView {
         }
     };
     view! {
-        {move || prompt.get().map(|(text, flag, explain)| {
-            let ranges = explain.section_ranges(&text);
-            let mut pieces = Vec::new();
-            let mut at = 0;
-            for r in &ranges {
-                if r.range.start > at {
-                    pieces.push(view! { <span>{text[at..r.range.start].to_string()}</span> }.into_any());
-                }
-                pieces.push(view! { <span class=format!("sec sec-{}", r.name)>{text[r.range.clone()].to_string()}</span> }.into_any());
-                at = r.range.end;
-            }
-            if at < text.len() {
-                pieces.push(view! { <span>{text[at..].to_string()}</span> }.into_any());
-            }
-            // What the agent reads but this view cannot show (tags, bidi controls, zero-width).
-            let hidden = [Some(text.as_str()), flag.as_deref()]
-                .into_iter()
-                .flatten()
-                .map(agent_chatter::text::hidden_chars)
-                .fold((0, None), |(n, first), (m, f)| (n + m, first.or(f)));
-            let hidden = match hidden {
-                (0, _) => None,
-                (n, first) => Some(format!(
-                    "⚠ {n} invisible or direction-changing character(s){}: the agent reads them; this view cannot show them (copy or save gives the exact bytes)",
-                    first.map(|(_, c)| format!(", the first U+{:04X}", c as u32)).unwrap_or_default()
-                )),
-            };
-            view! {
-                {flag.map(|flag| view! {
-                    <div class="prompt-box">
-                        <div class="prompt-head">"system flag (--append-system-prompt) · "{flag.len()}" B"
-                            <button on:click=handler(copy(true))>"copy"</button><button on:click=handler(save(true))>"save"</button></div>
-                        <pre class="system-flag sec-system" data-testid="system-flag-text">{flag}</pre>
-                    </div>
-                })}
-                {hidden.map(|text| view! { <p class="message-cut" data-testid="hidden-chars">{text}</p> })}
+        <When when=any>
+            {move || flag.get().map(|flag| view! {
                 <div class="prompt-box">
-                    <div class="prompt-head">"exact prompt (stdin) · "{text.len()}" B"
-                        <button data-testid="copy-prompt" on:click=handler(copy(false))>"copy"</button>
-                        <button data-testid="save-prompt" on:click=handler(save(false))>"save"</button></div>
-                    <pre class="prompt" data-testid="prompt-text">{pieces}</pre>
+                    <div class="prompt-head">"system flag (--append-system-prompt) · "{flag.len()}" B"
+                        <button on:click=handler(copy(true))>"copy"</button><button on:click=handler(save(true))>"save"</button></div>
+                    <pre class="system-flag sec-system" data-testid="system-flag-text">{flag}</pre>
                 </div>
+            })}
+            {move || hidden.get().map(|text| view! { <p class="message-cut" data-testid="hidden-chars">{text}</p> })}
+            <div class="prompt-box">
+                <div class="prompt-head">"exact prompt (stdin) · "{bytes}" B"
+                    <button data-testid="copy-prompt" on:click=handler(copy(false))>"copy"</button>
+                    <button data-testid="save-prompt" on:click=handler(save(false))>"save"</button></div>
+                <pre class="prompt" data-testid="prompt-text" node_ref=pre></pre>
+            </div>
+        </When>
+    }
+}
+
+/// Makes `pre` hold `shown`'s pieces, one `<span>` each, touching only the spans whose class
+/// or text changed since `written` (what was written last, kept in step).
+fn write_pieces(pre: &web_sys::Element, shown: &Shown, written: &mut Vec<(String, String)>) {
+    let document = pre.owner_document();
+    // Another `<pre>` (the view was built again) holds nothing of what was written.
+    if pre.child_element_count() as usize != written.len() {
+        pre.set_text_content(None);
+        written.clear();
+    }
+    for (i, (class, range)) in shown.pieces.iter().enumerate() {
+        let text = &shown.text[range.clone()];
+        let span = match pre.children().item(i as u32) {
+            Some(span) => span,
+            None => {
+                let Some(span) = document
+                    .as_ref()
+                    .and_then(|d| d.create_element("span").ok())
+                else {
+                    return;
+                };
+                let _ = pre.append_child(&span);
+                written.push((String::new(), String::new()));
+                span
             }
-        })}
+        };
+        let (was_class, was_text) = &mut written[i];
+        if was_class != class {
+            span.set_class_name(class);
+            class.clone_into(was_class);
+        }
+        if was_text != text {
+            span.set_text_content(Some(text));
+            text.clone_into(was_text);
+        }
+    }
+    while written.len() > shown.pieces.len() {
+        if let Some(last) = pre.last_element_child() {
+            last.remove();
+        }
+        written.pop();
     }
 }

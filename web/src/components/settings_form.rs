@@ -30,24 +30,12 @@ pub fn SettingsForm() -> impl IntoView {
             let Some(mut next) = settings.get_untracked() else {
                 return;
             };
-            // Checked here by the core's settings reader (a zero budget, …), so a bridge is
-            // only sent settings it will take; through text, as a session file carries them
-            // (a `Value` on the way would add serializers to the page's wasm, §18).
-            let checked = write(&mut next, &value).and_then(|()| {
-                serde_json::to_string(&next)
-                    .and_then(|text| serde_json::from_str::<TeamSettings>(&text))
-                    .map_err(|e| {
-                        // The reader's words, without where in text the user never saw.
-                        let position = format!(" at line {} column {}", e.line(), e.column());
-                        let message = e.to_string();
-                        message
-                            .strip_suffix(&position)
-                            .unwrap_or(&message)
-                            .to_string()
-                    })
-            });
+            // Checked here by the core's settings rules (a zero budget, …), the ones a
+            // `setSettings` fact is checked by, so a bridge is only sent settings it will take.
+            let checked =
+                write(&mut next, &value).and_then(|()| next.validate().map_err(|e| e.to_string()));
             match checked {
-                Ok(next) => host.set_settings(next),
+                Ok(()) => host.set_settings(next),
                 Err(e) => {
                     state.report(format!("settings not changed: {e}"));
                     refused.update(|n| *n += 1);

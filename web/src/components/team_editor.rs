@@ -25,22 +25,20 @@ pub fn TeamEditor() -> impl IntoView {
     // for as long as the page is open.
     let seen = StoredValue::new(Vec::<MemberId>::new());
     let ids = Memo::new(move |_| {
-        state.team.with(|t| {
-            t.as_ref().map_or_else(Vec::new, |t| {
-                seen.try_update_value(|seen| {
-                    t.members
-                        .iter()
-                        .map(|m| match seen.iter().position(|id| *id == m.id) {
-                            Some(k) => k as u64,
-                            None => {
-                                seen.push(m.id.clone());
-                                (seen.len() - 1) as u64
-                            }
-                        })
-                        .collect::<Vec<u64>>()
-                })
-                .unwrap_or_default()
+        state.members.with(|members| {
+            seen.try_update_value(|seen| {
+                members
+                    .iter()
+                    .map(|m| match seen.iter().position(|id| *id == m.id) {
+                        Some(k) => k as u64,
+                        None => {
+                            seen.push(m.id.clone());
+                            (seen.len() - 1) as u64
+                        }
+                    })
+                    .collect::<Vec<u64>>()
             })
+            .unwrap_or_default()
         })
     });
     let row = move |id: MemberId| {
@@ -48,8 +46,8 @@ pub fn TeamEditor() -> impl IntoView {
             let id = id.clone();
             move |_| {
                 state
-                    .team
-                    .with(|t| t.as_ref().and_then(|t| t.member(&id).cloned()))
+                    .members
+                    .with(|ms| ms.iter().find(|m| m.id == id).cloned())
             }
         });
         // Memos: a value that did not change stops there, so a setting edit re-renders
