@@ -113,9 +113,12 @@ pub(crate) fn validate_settings(s: &TeamSettings, path: &Path<'_>) -> Result<(),
 mod tests {
     use super::TeamSettings;
 
+    /// A change to the default settings.
+    type Edit = fn(&mut TeamSettings);
+
     #[test]
     fn settings_are_checked_alone_in_the_words_of_the_settings_reader() {
-        let cases: [(fn(&mut TeamSettings), Option<&str>); 4] = [
+        let cases: [(Edit, Option<&str>); 4] = [
             (|_| {}, None),
             (
                 |s| s.max_bytes = 0,
