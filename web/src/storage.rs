@@ -183,23 +183,22 @@ pub fn write_log(
         ),
         _ => (Parts { first: 0, count }, 0),
     };
-    let full_error = |bytes: usize| {
+    // The whole session's size, not only what this save wrote (an append writes one part):
+    // written out again only when the save failed.
+    let full_error = || {
         format!(
             "the session ({} KiB) could not be saved in localStorage (quota exceeded?): export it as a file to keep it",
-            bytes / 1024
+            facts_json(facts).len() / 1024
         )
     };
-    let mut bytes = 0;
     for k in from..count {
         let part = &facts[k * PART_FACTS..((k + 1) * PART_FACTS).min(facts.len())];
-        let text = facts_json(part);
-        bytes += text.len();
-        if !kv.set_text(&part_key(id, parts.first + k), &text) {
-            return Err(full_error(bytes));
+        if !kv.set_text(&part_key(id, parts.first + k), &facts_json(part)) {
+            return Err(full_error());
         }
     }
     if !kv.set_text(&log_key(id), &parts.head()) {
-        return Err(full_error(bytes));
+        return Err(full_error());
     }
     // What the new head no longer names: the old log's parts, or an append's that shrank.
     if let Some(old) = old {
@@ -487,6 +486,27 @@ mod tests {
             assert_eq!(saved.is_ok(), writes == 4);
             assert_eq!(&read_back(&map, 7).0, expected, "cut after {writes} writes");
         }
+    }
+
+    #[test]
+    fn a_full_storage_is_reported_with_the_whole_sessions_size_even_for_an_append() {
+        let all = facts(3 * PART_FACTS);
+        let map = Map::default();
+        write_log(&map, 7, &all[..all.len() - 1], None).unwrap();
+        // The append rewrites only the last part, and that write fails.
+        map.writes_left.set(Some(0));
+        let why = write_log(&map, 7, &all, Some(all.len() - 1)).unwrap_err();
+        let kib = facts_json(&all).len() / 1024;
+        assert!(kib > 2, "a session of several KiB ({kib})");
+        assert!(
+            why.starts_with(&format!("the session ({kib} KiB) could not be saved")),
+            "{why}"
+        );
+        assert_eq!(
+            read_back(&map, 7).0,
+            all[..all.len() - 1].to_vec(),
+            "nothing saved is lost"
+        );
     }
 
     #[test]
