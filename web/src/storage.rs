@@ -489,6 +489,19 @@ mod tests {
     }
 
     #[test]
+    fn a_log_head_names_the_session_format_the_core_reads() {
+        // The head's text is spelled out (a `const` cannot be put together from another);
+        // this holds it to the core's format name.
+        let head = Parts { first: 2, count: 3 }.head();
+        let format = format!(
+            "{{\"format\": \"{}\",",
+            agent_chatter::session::SESSION_FORMAT
+        );
+        assert!(head.starts_with(&format), "{head}");
+        assert_eq!(head_parts(&head), Some(Parts { first: 2, count: 3 }));
+    }
+
+    #[test]
     fn a_full_storage_is_reported_with_the_whole_sessions_size_even_for_an_append() {
         let all = facts(3 * PART_FACTS);
         let map = Map::default();
