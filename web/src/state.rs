@@ -192,6 +192,18 @@ impl AppState {
         }
     }
 
+    /// Every AI member's id and display name, in the team's order (what pickers of an agent
+    /// list; reactive: it follows the members).
+    pub fn agent_names(&self) -> Vec<(MemberId, String)> {
+        self.members.with(|members| {
+            members
+                .iter()
+                .filter(|m| m.is_ai())
+                .map(|m| (m.id.clone(), m.display_name.clone()))
+                .collect()
+        })
+    }
+
     /// Shows `message` in the error banner.
     pub fn report(&self, message: impl Into<String>) {
         self.error.set(Some(message.into()));

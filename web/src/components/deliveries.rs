@@ -330,15 +330,7 @@ pub fn Deliveries() -> impl IntoView {
                 .collect::<Vec<_>>()
         })
     });
-    let agents = move || {
-        state.members.with(|members| {
-            members
-                .iter()
-                .filter(|m| m.is_ai())
-                .map(|m| (m.id.clone(), m.display_name.clone()))
-                .collect::<Vec<_>>()
-        })
-    };
+    let agents = move || state.agent_names();
     let choose = move |to: MemberId, at: usize| {
         state.recipient.set(Some(to));
         state.selected.set(Some(at));

@@ -136,15 +136,7 @@ pub fn DiffView() -> impl IntoView {
             Err(e) => Some(Err(e)),
         }
     });
-    let agents = move || {
-        state.members.with(|members| {
-            members
-                .iter()
-                .filter(|m| m.is_ai())
-                .map(|m| (m.id.clone(), m.display_name.clone()))
-                .collect::<Vec<_>>()
-        })
-    };
+    let agents = move || state.agent_names();
     view! {
         <div class="diff" data-testid="diff-view">
             <label>"diff against "
