@@ -101,7 +101,7 @@ impl AppState {
             let wanted = recipient.get();
             members.with(|members| {
                 wanted
-                    .filter(|id| members.iter().any(|m| m.id == *id && m.is_ai()))
+                    .filter(|id| member(members, id).is_some_and(Member::is_ai))
                     .or_else(|| members.iter().find(|m| m.is_ai()).map(|m| m.id.clone()))
             })
         });
@@ -276,6 +276,12 @@ impl AppState {
         }
         performed
     }
+}
+
+/// The member of `members` whose id is `id`: [`Team::member`] for what reads the members
+/// apart from the team ([`AppState::members`]).
+pub fn member<'a>(members: &'a [Member], id: &str) -> Option<&'a Member> {
+    members.iter().find(|m| m.id == id)
 }
 
 /// What the page did for the facts it applied, for the host to follow up.

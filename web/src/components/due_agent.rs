@@ -20,9 +20,7 @@ pub fn DueAgent(
         state.due.with(|d| {
             d.as_ref().map(|d| {
                 let name = state.members.with(|members| {
-                    members
-                        .iter()
-                        .find(|m| m.id == d.to)
+                    crate::state::member(members, &d.to)
                         .map_or(d.to.clone(), |m| m.display_name.clone())
                 });
                 (name, d.intent, d.prompt.explain.total_bytes)

@@ -84,7 +84,7 @@ pub fn ExtraSections() -> impl IntoView {
         let configured: Vec<(String, i32, bool)> = state.shown_recipient.with(|id| {
             state.members.with(|members| {
                 id.as_ref()
-                    .and_then(|id| members.iter().find(|m| m.id == *id))
+                    .and_then(|id| crate::state::member(members, id))
                     .map_or_else(Vec::new, |m| {
                         m.extra_sections
                             .iter()

@@ -47,7 +47,7 @@ pub fn TeamEditor() -> impl IntoView {
             move |_| {
                 state
                     .members
-                    .with(|ms| ms.iter().find(|m| m.id == id).cloned())
+                    .with(|ms| crate::state::member(ms, &id).cloned())
             }
         });
         // Memos: a value that did not change stops there, so a setting edit re-renders

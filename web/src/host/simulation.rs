@@ -442,7 +442,7 @@ impl Simulation {
     /// See [`super::Host::run_info`]: the member's own settings in the team.
     pub fn run_info(&self, member: &MemberId) -> Option<RunInfo> {
         self.state.members.with(|members| {
-            let m = members.iter().find(|m| m.id == *member && m.is_ai())?;
+            let m = crate::state::member(members, member).filter(|m| m.is_ai())?;
             Some(RunInfo {
                 settings: m.run.clone(),
                 dir: m.base_dir.clone(),
