@@ -790,6 +790,11 @@ impl Session {
         self.conversation.team()
     }
 
+    /// The team in use, shared ([`Conversation::shared_team`]).
+    pub fn shared_team(&self) -> Option<&Arc<Team>> {
+        self.conversation.shared_team()
+    }
+
     /// The settings in force (the team's).
     pub fn settings(&self) -> Option<&TeamSettings> {
         self.team().map(|t| &t.settings)

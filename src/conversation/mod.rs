@@ -270,6 +270,12 @@ impl Conversation {
         self.team.as_deref()
     }
 
+    /// The team in use, shared: a host that keeps its own handle on it clones a count, not
+    /// the team.
+    pub fn shared_team(&self) -> Option<&Arc<Team>> {
+        self.team.as_ref()
+    }
+
     /// Every stored message (raw) and the team task.
     pub fn store(&self) -> &Store {
         &self.store

@@ -8,6 +8,7 @@ use agent_chatter::conversation::{Action, Delivery};
 use agent_chatter::message::MemberId;
 use agent_chatter::session::{Fact, PreviewOverrides, Session};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use agent_chatter::team::{Member, Team};
 use leptos::prelude::*;
@@ -60,20 +61,19 @@ pub struct AppState {
     /// Whether the shown prompt was delivered (not only previewed).
     pub delivered: Memo<bool>,
     /// The team in use (settings in force included).
-    pub team: Memo<Option<Team>>,
+    pub team: ReadSignal<Option<Arc<Team>>>,
     /// The team's members (none without a team): what reads only them is not run again by a
     /// settings edit.
-    pub members: Memo<Vec<Member>>,
+    pub members: ReadSignal<Vec<Member>>,
     /// How many messages the conversation holds.
-    pub message_count: Memo<usize>,
+    pub message_count: ReadSignal<usize>,
     /// Changes when the runs do (a run ended, or another session is shown), not with every
     /// fact: what sums every run (usage) follows it, so a setting edit or a selection costs
-    /// the same on a long history as on a short one (docs/architecture.md §13). Read it with
-    /// `get`, never only `track`: a memo that was never read has not run, so it watches
-    /// nothing and never changes.
-    pub runs: Memo<(u32, usize)>,
-    /// Bumped each time another session is shown.
-    shows: RwSignal<u32>,
+    /// the same on a long history as on a short one (docs/architecture.md §13).
+    pub runs: ReadSignal<(u32, usize)>,
+    /// Writes [`AppState::team`], [`AppState::members`], [`AppState::message_count`] and
+    /// [`AppState::runs`], each only when its value changed ([`AppState::follow_session`]).
+    session_parts: SessionParts,
     /// The recipient actually shown: the selected one if it is still a member, else the first
     /// AI member.
     pub shown_recipient: Memo<Option<MemberId>>,
@@ -90,13 +90,20 @@ impl AppState {
         let session = RwSignal::new(session);
         let recipient = RwSignal::new(None::<MemberId>);
         let selected = RwSignal::new(None::<usize>);
-        let team = Memo::new(move |_| session.with(|s| s.team().cloned()));
-        let members = Memo::new(move |_| {
-            team.with(|t| t.as_ref().map_or_else(Vec::new, |t| t.members.clone()))
-        });
-        let message_count = Memo::new(move |_| session.with(|s| s.messages().len()));
-        let shows = RwSignal::new(0u32);
-        let runs = Memo::new(move |_| (shows.get(), session.with(|s| s.runs().len())));
+        // Signals written after each change of the session, not memos of it: a memo of the
+        // session is marked on every fact, and marks everything that reads it again on each
+        // path, so the timeline's rows (which read the message count and the runs) would be
+        // walked on every setting edit (docs/architecture.md §13, "Update cost").
+        let (team, set_team) = signal(None::<Arc<Team>>);
+        let (members, set_members) = signal(Vec::<Member>::new());
+        let (message_count, set_message_count) = signal(0usize);
+        let (runs, set_runs) = signal((0u32, 0usize));
+        let session_parts = SessionParts {
+            team: set_team,
+            members: set_members,
+            message_count: set_message_count,
+            runs: set_runs,
+        };
         let shown_recipient = Memo::new(move |_| {
             let wanted = recipient.get();
             members.with(|members| {
@@ -166,7 +173,7 @@ impl AppState {
                     .collect()
             })
         });
-        AppState {
+        let state = AppState {
             session,
             recipient,
             selected,
@@ -184,12 +191,43 @@ impl AppState {
             members,
             message_count,
             runs,
-            shows,
+            session_parts,
             shown_recipient,
             shown_at,
             preview,
             side_by_side,
-        }
+        };
+        state.follow_session(Change::Everything);
+        state
+    }
+
+    /// Brings the session's parts ([`AppState::team`], …) up to date after `change`. The team
+    /// and its members are written only when the change can touch them, so what reads only
+    /// them is not run again by a message or a reply; the counts only when they differ.
+    fn follow_session(&self, change: Change) {
+        let parts = self.session_parts;
+        self.session.with_untracked(|s| {
+            if change != Change::Conversation {
+                parts.team.set(s.shared_team().cloned());
+            }
+            if change == Change::Everything {
+                parts
+                    .members
+                    .set(s.team().map_or_else(Vec::new, |t| t.members.clone()));
+            }
+            let count = s.messages().len();
+            if self.message_count.get_untracked() != count {
+                parts.message_count.set(count);
+            }
+            let before = self.runs.get_untracked();
+            let shows = before
+                .0
+                .wrapping_add(u32::from(change == Change::Everything));
+            let now = (shows, s.runs().len());
+            if now != before {
+                parts.runs.set(now);
+            }
+        });
     }
 
     /// Every AI member's id and display name, in the team's order (what pickers of an agent
@@ -216,6 +254,7 @@ impl AppState {
         let result = self
             .session
             .try_update(|s| s.apply(fact).map(|()| drain(s)));
+        self.follow_session(Change::of(fact));
         match result {
             Some(Ok(actions)) => Some(self.perform(actions)),
             Some(Err(e)) => {
@@ -233,7 +272,7 @@ impl AppState {
         // A session opened is not news: what it ended on was not just now.
         self.seen.set(session.facts().len());
         self.session.set(session);
-        self.shows.update(|n| *n = n.wrapping_add(1));
+        self.follow_session(Change::Everything);
         self.due.set(None);
         self.notices.set(Vec::new());
         self.selected.set(None);
@@ -282,6 +321,40 @@ impl AppState {
 /// apart from the team ([`AppState::members`]).
 pub fn member<'a>(members: &'a [Member], id: &str) -> Option<&'a Member> {
     members.iter().find(|m| m.id == id)
+}
+
+/// The writers of the parts of the session the views read apart ([`AppState::follow_session`]).
+#[derive(Clone, Copy)]
+struct SessionParts {
+    team: WriteSignal<Option<Arc<Team>>>,
+    members: WriteSignal<Vec<Member>>,
+    message_count: WriteSignal<usize>,
+    runs: WriteSignal<(u32, usize)>,
+}
+
+/// What a change of the session can have touched ([`AppState::follow_session`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Change {
+    /// Messages and runs only: a human's message, a reply, a failure, a retry.
+    Conversation,
+    /// The settings too (the team's members stay).
+    Settings,
+    /// Anything: another team, a loaded history, another session shown.
+    Everything,
+}
+
+impl Change {
+    /// What `fact` can touch; a kind not named here can touch anything.
+    fn of(fact: &Fact) -> Self {
+        match fact {
+            Fact::Human { .. }
+            | Fact::Replied { .. }
+            | Fact::Failed { .. }
+            | Fact::Retry { .. } => Change::Conversation,
+            Fact::SetSettings { .. } => Change::Settings,
+            _ => Change::Everything,
+        }
+    }
 }
 
 /// What the page did for the facts it applied, for the host to follow up.

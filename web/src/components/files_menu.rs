@@ -183,7 +183,7 @@ fn may_replace(state: &AppState, name: &str, what: &str) -> bool {
 
 fn open_file(state: &AppState, host: Host, name: &str, text: &str) {
     let team = state.team.get_untracked();
-    let opened = files::open(name, text, team.as_ref());
+    let opened = files::open(name, text, team.as_deref());
     let replaces = match &opened {
         // A bridge keeps its own log and refuses a session file: nothing is replaced.
         Ok(Opened::Session(_)) if matches!(host, Host::Bridge(_)) => None,
@@ -231,7 +231,7 @@ fn save_file(state: &AppState, what: &str) -> Result<(), String> {
             json.map(|json| files::pretty(&json))
                 .map_err(|e| format!("could not write the {what}: {e}"))
         })?;
-    browser::download(&files::file_name(team.as_ref(), what), JSON, &text)
+    browser::download(&files::file_name(team.as_deref(), what), JSON, &text)
 }
 
 /// Downloads the session's transcript in `format`, stamped now.
@@ -244,7 +244,7 @@ fn save_transcript(state: &AppState, format: Format) -> Result<(), String> {
         Format::Html => transcript::html(s, at),
         _ => transcript::markdown(s, at),
     });
-    let name = files::file_name(team.as_ref(), "transcript");
+    let name = files::file_name(team.as_deref(), "transcript");
     let stem = name.strip_suffix(".json").unwrap_or(&name);
     browser::download(
         &format!("{stem}.{}", format.extension()),

@@ -154,7 +154,10 @@ pub fn WhatIfPanel(
             });
         }
         if o.max_bytes.is_some() || o.max_tokens.is_some() || o.pin_first.is_some() {
-            if let Some(mut settings) = state.team.get_untracked().map(|t| t.settings) {
+            if let Some(mut settings) = state
+                .team
+                .with_untracked(|t| t.as_ref().map(|t| t.settings.clone()))
+            {
                 if let Some(b) = o.max_bytes {
                     settings.max_bytes = b;
                 }

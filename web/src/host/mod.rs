@@ -97,7 +97,11 @@ impl Host {
     /// conversation under it. Whether it was applied (a refusal is reported on the banner).
     pub fn edit_team(&self, change: impl FnOnce(&mut Team)) -> bool {
         let state = self.state();
-        let Some(mut team) = state.team.get_untracked() else {
+        let Some(mut team) = state
+            .team
+            .get_untracked()
+            .map(std::sync::Arc::unwrap_or_clone)
+        else {
             state.report("no team to edit: open a team config first");
             return false;
         };
