@@ -124,7 +124,10 @@ mod tests {
         let why = size.within_limit().unwrap_err();
         let over = WASM_GZIP_LIMIT + 1;
         assert!(why.contains(&format!("{over} bytes gzipped")), "{why}");
-        assert!(why.contains(&format!("limit of {WASM_GZIP_LIMIT} bytes")), "{why}");
+        assert!(
+            why.contains(&format!("limit of {WASM_GZIP_LIMIT} bytes")),
+            "{why}"
+        );
         assert!(why.contains("1 bytes too many"), "{why}");
     }
 }
