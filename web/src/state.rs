@@ -67,12 +67,12 @@ pub struct AppState {
     pub members: ReadSignal<Vec<Member>>,
     /// How many messages the conversation holds.
     pub message_count: ReadSignal<usize>,
-    /// Changes when the runs do (a run ended, or another session is shown), not with every
-    /// fact: what sums every run (usage) follows it, so a setting edit or a selection costs
+    /// Changes when the runs do (a run ended; another session shown, a new team or a loaded
+    /// history), not with every fact: what sums every run (usage) follows it, so a setting edit or a selection costs
     /// the same on a long history as on a short one (docs/architecture.md §13).
     pub runs: ReadSignal<(u32, usize)>,
     /// Writes [`AppState::team`], [`AppState::members`], [`AppState::message_count`] and
-    /// [`AppState::runs`], each only when its value changed ([`AppState::follow_session`]).
+    /// [`AppState::runs`] after each change of the session ([`AppState::follow_session`]).
     session_parts: SessionParts,
     /// The recipient actually shown: the selected one if it is still a member, else the first
     /// AI member.
