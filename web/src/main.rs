@@ -10,6 +10,7 @@ mod erased;
 mod files;
 mod host;
 mod library;
+mod patch;
 mod share;
 mod shared_case;
 mod state;

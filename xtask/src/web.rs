@@ -38,12 +38,14 @@ pub fn e2e(ctx: &Ctx) -> Result<(), String> {
 /// The most the page's wasm may weigh gzipped (`gzip -9`), in bytes, today: a ratchet,
 /// lowered as the page shrinks. Issue #25's budget is [`WASM_GZIP_TARGET`]; the page is over
 /// it (513 943 B when the ratchet came in, 471 908 B at its last lowering), so the suite fails
-/// on any growth past this. Raised twice for edit speed (docs/architecture.md §13, §18): by
-/// 1 000 B for the inspector's prompt written span by span and the members read apart from
-/// the settings (~0.35 ms off a setting edit), and by 1 500 B for the session's parts kept in
+/// on any growth past this. Raised three times for edit speed (docs/architecture.md §13, §18):
+/// by 1 000 B for the inspector's prompt written span by span and the members read apart from
+/// the settings (~0.35 ms off a setting edit), by 1 500 B for the session's parts kept in
 /// signals written after each fact instead of memos of the session (2 009 B; a setting edit
-/// 2.3 -> 1.8 ms, median of three A/B runs).
-pub const WASM_GZIP_LIMIT: u64 = 475_000;
+/// 2.3 -> 1.8 ms, median of three A/B runs), and by 2 500 B for the budget, section bars and
+/// fates patched in place instead of rewritten as HTML (2 369 B; warm edits 2.0 -> 1.4 ms for
+/// a setting, 1.5 -> 0.9 for a selection, 1.5 -> 1.2 for a message).
+pub const WASM_GZIP_LIMIT: u64 = 477_500;
 /// Issue #25's budget for the page's wasm ("does not grow past 400 KB"), not yet met.
 pub const WASM_GZIP_TARGET: u64 = 400_000;
 

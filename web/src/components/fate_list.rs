@@ -1,28 +1,36 @@
 //! Every history message the builder looked at, with its fate and the reason (`fate-row`),
 //! and how many older ones lie outside the window; a click on a row selects its message.
 //!
-//! The list is written as one piece of HTML (every text escaped) rather than as a view
-//! rebuilt element by element: it changes with every edit, and a rebuild removes and sets
-//! every attribute of every row again (docs/architecture.md §13).
+//! The list is patched in place (`crate::patch`) rather than built as a view: it changes with
+//! every edit, and a rebuild removes and sets every attribute of every row again
+//! (docs/architecture.md §13).
 
-use agent_chatter::transcript::escape_html;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::components::timeline_row::fate_style;
 use crate::erased::handler;
+use crate::patch::{patch, El};
 use crate::state::use_state;
 
 #[component]
 pub fn FateList() -> impl IntoView {
     let state = use_state();
-    let html = Memo::new(move |_| {
+    let rows = Memo::new(move |_| {
         state.preview.with(|p| {
             let Some(Ok(p)) = p else {
-                return String::new();
+                return Vec::new();
             };
-            state.session.with(|s| rows_html(&p.explain, s.messages()))
+            state.session.with(|s| rows(&p.explain, s.messages()))
         })
+    });
+    let list = NodeRef::<leptos::html::Ul>::new();
+    let written = StoredValue::new_local(Vec::<El>::new());
+    crate::erased::effect(move || {
+        let Some(list) = list.get() else {
+            return;
+        };
+        rows.with(|rows| written.update_value(|written| patch(&list, written, rows)));
     });
     // One listener for the list: the row clicked, by its `data-index`.
     let on_click = move |ev: leptos::ev::MouseEvent| {
@@ -38,43 +46,59 @@ pub fn FateList() -> impl IntoView {
     view! {
         <div class="fates">
             <h3 title="what happened to each earlier message in this prompt: in the context, deduplicated (already there), trimmed to fit the budget, pinned (the first message, always kept) or outside the window (too old)">"history fates"</h3>
-            <ul on:click=handler(on_click) inner_html=html></ul>
+            <ul on:click=handler(on_click) node_ref=list></ul>
         </div>
     }
 }
 
 /// The list's rows: how many earlier messages lie outside the window, then each message the
-/// builder looked at (`#n`, who spoke, its fate), as HTML with every text escaped.
-fn rows_html(
+/// builder looked at (`#n`, who spoke, its fate).
+fn rows(
     explain: &agent_chatter::explain::Explain,
     messages: &[agent_chatter::message::Message],
-) -> String {
-    let mut html = String::new();
+) -> Vec<El> {
+    let mut rows = Vec::with_capacity(explain.messages.len() + 1);
     if explain.outside_window > 0 {
-        html.push_str(&format!(
-            "<li class=\"fate-row fate-outside\">{} earlier message(s): outside the window</li>",
-            explain.outside_window
-        ));
+        rows.push(
+            El::new("li")
+                .attr("class", "fate-row fate-outside".into())
+                .text(format!(
+                    "{} earlier message(s): outside the window",
+                    explain.outside_window
+                )),
+        );
     }
     for m in &explain.messages {
         let who = messages
             .get(m.index)
             .map_or("", |msg| msg.speaker.display_name.as_str());
         let (class, why) = fate_style(m.fate);
-        html.push_str(&format!(
-            "<li class=\"fate-row {class}\" data-testid=\"fate-row\" data-index=\"{}\"><span class=\"index\">#{}</span> <span class=\"from\">{}</span>: {}</li>",
-            m.index,
-            m.index + 1,
-            escape_html(who),
-            escape_html(&why)
-        ));
+        rows.push(
+            El::new("li")
+                .attr("class", format!("fate-row {class}"))
+                .attr("data-testid", "fate-row".into())
+                .attr("data-index", m.index.to_string())
+                .kid(
+                    El::new("span")
+                        .attr("class", "index".into())
+                        .text(format!("#{}", m.index + 1)),
+                )
+                .text(" ".into())
+                .kid(
+                    El::new("span")
+                        .attr("class", "from".into())
+                        .text(who.to_string()),
+                )
+                .text(format!(": {why}")),
+        );
     }
-    html
+    rows
 }
 
 #[cfg(test)]
 mod tests {
-    use super::rows_html;
+    use super::rows;
+    use crate::patch::{El, Kid};
     use agent_chatter::message::Millis;
     use agent_chatter::session::{Fact, PreviewOverrides, Session};
 
@@ -91,31 +115,38 @@ mod tests {
     }
 
     /// The fate rows Max's prompt gets when Kailai is displayed as `name`.
-    fn rows_for(name: &str) -> String {
+    fn rows_for(name: &str) -> Vec<El> {
         let s = session(name);
         let p = s
             .preview("max", None, &PreviewOverrides::default())
             .unwrap();
-        rows_html(&p.explain, s.messages())
+        rows(&p.explain, s.messages())
     }
 
     #[test]
     fn each_row_says_its_number_who_spoke_and_its_fate() {
-        let html = rows_for("Kailai");
-        assert!(
-            html.contains("<li class=\"fate-row fate-included\" data-testid=\"fate-row\" data-index=\"0\"><span class=\"index\">#1</span> <span class=\"from\">Kailai</span>: in the context</li>"),
-            "{html}"
+        let rows = rows_for("Kailai");
+        let first = &rows[0];
+        assert_eq!(
+            first.attrs,
+            [
+                ("class", "fate-row fate-included".to_string()),
+                ("data-testid", "fate-row".to_string()),
+                ("data-index", "0".to_string()),
+            ]
         );
-        assert!(html.contains("data-index=\"1\""), "{html}");
+        assert_eq!(first.text_content(), "#1 Kailai: in the context");
+        assert!(rows[1].attrs.contains(&("data-index", "1".to_string())));
     }
 
     #[test]
     fn a_name_that_looks_like_html_stays_text() {
-        let html = rows_for("<img src=x onerror=alert(1)> & \"Co\"");
-        assert!(!html.contains("<img"), "{html}");
-        assert!(
-            html.contains("&lt;img src=x onerror=alert(1)&gt; &amp; &quot;Co&quot;"),
-            "{html}"
-        );
+        let name = "<img src=x onerror=alert(1)> & \"Co\"";
+        let rows = rows_for(name);
+        // Written as a text node, never parsed: the name is the text itself.
+        let Kid::El(from) = &rows[0].kids[2] else {
+            panic!("{:?}", rows[0]);
+        };
+        assert_eq!(from.kids, [Kid::Text(name.to_string())]);
     }
 }

@@ -6,11 +6,10 @@
 //! list of cuts it would cause.
 
 use agent_chatter::explain::{BudgetStatus, Explain};
-use agent_chatter::transcript::escape_html;
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 use crate::components::extra_sections::BUILT_IN;
+use crate::patch::{patch, El};
 use crate::state::use_state;
 
 pub fn status_class(status: BudgetStatus) -> &'static str {
@@ -73,16 +72,16 @@ pub fn fixed_bytes(explain: &agent_chatter::explain::Explain) -> usize {
     kept + cut
 }
 
-/// What the budget shows for one prompt, as text and HTML (every text escaped): written
-/// whole into its two elements, not rebuilt element by element (docs/architecture.md §13).
+/// What the budget shows for one prompt: patched into its two elements, only what changed
+/// written (`crate::patch`, docs/architecture.md §13).
 #[derive(Debug, Clone, PartialEq)]
 struct Budget {
     /// The budget's class (`budget status-…`).
     class: String,
     /// The budget's bar and line.
-    budget: String,
+    budget: Vec<El>,
     /// One `section-bar` per section.
-    bars: String,
+    bars: Vec<El>,
     too_small: Option<String>,
     message_cut: Option<String>,
     truncations: Option<String>,
@@ -152,37 +151,72 @@ fn budget(e: &Explain, need: usize, whatif_bytes: Option<usize>) -> Budget {
         e.window,
         e.markers_stripped
     );
-    let mut bars = String::new();
-    for s in &e.sections {
-        let tokens = s.tokens.map(|t| format!(" · ~{t} tok")).unwrap_or_default();
-        let flag = if s.in_system_flag {
-            " (system flag)"
-        } else {
-            ""
-        };
-        let extra = !BUILT_IN.contains(&s.name.as_str());
-        let (kind, title, label) = if extra {
-            (
-                "sec-extra",
-                " title=\"an extra section of this member (team config)\"",
-                "extra: ",
-            )
-        } else {
-            ("", "", "")
-        };
-        let name = escape_html(&s.name);
-        bars.push_str(&format!(
-            "<li class=\"section-bar sec-{name} {kind} {status}\" data-testid=\"section-bar\" data-section=\"{name}\">\
-             <span class=\"section-name\"{title}>{label}{name}{flag}</span>\
-             <span class=\"bar\" title=\"{} of the prompt, {} of the budget\"><span class=\"fill\" data-width=\"{}\"></span></span>\
-             <span class=\"section-bytes\">{} B · {}{tokens}</span></li>",
-            share(s.bytes, e.total_bytes), share(s.bytes, e.max_bytes), percent(s.bytes, e.total_bytes),
-            s.bytes, share(s.bytes, e.total_bytes)
-        ));
-    }
+    let bars = e
+        .sections
+        .iter()
+        .map(|s| {
+            let tokens = s.tokens.map(|t| format!(" · ~{t} tok")).unwrap_or_default();
+            let flag = if s.in_system_flag {
+                " (system flag)"
+            } else {
+                ""
+            };
+            let extra = !BUILT_IN.contains(&s.name.as_str());
+            let mut name = El::new("span").attr("class", "section-name".into());
+            if extra {
+                name = name.attr(
+                    "title",
+                    "an extra section of this member (team config)".into(),
+                );
+            }
+            let label = if extra { "extra: " } else { "" };
+            let kind = if extra { "sec-extra" } else { "" };
+            El::new("li")
+                .attr(
+                    "class",
+                    format!("section-bar sec-{} {kind} {status}", s.name),
+                )
+                .attr("data-testid", "section-bar".into())
+                .attr("data-section", s.name.clone())
+                .kid(name.text(format!("{label}{}{flag}", s.name)))
+                .kid(
+                    El::new("span")
+                        .attr(
+                            "title",
+                            format!(
+                                "{} of the prompt, {} of the budget",
+                                share(s.bytes, e.total_bytes),
+                                share(s.bytes, e.max_bytes)
+                            ),
+                        )
+                        .attr("class", "bar".into())
+                        .kid(
+                            El::new("span")
+                                .attr("class", "fill".into())
+                                .width(percent(s.bytes, e.total_bytes)),
+                        ),
+                )
+                .kid(
+                    El::new("span")
+                        .attr("class", "section-bytes".into())
+                        .text(format!(
+                            "{} B · {}{tokens}",
+                            s.bytes,
+                            share(s.bytes, e.total_bytes)
+                        )),
+                )
+        })
+        .collect();
     Budget {
         class: format!("budget {status}"),
-        budget: format!("<div class=\"bar\"><div class=\"fill\" data-width=\"{fill}\"></div></div><span class=\"budget-text\">{}</span>", escape_html(&line)),
+        budget: vec![
+            El::new("div")
+                .attr("class", "bar".into())
+                .kid(El::new("div").attr("class", "fill".into()).width(fill)),
+            El::new("span")
+                .attr("class", "budget-text".into())
+                .text(line),
+        ],
         bars,
         too_small,
         message_cut,
@@ -211,19 +245,23 @@ pub fn SectionBars() -> impl IntoView {
     let any = Memo::new(move |_| shown.with(Option::is_some));
     let budget_el = NodeRef::<leptos::html::Div>::new();
     let bars_el = NodeRef::<leptos::html::Ul>::new();
-    // Both written whole once they changed (one DOM call each), their bars' widths then set
-    // through the CSSOM: a style attribute in written HTML is refused by the bridge's
-    // Content-Security-Policy (`style-src 'self'`), a style property is not.
+    // Both patched in place (`crate::patch`): what was written last is kept beside them.
+    let written = StoredValue::new_local((Vec::<El>::new(), Vec::<El>::new()));
     crate::erased::effect(move || {
         let (Some(budget_el), Some(bars_el)) = (budget_el.get(), bars_el.get()) else {
             return;
         };
         shown.with(|b| {
-            if let Some(b) = b {
+            let Some(b) = b else {
+                return;
+            };
+            if budget_el.class_name() != b.class {
                 budget_el.set_class_name(&b.class);
-                fill(&budget_el, &b.budget);
-                fill(&bars_el, &b.bars);
             }
+            written.update_value(|(budget, bars)| {
+                patch(&budget_el, budget, &b.budget);
+                patch(&bars_el, bars, &b.bars);
+            });
         });
     });
     view! {
@@ -234,25 +272,6 @@ pub fn SectionBars() -> impl IntoView {
         {move || note(|b| b.too_small.clone())().map(|text| view! { <p class="message-cut" data-testid="whatif-too-small" role="alert">{text}</p> })}
         {move || note(|b| b.message_cut.clone())().map(|text| view! { <p class="message-cut" data-testid="message-cut">{text}</p> })}
         {move || note(|b| b.truncations.clone())().map(|text| view! { <p class="truncations" data-testid="truncations">{text}</p> })}
-    }
-}
-
-/// Writes `html` into `el`, then gives each `[data-width]` element inside that width.
-fn fill(el: &web_sys::Element, html: &str) {
-    el.set_inner_html(html);
-    let Ok(fills) = el.query_selector_all("[data-width]") else {
-        return;
-    };
-    for i in 0..fills.length() {
-        let Some(fill) = fills
-            .item(i)
-            .and_then(|n| n.dyn_into::<web_sys::HtmlElement>().ok())
-        else {
-            continue;
-        };
-        if let Some(width) = fill.get_attribute("data-width") {
-            let _ = fill.style().set_property("width", &width);
-        }
     }
 }
 
@@ -298,26 +317,18 @@ mod tests {
             .explain;
         let b = budget(&e, 0, None);
         assert_eq!(b.class, "budget status-ok");
-        assert_eq!(
-            b.bars.matches("data-testid=\"section-bar\"").count(),
-            e.sections.len()
-        );
-        for section in &e.sections {
+        assert_eq!(b.bars.len(), e.sections.len());
+        for (bar, section) in b.bars.iter().zip(&e.sections) {
+            assert!(bar.attrs.contains(&("data-testid", "section-bar".into())));
+            assert!(bar.attrs.contains(&("data-section", section.name.clone())));
             assert!(
-                b.bars
-                    .contains(&format!("data-section=\"{}\"", section.name)),
-                "{}",
-                b.bars
-            );
-            assert!(
-                b.bars.contains(&format!("{} B · ", section.bytes)),
-                "{}",
-                b.bars
+                bar.text_content()
+                    .contains(&format!("{} B · ", section.bytes)),
+                "{bar:?}"
             );
         }
-        assert!(b
-            .budget
-            .contains(&format!("{} / {} B", e.total_bytes, e.max_bytes)));
+        let line: String = b.budget.iter().map(El::text_content).collect();
+        assert!(line.contains(&format!("{} / {} B", e.total_bytes, e.max_bytes)));
         assert_eq!(
             (b.too_small, b.message_cut, b.truncations),
             (None, None, None)
