@@ -449,6 +449,13 @@ pub struct Session {
     deliveries: BTreeMap<usize, Vec<DeliveryRecord>>,
     /// Every run's outcome in this conversation, in order (so by message position).
     runs: Vec<Run>,
+    /// What the runs before the last team change (`setTeam`, `loadScenario`) reported, by
+    /// member, and how many they were: money spent stays spent when the team changes, so the
+    /// usage shown and the cost cap go on counting it (docs/architecture.md §14c).
+    earlier: BTreeMap<MemberId, (Usage, usize)>,
+    /// The cap counts only the runs since the last team change, as before the spend carried
+    /// over: set for a log written that way, which replays only so ([`Self::replay`]).
+    cap_resets_on_team_change: bool,
 }
 
 /// How one agent run ended, as the session recorded it (docs/architecture.md §14c): the page's
@@ -527,10 +534,12 @@ impl Session {
                     Arc::make_mut(&mut team).settings = TeamSettings::clone(settings);
                 }
                 team.validate().map_err(SessionError::Team)?;
+                let spent = self.carried_spend();
                 self.conversation.set_shared_team(team);
+                self.conversation.set_spent(spent);
                 self.team_tasks.clear();
                 self.deliveries.clear();
-                self.runs.clear();
+                self.set_runs_aside();
                 self.actions.clear();
             }
             Fact::SetSettings { settings } => {
@@ -584,10 +593,12 @@ impl Session {
             }
             Fact::LoadScenario { scenario } => {
                 let (conversation, team_tasks) = load_scenario(scenario)?;
+                let spent = self.carried_spend();
                 self.conversation = conversation;
+                self.conversation.set_spent(spent);
                 self.team_tasks = team_tasks;
                 self.deliveries.clear();
-                self.runs.clear();
+                self.set_runs_aside();
                 self.actions.clear();
             }
         }
@@ -660,6 +671,39 @@ impl Session {
             self.conversation.set_spent(after);
         }
         before
+    }
+
+    /// What the cap of a new team starts from: what was spent so far (nothing for a log
+    /// written when the cap started over with each team).
+    fn carried_spend(&self) -> Usd {
+        if self.cap_resets_on_team_change {
+            Usd::default()
+        } else {
+            self.conversation.spent()
+        }
+    }
+
+    /// Whether `fact` is an outcome for a member not running, after a team change carried the
+    /// spend: the mark of a log that went past its cap when each team's cap started over.
+    fn stopped_by_carried_cap(&self, fact: &Fact) -> bool {
+        let (Fact::Replied { to, .. } | Fact::Failed { to, .. }) = fact else {
+            return false;
+        };
+        !self.cap_resets_on_team_change
+            && !self.earlier.is_empty()
+            && self.conversation.in_flight().is_none_or(|f| f.to != *to)
+    }
+
+    /// Counts the runs so far among the earlier ones, and starts the list of runs afresh: a
+    /// new team's deliveries pair with its own runs.
+    fn set_runs_aside(&mut self) {
+        for run in self.runs.drain(..) {
+            let (usage, runs) = self.earlier.entry(run.to).or_default();
+            if let Some(u) = &run.usage {
+                usage.add(u);
+            }
+            *runs += 1;
+        }
     }
 
     fn record_run(
@@ -757,17 +801,41 @@ impl Session {
         all.into_iter().map(|(_, at, _, to)| (at, to)).collect()
     }
 
+    /// How many runs ended before the last team change: counted in [`Self::usage`], not listed
+    /// in [`Self::runs`] (their prompts were built by the earlier team).
+    pub fn earlier_runs(&self) -> usize {
+        self.earlier.values().map(|(_, n)| n).sum()
+    }
+
+    /// The run that answered `member`'s prompt whose `[MESSAGE]` is message `at` (its newest
+    /// such delivery), once it ended: its first run ending after the delivery was made, as
+    /// one runs at a time. `None` while it runs or waits, or with no such delivery.
+    pub fn answer(&self, member: &str, at: usize) -> Option<&Run> {
+        let seen = self.delivery(member, at)?.seen;
+        let from = self.runs.partition_point(|r| r.message < seen);
+        self.runs[from..].iter().find(|r| r.to == member)
+    }
+
     /// The run that ended in message `at` (its reply or failure notice), if one did.
     pub fn run_at(&self, at: usize) -> Option<&Run> {
         let i = self.runs.partition_point(|r| r.message < at);
         self.runs.get(i).filter(|r| r.message == at)
     }
 
-    /// What `member`'s runs (every member's, for `None`) have cost in this conversation, and
-    /// how many runs that is.
+    /// What `member`'s runs (every member's, for `None`) have cost in this session, and how
+    /// many runs that is: those before the last team change too ([`Self::earlier_runs`]).
     pub fn usage(&self, member: Option<&str>) -> (Usage, usize) {
         let mut total = Usage::default();
         let mut runs = 0;
+        for (usage, count) in self
+            .earlier
+            .iter()
+            .filter(|(to, _)| member.is_none_or(|m| *to == m))
+            .map(|(_, u)| u)
+        {
+            total.add(usage);
+            runs += count;
+        }
         for run in self
             .runs
             .iter()
@@ -961,13 +1029,27 @@ impl Session {
     /// Given owned facts (a file just read, a database's rows) each is moved into the log;
     /// given a slice, each is copied.
     pub fn replay(facts: impl Into<Vec<Fact>>) -> Result<Session, SessionFileError> {
-        let facts = facts.into();
+        Self::replay_as(facts.into(), false)
+    }
+
+    /// [`Self::replay`], the cap starting over with each team when `cap_resets`. A log
+    /// written that way (an agent ran after a team change though the spend before it had
+    /// reached the cap) is replayed again so, as it was written (docs/architecture.md §14c).
+    fn replay_as(facts: Vec<Fact>, cap_resets: bool) -> Result<Session, SessionFileError> {
         let mut session = Session::new();
+        session.cap_resets_on_team_change = cap_resets;
         session.facts.reserve(facts.len());
         // The newest Deliver, moved out of the drained actions (deliveries run one at a time,
         // so it is the in-flight one if any is).
         let mut last_delivery = None;
-        for (index, fact) in facts.into_iter().enumerate() {
+        let mut facts = facts.into_iter().enumerate();
+        while let Some((index, fact)) = facts.next() {
+            if session.stopped_by_carried_cap(&fact) {
+                let mut all = std::mem::take(&mut session.facts);
+                all.push(fact);
+                all.extend(facts.map(|(_, f)| f));
+                return Self::replay_as(all, true);
+            }
             // Deliveries that are over need no prompt: only the newest one's is built, below.
             // (Set before every fact: a `loadScenario` brings a new conversation.)
             session.conversation.defer_prompts(true);

@@ -847,9 +847,55 @@ fn usage_is_summed_per_member_and_per_conversation() {
     assert_eq!(run.to, "max");
     assert_eq!(s.run_at(2).unwrap().failed.as_deref(), Some("boom"));
     assert_eq!(s.run_at(0), None);
-    // A new team is a new conversation: nothing spent yet.
+    // Each prompt is answered by its recipient's run: max's (with #1 as its [MESSAGE]) by
+    // his reply, sarah's (with his reply, the latest) by her failure; no prompt of #1 for max.
+    assert_eq!(s.answer("max", 0).map(|r| r.message), Some(1));
+    assert_eq!(
+        s.answer("sarah", 1).and_then(|r| r.failed.as_deref()),
+        Some("boom")
+    );
+    assert_eq!(s.answer("max", 1), None);
+    // A new team starts a new conversation, but what was spent stays spent: the usage still
+    // counts the earlier runs, which are no longer listed with the new team's deliveries.
+    let before = s.usage(None);
     s.apply(&Fact::set_team(team())).unwrap();
-    assert_eq!(s.usage(None), (Usage::default(), 0));
+    assert_eq!(s.usage(None), before);
+    assert_eq!(s.usage(Some("max")).1, 1);
+    assert!(s.runs().is_empty());
+    assert_eq!(s.earlier_runs(), 2);
+}
+
+#[test]
+fn a_team_change_does_not_reset_the_cost_cap() {
+    let mut s = session();
+    s.apply(&Fact::set_settings(TeamSettings {
+        max_cost_usd: Usd::new(0.5),
+        ..TeamSettings::default()
+    }))
+    .unwrap();
+    s.apply(&Fact::human("go [NEXT: max]", Millis(1))).unwrap();
+    drain(&mut s);
+    s.apply(&Fact::replied("max", "done", Millis(2)).with_usage(usage(0.6)))
+        .unwrap();
+    drain(&mut s);
+    // The same team again, cap and all (a member edit, or the team file opened anew): the
+    // $0.60 already spent still counts against its $0.50.
+    let mut capped = team();
+    capped.settings.max_cost_usd = Usd::new(0.5);
+    for change in [
+        Fact::set_team(capped.clone()),
+        Fact::LoadScenario {
+            scenario: Box::new(scenario::Scenario::from_history(capped, s.messages(), None)),
+        },
+    ] {
+        s.apply(&change).unwrap();
+        drain(&mut s);
+        s.apply(&Fact::human("again [NEXT: max]", Millis(3)))
+            .unwrap();
+        let actions = drain(&mut s);
+        assert!(delivery(&actions).is_none(), "{change:?}: {actions:?}");
+        assert_eq!(s.conversation().spent(), Usd::new(0.6).unwrap());
+    }
 }
 
 #[test]
@@ -1151,4 +1197,24 @@ fn a_retry_is_refused_while_the_member_is_already_running() {
             .starts_with("Max is already running or queued"),
         "{err}"
     );
+}
+
+#[test]
+fn a_log_that_went_past_its_cap_through_a_team_change_still_replays_as_written() {
+    // Written before a team change carried the spend: max ran again after it, over the cap.
+    let mut capped = team();
+    capped.settings.max_cost_usd = Usd::new(0.5);
+    let log = vec![
+        Fact::set_team(capped.clone()),
+        Fact::human("go [NEXT: max]", Millis(1)),
+        Fact::replied("max", "done", Millis(2)).with_usage(usage(0.6)),
+        Fact::set_team(capped),
+        Fact::human("again [NEXT: max]", Millis(3)),
+        Fact::replied("max", "second", Millis(4)).with_usage(usage(0.1)),
+    ];
+    let s = Session::replay(log.clone()).expect("replays");
+    assert_eq!(s.facts(), log.as_slice());
+    assert_eq!(s.usage(None).1, 2);
+    // Replayed as it was written: the cap counted from the team change, as then.
+    assert_eq!(s.conversation().spent(), Usd::new(0.1).unwrap());
 }

@@ -130,6 +130,29 @@ test('bridge: statuses, usage, honest outcomes, read-only run settings, title an
   assert.doesNotMatch(await failure.locator('.content').textContent(), /segfault/);
   assert.deepEqual(await page.page.evaluate(() => window.__notes.map(([t]) => t)), ['✗ Carol failed — agent-chatter']);
   await page.screenshot('runs-failed.png');
+  // Her delivery, chosen in the deliveries list: the inspector says how her run answered it
+  // (not only the run that wrote the message she was given).
+  await page.page.evaluate(() => { window.__hidden = false; });
+  await page.by('deliveries-tab').click();
+  await page.page.locator('[data-testid="delivery-row"][data-status="failed"]').click();
+  assert.match(await page.by('answer-run').textContent(), /^Carol's answer to this prompt: failed: .*segfault in the model client/);
+  await page.by('messages-tab').click();
+
+  // A team edit keeps what was spent: the usage still counts the three runs and their cost
+  // (the deliveries list says they ran under the earlier team), and the cap still counts it.
+  const instruction = page.by('member-row').nth(1).locator('.member-instruction');
+  await instruction.fill('You are Max. Edited.');
+  await instruction.dispatchEvent('change');
+  await page.by('recipient-select').selectOption('max');
+  await page.by('system-flag-text').filter({ hasText: 'Edited.' }).waitFor();
+  assert.match(await page.by('usage-total').textContent(), /^usage: 3 runs · .*\$0\.0041.* · cap \$1\.00$/);
+  await page.by('deliveries-tab').click();
+  assert.match(await page.by('deliveries-count').textContent(), /3 earlier run\(s\), before the team changed, are counted in the usage/);
+  await page.by('messages-tab').click();
+  // The cap is a setting of the page: lowered below what was spent, it is reached.
+  await page.by('setting-max-cost').fill('0.004');
+  await page.by('setting-max-cost').dispatchEvent('change');
+  await page.by('usage-total').filter({ hasText: 'cap $0.0040 reached' }).waitFor();
   page.assertNoErrors();
   await context.close();
 });

@@ -90,7 +90,7 @@ pub fn patch(parent: &Element, written: &mut Vec<El>, new: &[El]) {
     }
     for (i, el) in new.iter().enumerate() {
         match (written.get(i), parent.children().item(i as u32)) {
-            (Some(old), Some(node)) if same_shape(old, el) => update(&document, &node, old, el),
+            (Some(old), Some(node)) if same_shape(old, el) => update(&node, old, el),
             (_, Some(node)) => {
                 let _ = parent.replace_child(&build(&document, el), &node);
             }
@@ -119,7 +119,7 @@ fn same_shape(old: &El, new: &El) -> bool {
         })
 }
 
-fn update(document: &Document, node: &Element, old: &El, new: &El) {
+fn update(node: &Element, old: &El, new: &El) {
     for (name, value) in &new.attrs {
         let was = old.attrs.iter().find(|(n, _)| n == name).map(|(_, v)| v);
         if was != Some(value) {
@@ -143,7 +143,7 @@ fn update(document: &Document, node: &Element, old: &El, new: &El) {
             (Kid::Text(was), Kid::Text(text)) if was != text => child.set_node_value(Some(text)),
             (Kid::El(was), Kid::El(el)) => {
                 if let Ok(child) = child.dyn_into::<Element>() {
-                    update(document, &child, was, el);
+                    update(&child, was, el);
                 }
             }
             _ => {}

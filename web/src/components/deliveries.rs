@@ -433,11 +433,20 @@ pub fn Deliveries() -> impl IntoView {
     };
     let count = move || {
         let (shown, total) = (filtered.with(Vec::len), all.with(Vec::len));
-        if shown == total {
+        let mut count = if shown == total {
             format!("{total} deliveries")
         } else {
             format!("{shown} of {total} deliveries")
+        };
+        // Runs under an earlier team: still counted in the usage, no longer listed (the
+        // prompts they were given were built by that team).
+        let earlier = state.session.with(|s| s.earlier_runs());
+        if earlier > 0 {
+            count.push_str(&format!(
+                " · {earlier} earlier run(s), before the team changed, are counted in the usage, not listed"
+            ));
         }
+        count
     };
     view! {
         <div class="deliveries" data-testid="deliveries">

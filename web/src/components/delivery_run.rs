@@ -1,7 +1,9 @@
 //! The run that ended in the message the inspector shows (docs/architecture.md §14c): what it
 //! cost (`delivery-usage`), and how it ended when not plainly (`delivery-outcome`: incomplete
 //! and why, or failed (cancelled, timed out: the run's own word) with the full reason, where
-//! the conversation keeps a short line).
+//! the conversation keeps a short line). And, for a prompt that was delivered, how its
+//! recipient's run answered it (`answer-run`): a failed delivery shows its own failure, not
+//! only the run that wrote the message it was given.
 
 use leptos::prelude::*;
 
@@ -27,8 +29,26 @@ pub fn DeliveryRun() -> impl IntoView {
             Some((at, name, usage, outcome))
         })
     });
+    let answer = Memo::new(move |_| {
+        let at = state.shown_at.get()?;
+        let member = state.shown_recipient.get()?;
+        state.session.with(|s| {
+            let name = s
+                .team()
+                .and_then(|t| t.member(&member))
+                .map_or_else(|| member.clone(), |m| m.display_name.clone());
+            let run = s.answer(&member, at)?;
+            let how = match (&run.failed, &run.incomplete) {
+                (Some(reason), _) => format!("{}: {reason}", run.outcome()),
+                (None, Some(reason)) => format!("#{}, incomplete: {reason}", run.message + 1),
+                (None, None) => format!("#{}", run.message + 1),
+            };
+            let usage = run.usage.unwrap_or_default().summary();
+            Some(format!("{name}'s answer to this prompt: {how} · {usage}"))
+        })
+    });
     move || {
-        run.get().map(|(at, name, usage, outcome)| {
+        let produced = run.get().map(|(at, name, usage, outcome)| {
             view! {
                 <div class="delivery-run">
                     <span class="muted">{format!("{name}'s run that ended in #{}: ", at + 1)}</span>
@@ -38,6 +58,10 @@ pub fn DeliveryRun() -> impl IntoView {
                     })}
                 </div>
             }
-        })
+        });
+        let answered = answer
+            .get()
+            .map(|text| view! { <p class="delivery-run" data-testid="answer-run">{text}</p> });
+        (produced, answered)
     }
 }

@@ -1,5 +1,5 @@
 //! Team-wide settings: window, byte budget, pin-first, delivery policy, token estimator and
-//! budget, runaway bound. A change goes in as a `setSettings` fact; the core refuses an
+//! budget, runaway bound, cost cap. A change goes in as a `setSettings` fact; the core refuses an
 //! invalid one (e.g. a zero budget) and says which field.
 
 use agent_chatter::team::{DeliveryPolicy, TeamSettings};
@@ -96,7 +96,33 @@ pub fn SettingsForm() -> impl IntoView {
                 <input type="number" min="1" data-testid="setting-max-rounds" prop:value=shown(|s| s.max_rounds.to_string())
                     on:change=set(|s, v| { s.max_rounds = number("max rounds", v)?; Ok(()) })/>
             </label>
+            // The cap a reached limit's notice asks to raise (docs/architecture.md §14c).
+            <label title="maxCostUsd: no further delivery starts once the runs have cost this much (team changes included); empty for no cap">"max cost $"
+                <input type="number" min="0" step="any" placeholder="none" data-testid="setting-max-cost"
+                    prop:value=shown(|s| s.max_cost_usd.map(|c| c.dollars().to_string()).unwrap_or_default())
+                    on:change=set(|s, v| { s.max_cost_usd = dollars(v)?; Ok(()) })/>
+            </label>
         </fieldset>
+    }
+}
+
+/// A cost cap typed in dollars: empty for none, else more than 0 (as a team file's
+/// `maxCostUsd`).
+fn dollars(value: &str) -> Result<Option<agent_chatter::usage::Usd>, String> {
+    let value = value.trim();
+    if value.is_empty() {
+        return Ok(None);
+    }
+    // Read as JSON reads it (the page has that reader already; `str::parse::<f64>` would add
+    // another).
+    match serde_json::from_str::<f64>(value)
+        .ok()
+        .and_then(agent_chatter::usage::Usd::new)
+    {
+        Some(cap) if cap.dollars() > 0.0 => Ok(Some(cap)),
+        _ => Err(format!(
+            "max cost: expected more than 0 dollars, found {value:?} (leave it empty for no cap)"
+        )),
     }
 }
 
@@ -110,4 +136,22 @@ fn number(field: &str, value: &str) -> Result<usize, String> {
     value
         .parse()
         .map_err(|_| format!("{field}: expected a whole number, found {value:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::dollars;
+
+    #[test]
+    fn a_cost_cap_is_more_than_zero_dollars_or_none() {
+        assert_eq!(dollars(" 1.5 ").unwrap().map(|c| c.dollars()), Some(1.5));
+        assert_eq!(dollars("").unwrap(), None);
+        for bad in ["0", "-2", "abc"] {
+            let e = dollars(bad).unwrap_err();
+            assert!(
+                e.starts_with("max cost: expected more than 0 dollars"),
+                "{bad}: {e}"
+            );
+        }
+    }
 }

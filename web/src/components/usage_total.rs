@@ -1,5 +1,6 @@
-//! What this conversation's runs cost (`usage-total`, docs/architecture.md §14c): runs, tokens,
-//! cost and time since the team was set, against the team's cap (`maxCostUsd`) when it sets one.
+//! What this session's runs cost (`usage-total`, docs/architecture.md §14c): runs, tokens, cost
+//! and time, those before a team change too, against the team's cap (`maxCostUsd`) when it
+//! sets one.
 
 use agent_chatter::usage::{Usage, Usd};
 use leptos::prelude::*;
@@ -15,9 +16,16 @@ pub fn UsageTotal(
     #[prop(into)]
     cap: Signal<Option<Usd>>,
 ) -> impl IntoView {
+    // Short, so the header stays one line: the runs, what they cost and the cap; the tokens
+    // and time on hover (and per member, per delivery).
     let text = move || {
         let (usage, runs) = usage.get();
-        let mut text = usage_words(&usage, runs).unwrap_or_else(|| "no runs yet".into());
+        let mut text = match (runs, usage.cost_usd) {
+            (0, _) => "no runs yet".to_string(),
+            (_, Some(cost)) => format!("{} · {}", runs_word(runs), cost.display()),
+            _ if usage.is_empty() => format!("{} · no usage reported", runs_word(runs)),
+            _ => format!("{} · no cost reported", runs_word(runs)),
+        };
         if let Some(cap) = cap.get() {
             let spent = usage.cost_usd.map_or(0.0, Usd::dollars);
             text.push_str(&format!(" · cap {}", cap.display()));
@@ -27,10 +35,25 @@ pub fn UsageTotal(
         }
         text
     };
+    let title = move || {
+        let (usage, runs) = usage.get();
+        format!(
+            "{}: what this session's agent runs reported (team changes included); the team's \
+             cost cap (maxCostUsd) when it sets one",
+            usage_words(&usage, runs).unwrap_or_else(|| "no runs yet".into())
+        )
+    };
     view! {
-        <span class="usage-total" data-testid="usage-total"
-            title="what this conversation's agent runs reported (since the team was set): runs, tokens in (cached) and out, cost, time; and the team's cost cap (maxCostUsd) when it sets one">
+        <span class="usage-total" data-testid="usage-total" title=title>
             "usage: "{text}
         </span>
+    }
+}
+
+fn runs_word(runs: usize) -> String {
+    if runs == 1 {
+        "1 run".to_string()
+    } else {
+        format!("{runs} runs")
     }
 }
