@@ -178,3 +178,28 @@ test('simulation: statuses and run settings come from the session and the team',
   page.assertNoErrors();
   await context.close();
 });
+
+test('bridge gone while an agent runs: nothing is shown as running, and cancel waits for it', async () => {
+  const dir = await bridgeDir('runs-gone');
+  const gone = await startBridge(dir, { team: await demoTeam(), agents: { max: { command: fixture('hang.sh') } } });
+  try {
+    const context = await served.browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = new InspectorPage(await context.newPage(), gone.url);
+    await page.page.goto(gone.url);
+    await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
+    await page.send('[FROM: kailai] Draft it. [NEXT: max]');
+    await waitForText(statusOf(page, 1), /^running · 0:0\d$/);
+    assert.equal(await page.by('agent-cancel').isDisabled(), false);
+    gone.kill();
+    await page.by('connection-status').filter({ hasText: 'bridge disconnected — reconnecting…' }).waitFor();
+    await waitForText(statusOf(page, 1), /^not known: the bridge is disconnected$/);
+    assert.match(await page.by('running-mark').textContent(), /^Max was running when the bridge disconnected: what became of the run is known once it is back$/);
+    assert.equal(await page.by('running-elapsed').count(), 0, 'no clock ticks for a run no one watches');
+    assert.equal(await page.by('agent-cancel').isDisabled(), true, 'cancel waits for the bridge');
+    assert.match(await page.by('agent-cancel').getAttribute('title'), /^the bridge is disconnected/);
+    await page.screenshot('runs-bridge-gone.png');
+    await context.close();
+  } finally {
+    gone.kill();
+  }
+});

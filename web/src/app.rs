@@ -131,7 +131,8 @@ fn layout(host: Host, state: AppState, attention: Attention) -> impl IntoView {
             let on_cancel = Callback::new(move |()| bridge.cancel_due());
             let due_agent = view! {
                 <DueAgent runs=true>
-                    <RunningAgent verification=bridge.verification() output=bridge.output() on_cancel=on_cancel/>
+                    <RunningAgent verification=bridge.verification() output=bridge.output()
+                        unavailable=Signal::derive(move || bridge.unavailable()) on_cancel=on_cancel/>
                 </DueAgent>
             };
             due_agent.into_any()

@@ -34,6 +34,9 @@ pub enum MemberStatus {
     },
     /// The conversation waits for this human.
     Waiting,
+    /// Its delivery was in flight when the bridge went away: whether it still runs, and how
+    /// it ended, is known only once the bridge is back (nothing is shown as running then).
+    Unknown,
 }
 
 impl MemberStatus {
@@ -69,6 +72,13 @@ impl MemberStatus {
                 "waiting",
                 "waiting for this human".into(),
                 "the conversation waits for this human to write".into(),
+            ),
+            MemberStatus::Unknown => (
+                "unknown",
+                "not known: the bridge is disconnected".into(),
+                "its run was going when the bridge disconnected; what became of it is known once \
+                 the bridge is back"
+                    .into(),
             ),
         }
     }

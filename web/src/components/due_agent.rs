@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use crate::components::when::When;
+use crate::host::use_host;
 use crate::state::use_state;
 
 #[component]
@@ -16,6 +17,7 @@ pub fn DueAgent(
     children: ChildrenFn,
 ) -> impl IntoView {
     let state = use_state();
+    let host = use_host();
     let due = move || {
         state.due.with(|d| {
             d.as_ref().map(|d| {
@@ -31,7 +33,9 @@ pub fn DueAgent(
         <When when=Memo::new(move |_| state.due.with(Option::is_some))>
             <div class="due-agent" data-testid="due-agent">
                 <div class="due-title">
-                    {move || due().map(|(name, intent, bytes)| if runs {
+                    {move || due().map(|(name, intent, bytes)| if runs && host.unavailable().is_some() {
+                        format!("{name} was running ({intent}) when the bridge disconnected: it was given a {bytes}-byte prompt; what became of the run is known once the bridge is back")
+                    } else if runs {
                         format!("{name} is running ({intent}): it was given a {bytes}-byte prompt (the inspector shows it with {name} selected at the message it answers)")
                     } else {
                         format!("{name} is due ({intent}): it gets a {bytes}-byte prompt (the inspector shows it with {name} selected at the message it answers)")

@@ -15,6 +15,9 @@ pub fn RunningAgent(
     /// The agent's streamed output so far.
     #[prop(into)]
     output: Signal<String>,
+    /// Why nothing can be asked of the bridge now (it is away): cancel waits for it.
+    #[prop(into)]
+    unavailable: Signal<Option<&'static str>>,
     /// Stops the agent (its delivery becomes a failed fact).
     on_cancel: Callback<()>,
 ) -> impl IntoView {
@@ -28,6 +31,7 @@ pub fn RunningAgent(
             view! { <div class=format!("verified-badge {class}") data-testid="verified-badge">{text}</div> }
         })}
         <pre class="agent-output" data-testid="agent-output">{move || output.get()}</pre>
-        <button data-testid="agent-cancel" on:click=handler(move |_| on_cancel.run(()))>"cancel"</button>
+        <button data-testid="agent-cancel" disabled=move || unavailable.get().is_some()
+            title=move || unavailable.get() on:click=handler(move |_| on_cancel.run(()))>"cancel"</button>
     }
 }

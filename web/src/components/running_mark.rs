@@ -23,6 +23,15 @@ pub fn RunningMark() -> impl IntoView {
     });
     move || {
         running.get().map(|(to, name)| {
+            // A bridge away: nothing is shown as running (docs/architecture.md §13).
+            if host.unavailable().is_some() {
+                return view! {
+                    <div class="running-mark" data-testid="running-mark" role="status">
+                        <span>{format!("{name} was running when the bridge disconnected: what became of the run is known once it is back")}</span>
+                    </div>
+                }
+                .into_any();
+            }
             let doing = if host.runs_agents() {
                 "is running: its reply comes here"
             } else {
@@ -41,6 +50,7 @@ pub fn RunningMark() -> impl IntoView {
                     <span class="elapsed" data-testid="running-elapsed">{elapsed}</span>
                 </div>
             }
+            .into_any()
         })
     }
 }

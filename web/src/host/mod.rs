@@ -246,9 +246,14 @@ impl Host {
             }
             Host::Bridge(b) => (b.run_started(member), true, b.retry()),
         };
-        state
+        let status = state
             .session
-            .with(|s| status::member_status(s, member, since, runs, retry.as_ref()))
+            .with(|s| status::member_status(s, member, since, runs, retry.as_ref()));
+        // A bridge away: what ran is no longer known to run.
+        match status {
+            MemberStatus::Running { .. } if self.unavailable().is_some() => MemberStatus::Unknown,
+            status => status,
+        }
     }
 
     /// The sessions of the library (the bridge's, or this browser's without one), most
