@@ -452,7 +452,8 @@ pub struct Session {
     /// What the runs before the last team change (`setTeam`, `loadScenario`) reported, by
     /// member, and how many they were: money spent stays spent when the team changes, so the
     /// usage shown and the cost cap go on counting it (docs/architecture.md §14c).
-    earlier: BTreeMap<MemberId, (Usage, usize)>,
+    /// (A few members: a list, not a map, for the page's size.)
+    earlier: Vec<(MemberId, Usage, usize)>,
     /// The cap counts only the runs since the last team change, as before the spend carried
     /// over: set for a log written that way, which replays only so ([`Self::replay`]).
     cap_resets_on_team_change: bool,
@@ -697,8 +698,15 @@ impl Session {
     /// Counts the runs so far among the earlier ones, and starts the list of runs afresh: a
     /// new team's deliveries pair with its own runs.
     fn set_runs_aside(&mut self) {
-        for run in self.runs.drain(..) {
-            let (usage, runs) = self.earlier.entry(run.to).or_default();
+        for run in std::mem::take(&mut self.runs) {
+            let i = match self.earlier.iter().position(|(to, ..)| *to == run.to) {
+                Some(i) => i,
+                None => {
+                    self.earlier.push((run.to, Usage::default(), 0));
+                    self.earlier.len() - 1
+                }
+            };
+            let (_, usage, runs) = &mut self.earlier[i];
             if let Some(u) = &run.usage {
                 usage.add(u);
             }
@@ -804,7 +812,7 @@ impl Session {
     /// How many runs ended before the last team change: counted in [`Self::usage`], not listed
     /// in [`Self::runs`] (their prompts were built by the earlier team).
     pub fn earlier_runs(&self) -> usize {
-        self.earlier.values().map(|(_, n)| n).sum()
+        self.earlier.iter().map(|(.., n)| n).sum()
     }
 
     /// The run that answered `member`'s prompt whose `[MESSAGE]` is message `at` (its newest
@@ -827,11 +835,10 @@ impl Session {
     pub fn usage(&self, member: Option<&str>) -> (Usage, usize) {
         let mut total = Usage::default();
         let mut runs = 0;
-        for (usage, count) in self
+        for (_, usage, count) in self
             .earlier
             .iter()
-            .filter(|(to, _)| member.is_none_or(|m| *to == m))
-            .map(|(_, u)| u)
+            .filter(|(to, ..)| member.is_none_or(|m| *to == m))
         {
             total.add(usage);
             runs += count;

@@ -5,8 +5,6 @@
 use agent_chatter::usage::{Usage, Usd};
 use leptos::prelude::*;
 
-use crate::status::usage_words;
-
 #[component]
 pub fn UsageTotal(
     /// The conversation's usage and how many runs it sums.
@@ -17,7 +15,7 @@ pub fn UsageTotal(
     cap: Signal<Option<Usd>>,
 ) -> impl IntoView {
     // Short, so the header stays one line: the runs, what they cost and the cap; the tokens
-    // and time on hover (and per member, per delivery).
+    // and time are per member and per delivery.
     let text = move || {
         let (usage, runs) = usage.get();
         let mut text = match (runs, usage.cost_usd) {
@@ -35,16 +33,9 @@ pub fn UsageTotal(
         }
         text
     };
-    let title = move || {
-        let (usage, runs) = usage.get();
-        format!(
-            "{}: what this session's agent runs reported (team changes included); the team's \
-             cost cap (maxCostUsd) when it sets one",
-            usage_words(&usage, runs).unwrap_or_else(|| "no runs yet".into())
-        )
-    };
     view! {
-        <span class="usage-total" data-testid="usage-total" title=title>
+        <span class="usage-total" data-testid="usage-total"
+            title="what this session's agent runs reported (team changes included): how many and their cost here; tokens and time per member and per delivery; the team's cost cap (maxCostUsd) when it sets one">
             "usage: "{text}
         </span>
     }
