@@ -63,6 +63,9 @@ test('simulation: one row per delivery with its status; filters; a row sets the 
   await page.page.keyboard.press('Enter');
   assert.equal(await page.by('recipient-select').inputValue(), 'sarah');
   assert.match(await page.by('inspector-at').textContent(), /^at #2 · delivered$/);
+  // The one still due says so: nobody has received it yet.
+  await rows(page).nth(2).click();
+  assert.match(await page.by('inspector-at').textContent(), /^at #3 · due: what it gets once answered$/);
   await page.screenshot('deliveries-simulation.png');
 
   // A simulated reply: Carol's row is delivered, and the next one due is listed.

@@ -46,8 +46,24 @@ pub fn Inspector() -> impl IntoView {
             (Some(at), Some(_)) => format!("at #{}", at + 1),
             (Some(at), None) => format!("at #{} (latest)", at + 1),
         };
+        // The delivery still out (its agent running, or due in simulation) is not yet
+        // received as "delivered" says: it says which.
+        let out = state.due.with(|d| {
+            d.as_ref().is_some_and(|d| {
+                state
+                    .shown_recipient
+                    .with(|r| r.as_deref() == Some(d.to.as_str()))
+                    && state
+                        .session
+                        .with(|s| s.store().position(&d.message) == state.shown_at.get())
+            })
+        });
         let what = if !state.shown_whatif.get().is_empty() {
             "what-if"
+        } else if out && host.runs_agents() {
+            "delivered · running"
+        } else if out {
+            "due: what it gets once answered"
         } else if state.delivered.get() {
             "delivered"
         } else {
