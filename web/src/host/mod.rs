@@ -331,7 +331,26 @@ impl Host {
         };
         match self {
             Host::Simulation(s) => s.fork(upto, index + 1),
-            Host::Bridge(b) => b.fork(upto),
+            Host::Bridge(b) => {
+                // A bridge runs at once what is due where the fork ends: asked first, as that
+                // run may cost money (docs/architecture.md §13, `fork`).
+                let due = state.session.with_untracked(|s| {
+                    let forked = Session::replay(&s.facts()[..upto as usize]).ok()?;
+                    let to = &forked.conversation().in_flight()?.to;
+                    Some(forked.team()?.member(to)?.display_name.clone())
+                });
+                let asked = due.map(|name| {
+                    format!(
+                        "Continue from #{} in a new session? There {name} is due, and the \
+                         bridge runs {name}'s agent at once (a real run, which may cost money). \
+                         This session stays as it is.",
+                        index + 1
+                    )
+                });
+                if asked.is_none_or(|q| crate::browser::confirm(&q)) {
+                    b.fork(upto);
+                }
+            }
         }
     }
 
