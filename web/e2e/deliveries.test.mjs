@@ -187,10 +187,12 @@ test('what-if: the diff compares with the actual prompt, bars are readable, bad 
   await page.by('whatif-max-bytes').dispatchEvent('change');
   assert.match(await page.by('whatif-error').textContent(), /^what-if max bytes: that is not a number/);
   assert.equal(await page.promptText(), prompt);
-  // A good value clears the message.
+  assert.match(await page.by('error-banner').textContent(), /what-if max bytes: that is not a number/);
+  // A good value clears the message, and its copy in the banner.
   await page.by('whatif-window').fill('1');
   await page.by('whatif-window').dispatchEvent('change');
   assert.equal(await page.by('whatif-error').count(), 0);
+  assert.equal(await page.by('error-banner').count(), 0, 'the banner goes with it');
   await page.screenshot('whatif-summary.png');
   await context.close();
 });

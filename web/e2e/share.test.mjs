@@ -76,6 +76,15 @@ test('a link made on a bridge page opens in the page served alone: banner, disca
   await sender.by('share-copied').filter({ hasText: 'copied ✓' }).waitFor();
   assert.equal(await sender.page.evaluate(() => navigator.clipboard.readText()), link);
   const sharedTexts = await contents(sender);
+  // The box closes as the header's menus do: Escape (the focus back on "share"), or a click
+  // outside it.
+  await sender.page.keyboard.press('Escape');
+  assert.equal(await sender.by('share-url').count(), 0);
+  assert.equal(await sender.page.evaluate(() => document.activeElement?.dataset.testid), 'share-link');
+  await sender.by('share-link').click();
+  await sender.by('share-url').waitFor();
+  await sender.by('timeline').click({ position: { x: 5, y: 5 } });
+  assert.equal(await sender.by('share-url').count(), 0);
 
   // The receiver: the built page alone, on another origin, with a conversation of its own.
   const { context, page } = await visit(server.url);

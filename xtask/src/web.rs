@@ -48,9 +48,10 @@ pub fn e2e(ctx: &Ctx) -> Result<(), String> {
 /// fixes a newcomer's walk through the bridge page called for (the spend kept across team
 /// changes, the cost cap in the settings, each delivery's own answer in the inspector), and
 /// by 2 000 B for a bridge gone while an agent runs (nothing shown as running, cancel
-/// disabled saying why), a delivery still out not called delivered, and a fork asking
-/// before the bridge runs an agent at once.
-pub const WASM_GZIP_LIMIT: u64 = 483_500;
+/// disabled saying why), a delivery still out not called delivered, a fork asking before
+/// the bridge runs an agent at once, the share box closing as the menus do and the banner's
+/// copy of a what-if error cleared with it.
+pub const WASM_GZIP_LIMIT: u64 = 484_000;
 /// Issue #25's budget for the page's wasm ("does not grow past 400 KB"), not yet met.
 pub const WASM_GZIP_TARGET: u64 = 400_000;
 

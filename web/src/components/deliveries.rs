@@ -468,7 +468,7 @@ pub fn Deliveries() -> impl IntoView {
             <div class="delivery-row delivery-head" aria-hidden="true">
                 <span>"#"</span><span>"to"</span>
                 // Short heads, so that a narrow pane shows them whole; the full words on hover.
-                <span title="the prompt's bytes (on hover, their share of its budget)">"bytes"</span>
+                <span title="the prompt's bytes: stdin and the system flag together, as the budget counts them (on hover, their share of it)">"bytes"</span>
                 <span>"status"</span>
                 <span title="duration: from when it was due to its reply or failure">"time"</span>
                 <span>"usage"</span>

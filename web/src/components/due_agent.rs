@@ -36,9 +36,9 @@ pub fn DueAgent(
                     {move || due().map(|(name, intent, bytes)| if runs && host.unavailable().is_some() {
                         format!("{name} was running ({intent}) when the bridge disconnected: it was given a {bytes}-byte prompt; what became of the run is known once the bridge is back")
                     } else if runs {
-                        format!("{name} is running ({intent}): it was given a {bytes}-byte prompt (the inspector shows it with {name} selected at the message it answers)")
+                        format!("{name} is running ({intent}): it was given a {bytes}-byte prompt (stdin and system flag; the inspector shows it with {name} selected at the message it answers)")
                     } else {
-                        format!("{name} is due ({intent}): it gets a {bytes}-byte prompt (the inspector shows it with {name} selected at the message it answers)")
+                        format!("{name} is due ({intent}): it gets a {bytes}-byte prompt (stdin and system flag; the inspector shows it with {name} selected at the message it answers)")
                     })}
                 </div>
                 {children()}

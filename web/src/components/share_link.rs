@@ -97,14 +97,39 @@ pub fn ShareLink() -> impl IntoView {
             }
         });
     };
+    // Like the header's menus: a click outside the box or Escape closes it, the focus going
+    // back to "share".
+    let share = NodeRef::<leptos::html::Span>::new();
+    let button = NodeRef::<leptos::html::Button>::new();
+    let click = window_event_listener(leptos::ev::pointerdown, move |ev| {
+        let target = ev.target().and_then(|t| t.dyn_into::<web_sys::Node>().ok());
+        let inside = share
+            .get_untracked()
+            .is_some_and(|s| s.contains(target.as_ref()));
+        if !inside && url.with_untracked(Option::is_some) {
+            url.set(None);
+        }
+    });
+    let escape = window_event_listener(leptos::ev::keydown, move |ev| {
+        if ev.key() == "Escape" && url.with_untracked(Option::is_some) {
+            url.set(None);
+            if let Some(button) = button.get_untracked() {
+                let _ = button.focus();
+            }
+        }
+    });
+    on_cleanup(move || {
+        click.remove();
+        escape.remove();
+    });
     let copied_text = move || match copied.get() {
         Some(true) => "copied ✓",
         Some(false) => "select and copy the link",
         None => "",
     };
     view! {
-        <span class="share">
-        <button data-testid="share-link" on:click=handler(make) title="a link that opens this view's prompts in any copy of the page (the case travels in the link, not to a server; never the bridge's token)">"share"</button>
+        <span class="share" node_ref=share>
+        <button data-testid="share-link" node_ref=button on:click=handler(make) title="a link that opens this view's prompts in any copy of the page (the case travels in the link, not to a server; never the bridge's token)">"share"</button>
         <When when=Memo::new(move |_| url.with(Option::is_some))>
             <span class="share-box">
                 <label class="visually-hidden" for="share-url">"share link"</label>

@@ -95,6 +95,14 @@ pub fn WhatIfPanel(
                 .with_untracked(|w| w.get(&member).cloned().unwrap_or_default());
             match refuse_early(&ev, value.trim()).and_then(|()| change(&mut o, value.trim())) {
                 Ok(()) => {
+                    // The banner's copy of a refused value goes with the panel's, once mended.
+                    if problem.get_untracked().is_some_and(|p| {
+                        state
+                            .error
+                            .with_untracked(|e| e.as_deref() == Some(p.as_str()))
+                    }) {
+                        state.error.set(None);
+                    }
                     problem.set(None);
                     state.whatif.update(|w| {
                         if o.is_empty() {
