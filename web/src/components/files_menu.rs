@@ -79,6 +79,34 @@ fn close_on_outside_or_escape(nav: NodeRef<leptos::html::Nav>) {
     });
 }
 
+/// A popover (the share box, the sessions library) that closes as the menus do: a click or
+/// a tap outside `root`, or Escape wherever the focus is, which then goes back to `toggle`.
+pub fn close_popover_on_outside_or_escape(
+    root: impl Fn() -> Option<web_sys::Element> + 'static,
+    toggle: impl Fn() -> Option<web_sys::HtmlElement> + 'static,
+    is_open: impl Fn() -> bool + Copy + 'static,
+    close: impl Fn() + Copy + 'static,
+) {
+    let click = window_event_listener(leptos::ev::pointerdown, move |ev| {
+        let target = ev.target().and_then(|t| t.dyn_into::<web_sys::Node>().ok());
+        if is_open() && root().is_some_and(|r| !r.contains(target.as_ref())) {
+            close();
+        }
+    });
+    let escape = window_event_listener(leptos::ev::keydown, move |ev| {
+        if ev.key() == "Escape" && is_open() {
+            close();
+            if let Some(toggle) = toggle() {
+                let _ = toggle.focus();
+            }
+        }
+    });
+    on_cleanup(move || {
+        click.remove();
+        escape.remove();
+    });
+}
+
 #[component]
 pub fn FilesMenu() -> impl IntoView {
     let state = use_state();

@@ -9,7 +9,6 @@ use std::sync::Arc;
 
 use agent_chatter::markers;
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 use crate::components::keyed_list::KeyedList;
 use crate::components::when::When;
@@ -175,27 +174,12 @@ pub fn SessionsMenu() -> impl IntoView {
     // Escape wherever the focus is, putting it back on the library's button.
     let root = NodeRef::<leptos::html::Div>::new();
     let toggle = NodeRef::<leptos::html::Button>::new();
-    let click = window_event_listener(leptos::ev::pointerdown, move |ev| {
-        let (true, Some(root)) = (open.get_untracked(), root.get_untracked()) else {
-            return;
-        };
-        let target = ev.target().and_then(|t| t.dyn_into::<web_sys::Node>().ok());
-        if !root.contains(target.as_ref()) {
-            open.set(false);
-        }
-    });
-    let escape = window_event_listener(leptos::ev::keydown, move |ev| {
-        if ev.key() == "Escape" && open.get_untracked() {
-            open.set(false);
-            if let Some(toggle) = toggle.get_untracked() {
-                let _ = toggle.focus();
-            }
-        }
-    });
-    on_cleanup(move || {
-        click.remove();
-        escape.remove();
-    });
+    crate::components::files_menu::close_popover_on_outside_or_escape(
+        move || root.get_untracked().map(Into::into),
+        move || toggle.get_untracked().map(Into::into),
+        move || open.get_untracked(),
+        move || open.set(false),
+    );
     view! {
         <div class="sessions" node_ref=root>
             <label>"session "

@@ -101,27 +101,12 @@ pub fn ShareLink() -> impl IntoView {
     // back to "share".
     let share = NodeRef::<leptos::html::Span>::new();
     let button = NodeRef::<leptos::html::Button>::new();
-    let click = window_event_listener(leptos::ev::pointerdown, move |ev| {
-        let target = ev.target().and_then(|t| t.dyn_into::<web_sys::Node>().ok());
-        let inside = share
-            .get_untracked()
-            .is_some_and(|s| s.contains(target.as_ref()));
-        if !inside && url.with_untracked(Option::is_some) {
-            url.set(None);
-        }
-    });
-    let escape = window_event_listener(leptos::ev::keydown, move |ev| {
-        if ev.key() == "Escape" && url.with_untracked(Option::is_some) {
-            url.set(None);
-            if let Some(button) = button.get_untracked() {
-                let _ = button.focus();
-            }
-        }
-    });
-    on_cleanup(move || {
-        click.remove();
-        escape.remove();
-    });
+    crate::components::files_menu::close_popover_on_outside_or_escape(
+        move || share.get_untracked().map(Into::into),
+        move || button.get_untracked().map(Into::into),
+        move || url.with_untracked(Option::is_some),
+        move || url.set(None),
+    );
     let copied_text = move || match copied.get() {
         Some(true) => "copied ✓",
         Some(false) => "select and copy the link",
