@@ -236,11 +236,15 @@ pub enum Failure {
     CutOff,
     /// It cannot run on this machine (not installed, a prompt it cannot be handed).
     CannotRun,
+    /// Its run was cut short by its host, not by the agent: the bridge stopped (or the
+    /// session was left) while it ran, so the run is recorded as ended rather than made again
+    /// unasked (docs/architecture.md §14c "Interrupted runs").
+    Interrupted,
 }
 
 impl Failure {
     /// Every kind with its JSON name.
-    pub const ALL: [(&'static str, Failure); 8] = [
+    pub const ALL: [(&'static str, Failure); 9] = [
         ("timeout", Failure::Timeout),
         ("cancelled", Failure::Cancelled),
         ("crashed", Failure::Crashed),
@@ -249,6 +253,7 @@ impl Failure {
         ("tooLarge", Failure::TooLarge),
         ("cutOff", Failure::CutOff),
         ("cannotRun", Failure::CannotRun),
+        ("interrupted", Failure::Interrupted),
     ];
 
     /// The words the conversation stores: `{name} failed: {words}`.
@@ -262,6 +267,7 @@ impl Failure {
             Failure::TooLarge => "its reply was over the message size limit",
             Failure::CutOff => "its output was cut off before a final text",
             Failure::CannotRun => "it cannot run on this machine",
+            Failure::Interrupted => "its run was interrupted before it ended",
         }
     }
 }

@@ -282,11 +282,18 @@ impl Hub {
     }
 
     /// Switches every page to session `id` (or a new one with the current team). The session
-    /// being left keeps its log as it is: its running agent is stopped and that run's outcome
-    /// is not recorded, so the delivery is made again when the session is reopened (as after
-    /// a restart). A session that cannot be opened changes nothing, and nothing is stopped.
+    /// being left keeps its log as it is: its running agent is stopped, and when the session is
+    /// reopened that run is recorded as interrupted (as after a restart), not made again. A session that cannot be opened changes nothing, and nothing is stopped.
     pub(crate) async fn open(&self, id: Option<i64>) -> Result<(), HubError> {
         self.ask(|reply| Msg::Open { id, reply }).await
+    }
+
+    /// Notes why the run in flight stops without an outcome (the chat exits while an agent
+    /// runs): the session's next open records that run as interrupted, saying so.
+    pub(crate) async fn stopping(&self, why: &'static str) {
+        let _ = self
+            .read(move |actor| actor.store.run_stopped(actor.session_id, why))
+            .await;
     }
 
     /// The sessions of the database.
@@ -310,8 +317,9 @@ impl Hub {
         self.ask(|reply| Msg::Fork { id, upto, reply }).await
     }
 
-    /// Performs the actions pending after a start (an agent that was running when the bridge
-    /// died is simply delivered again).
+    /// Performs the actions pending after a start. A delivery whose run started and never
+    /// ended (the bridge died while the agent ran) is recorded as interrupted, not made again
+    /// (docs/architecture.md §14c "Interrupted runs").
     pub fn resume(&self) {
         let _ = self.inbox.send(Msg::Resume);
     }
@@ -721,6 +729,10 @@ impl Actor {
             if let Some(running) = self.running.take() {
                 let _ = running.cancel.send(());
             }
+            // Nor is it interrupted: its conversation is over.
+            if let Err(e) = self.store.run_dropped(self.session_id) {
+                eprintln!("bridge: the record of a run of the ended conversation was kept: {e}");
+            }
             self.opening += 1;
         }
         let actions = drain(&mut self.session);
@@ -777,11 +789,28 @@ impl Actor {
         if id != self.session_id {
             self.store.release(self.session_id);
         }
+        // The session left keeps its run's record, so its next open says how the run ended
+        // (docs/architecture.md §14c "Interrupted runs").
+        let stopped = if self.unstored.is_some() {
+            Some("its session was left before its outcome could be written")
+        } else if self.running.is_some() {
+            Some("its session was left while it ran")
+        } else {
+            None
+        };
+        if let Some(why) = stopped {
+            if let Err(e) = self.store.run_stopped(self.session_id, why) {
+                eprintln!(
+                    "bridge: why session {}'s run stopped was not noted: {e}",
+                    self.session_id
+                );
+            }
+        }
         if let Some(running) = self.running.take() {
             let _ = running.cancel.send(());
         }
         // Like a running delivery's, an unwritten outcome is not recorded once its session
-        // is left: the delivery is made again when it is reopened.
+        // is left: the run is recorded as interrupted when it is reopened.
         self.unstored = None;
         crate::debug::session_opened(id, created, &session);
         self.session_id = id;
@@ -793,6 +822,33 @@ impl Actor {
         let actions = drain(&mut self.session);
         self.perform(actions);
         Ok(())
+    }
+
+    /// The `failed` fact for `delivery` when the store says a run of it started and never
+    /// ended: the bridge stopped (or its session was left) while the agent ran. That run may
+    /// have cost money and changed files, so it is not made again unasked; the user can retry
+    /// it (docs/architecture.md §14c "Interrupted runs"). A record of another delivery is stale
+    /// (its conversation moved on) and is dropped.
+    fn interrupted(&mut self, delivery: &Delivery) -> Option<Fact> {
+        let run = self.store.run_in_flight(self.session_id).ok()??;
+        if run.member != delivery.to || run.message != delivery.message.0 {
+            let _ = self.store.run_dropped(self.session_id);
+            return None;
+        }
+        let why = run
+            .stopped
+            .as_deref()
+            .unwrap_or("the bridge stopped while it ran");
+        let started = agent_chatter::transcript::utc(Millis(run.started_ms.max(0) as u64));
+        Some(failed(
+            &delivery.to,
+            Failure::Interrupted,
+            format!(
+                "interrupted: {why} (it started {started}), so what the agent did and what \
+                 the run cost are not known; retry to run it again"
+            ),
+            now(),
+        ))
     }
 
     fn cancel(&mut self, to: String) -> Result<(), HubError> {
@@ -821,6 +877,18 @@ impl Actor {
     }
 
     fn deliver(&mut self, delivery: Delivery) {
+        if let Some(fact) = self.interrupted(&delivery) {
+            // Recorded, not run again: the conversation goes on from the failure.
+            if let Err(e) = self.apply(None, fact) {
+                self.publish(Event::Error {
+                    message: format!(
+                        "{}'s interrupted run could not be recorded: {e}",
+                        delivery.to
+                    ),
+                });
+            }
+            return;
+        }
         let member = self.session.team().and_then(|team| {
             crate::agents::member(team, &delivery.to, &self.agents, self.simulate_all)
         });
@@ -861,6 +929,23 @@ impl Actor {
         // A delivery that cannot be handed over is not announced, and no digest says it was
         // sent.
         if unsendable.is_none() {
+            // A run of a real CLI is noted before it starts, so one the bridge never sees end
+            // (it was killed) is recorded as interrupted when the session is next opened, not
+            // run again unasked (docs/architecture.md §14c "Interrupted runs"). The simulator
+            // costs nothing and changes nothing: its delivery is simply made again.
+            if command.is_some() {
+                if let Err(e) = self.store.run_started(
+                    self.session_id,
+                    &delivery.to,
+                    &delivery.message.0,
+                    now().0 as i64,
+                ) {
+                    eprintln!(
+                        "bridge: the start of {}'s run was not noted: {e}",
+                        delivery.to
+                    );
+                }
+            }
             let prompt = &delivery.prompt;
             let sha256 = prompt.sha256_hex();
             if let Err(e) =
@@ -975,7 +1060,7 @@ impl Actor {
     /// the conversation records a `failed` fact naming its size (a cut reply could mislead
     /// the next agent); so is the output of a run that failed. The outcome of a run whose
     /// session was left meanwhile is not recorded: that session's log stays as it was, and
-    /// the delivery is made again when it is reopened.
+    /// the run is recorded as interrupted when it is reopened.
     fn report(&mut self, finished: Finished) {
         let Finished {
             opening,
@@ -993,7 +1078,7 @@ impl Actor {
         if self.opening != opening {
             eprintln!(
                 "bridge: {to}'s run ended after its session {session} was left; not recorded \
-                 (it is delivered again when that session is opened)"
+                 (it is recorded as interrupted when that session is opened)"
             );
             return;
         }

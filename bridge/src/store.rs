@@ -57,6 +57,22 @@ CREATE TABLE IF NOT EXISTS sent (
 );
 ";
 
+/// The agent run in flight in each session, from its start until its outcome's fact is stored
+/// (in the same transaction as that fact): a row left behind names a run the bridge never saw
+/// end, which the next open records as interrupted instead of running it again unasked
+/// (docs/architecture.md §14c "Interrupted runs"). `stopped` says why it was cut short when
+/// the bridge knew (the session was left); NULL: the bridge itself stopped. Not a fact; added
+/// to older files when they are opened.
+const RUNS_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS runs (
+    session_id INTEGER PRIMARY KEY,
+    member     TEXT NOT NULL,
+    message    TEXT NOT NULL,
+    started_ms INTEGER NOT NULL,
+    stopped    TEXT
+);
+";
+
 /// Who runs each session: one row per session a bridge holds open, renewed while it lives
 /// (see [`Store::lease`]). Not a fact; added to older files when they are opened.
 const LEASE_SCHEMA: &str = "
@@ -130,6 +146,19 @@ pub enum StoreError {
 }
 
 pub use agent_chatter::protocol::{SearchHit, Sent, SessionInfo};
+
+/// A run whose start is recorded and whose outcome is not (see [`RUNS_SCHEMA`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RunInFlight {
+    /// The member (its id) it ran.
+    pub member: String,
+    /// The message (its id) it answers.
+    pub message: String,
+    /// When it started (ms since the epoch).
+    pub started_ms: i64,
+    /// Why the bridge stopped it, when it did; `None`: the bridge itself stopped.
+    pub stopped: Option<String>,
+}
 
 /// An agent's output kept whole (or its first and last MiB) because the conversation could
 /// not record it as a message: who ran, when, and the bytes it printed.
@@ -474,7 +503,7 @@ impl Store {
             "DELETE FROM fact_text WHERE rowid IN (SELECT rowid FROM facts WHERE session_id = ?1)",
             [session],
         )?;
-        for table in ["facts", "sent", "outputs", "leases"] {
+        for table in ["facts", "sent", "outputs", "leases", "runs"] {
             tx.execute(
                 &format!("DELETE FROM {table} WHERE session_id = ?1"),
                 [session],
@@ -528,6 +557,10 @@ impl Store {
             params![session, seq, json],
         )?;
         index(&tx, tx.last_insert_rowid(), fact)?;
+        // A run's record ends with its outcome's fact, in one step (see [`RUNS_SCHEMA`]).
+        if matches!(fact, Fact::Replied { .. } | Fact::Failed { .. }) {
+            tx.execute("DELETE FROM runs WHERE session_id = ?1", [session])?;
+        }
         tx.execute(
             "UPDATE sessions SET updated_ms = ?2 WHERE id = ?1",
             params![session, crate::hub::now().0 as i64],
@@ -595,6 +628,61 @@ impl Store {
             params![session, message, member, sha256],
         )?;
         Ok(())
+    }
+
+    /// Notes that `member`'s run for `message` of `session` started at `started_ms`: until
+    /// its outcome's fact is appended, the row says a run is in flight (see [`RUNS_SCHEMA`]).
+    pub(crate) fn run_started(
+        &self,
+        session: i64,
+        member: &str,
+        message: &str,
+        started_ms: i64,
+    ) -> Result<(), StoreError> {
+        self.writable()?.conn.execute(
+            "INSERT OR REPLACE INTO runs (session_id, member, message, started_ms) VALUES (?1, ?2, ?3, ?4)",
+            params![session, member, message, started_ms],
+        )?;
+        Ok(())
+    }
+
+    /// Notes why the run in flight in `session` was stopped by the bridge without an outcome
+    /// (`its session was left`), for the fact its next open records.
+    pub(crate) fn run_stopped(&self, session: i64, why: &str) -> Result<(), StoreError> {
+        self.writable()?.conn.execute(
+            "UPDATE runs SET stopped = ?2 WHERE session_id = ?1",
+            params![session, why],
+        )?;
+        Ok(())
+    }
+
+    /// Forgets the run in flight in `session` without an outcome: the conversation it was
+    /// made in ended (a new team), so it is neither recorded nor made again.
+    pub(crate) fn run_dropped(&self, session: i64) -> Result<(), StoreError> {
+        self.writable()?
+            .conn
+            .execute("DELETE FROM runs WHERE session_id = ?1", [session])?;
+        Ok(())
+    }
+
+    /// The run in flight in `session` by its row (see [`RUNS_SCHEMA`]), if any.
+    pub(crate) fn run_in_flight(&self, session: i64) -> Result<Option<RunInFlight>, StoreError> {
+        let db = self.db();
+        Ok(db
+            .conn
+            .query_row(
+                "SELECT member, message, started_ms, stopped FROM runs WHERE session_id = ?1",
+                [session],
+                |r| {
+                    Ok(RunInFlight {
+                        member: r.get(0)?,
+                        message: r.get(1)?,
+                        started_ms: r.get(2)?,
+                        stopped: r.get(3)?,
+                    })
+                },
+            )
+            .optional()?)
     }
 
     /// Every digest noted by [`Self::record_sent`] for `session`.
@@ -970,6 +1058,7 @@ fn connect(path: &Path) -> Result<Connection, StoreError> {
         .map_err(open_err)?;
     conn.execute_batch(SENT_SCHEMA).map_err(open_err)?;
     conn.execute_batch(LEASE_SCHEMA).map_err(open_err)?;
+    conn.execute_batch(RUNS_SCHEMA).map_err(open_err)?;
     library(&conn).map_err(open_err)?;
     Ok(conn)
 }

@@ -168,7 +168,8 @@ async fn a_second_bridge_never_runs_a_session_another_one_holds() {
 }
 
 /// Issue #28.4: a holder killed by SIGKILL leaves its session to the next bridge at once (its
-/// process is gone), which runs the pending delivery; a holder that stops renewing (SIGSTOP)
+/// process is gone), which records the run cut short as interrupted (docs/architecture.md
+/// §14c) and runs it again when retried; a holder that stops renewing (SIGSTOP)
 /// loses it when its lease expires, and once it runs again it can no longer write it.
 #[tokio::test]
 async fn a_dead_holders_session_is_taken_over_and_an_expired_lease_too() {
@@ -178,12 +179,15 @@ async fn a_dead_holders_session_is_taken_over_and_an_expired_lease_too() {
     page.send(human("[NEXT: max] take your time")).await;
     page.until(|e| e["type"] == "delivering").await;
 
-    // SIGKILL: nothing is released, yet the next bridge takes the session over at once and
-    // delivers what was pending.
+    // SIGKILL: nothing is released, yet the next bridge takes the session over at once; the
+    // run cut short is recorded as interrupted, and the user's retry runs it again.
     let dir = first.kill();
     let second = Bridge::start(dir, Some(id));
-    // (It delivered at start, before any page connected: the cancel at the end shows the run.)
-    let (mut page, _) = second.hello().await;
+    let (mut page, session) = second.hello().await;
+    assert_eq!(session["facts"][2]["failure"], "interrupted", "{session}");
+    page.send(json!({"v": 1, "type": "apply", "fact": {"type": "retry", "to": "max", "at": 5}}))
+        .await;
+    page.until(|e| e["type"] == "delivering").await;
 
     // Stopped, the holder is alive but renews nothing: refused until its lease expires.
     let pid = second.child.id() as i32;
@@ -217,7 +221,9 @@ async fn a_dead_holders_session_is_taken_over_and_an_expired_lease_too() {
         "taken over {:?} after the holder stopped, before its lease expired",
         stopped.elapsed()
     );
-    let (mut page3, _) = third.hello().await;
+    // The second's run, cut short for the third, is recorded as interrupted there.
+    let (mut page3, session3) = third.hello().await;
+    assert_eq!(session3["facts"][4]["failure"], "interrupted", "{session3}");
 
     // The old holder runs again: what it would write is refused, naming the new one.
     // SAFETY: as above.
@@ -231,13 +237,101 @@ async fn a_dead_holders_session_is_taken_over_and_an_expired_lease_too() {
         )),
         "{error}"
     );
-    // The pending delivery runs in the third bridge, which alone records its end.
+    // Retried, the delivery runs in the third bridge, which alone records its end.
+    page3
+        .send(json!({"v": 1, "type": "apply", "fact": {"type": "retry", "to": "max", "at": 6}}))
+        .await;
+    page3.until(|e| e["type"] == "delivering").await;
     page3
         .send(json!({"v": 1, "type": "cancel", "to": "max"}))
         .await;
-    assert_eq!(page3.until_fact("failed").await["seq"], 3);
+    assert_eq!(page3.until_fact("failed").await["seq"], 7);
     assert_eq!(
         stored_kinds(&db_of(&second)),
-        ["setTeam", "human", "failed"]
+        ["setTeam", "human", "failed", "retry", "failed", "retry", "failed"]
     );
+}
+
+/// A bridge directory whose `max` is `hang.sh` behind a script that notes each start as a line
+/// of `agent-starts` in the directory.
+fn counting_hang_dir() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = Bridge::new_dir(&team(None), "hang.sh");
+    let script = dir.path().join("counting-hang.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho start >> '{}'\nexec '{}'\n",
+            dir.path().join("agent-starts").display(),
+            support::fixture("hang.sh").display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let agents = json!({"agents": {"max": {"command": script.display().to_string(), "args": []}}});
+    std::fs::write(dir.path().join("agents.json"), agents.to_string()).unwrap();
+    dir
+}
+
+/// How many times the agent of [`counting_hang_dir`] `dir` was started.
+fn agent_starts(dir: &std::path::Path) -> usize {
+    std::fs::read_to_string(dir.join("agent-starts"))
+        .map(|s| s.lines().count())
+        .unwrap_or(0)
+}
+
+/// docs/architecture.md §14c "Interrupted runs": an agent still running when the bridge is
+/// killed is not run again by the next start (that run may have cost money and changed
+/// files): its delivery is recorded as failed, kind `interrupted`, saying when it started and
+/// that its work and cost are unknown; the user's retry runs it again.
+#[tokio::test]
+async fn a_run_cut_short_by_a_killed_bridge_is_recorded_as_interrupted_not_made_again() {
+    let first = Bridge::start(counting_hang_dir(), None);
+    let starts = first.dir.path().to_path_buf();
+    let (mut page, session) = first.hello().await;
+    let id = session["id"].as_i64().unwrap();
+    page.send(human("[NEXT: max] take your time")).await;
+    page.until(|e| e["type"] == "delivering").await;
+    wait_for_starts(&starts, 1);
+
+    let second = Bridge::start(first.kill(), Some(id));
+    let (mut page, session) = second.hello().await;
+    let facts = session["facts"].as_array().unwrap();
+    assert_eq!(facts.len(), 3, "{session}");
+    let failed = &facts[2];
+    assert_eq!(failed["type"], "failed");
+    assert_eq!(failed["to"], "max");
+    assert_eq!(failed["failure"], "interrupted");
+    let reason = failed["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("interrupted: the bridge stopped while it ran (it started 20")
+            && reason.ends_with(
+                "UTC), so what the agent did and what the run cost are not known; retry to run it again"
+            ),
+        "{reason}"
+    );
+    page.no_fact_for_half_a_second().await;
+    assert_eq!(
+        agent_starts(&starts),
+        1,
+        "the interrupted run was made again"
+    );
+
+    page.send(json!({"v": 1, "type": "apply", "fact": {"type": "retry", "to": "max", "at": 5}}))
+        .await;
+    page.until(|e| e["type"] == "delivering").await;
+    wait_for_starts(&starts, 2);
+    page.send(json!({"v": 1, "type": "cancel", "to": "max"}))
+        .await;
+    let cancelled = page.until_fact("failed").await;
+    assert_eq!(cancelled["fact"]["failure"], "cancelled", "{cancelled}");
+}
+
+/// Waits (up to 10 s) until the agent of [`counting_hang_dir`] `dir` has started `n` times.
+fn wait_for_starts(dir: &std::path::Path, n: usize) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while agent_starts(dir) < n && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(agent_starts(dir), n, "the agent's starts");
 }

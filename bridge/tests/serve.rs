@@ -666,8 +666,11 @@ async fn opening_a_session_that_does_not_exist_changes_nothing_and_stops_nothing
     );
 }
 
+/// docs/architecture.md §14c "Interrupted runs": a session left while its agent runs keeps its
+/// log as it was; reopened, it records that run as interrupted (saying why) and makes nothing
+/// again unasked.
 #[tokio::test]
-async fn leaving_a_session_mid_run_keeps_its_log_and_reopening_delivers_again() {
+async fn leaving_a_session_mid_run_keeps_its_log_and_reopening_records_the_run_as_interrupted() {
     let bridge = Bridge::start(Bridge::new_dir(&team(None), "hang.sh"), None);
     let (mut page, first) = bridge.hello().await;
     let first_id = first["id"].as_i64().unwrap();
@@ -686,7 +689,7 @@ async fn leaving_a_session_mid_run_keeps_its_log_and_reopening_delivers_again() 
     page.send(human("[NEXT: max] and here")).await;
     page.until(|e| e["type"] == "delivering").await;
 
-    // Back to the first: its log is as it was, and its pending delivery is made again.
+    // Back to the first: its log is as it was, then its run is recorded as interrupted.
     page.send(json!({"v": 1, "type": "openSession", "id": first_id}))
         .await;
     let reopened = page.until(|e| e["type"] == "session").await;
@@ -695,20 +698,31 @@ async fn leaving_a_session_mid_run_keeps_its_log_and_reopening_delivers_again() 
         2,
         "setTeam and the human message"
     );
-    let delivering = page.until(|e| e["type"] == "delivering").await;
-    assert_eq!(delivering["to"], "max");
-    // The run stopped in the second session is recorded in neither.
-    page.no_fact_for_half_a_second().await;
-    // This run is the live one: a cancel ends it, as the first session's next fact.
-    page.send(json!({"v": 1, "type": "cancel", "to": "max"}))
-        .await;
     let failed = page.until_fact("failed").await;
     assert_eq!(failed["seq"], 3);
+    assert_eq!(failed["fact"]["failure"], "interrupted");
+    let reason = failed["fact"]["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("interrupted: its session was left while it ran (it started "),
+        "{reason}"
+    );
+    // Nothing is delivered again: the session waits for the user.
+    page.no_fact_for_half_a_second().await;
+    page.send(json!({"v": 1, "type": "cancel", "to": "max"}))
+        .await;
+    let error = page.until(|e| e["type"] == "error").await;
+    assert!(
+        error["message"].as_str().unwrap().contains("max"),
+        "{error}"
+    );
 
+    // The second session's run was stopped as it was left too.
     page.send(json!({"v": 1, "type": "openSession", "id": second["id"]}))
         .await;
     let again = page.until(|e| e["type"] == "session").await;
     assert_eq!(facts_of(&again).len(), 2, "setTeam and its human message");
+    let failed = page.until_fact("failed").await;
+    assert_eq!(failed["fact"]["failure"], "interrupted");
 }
 
 #[tokio::test]

@@ -740,7 +740,8 @@ export type Failure =
   | "emptyReply"
   | "tooLarge"
   | "cutOff"
-  | "cannotRun";
+  | "cannotRun"
+  | "interrupted";
 
 /**
  * One input of a session (docs/architecture.md §6b); `at` is in milliseconds since the
