@@ -63,7 +63,7 @@ use crate::message::{MemberId, Message, Millis, Text};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::snapshot::{self, Snapshot};
 use crate::team::{self, Member, NotAMember, Team, TeamSettings};
-use crate::usage::{Usage, Usd};
+use crate::usage::{Spend, Usage, Usd};
 
 /// The `format` of a session file this version reads and writes.
 pub const SESSION_FORMAT: &str = "agent-chatter-session/1";
@@ -459,7 +459,7 @@ pub struct Session {
     /// member, and how many they were: money spent stays spent when the team changes, so the
     /// usage shown and the cost cap go on counting it (docs/architecture.md §14c).
     /// (A few members: a list, not a map, for the page's size.)
-    earlier: Vec<(MemberId, Usage, usize)>,
+    earlier: Vec<(MemberId, Spend)>,
     /// The cap counts only the runs since the last team change, as before the spend carried
     /// over: set for a log written that way, which replays only so ([`Self::replay`]).
     cap_resets_on_team_change: bool,
@@ -705,18 +705,14 @@ impl Session {
     /// new team's deliveries pair with its own runs.
     fn set_runs_aside(&mut self) {
         for run in std::mem::take(&mut self.runs) {
-            let i = match self.earlier.iter().position(|(to, ..)| *to == run.to) {
+            let i = match self.earlier.iter().position(|(to, _)| *to == run.to) {
                 Some(i) => i,
                 None => {
-                    self.earlier.push((run.to, Usage::default(), 0));
+                    self.earlier.push((run.to, Spend::default()));
                     self.earlier.len() - 1
                 }
             };
-            let (_, usage, runs) = &mut self.earlier[i];
-            if let Some(u) = &run.usage {
-                usage.add(u);
-            }
-            *runs += 1;
+            self.earlier[i].1.add_run(run.usage.as_ref());
         }
     }
 
@@ -818,7 +814,7 @@ impl Session {
     /// How many runs ended before the last team change: counted in [`Self::usage`], not listed
     /// in [`Self::runs`] (their prompts were built by the earlier team).
     pub fn earlier_runs(&self) -> usize {
-        self.earlier.iter().map(|(.., n)| n).sum()
+        self.earlier.iter().map(|(_, spend)| spend.runs).sum()
     }
 
     /// The run that answered `member`'s prompt whose `[MESSAGE]` is message `at` (its newest
@@ -838,28 +834,23 @@ impl Session {
 
     /// What `member`'s runs (every member's, for `None`) have cost in this session, and how
     /// many runs that is: those before the last team change too ([`Self::earlier_runs`]).
-    pub fn usage(&self, member: Option<&str>) -> (Usage, usize) {
-        let mut total = Usage::default();
-        let mut runs = 0;
-        for (_, usage, count) in self
+    pub fn usage(&self, member: Option<&str>) -> Spend {
+        let mut total = Spend::default();
+        for (_, spend) in self
             .earlier
             .iter()
-            .filter(|(to, ..)| member.is_none_or(|m| *to == m))
+            .filter(|(to, _)| member.is_none_or(|m| *to == m))
         {
-            total.add(usage);
-            runs += count;
+            total.add(spend);
         }
         for run in self
             .runs
             .iter()
             .filter(|r| member.is_none_or(|m| r.to == m))
         {
-            runs += 1;
-            if let Some(u) = &run.usage {
-                total.add(u);
-            }
+            total.add_run(run.usage.as_ref());
         }
-        (total, runs)
+        total
     }
 
     /// The conversation machine (status, queue, waiting state, in-flight delivery).

@@ -193,14 +193,13 @@ fn header(session: &Session, exported: Option<Millis>) -> Vec<(&'static str, Str
     if let Some(task) = session.store().team_task() {
         lines.push(("team task", task.to_string()));
     }
-    let (usage, runs) = session.usage(None);
-    if runs > 0 {
-        let runs = if runs == 1 {
-            "1 run".to_string()
-        } else {
-            format!("{runs} runs")
-        };
-        lines.push(("usage", format!("{} ({runs})", usage.summary())));
+    let spend = session.usage(None);
+    if spend.runs > 0 {
+        let mut runs = crate::usage::runs_word(spend.runs);
+        if spend.unpriced > 0 {
+            runs.push_str(&format!(", {} reported no cost", spend.unpriced));
+        }
+        lines.push(("usage", format!("{} ({runs})", spend.figures())));
     }
     if let Some(at) = exported {
         lines.push(("exported", utc(at)));
@@ -399,7 +398,7 @@ pub fn html(session: &Session, exported: Option<Millis>) -> String {
 /// a scenario). A prompt that cannot be rebuilt has `"error"` in place of its fields.
 pub fn json(session: &Session, exported: Option<Millis>) -> String {
     let team = session.team();
-    let (usage, runs) = session.usage(None);
+    let spend = session.usage(None);
     let messages: Vec<Value> = entries(session)
         .iter()
         .map(|e| {
@@ -443,7 +442,7 @@ pub fn json(session: &Session, exported: Option<Millis>) -> String {
         "team": team,
         "settings": team.map(|t| &t.settings),
         "teamTask": session.store().team_task(),
-        "usage": (runs > 0).then_some(usage),
+        "usage": (spend.runs > 0).then_some(spend.usage),
         "messages": messages,
     });
     let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();

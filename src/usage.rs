@@ -107,6 +107,11 @@ impl Usage {
     /// One line a person reads: `1200 in (1000 cached) · 80 out · $0.0031 · 5.4 s`; the
     /// figures not reported are left out, and nothing reported reads `no usage reported`.
     pub fn summary(&self) -> String {
+        joined(self.figures(self.cost_usd.map(Usd::display)))
+    }
+
+    /// The reported figures in words, in order, with `cost` as the cost's.
+    fn figures(&self, cost: Option<String>) -> Vec<String> {
         let mut parts = Vec::new();
         if let Some(i) = self.input_tokens {
             parts.push(match self.cached_tokens {
@@ -119,17 +124,96 @@ impl Usage {
         if let Some(o) = self.output_tokens {
             parts.push(format!("{o} out"));
         }
-        if let Some(c) = self.cost_usd {
-            parts.push(c.display());
-        }
+        parts.extend(cost);
         if let Some(ms) = self.duration_ms {
             parts.push(format!("{:.1} s", ms as f64 / 1000.0));
         }
-        if parts.is_empty() {
-            "no usage reported".to_string()
-        } else {
-            parts.join(" · ")
+        parts
+    }
+}
+
+/// `parts` joined with ` · `, or `no usage reported` for none.
+fn joined(parts: Vec<String>) -> String {
+    if parts.is_empty() {
+        "no usage reported".to_string()
+    } else {
+        parts.join(" · ")
+    }
+}
+
+/// What a set of runs cost (docs/architecture.md §14c): the figures they reported, summed, how
+/// many runs that is, and how many of them reported figures but no cost (Codex and Gemini
+/// report none). The dollar total leaves those out, so with any of them it is a floor, and is
+/// shown as one: a total that silently undercounts would mislead the person paying.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Spend {
+    pub usage: Usage,
+    pub runs: usize,
+    /// Runs that reported usage without a cost. (A run reporting nothing, such as a simulated
+    /// one, cost nothing.)
+    pub unpriced: usize,
+}
+
+impl Spend {
+    /// Counts one run and what it reported.
+    pub fn add_run(&mut self, usage: Option<&Usage>) {
+        self.runs += 1;
+        if let Some(u) = usage {
+            self.usage.add(u);
+            if u.cost_usd.is_none() && !u.is_empty() {
+                self.unpriced += 1;
+            }
         }
+    }
+
+    /// Adds the runs of `other`.
+    pub fn add(&mut self, other: &Spend) {
+        self.usage.add(&other.usage);
+        self.runs += other.runs;
+        self.unpriced += other.unpriced;
+    }
+
+    /// The cost as a person should read it: `$0.0123`, or `≥ $0.0123` when some runs reported
+    /// no cost; `None` when no run reported one.
+    pub fn cost(&self) -> Option<String> {
+        let cost = self.usage.cost_usd?.display();
+        Some(if self.unpriced > 0 {
+            format!("≥ {cost}")
+        } else {
+            cost
+        })
+    }
+
+    /// The summed figures in words, the cost as [`Self::cost`] gives it:
+    /// `1200 in · 80 out · ≥ $0.0031 · 5.4 s`, or `no usage reported`.
+    pub fn figures(&self) -> String {
+        joined(self.usage.figures(self.cost()))
+    }
+
+    /// `N runs · <figures>`, and which runs reported no cost when some did not:
+    /// `3 runs · 1200 in · 80 out · ≥ $0.0031 · 5.4 s (2 runs reported no cost)`;
+    /// `no runs yet` for none.
+    pub fn summary(&self) -> String {
+        if self.runs == 0 {
+            return "no runs yet".to_string();
+        }
+        let mut text = format!("{} · {}", runs_word(self.runs), self.figures());
+        match self.unpriced {
+            0 => {}
+            n if n == self.runs => text.push_str(" (no cost reported)"),
+            1 => text.push_str(" (1 run reported no cost)"),
+            n => text.push_str(&format!(" ({n} runs reported no cost)")),
+        }
+        text
+    }
+}
+
+/// `1 run`, `3 runs`.
+pub fn runs_word(runs: usize) -> String {
+    if runs == 1 {
+        "1 run".to_string()
+    } else {
+        format!("{runs} runs")
     }
 }
 
@@ -182,6 +266,56 @@ mod tests {
         assert_eq!(total.cost_usd, Usd::new(0.5));
         assert_eq!(total.summary(), "120 in · 7 out · $0.5000");
         assert_eq!(Usage::default().summary(), "no usage reported");
+    }
+
+    #[test]
+    fn a_spend_with_runs_that_report_no_cost_says_its_total_is_a_floor() {
+        let claude = Usage {
+            input_tokens: Some(100),
+            cost_usd: Usd::new(0.5),
+            duration_ms: Some(2000),
+            ..Usage::default()
+        };
+        let codex = Usage {
+            input_tokens: Some(20),
+            output_tokens: Some(7),
+            duration_ms: Some(1000),
+            ..Usage::default()
+        };
+        // (the runs' usage, the summary, the cost)
+        type Case<'a> = (&'a [Option<&'a Usage>], &'a str, Option<&'a str>);
+        let cases: &[Case] = &[
+            (&[], "no runs yet", None),
+            (&[None], "1 run · no usage reported", None),
+            (
+                &[Some(&claude)],
+                "1 run · 100 in · $0.5000 · 2.0 s",
+                Some("$0.5000"),
+            ),
+            (
+                &[Some(&claude), Some(&codex)],
+                "2 runs · 120 in · 7 out · ≥ $0.5000 · 3.0 s (1 run reported no cost)",
+                Some("≥ $0.5000"),
+            ),
+            (
+                &[Some(&codex), Some(&codex)],
+                "2 runs · 40 in · 14 out · 2.0 s (no cost reported)",
+                None,
+            ),
+            (
+                &[Some(&codex), Some(&codex), Some(&claude), None],
+                "4 runs · 140 in · 14 out · ≥ $0.5000 · 4.0 s (2 runs reported no cost)",
+                Some("≥ $0.5000"),
+            ),
+        ];
+        for (runs, summary, cost) in cases {
+            let mut spend = Spend::default();
+            for usage in *runs {
+                spend.add_run(*usage);
+            }
+            assert_eq!(spend.summary(), *summary);
+            assert_eq!(spend.cost().as_deref(), *cost, "{summary}");
+        }
     }
 
     #[test]

@@ -835,12 +835,17 @@ fn usage_is_summed_per_member_and_per_conversation() {
     drain(&mut s);
     s.apply(&Fact::failed("sarah", "boom", Millis(3)).with_usage(usage(0.5)))
         .unwrap();
-    let (max, runs) = s.usage(Some("max"));
-    assert_eq!((max.cost_usd, runs), (Usd::new(0.25), 1));
-    let (all, runs) = s.usage(None);
+    let max = s.usage(Some("max"));
+    assert_eq!((max.usage.cost_usd, max.runs), (Usd::new(0.25), 1));
+    let all = s.usage(None);
     assert_eq!(
-        (all.cost_usd, all.input_tokens, runs),
-        (Usd::new(0.75), Some(2000), 2)
+        (
+            all.usage.cost_usd,
+            all.usage.input_tokens,
+            all.runs,
+            all.unpriced
+        ),
+        (Usd::new(0.75), Some(2000), 2, 0)
     );
     // Each run is found by the message it ended in.
     let run = s.run_at(1).expect("max's reply is message 1");
@@ -860,7 +865,7 @@ fn usage_is_summed_per_member_and_per_conversation() {
     let before = s.usage(None);
     s.apply(&Fact::set_team(team())).unwrap();
     assert_eq!(s.usage(None), before);
-    assert_eq!(s.usage(Some("max")).1, 1);
+    assert_eq!(s.usage(Some("max")).runs, 1);
     assert!(s.runs().is_empty());
     assert_eq!(s.earlier_runs(), 2);
 }
@@ -1214,7 +1219,7 @@ fn a_log_that_went_past_its_cap_through_a_team_change_still_replays_as_written()
     ];
     let s = Session::replay(log.clone()).expect("replays");
     assert_eq!(s.facts(), log.as_slice());
-    assert_eq!(s.usage(None).1, 2);
+    assert_eq!(s.usage(None).runs, 2);
     // Replayed as it was written: the cap counted from the team change, as then.
     assert_eq!(s.conversation().spent(), Usd::new(0.1).unwrap());
 }

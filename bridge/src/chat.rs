@@ -702,35 +702,21 @@ fn cost_report(session: &Session) -> Option<String> {
     let team = session.team()?;
     let mut lines = vec!["Usage in this conversation:".to_string()];
     for member in team.members.iter().filter(|m| m.is_ai()) {
-        let (usage, runs) = session.usage(Some(&member.id));
-        lines.push(format!(
-            "  {}: {}",
-            member.display_name,
-            if runs == 0 {
-                "no runs yet".to_string()
-            } else {
-                format!("{runs} run{}, {}", plural(runs), usage.summary())
-            }
-        ));
+        let spend = session.usage(Some(&member.id));
+        lines.push(format!("  {}: {}", member.display_name, spend.summary()));
     }
-    let (total, runs) = session.usage(None);
-    lines.push(format!(
-        "  total: {runs} run{}, {}",
-        plural(runs),
-        total.summary()
-    ));
+    let total = session.usage(None);
+    lines.push(format!("  total: {}", total.summary()));
     if let Some(max) = team.settings.max_cost_usd {
-        lines.push(format!("  cap (maxCostUsd): {}", max.display()));
+        // The cap can only count what was reported (docs/architecture.md §14c).
+        let counts = if total.unpriced > 0 {
+            " (it counts reported costs only)"
+        } else {
+            ""
+        };
+        lines.push(format!("  cap (maxCostUsd): {}{counts}", max.display()));
     }
     Some(lines.join("\n"))
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
 }
 
 #[cfg(test)]

@@ -392,6 +392,33 @@ impl Hub {
         self.read(Actor::agent_reports).await
     }
 
+    /// When the team sets a cost cap: the members whose CLI reports no cost (Codex, Gemini, a
+    /// plain command), so the cap cannot count their runs (docs/architecture.md §14c).
+    pub async fn uncapped(&self) -> Vec<String> {
+        self.read(|actor| {
+            let Some(team) = actor.session.team() else {
+                return Vec::new();
+            };
+            if team.settings.max_cost_usd.is_none() {
+                return Vec::new();
+            }
+            crate::agents::members(team, &actor.agents, actor.simulate_all)
+                .into_iter()
+                .filter(|m| matches!(m.answerer, Answerer::Cli(_)))
+                .filter(|m| {
+                    let kind = m.command.as_ref().and_then(|c| c.output);
+                    !kind.unwrap_or(AgentType::of(&m.agent_type)).reports_cost()
+                })
+                .map(|m| {
+                    team.member(&m.member)
+                        .map_or(m.member.clone(), |t| t.display_name.clone())
+                })
+                .collect()
+        })
+        .await
+        .unwrap_or_default()
+    }
+
     /// The `session` event (the whole log), for a page that fell behind.
     pub(crate) async fn session_event(&self) -> Result<Event, HubError> {
         self.read(Actor::session_event).await

@@ -387,24 +387,18 @@ fn run(cli: Cli) -> Result<Ending, String> {
             }
             for s in store.list().map_err(|e| e.to_string())? {
                 // What its agent runs cost (docs/architecture.md §14c), from its outcome facts.
-                let mut usage = agent_chatter::usage::Usage::default();
-                let mut runs = 0;
+                let mut spend = agent_chatter::usage::Spend::default();
                 for fact in store.facts(s.id).unwrap_or_default() {
-                    if let agent_chatter::session::Fact::Replied { usage: u, .. }
-                    | agent_chatter::session::Fact::Failed { usage: u, .. } = fact
+                    if let agent_chatter::session::Fact::Replied { usage, .. }
+                    | agent_chatter::session::Fact::Failed { usage, .. } = fact
                     {
-                        runs += 1;
-                        usage.add(&u.unwrap_or_default());
+                        spend.add_run(usage.as_deref());
                     }
                 }
-                let cost = if runs == 0 {
+                let cost = if spend.runs == 0 {
                     String::new()
                 } else {
-                    format!(
-                        "  {runs} run{}: {}",
-                        if runs == 1 { "" } else { "s" },
-                        usage.summary()
-                    )
+                    format!("  {}", spend.summary())
                 };
                 let when = |ms| store.local_time(ms).unwrap_or_default();
                 println!(
@@ -537,6 +531,14 @@ async fn say_who_cannot_run(hub: &hub::Hub, simulate: bool) {
             eprintln!("agent-chatter: cannot run {why}");
         }
     }
+    let uncapped = hub.uncapped().await;
+    if !uncapped.is_empty() {
+        eprintln!(
+            "agent-chatter: the team's cost cap (maxCostUsd) counts reported costs only, and the \
+             CLIs of {} report none: their runs are not counted against it",
+            uncapped.join(", ")
+        );
+    }
 }
 
 /// `word` as a reader would retype it: quoted when empty or when it holds spaces or quotes
@@ -552,7 +554,7 @@ fn shell_word(word: &str) -> String {
 /// Runs `work` on a new runtime until it ends or the process is told to stop (Ctrl-C, SIGTERM,
 /// SIGHUP). Either way the runtime then drops every task left, so an agent still running is
 /// killed with its whole process group (`agents::run`) instead of living on, orphaned; its
-/// delivery is performed again when the session is resumed (docs/architecture.md §6b).
+/// run is recorded as interrupted when the session is resumed (docs/architecture.md §14c).
 fn until_stopped<T>(
     work: impl std::future::Future<Output = Result<T, String>>,
 ) -> Result<T, String> {

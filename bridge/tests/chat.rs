@@ -604,10 +604,10 @@ fn a_members_run_settings_reach_its_cli_and_its_usage_is_told() {
     let (out, err, ok) = chat("/cost\n", "", Some("1"), Some(&dir));
     assert!(ok, "{err}");
     assert!(
-        out.contains("  max: 1 run, 150 in (50 cached) · 20 out · $0.0100 · 1.2 s"),
+        out.contains("  max: 1 run · 150 in (50 cached) · 20 out · $0.0100 · 1.2 s"),
         "{out}"
     );
-    assert!(out.contains("  total: 1 run, 150 in (50 cached)"), "{out}");
+    assert!(out.contains("  total: 1 run · 150 in (50 cached)"), "{out}");
     // `sessions` lists the totals too.
     let sessions = Command::new(support::bin())
         .args(["sessions", "--db"])
@@ -616,8 +616,52 @@ fn a_members_run_settings_reach_its_cli_and_its_usage_is_told() {
         .unwrap();
     let listed = String::from_utf8_lossy(&sessions.stdout);
     assert!(
-        listed.contains("1 run: 150 in (50 cached) · 20 out · $0.0100 · 1.2 s"),
+        listed.contains("  1 run · 150 in (50 cached) · 20 out · $0.0100 · 1.2 s"),
         "{listed}"
+    );
+}
+
+/// docs/architecture.md §14c: Codex reports tokens but no cost, so a total over its runs and
+/// Claude's is a floor and says so (`≥`, and how many runs reported none), and a team with a
+/// cost cap is told at start that the cap cannot count that member's runs.
+#[test]
+fn a_cost_total_says_which_runs_reported_no_cost_and_a_cap_is_told_what_it_cannot_count() {
+    let mut t = team(None);
+    t["members"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"name": "cody", "displayName": "Cody", "kind": "ai", "agentType": "openai-codex"}));
+    t["settings"]["maxCostUsd"] = serde_json::json!(5.0);
+    let dir = Bridge::new_dir(&t, "claude-settings.sh");
+    let agents = serde_json::json!({"agents": {
+        "max": {"command": support::fixture("claude-settings.sh").display().to_string()},
+        "cody": {"command": support::fixture("codex-stream.sh").display().to_string()}
+    }});
+    std::fs::write(dir.path().join("agents.json"), agents.to_string()).unwrap();
+
+    let (out, err, ok) = chat("[NEXT: max] go\n", "", None, Some(&dir));
+    assert!(ok, "{out}{err}");
+    assert!(
+        err.contains(
+            "the team's cost cap (maxCostUsd) counts reported costs only, and the CLIs of Cody \
+             report none: their runs are not counted against it"
+        ),
+        "{err}"
+    );
+    let (out, err, ok) = chat("[NEXT: cody] and you\n", "", Some("1"), Some(&dir));
+    assert!(ok, "{out}{err}");
+    let (out, err, ok) = chat("/cost\n", "", Some("1"), Some(&dir));
+    assert!(ok, "{err}");
+    assert!(out.contains("  Cody: 1 run · 40 in · 10 out · "), "{out}");
+    assert!(out.contains("(no cost reported)"), "{out}");
+    assert!(
+        out.contains("  total: 2 runs · 190 in (50 cached) · 30 out · ≥ $0.0100 · "),
+        "{out}"
+    );
+    assert!(out.contains("(1 run reported no cost)"), "{out}");
+    assert!(
+        out.contains("  cap (maxCostUsd): $5.00 (it counts reported costs only)"),
+        "{out}"
     );
 }
 

@@ -129,6 +129,9 @@ test('bridge: statuses, usage, honest outcomes, read-only run settings, title an
   assert.match(await failure.getByTestId('failure-reason').textContent(), /segfault in the model client/);
   assert.doesNotMatch(await failure.locator('.content').textContent(), /segfault/);
   assert.deepEqual(await page.page.evaluate(() => window.__notes.map(([t]) => t)), ['✗ Carol failed — agent-chatter']);
+  // Her crashed run reported no cost: her usage says so, and the total is a floor (≥).
+  assert.match(await page.by('member-row').nth(3).getByTestId('member-usage').textContent(), /^1 run · .* \(no cost reported\)$/);
+  assert.match(await page.by('usage-total').textContent(), /^usage: 3 runs · ≥ \$0\.0041 · cap \$1\.00$/);
   await page.screenshot('runs-failed.png');
   // Her delivery, chosen in the deliveries list: the inspector says how her run answered it
   // (not only the run that wrote the message she was given).
@@ -145,7 +148,7 @@ test('bridge: statuses, usage, honest outcomes, read-only run settings, title an
   await instruction.dispatchEvent('change');
   await page.by('recipient-select').selectOption('max');
   await page.by('system-flag-text').filter({ hasText: 'Edited.' }).waitFor();
-  assert.match(await page.by('usage-total').textContent(), /^usage: 3 runs · .*\$0\.0041.* · cap \$1\.00$/);
+  assert.match(await page.by('usage-total').textContent(), /^usage: 3 runs · ≥ \$0\.0041 · cap \$1\.00$/);
   await page.by('deliveries-tab').click();
   assert.match(await page.by('deliveries-count').textContent(), /3 earlier run\(s\), before the team changed, are counted in the usage/);
   await page.by('messages-tab').click();

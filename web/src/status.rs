@@ -5,7 +5,7 @@
 use agent_chatter::conversation::Status;
 use agent_chatter::message::MemberId;
 use agent_chatter::session::{Fact, Session};
-use agent_chatter::usage::Usage;
+use agent_chatter::usage::Spend;
 
 /// A retry the running agent's CLI reported (`retrying` event): shown until its run ends.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,16 +142,10 @@ pub fn duration_words(ms: u64) -> String {
 }
 
 /// The runs of `member` (every member's for `None`) and what they cost, in words:
-/// `2 runs · 1200 in (1000 cached) · 80 out · $0.0031 · 5.4 s`; `None` before any run.
-pub fn usage_words(usage: &Usage, runs: usize) -> Option<String> {
-    (runs > 0).then(|| {
-        let runs = if runs == 1 {
-            "1 run".to_string()
-        } else {
-            format!("{runs} runs")
-        };
-        format!("{runs} · {}", usage.summary())
-    })
+/// `2 runs · 1200 in (1000 cached) · 80 out · $0.0031 · 5.4 s` (`Spend::summary`: a cost
+/// that leaves out runs reporting none reads `≥ $…`, and says how many); `None` before any run.
+pub fn usage_words(spend: &Spend) -> Option<String> {
+    (spend.runs > 0).then(|| spend.summary())
 }
 
 /// What the user is needed for, once the latest fact is an agent's outcome: that agent failed
@@ -294,9 +288,13 @@ mod tests {
         assert_eq!(duration_words(1_800_000), "30 min");
         assert_eq!(duration_words(90_000), "1 min 30 s");
         assert_eq!(duration_words(1500), "1.5 s");
-        assert_eq!(usage_words(&Usage::default(), 0), None);
+        assert_eq!(usage_words(&Spend::default()), None);
+        let one = Spend {
+            runs: 1,
+            ..Spend::default()
+        };
         assert_eq!(
-            usage_words(&Usage::default(), 1).as_deref(),
+            usage_words(&one).as_deref(),
             Some("1 run · no usage reported")
         );
     }

@@ -41,6 +41,12 @@ impl AgentType {
             _ => AgentType::Command,
         }
     }
+
+    /// Whether its CLI reports what a run cost (docs/architecture.md §14c): only Claude's
+    /// `total_cost_usd`; Codex and Gemini report tokens, a plain command nothing.
+    pub fn reports_cost(self) -> bool {
+        self == AgentType::Claude
+    }
 }
 
 /// One runnable command: the program and its arguments (before the system flag), and, for a

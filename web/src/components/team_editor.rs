@@ -65,10 +65,9 @@ pub fn TeamEditor() -> impl IntoView {
             let id = id.clone();
             move |_| {
                 let _ = state.runs.get();
-                state.session.with_untracked(|s| {
-                    let (usage, runs) = s.usage(Some(&id));
-                    usage_words(&usage, runs)
-                })
+                state
+                    .session
+                    .with_untracked(|s| usage_words(&s.usage(Some(&id))))
             }
         });
         let run_info = Memo::new({

@@ -2,30 +2,37 @@
 //! and time, those before a team change too, against the team's cap (`maxCostUsd`) when it
 //! sets one.
 
-use agent_chatter::usage::{Usage, Usd};
+use agent_chatter::usage::{runs_word, Spend, Usd};
 use leptos::prelude::*;
 
 #[component]
 pub fn UsageTotal(
-    /// The conversation's usage and how many runs it sums.
+    /// What the conversation's runs cost.
     #[prop(into)]
-    usage: Signal<(Usage, usize)>,
+    usage: Signal<Spend>,
     /// The team's spending cap.
     #[prop(into)]
     cap: Signal<Option<Usd>>,
 ) -> impl IntoView {
-    // Short, so the header stays one line: the runs, what they cost and the cap; the tokens
-    // and time are per member and per delivery.
+    // Short, so the header stays one line: the runs, what they cost (`≥` when some runs
+    // reported no cost) and the cap; the tokens and time are per member and per delivery.
     let text = move || {
-        let (usage, runs) = usage.get();
-        let mut text = match (runs, usage.cost_usd) {
-            (0, _) => "no runs yet".to_string(),
-            (_, Some(cost)) => format!("{} · {}", runs_word(runs), cost.display()),
-            _ if usage.is_empty() => format!("{} · no usage reported", runs_word(runs)),
-            _ => format!("{} · no cost reported", runs_word(runs)),
+        let spend = usage.get();
+        let cost = spend.cost().unwrap_or_else(|| {
+            if spend.usage.is_empty() {
+                "no usage reported"
+            } else {
+                "no cost reported"
+            }
+            .to_string()
+        });
+        let mut text = if spend.runs == 0 {
+            "no runs yet".to_string()
+        } else {
+            format!("{} · {cost}", runs_word(spend.runs))
         };
         if let Some(cap) = cap.get() {
-            let spent = usage.cost_usd.map_or(0.0, Usd::dollars);
+            let spent = spend.usage.cost_usd.map_or(0.0, Usd::dollars);
             text.push_str(&format!(" · cap {}", cap.display()));
             if spent >= cap.dollars() {
                 text.push_str(" reached");
@@ -35,16 +42,8 @@ pub fn UsageTotal(
     };
     view! {
         <span class="usage-total" data-testid="usage-total"
-            title="what this session's agent runs reported (team changes included): how many and their cost here; tokens and time per member and per delivery; the team's cost cap (maxCostUsd) when it sets one">
+            title="what this session's agent runs reported (team changes included): how many and their cost (≥: some runs reported no cost, as Codex and Gemini do; the cap (maxCostUsd) counts reported costs only); tokens and time per member and per delivery">
             "usage: "{text}
         </span>
-    }
-}
-
-fn runs_word(runs: usize) -> String {
-    if runs == 1 {
-        "1 run".to_string()
-    } else {
-        format!("{runs} runs")
     }
 }
