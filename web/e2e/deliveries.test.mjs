@@ -56,16 +56,16 @@ test('simulation: one row per delivery with its status; filters; a row sets the 
   const before = await page.promptText();
   await rows(page).nth(0).click();
   assert.equal(await page.by('recipient-select').inputValue(), 'max');
-  assert.match(await page.by('inspector-at').textContent(), /^at #1 · delivered$/);
+  await page.by('inspector-at').filter({ hasText: /^at #1 · delivered$/ }).waitFor({ timeout: 2000 });
   assert.notEqual(await page.promptText(), before);
   assert.equal(await rows(page).nth(0).getAttribute('aria-selected'), 'true');
   await rows(page).nth(1).focus();
   await page.page.keyboard.press('Enter');
   assert.equal(await page.by('recipient-select').inputValue(), 'sarah');
-  assert.match(await page.by('inspector-at').textContent(), /^at #2 · delivered$/);
+  await page.by('inspector-at').filter({ hasText: /^at #2 · delivered$/ }).waitFor({ timeout: 2000 });
   // The one still due says so: nobody has received it yet.
   await rows(page).nth(2).click();
-  assert.match(await page.by('inspector-at').textContent(), /^at #3 · due: what it gets once answered$/);
+  await page.by('inspector-at').filter({ hasText: /^at #3 · due: what it gets once answered$/ }).waitFor({ timeout: 2000 });
   await page.screenshot('deliveries-simulation.png');
 
   // A simulated reply: Carol's row is delivered, and the next one due is listed.

@@ -66,7 +66,7 @@ test('a fork copies the log up to a message into a new session; the original sta
   await context.close();
 });
 
-test("a session named after its team follows another team opened in it; a name the user typed stays", async () => {
+test("a file opened over a conversation is a new session named after its team, which follows the team's name until the user names it", async () => {
   const { context, page } = await served.visit();
   const shown = () => page.by('session-select').locator('option:checked').textContent();
   assert.match(await shown(), /^Release notes crew · /);
@@ -74,16 +74,23 @@ test("a session named after its team follows another team opened in it; a name t
   await count(page, 5);
   await page.page.waitForFunction(() => document.querySelector('[data-testid=session-select] option:checked')?.textContent.startsWith('Big team · '));
   await openLibrary(page);
-  assert.deepEqual((await entries(page)).map((e) => e[0]), ['Big team']);
-  // Named by the user: another team opened in it leaves the name as typed.
+  assert.deepEqual((await entries(page)).map((e) => e[0]), ['Big team', 'Release notes crew'], 'the demo stays');
+  await page.page.keyboard.press('Escape');
+  // Named after its team: a new team name renames it.
+  const rename = async (name) => {
+    await page.by('team-name-input').fill(name);
+    await page.by('team-name-input').dispatchEvent('change');
+    await page.by('team-name').filter({ hasText: new RegExp(`^${name}$`) }).waitFor();
+  };
+  await rename('Other crew');
+  await page.page.waitForFunction(() => document.querySelector('[data-testid=session-select] option:checked')?.textContent.startsWith('Other crew · '));
+  // Named by the user: the name stays as typed.
+  await openLibrary(page);
   const name = page.by('session-entry').first().getByTestId('session-name');
   await name.fill('Mine');
   await name.press('Enter');
   await page.page.keyboard.press('Escape');
-  const other = bigSession(3);
-  other.facts[0].team = { ...other.facts[0].team, name: 'Other crew' };
-  await page.openFile('other.json', JSON.stringify(other));
-  await count(page, 3);
+  await rename('Third crew');
   await page.page.waitForTimeout(400);
   assert.match(await shown(), /^Mine · /);
   page.assertNoErrors();

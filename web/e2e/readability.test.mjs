@@ -101,36 +101,42 @@ test('200 messages open fast, stay virtualised, and read whole wherever one scro
   await context.close();
 });
 
-test('opening a file over a conversation asks first and says what will be lost', async () => {
+test('page alone: a file opened over a conversation opens as a new session; the conversation stays in the library', async () => {
   const { context, page } = await visit();
   assert.equal(await page.timelineCount(), 3);
   const team = await page.download('export-team');
-  const waitDialog = async (n) => {
-    for (let i = 0; i < 100 && page.dialogs.length === n; i++) await page.page.waitForTimeout(20);
-    assert.equal(page.dialogs.length, n + 1, 'no question was asked');
+  const entries = async () => {
+    if (!(await page.by('session-library').count())) await page.by('library-toggle').click();
+    const names = await page.by('session-entry').evaluateAll((rows) =>
+      rows.map((r) => r.querySelector('[data-testid=session-name]').value));
+    await page.page.keyboard.press('Escape');
+    return names;
   };
-  // Declined: nothing changes.
-  page.dialogAnswer = false;
+  // Nothing is asked (nothing is replaced): the team starts a new conversation in a new session.
   await page.openFile('team.json', team);
-  await waitDialog(0);
-  assert.match(page.dialogs[0], /team\.json/);
-  assert.match(page.dialogs[0], /its 3 messages .*will be lost/);
-  assert.match(page.dialogs[0], /save session/);
-  assert.equal(await page.timelineCount(), 3);
-  // Accepted: the new team starts a new conversation.
-  page.dialogAnswer = true;
-  await page.openFile('team.json', team);
-  await waitDialog(1);
   await page.page.waitForFunction(() => document.querySelectorAll('[data-testid="timeline-message"]').length === 0);
-  // Nothing to lose: nothing asked.
+  assert.deepEqual(page.dialogs, [], 'a question was asked');
+  assert.deepEqual(await entries(), ['Release notes crew', 'Release notes crew']);
+  // The demo is still there, its three messages kept.
+  const open = async (filter) => {
+    await page.by('library-toggle').click();
+    await page.by('session-entry').filter(filter).getByTestId('session-open').click();
+  };
+  const demoFirst = 'Max, please draft them from the changelog.';
+  await open({ hasText: demoFirst });
+  await page.page.waitForFunction(() => document.querySelectorAll('[data-testid="timeline-message"]').length === 3);
+  // Over a conversation with no message yet, a file takes its place: no empty session is left.
+  await open({ hasNotText: demoFirst });
+  await page.page.waitForFunction(() => document.querySelectorAll('[data-testid="timeline-message"]').length === 0);
   await page.openFile('team.json', team);
   await page.page.waitForTimeout(300);
-  assert.equal(page.dialogs.length, 2);
-  // A file that does not read is refused before any question.
+  assert.equal((await entries()).length, 2);
+  // A file that does not read is refused, and nothing changes.
   await page.send('[FROM: kailai] hello [NEXT: max]');
   await page.openFile('broken.json', '{"format": "agent-chatter-session/1", "facts": 3}');
   await page.by('error-banner').waitFor();
-  assert.equal(page.dialogs.length, 2);
+  assert.equal((await entries()).length, 2);
+  assert.deepEqual(page.dialogs, []);
   page.assertNoErrors();
   await context.close();
 });

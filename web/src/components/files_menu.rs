@@ -191,8 +191,8 @@ pub fn FilesMenu() -> impl IntoView {
     }
 }
 
-/// Whether the user agrees to replace the conversation shown by what `name` holds (`what`):
-/// asked only when there is something to lose, saying what.
+/// Whether the user agrees to replace the bridge's conversation shown by what `name` holds
+/// (`what`): asked only when there is something to lose, saying what.
 fn may_replace(state: &AppState, name: &str, what: &str) -> bool {
     let messages = state.message_count.get_untracked();
     if messages == 0 {
@@ -212,10 +212,26 @@ fn may_replace(state: &AppState, name: &str, what: &str) -> bool {
 fn open_file(state: &AppState, host: Host, name: &str, text: &str) {
     let team = state.team.get_untracked();
     let opened = files::open(name, text, team.as_deref());
+    // Page alone, a file opens as a session of the library: over a conversation, a new one
+    // beside it, so nothing is replaced and nothing needs asking (docs/architecture.md §13).
+    if let Host::Simulation(sim) = host {
+        let fact = match opened {
+            Ok(Opened::Session(session)) => return sim.open_file_session(*session),
+            Ok(Opened::Team(team)) => agent_chatter::session::Fact::set_team(team),
+            Ok(Opened::Scenario(scenario)) => {
+                agent_chatter::session::Fact::LoadScenario { scenario }
+            }
+            Err(e) => return state.report(e),
+        };
+        let mut session = agent_chatter::session::Session::new();
+        return match session.apply(&fact) {
+            Ok(()) => sim.open_file_session(session),
+            Err(e) => state.report(e.to_string()),
+        };
+    }
     let replaces = match &opened {
         // A bridge keeps its own log and refuses a session file: nothing is replaced.
-        Ok(Opened::Session(_)) if matches!(host, Host::Bridge(_)) => None,
-        Ok(Opened::Session(_)) => Some("session"),
+        Ok(Opened::Session(_)) => None,
         Ok(Opened::Team(_)) => Some("team (a new team starts a new conversation)"),
         Ok(Opened::Scenario(_)) => Some("scenario"),
         Err(_) => None,

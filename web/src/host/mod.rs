@@ -153,11 +153,11 @@ impl Host {
         }
     }
 
-    /// Opens a session file: the simulation continues it; a bridge keeps its own log and
-    /// says so.
+    /// Opens a session file: the simulation continues it (`Simulation::open_file_session`);
+    /// a bridge keeps its own log and says so.
     pub fn open_session_file(&self, name: &str, session: Session) {
         match self {
-            Host::Simulation(s) => s.open_session_file(session),
+            Host::Simulation(s) => s.open_file_session(session),
             Host::Bridge(b) => b.refuse_session_file(name),
         }
     }

@@ -368,9 +368,15 @@ impl Simulation {
         }
     }
 
-    /// A session file the user opened: the page continues it.
-    pub fn open_session_file(&self, session: Session) {
-        self.adopt(session);
+    /// A file the user opened, as a session (a session file's log, or a team's or scenario's
+    /// first fact): shown in place of a conversation with no message yet, else added to the
+    /// library beside the one shown, which stays as it was.
+    pub fn open_file_session(&self, session: Session) {
+        if self.state.message_count.get_untracked() == 0 {
+            self.adopt(session);
+        } else {
+            self.add(default_name(&session), session);
+        }
         self.state.error.set(None);
     }
 
