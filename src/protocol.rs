@@ -226,11 +226,13 @@ pub fn first_message(facts: &[Fact]) -> Option<String> {
     })
 }
 
-/// The text of `fact` that `searchSessions` searches: a human message, a reply, or a
-/// scenario's messages (one per line); none for the others.
+/// The text of `fact` that `searchSessions` searches: a human message, a reply, a failure's
+/// whole reason (what the people read: "which run hit the rate limit?"), or a scenario's
+/// messages (one per line); none for the others.
 pub fn searchable_text(fact: &Fact) -> Option<String> {
     match fact {
         Fact::Human { text, .. } | Fact::Replied { text, .. } => Some(text.as_str().to_owned()),
+        Fact::Failed { reason, .. } => Some(reason.clone()),
         Fact::LoadScenario { scenario } => Some(
             scenario
                 .messages

@@ -812,6 +812,13 @@ fn library(conn: &Connection) -> rusqlite::Result<()> {
         "DELETE FROM fact_text WHERE rowid NOT IN (SELECT rowid FROM facts)",
         [],
     )?;
+    // Failures were indexed without text before their reasons were searchable: indexed
+    // again below. (A failure is the only fact whose text may be empty.)
+    tx.execute(
+        "DELETE FROM fact_text WHERE text = '' AND rowid IN
+            (SELECT rowid FROM facts WHERE json_extract(fact, '$.type') = 'failed')",
+        [],
+    )?;
     {
         let mut missing = tx.prepare(
             "SELECT rowid, fact FROM facts WHERE rowid NOT IN (SELECT rowid FROM fact_text)",

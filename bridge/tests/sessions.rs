@@ -229,6 +229,47 @@ async fn search_finds_a_replys_word_in_another_session_ignoring_case() {
     );
 }
 
+/// A failure's reason is searchable (which run was stopped, which hit a limit), in files
+/// written before it was too: their failures are indexed again when the file is opened.
+#[tokio::test]
+async fn search_finds_a_failures_reason_also_in_a_file_indexed_before_reasons_were() {
+    let d = dir();
+    let bridge = serve(d.path(), &["--team", &with_team(d.path())]);
+    let (mut page, session) = bridge.hello().await;
+    let first = session["id"].as_i64().unwrap();
+    page.send(human("[NEXT: max] take your time")).await;
+    page.until(|e| e["type"] == "delivering").await;
+    page.send(json!({"v": 1, "type": "cancel", "to": "max"}))
+        .await;
+    let failed = page.until_fact("failed").await;
+    assert_eq!(failed["seq"], 3);
+    let found = search(&mut page, "STOPPED").await;
+    let hits = found["hits"].as_array().unwrap();
+    assert!(
+        hits.iter().any(|h| h["session"] == first && h["seq"] == 3),
+        "{found}"
+    );
+    drop(page);
+    drop(bridge);
+
+    // As a version before this one indexed it: the failure without text.
+    let db = rusqlite::Connection::open(d.path().join("sessions.db")).unwrap();
+    db.execute_batch(
+        "DELETE FROM fact_text WHERE rowid = (SELECT rowid FROM facts WHERE seq = 3);
+         INSERT INTO fact_text (rowid, text) SELECT rowid, '' FROM facts WHERE seq = 3;",
+    )
+    .unwrap();
+    drop(db);
+    let again = serve(d.path(), &[]);
+    let (mut page, _) = again.hello().await;
+    let found = search(&mut page, "stopped").await;
+    let hits = found["hits"].as_array().unwrap();
+    assert!(
+        hits.iter().any(|h| h["session"] == first && h["seq"] == 3),
+        "{found}"
+    );
+}
+
 #[tokio::test]
 async fn sessions_search_lists_the_matching_facts_in_the_terminal() {
     let d = dir();
