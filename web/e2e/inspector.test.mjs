@@ -298,6 +298,15 @@ test('a reload restores the session, and a corrupt stored session is set aside, 
   assert.equal(await page.timelineCount(), lastCount);
   assert.equal(await page.by('timeline-message').nth(count - 1).locator('.content').textContent(), last);
   assert.match(await page.lastMessageText(), /and the very last one/);
+  // A message being typed survives a reload; once sent, it is no longer kept.
+  await page.by('composer-input').fill('half a thought [NEXT: ma');
+  await page.reload();
+  assert.equal(await page.by('composer-input').inputValue(), 'half a thought [NEXT: ma');
+  await page.by('composer-input').fill('[FROM: kailai] a whole thought');
+  await page.by('composer-send').click();
+  await page.page.waitForFunction(() => document.querySelector('[data-testid="composer-input"]').value === '');
+  await page.reload();
+  assert.equal(await page.by('composer-input').inputValue(), '');
 
   // The log of the session shown (in the library this browser keeps) no longer reads.
   await page.page.evaluate(() => {

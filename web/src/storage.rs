@@ -344,6 +344,28 @@ pub fn save_log(id: i64, facts: &[Fact], since: Option<usize>) -> Result<(), Str
     write_log(&storage().ok_or(no_storage())?, id, facts, since)
 }
 
+/// Where the composer's text is kept while it is typed, so a reload loses no draft.
+pub const DRAFT_KEY: &str = "agent-chatter/draft";
+
+/// The composer's text when the page was left (empty: none).
+pub fn draft() -> String {
+    storage()
+        .and_then(|s| s.get_item(DRAFT_KEY).ok().flatten())
+        .unwrap_or_default()
+}
+
+/// Keeps the composer's text for the next visit (an empty text removes it). A storage that
+/// is full or off keeps nothing; the text stays in the composer all the same.
+pub fn set_draft(text: &str) {
+    if let Some(storage) = storage() {
+        let _ = if text.is_empty() {
+            storage.remove_item(DRAFT_KEY)
+        } else {
+            storage.set_item(DRAFT_KEY, text)
+        };
+    }
+}
+
 /// Where the user's choice to be notified is kept.
 pub const NOTIFY_KEY: &str = "agent-chatter/notify";
 

@@ -50,10 +50,12 @@ pub fn e2e(ctx: &Ctx) -> Result<(), String> {
 /// by 2 000 B for a bridge gone while an agent runs (nothing shown as running, cancel
 /// disabled saying why), a delivery still out not called delivered, a fork asking before
 /// the bridge runs an agent at once, the share box closing as the menus do and the banner's
-/// copy of a what-if error cleared with it; then by 500 B for the `interrupted` failure kind,
-/// cost totals that say they leave out runs reporting no cost (`≥ $…`), and a file opened
-/// page-alone as a new session of the library instead of over the conversation shown.
-pub const WASM_GZIP_LIMIT: u64 = 484_500;
+/// copy of a what-if error cleared with it; then by 1 000 B for the `interrupted` failure
+/// kind, cost totals that say they leave out runs reporting no cost (`≥ $…`), a file opened
+/// page-alone as a new session of the library instead of over the conversation shown, a
+/// failure notice the inspector says no agent is sent, failures found by their reason, and a
+/// composer draft kept across a reload.
+pub const WASM_GZIP_LIMIT: u64 = 485_000;
 /// Issue #25's budget for the page's wasm ("does not grow past 400 KB"), not yet met.
 pub const WASM_GZIP_TARGET: u64 = 400_000;
 

@@ -14,7 +14,9 @@ use crate::state::use_state;
 pub fn Composer() -> impl IntoView {
     let host = use_host();
     let state = use_state();
-    let text = RwSignal::new(String::new());
+    // What was typed survives a reload (docs/architecture.md §13).
+    let text = RwSignal::new(crate::storage::draft());
+    crate::erased::effect(move || text.with(|t| crate::storage::set_draft(t)));
     // (name as written, the member's name and display name it most likely meant)
     let unknown = Memo::new(move |_| {
         text.with(|text| {

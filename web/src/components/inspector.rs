@@ -66,6 +66,16 @@ pub fn Inspector() -> impl IntoView {
             "due: what it gets once answered"
         } else if state.delivered.get() {
             "delivered"
+        } else if state.session.with(|s| {
+            state
+                .shown_at
+                .get()
+                .and_then(|at| s.run_at(at))
+                .is_some_and(|r| r.failed.is_some())
+        }) {
+            // No agent is ever sent a failure notice as its message: the preview is
+            // hypothetical, and says so.
+            "a failure notice, sent to no agent: shown as if it were"
         } else {
             "would receive"
         };
