@@ -497,6 +497,12 @@ impl Run {
         }
     }
 
+    /// Its host stopped it before its CLI could report (kind `interrupted`): what it cost is
+    /// not known, though it reported nothing.
+    pub fn cut_short(&self) -> bool {
+        self.failure == Some(Failure::Interrupted)
+    }
+
     /// What happened to a run that did not reply, as a sentence's verb: `failed`, `was
     /// cancelled` or `timed out` ([`Self::outcome`]'s word), `None` when it replied.
     pub fn failed_verb(&self) -> Option<&'static str> {
@@ -708,11 +714,13 @@ impl Session {
             let i = match self.earlier.iter().position(|(to, _)| *to == run.to) {
                 Some(i) => i,
                 None => {
-                    self.earlier.push((run.to, Spend::default()));
+                    self.earlier.push((run.to.clone(), Spend::default()));
                     self.earlier.len() - 1
                 }
             };
-            self.earlier[i].1.add_run(run.usage.as_ref());
+            self.earlier[i]
+                .1
+                .add_run(run.usage.as_ref(), run.cut_short());
         }
     }
 
@@ -848,7 +856,7 @@ impl Session {
             .iter()
             .filter(|r| member.is_none_or(|m| r.to == m))
         {
-            total.add_run(run.usage.as_ref());
+            total.add_run(run.usage.as_ref(), run.cut_short());
         }
         total
     }

@@ -197,7 +197,7 @@ fn header(session: &Session, exported: Option<Millis>) -> Vec<(&'static str, Str
     if spend.runs > 0 {
         let mut runs = crate::usage::runs_word(spend.runs);
         if spend.unpriced > 0 {
-            runs.push_str(&format!(", {} reported no cost", spend.unpriced));
+            runs.push_str(&format!(", the cost of {} not known", spend.unpriced));
         }
         lines.push(("usage", format!("{} ({runs})", spend.figures())));
     }

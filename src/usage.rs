@@ -149,20 +149,25 @@ fn joined(parts: Vec<String>) -> String {
 pub struct Spend {
     pub usage: Usage,
     pub runs: usize,
-    /// Runs that reported usage without a cost. (A run reporting nothing, such as a simulated
-    /// one, cost nothing.)
+    /// Runs whose cost is not known: they reported usage without a cost, or were cut short
+    /// before reporting (interrupted). (A run reporting nothing, such as a simulated one or one
+    /// that could not start, cost nothing.)
     pub unpriced: usize,
 }
 
 impl Spend {
-    /// Counts one run and what it reported.
-    pub fn add_run(&mut self, usage: Option<&Usage>) {
+    /// Counts one run and what it reported. `cut_short`: its host stopped it before its CLI
+    /// could report anything (an interrupted run), so its cost is not known either.
+    pub fn add_run(&mut self, usage: Option<&Usage>, cut_short: bool) {
         self.runs += 1;
         if let Some(u) = usage {
             self.usage.add(u);
-            if u.cost_usd.is_none() && !u.is_empty() {
-                self.unpriced += 1;
-            }
+        }
+        // A run that reported usage ran a CLI (a host times only those); without a cost, its
+        // cost is not known.
+        let ran_unpriced = usage.is_some_and(|u| !u.is_empty() && u.cost_usd.is_none());
+        if cut_short || ran_unpriced {
+            self.unpriced += 1;
         }
     }
 
@@ -190,8 +195,8 @@ impl Spend {
         joined(self.usage.figures(self.cost()))
     }
 
-    /// `N runs · <figures>`, and which runs reported no cost when some did not:
-    /// `3 runs · 1200 in · 80 out · ≥ $0.0031 · 5.4 s (2 runs reported no cost)`;
+    /// `N runs · <figures>`, and how many runs' cost is not known when some is not:
+    /// `3 runs · 1200 in · 80 out · ≥ $0.0031 · 5.4 s (cost of 2 runs not known)`;
     /// `no runs yet` for none.
     pub fn summary(&self) -> String {
         if self.runs == 0 {
@@ -200,9 +205,9 @@ impl Spend {
         let mut text = format!("{} · {}", runs_word(self.runs), self.figures());
         match self.unpriced {
             0 => {}
-            n if n == self.runs => text.push_str(" (no cost reported)"),
-            1 => text.push_str(" (1 run reported no cost)"),
-            n => text.push_str(&format!(" ({n} runs reported no cost)")),
+            n if n == self.runs => text.push_str(" (cost not known)"),
+            1 => text.push_str(" (cost of 1 run not known)"),
+            n => text.push_str(&format!(" (cost of {n} runs not known)")),
         }
         text
     }
@@ -294,28 +299,36 @@ mod tests {
             ),
             (
                 &[Some(&claude), Some(&codex)],
-                "2 runs · 120 in · 7 out · ≥ $0.5000 · 3.0 s (1 run reported no cost)",
+                "2 runs · 120 in · 7 out · ≥ $0.5000 · 3.0 s (cost of 1 run not known)",
                 Some("≥ $0.5000"),
             ),
             (
                 &[Some(&codex), Some(&codex)],
-                "2 runs · 40 in · 14 out · 2.0 s (no cost reported)",
+                "2 runs · 40 in · 14 out · 2.0 s (cost not known)",
                 None,
             ),
             (
                 &[Some(&codex), Some(&codex), Some(&claude), None],
-                "4 runs · 140 in · 14 out · ≥ $0.5000 · 4.0 s (2 runs reported no cost)",
+                "4 runs · 140 in · 14 out · ≥ $0.5000 · 4.0 s (cost of 2 runs not known)",
                 Some("≥ $0.5000"),
             ),
         ];
         for (runs, summary, cost) in cases {
             let mut spend = Spend::default();
             for usage in *runs {
-                spend.add_run(*usage);
+                spend.add_run(*usage, false);
             }
             assert_eq!(spend.summary(), *summary);
             assert_eq!(spend.cost().as_deref(), *cost, "{summary}");
         }
+        // An interrupted run reported nothing, yet its cost is not known.
+        let mut spend = Spend::default();
+        spend.add_run(Some(&claude), false);
+        spend.add_run(None, true);
+        assert_eq!(
+            spend.summary(),
+            "2 runs · 100 in · ≥ $0.5000 · 2.0 s (cost of 1 run not known)"
+        );
     }
 
     #[test]

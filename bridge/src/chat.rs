@@ -200,11 +200,14 @@ pub async fn run(hub: Hub, bell: bool) -> Result<Ending, String> {
                     .query(|s, id| (s.conversation().in_flight().map(|f| f.to.clone()), id))
                     .await;
                 if let Ok((Some(to), id)) = running {
-                    hub.stopping("the chat was exited while it ran").await;
-                    tell!(
-                        "Stopping {to}: `--resume {id}` records its run as interrupted, and \
-                         /retry runs it again"
-                    );
+                    if hub.stopping("the chat was exited while it ran").await {
+                        tell!(
+                            "Stopping {to}: `--resume {id}` records its run as interrupted, and \
+                             /retry runs it again"
+                        );
+                    } else {
+                        tell!("Stopping {to}: its delivery is made again on `--resume {id}`");
+                    }
                 }
                 printer.abort();
                 return Ok(Ending::Done);

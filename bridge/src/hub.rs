@@ -241,6 +241,7 @@ impl Hub {
             created,
             team_source,
             reporter: OnceLock::new(),
+            opened: false,
         };
         std::thread::Builder::new()
             .name("agent-chatter-hub".into())
@@ -289,11 +290,12 @@ impl Hub {
     }
 
     /// Notes why the run in flight stops without an outcome (the chat exits while an agent
-    /// runs): the session's next open records that run as interrupted, saying so.
-    pub(crate) async fn stopping(&self, why: &'static str) {
-        let _ = self
-            .read(move |actor| actor.store.run_stopped(actor.session_id, why))
-            .await;
+    /// runs): the session's next open records that run as interrupted, saying so. False when
+    /// no run is noted (the simulator's, whose delivery is simply made again).
+    pub(crate) async fn stopping(&self, why: &'static str) -> bool {
+        self.read(move |actor| actor.store.run_stopped(actor.session_id, why))
+            .await
+            .is_ok_and(|noted| noted.is_ok_and(|rows| rows > 0))
     }
 
     /// The sessions of the database.
@@ -459,6 +461,9 @@ struct Actor {
     team_source: String,
     /// Set by a chat: see [`Hub::report`].
     reporter: OnceLock<Reporter>,
+    /// Set while the actions of a session just opened (or resumed) are performed: only then
+    /// can a run be in flight that this bridge never saw end ([`Actor::interrupted`]).
+    opened: bool,
 }
 
 /// The delivery being run: which run, for whom, and its cancel switch (sending on it, or
@@ -567,7 +572,7 @@ impl Actor {
             }
             Msg::Resume => {
                 let actions = drain(&mut self.session);
-                self.perform(actions);
+                self.perform_opened(actions);
             }
             Msg::DiscardIfUnused { reply } => {
                 self.discard_if_unused();
@@ -756,10 +761,6 @@ impl Actor {
             if let Some(running) = self.running.take() {
                 let _ = running.cancel.send(());
             }
-            // Nor is it interrupted: its conversation is over.
-            if let Err(e) = self.store.run_dropped(self.session_id) {
-                eprintln!("bridge: the record of a run of the ended conversation was kept: {e}");
-            }
             self.opening += 1;
         }
         let actions = drain(&mut self.session);
@@ -813,11 +814,8 @@ impl Actor {
                 (id, session)
             }
         };
-        if id != self.session_id {
-            self.store.release(self.session_id);
-        }
         // The session left keeps its run's record, so its next open says how the run ended
-        // (docs/architecture.md §14c "Interrupted runs").
+        // (docs/architecture.md §14c "Interrupted runs"); noted while its lease is still held.
         let stopped = if self.unstored.is_some() {
             Some("its session was left before its outcome could be written")
         } else if self.running.is_some() {
@@ -833,6 +831,9 @@ impl Actor {
                 );
             }
         }
+        if id != self.session_id {
+            self.store.release(self.session_id);
+        }
         if let Some(running) = self.running.take() {
             let _ = running.cancel.send(());
         }
@@ -847,8 +848,16 @@ impl Actor {
         self.publish(self.agents_event());
         self.publish_sessions();
         let actions = drain(&mut self.session);
-        self.perform(actions);
+        self.perform_opened(actions);
         Ok(())
+    }
+
+    /// Performs the actions pending in a session just opened or resumed, where the delivery
+    /// due may be a run that began and never ended ([`Actor::interrupted`]).
+    fn perform_opened(&mut self, actions: Vec<Action>) {
+        self.opened = true;
+        self.perform(actions);
+        self.opened = false;
     }
 
     /// The `failed` fact for `delivery` when the store says a run of it started and never
@@ -904,15 +913,36 @@ impl Actor {
     }
 
     fn deliver(&mut self, delivery: Delivery) {
-        if let Some(fact) = self.interrupted(&delivery) {
+        let interrupted = if std::mem::take(&mut self.opened) {
+            self.interrupted(&delivery)
+        } else {
+            None
+        };
+        if let Some(fact) = interrupted {
             // Recorded, not run again: the conversation goes on from the failure.
-            if let Err(e) = self.apply(None, fact) {
-                self.publish(Event::Error {
-                    message: format!(
-                        "{}'s interrupted run could not be recorded: {e}",
-                        delivery.to
-                    ),
-                });
+            match self.apply(None, fact.clone()) {
+                Ok(()) => {}
+                // Kept and written again, as a run's outcome is (`Self::report`), so the
+                // session never waits on a delivery nobody makes.
+                Err(HubError::NotStored(e)) if !gone_elsewhere(&e) => {
+                    self.publish(Event::Error {
+                        message: format!(
+                            "that {}'s run was interrupted could not be written to the session \
+                             database ({e}); it is kept and written again every {} s",
+                            delivery.to,
+                            UNSTORED_RETRY.as_secs()
+                        ),
+                    });
+                    self.unstored = Some(Unstored {
+                        opening: self.opening,
+                        to: delivery.to.clone(),
+                        fact,
+                    });
+                    self.retry_unstored_later();
+                }
+                Err(e) => self.publish(Event::Error {
+                    message: format!("{}'s interrupted run was not recorded: {e}", delivery.to),
+                }),
             }
             return;
         }
@@ -1014,11 +1044,17 @@ impl Actor {
         // no one to go to.
         let inbox = self.inbox.clone();
         let started = std::time::Instant::now();
+        // Only a real CLI's run is timed (the simulator and a run that never started report
+        // nothing): a run that reports usage is one that ran, and may have cost money
+        // (`usage::Spend`, docs/architecture.md §14c).
+        let timed = command.is_some() && unsendable.is_none();
         let finished = move |outcome, mut usage: Usage, output| {
             // The CLI's own figure when it gives one, else the bridge's clock.
-            usage.duration_ms = usage
-                .duration_ms
-                .or(Some(started.elapsed().as_millis() as u64));
+            if timed {
+                usage.duration_ms = usage
+                    .duration_ms
+                    .or(Some(started.elapsed().as_millis() as u64));
+            }
             if let Some(inbox) = inbox.upgrade() {
                 let _ = inbox.send(Msg::Finished(Finished {
                     opening,

@@ -389,10 +389,13 @@ fn run(cli: Cli) -> Result<Ending, String> {
                 // What its agent runs cost (docs/architecture.md §14c), from its outcome facts.
                 let mut spend = agent_chatter::usage::Spend::default();
                 for fact in store.facts(s.id).unwrap_or_default() {
-                    if let agent_chatter::session::Fact::Replied { usage, .. }
-                    | agent_chatter::session::Fact::Failed { usage, .. } = fact
-                    {
-                        spend.add_run(usage.as_deref());
+                    use agent_chatter::session::{Fact, Failure};
+                    match fact {
+                        Fact::Replied { usage, .. } => spend.add_run(usage.as_deref(), false),
+                        Fact::Failed { usage, failure, .. } => {
+                            spend.add_run(usage.as_deref(), failure == Some(Failure::Interrupted))
+                        }
+                        _ => {}
                     }
                 }
                 let cost = if spend.runs == 0 {

@@ -557,8 +557,15 @@ impl Store {
             params![session, seq, json],
         )?;
         index(&tx, tx.last_insert_rowid(), fact)?;
-        // A run's record ends with its outcome's fact, in one step (see [`RUNS_SCHEMA`]).
-        if matches!(fact, Fact::Replied { .. } | Fact::Failed { .. }) {
+        // A run's record ends with its outcome's fact, in one step (see [`RUNS_SCHEMA`]); a
+        // new team ends its conversation, and the run with it (never recorded or made again).
+        if matches!(
+            fact,
+            Fact::Replied { .. }
+                | Fact::Failed { .. }
+                | Fact::SetTeam { .. }
+                | Fact::LoadScenario { .. }
+        ) {
             tx.execute("DELETE FROM runs WHERE session_id = ?1", [session])?;
         }
         tx.execute(
@@ -648,16 +655,16 @@ impl Store {
 
     /// Notes why the run in flight in `session` was stopped by the bridge without an outcome
     /// (`its session was left`), for the fact its next open records.
-    pub(crate) fn run_stopped(&self, session: i64, why: &str) -> Result<(), StoreError> {
-        self.writable()?.conn.execute(
+    /// How many runs it noted (0 or 1).
+    pub(crate) fn run_stopped(&self, session: i64, why: &str) -> Result<usize, StoreError> {
+        Ok(self.writable()?.conn.execute(
             "UPDATE runs SET stopped = ?2 WHERE session_id = ?1",
             params![session, why],
-        )?;
-        Ok(())
+        )?)
     }
 
-    /// Forgets the run in flight in `session` without an outcome: the conversation it was
-    /// made in ended (a new team), so it is neither recorded nor made again.
+    /// Forgets the record of a run in flight in `session` that is stale: it names another
+    /// delivery than the one due, so its conversation moved on without it.
     pub(crate) fn run_dropped(&self, session: i64) -> Result<(), StoreError> {
         self.writable()?
             .conn

@@ -311,8 +311,9 @@ async fn killed_mid_chain_twenty_times_the_bridge_resumes_with_every_fact() {
             "round {round}: the log does not replay"
         );
         expected = facts;
-        // Resumed mid-delivery, the bridge already runs the pending delivery again;
-        // otherwise start one.
+        // Resumed mid-run, the bridge has recorded that run as interrupted (docs/architecture.md
+        // §14c), and resumed with a delivery committed but not begun, it runs it; otherwise
+        // start one.
         let running = Session::replay(&expected[..])
             .unwrap()
             .conversation()
@@ -340,7 +341,7 @@ async fn killed_mid_chain_twenty_times_the_bridge_resumes_with_every_fact() {
         .in_flight()
         .is_some()
     {
-        // The delivery pending at the last kill is run again and answered.
+        // A delivery committed but not begun at the last kill is made now, and answered.
         page.until_fact("replied").await;
     }
     let replies = facts

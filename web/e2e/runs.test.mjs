@@ -6,6 +6,7 @@
 // (bridge/tests/fixtures/agents/), and in simulation.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { InspectorPage } from './support/inspector-page.mjs';
 import { servedPage } from './support/served.mjs';
@@ -52,6 +53,16 @@ before(async () => {
 });
 
 after(() => bridge?.kill());
+
+/** A port free now, for a bridge that must come back on the same one. */
+const freePort = () => new Promise((resolve, reject) => {
+  const server = createServer();
+  server.once('error', reject);
+  server.listen(0, '127.0.0.1', () => {
+    const { port } = server.address();
+    server.close(() => resolve(port));
+  });
+});
 
 const statusOf = (page, n) => page.by('member-row').nth(n).getByTestId('member-status');
 const waitForText = (locator, re) => locator.filter({ hasText: re }).waitFor();
@@ -130,7 +141,7 @@ test('bridge: statuses, usage, honest outcomes, read-only run settings, title an
   assert.doesNotMatch(await failure.locator('.content').textContent(), /segfault/);
   assert.deepEqual(await page.page.evaluate(() => window.__notes.map(([t]) => t)), ['✗ Carol failed — agent-chatter']);
   // Her crashed run reported no cost: her usage says so, and the total is a floor (≥).
-  assert.match(await page.by('member-row').nth(3).getByTestId('member-usage').textContent(), /^1 run · .* \(no cost reported\)$/);
+  assert.match(await page.by('member-row').nth(3).getByTestId('member-usage').textContent(), /^1 run · .* \(cost not known\)$/);
   assert.match(await page.by('usage-total').textContent(), /^usage: 3 runs · ≥ \$0\.0041 · cap \$1\.00$/);
   // The inspector at her failure notice (the latest) says no agent is sent it.
   assert.match(await page.by('inspector-at').textContent(), /^at #\d+ \(latest\) · a failure notice, sent to no agent: shown as if it were$/);
@@ -184,9 +195,12 @@ test('simulation: statuses and run settings come from the session and the team',
   await context.close();
 });
 
-test('bridge gone while an agent runs: nothing is shown as running, and cancel waits for it', async () => {
+test('bridge gone while an agent runs: nothing is shown as running, cancel waits, and once back the run is recorded as interrupted, not run again', async () => {
   const dir = await bridgeDir('runs-gone');
-  const gone = await startBridge(dir, { team: await demoTeam(), agents: { max: { command: fixture('hang.sh') } } });
+  const port = await freePort();
+  const agents = { max: { command: fixture('hang.sh') } };
+  const gone = await startBridge(dir, { team: await demoTeam(), agents, port });
+  let back;
   try {
     const context = await served.browser.newContext({ viewport: { width: 1440, height: 900 } });
     const page = new InspectorPage(await context.newPage(), gone.url);
@@ -203,8 +217,22 @@ test('bridge gone while an agent runs: nothing is shown as running, and cancel w
     assert.equal(await page.by('agent-cancel').isDisabled(), true, 'cancel waits for the bridge');
     assert.match(await page.by('agent-cancel').getAttribute('title'), /^the bridge is disconnected/);
     await page.screenshot('runs-bridge-gone.png');
+
+    // Back on the same port and database: the page reconnects by itself; Max's run, cut off
+    // by the bridge's death, is a failure saying so (not made again: it may have cost money),
+    // and the user can retry it.
+    back = await startBridge(dir, { agents, port });
+    await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor({ timeout: 15_000 });
+    await waitForText(statusOf(page, 1), /^failed: interrupted: the bridge stopped while it ran \(it started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)/);
+    assert.match(await page.by('timeline-message').last().getByTestId('failure-reason').textContent(),
+      /interrupted: .*so what the agent did and what the run cost are not known; retry to run it again/);
+    assert.equal(await page.by('running-mark').count(), 0, 'nothing runs');
+    assert.equal(await page.by('usage-total').textContent(), 'usage: 1 run · cost not known');
+    await page.by('retry').filter({ hasText: /Max/ }).waitFor();
+    await page.screenshot('runs-interrupted.png');
     await context.close();
   } finally {
     gone.kill();
+    back?.kill();
   }
 });

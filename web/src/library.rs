@@ -117,7 +117,8 @@ pub fn default_name(session: &Session) -> String {
 }
 
 /// The texts of a log a search looks through: what the bridge searches
-/// (`protocol::searchable_text`: human messages, replies, a loaded history's messages).
+/// (`protocol::searchable_text`: human messages, replies, failures' reasons, a loaded
+/// history's messages).
 pub fn texts(facts: &[Fact]) -> impl Iterator<Item = String> + '_ {
     facts.iter().filter_map(searchable_text)
 }

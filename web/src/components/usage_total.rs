@@ -15,14 +15,14 @@ pub fn UsageTotal(
     cap: Signal<Option<Usd>>,
 ) -> impl IntoView {
     // Short, so the header stays one line: the runs, what they cost (`≥` when some runs
-    // reported no cost) and the cap; the tokens and time are per member and per delivery.
+    // is not known) and the cap; the tokens and time are per member and per delivery.
     let text = move || {
         let spend = usage.get();
         let cost = spend.cost().unwrap_or_else(|| {
-            if spend.usage.is_empty() {
-                "no usage reported"
+            if spend.unpriced > 0 {
+                "cost not known"
             } else {
-                "no cost reported"
+                "no usage reported"
             }
             .to_string()
         });
@@ -42,7 +42,7 @@ pub fn UsageTotal(
     };
     view! {
         <span class="usage-total" data-testid="usage-total"
-            title="what this session's agent runs reported (team changes included): how many and their cost (≥: some runs reported no cost, as Codex and Gemini do; the cap (maxCostUsd) counts reported costs only); tokens and time per member and per delivery">
+            title="what this session's agent runs reported (team changes included): how many and their cost (≥: the cost of some runs is not known: Codex and Gemini report none, an interrupted run none either; the cap (maxCostUsd) counts reported costs only); tokens and time per member and per delivery">
             "usage: "{text}
         </span>
     }

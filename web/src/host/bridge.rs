@@ -456,20 +456,28 @@ impl Bridge {
     }
 
     /// Whether the user agrees to leave the session shown: asked only while an agent runs in it,
-    /// since leaving stops that agent (its delivery is made again when the session is opened).
+    /// since leaving stops that agent (a real agent's run is then recorded as interrupted when
+    /// the session is opened again, docs/architecture.md §14c; the simulator's is made again).
     fn may_leave_session(&self) -> bool {
-        let running = self
-            .state
-            .session
-            .with_untracked(|s| s.conversation().in_flight().map(|f| f.to.clone()));
-        let Some(to) = running else {
+        let running = self.state.session.with_untracked(|s| {
+            let to = &s.conversation().in_flight()?.to;
+            let name = s.team()?.member(to)?.display_name.clone();
+            Some((to.clone(), name))
+        });
+        let Some((to, name)) = running else {
             return true;
+        };
+        let then = if untrack(|| self.agent_report(&to)).is_some_and(|a| a.simulated) {
+            "its delivery is made again when you open this session again"
+        } else {
+            "the run is recorded as interrupted (what it did and cost unknown), to retry if you \
+             choose"
         };
         web_sys::window()
             .and_then(|w| {
                 w.confirm_with_message(&format!(
-                    "{to} is running in this session. Leaving it stops {to}; the delivery is made \
-                     again when you open this session again. Leave anyway?"
+                    "{name} is running in this session. Leaving it stops {name}: {then}. Leave \
+                     anyway?"
                 ))
                 .ok()
             })
