@@ -61,6 +61,9 @@ pub fn Composer() -> impl IntoView {
         let Some(ticket) = host.send_human(body.clone()) else {
             return;
         };
+        // Sent: no longer a draft to bring back after a reload, even before the host has
+        // stored it (a reload then would offer the same message twice).
+        crate::storage::set_draft("");
         if untrack(|| host.is_stored(ticket)) {
             stored(&body);
         } else {
