@@ -84,18 +84,33 @@ impl MemberStatus {
     }
 }
 
+/// Who runs the agents, as far as a member's status can tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Runner {
+    /// The page itself (simulation): the delivery in flight is due, waiting for the user.
+    Page,
+    /// A bridge; while it is away (`connected: false`) a run in flight is not known to run.
+    Bridge { connected: bool },
+}
+
 /// `member`'s status in `session`: running (or due) while its delivery is in flight (`since`:
-/// when the host saw it start; the in-flight delivery's own time else), waiting when the
-/// conversation waits for it, failed when its last run failed, idle otherwise.
+/// when the host saw it start; the in-flight delivery's own time else) — not known while the
+/// bridge running it is away —, waiting when the conversation waits for it, failed when its
+/// last run failed, idle otherwise.
 pub fn member_status(
     session: &Session,
     member: &str,
     since: Option<u64>,
-    runs: bool,
+    runner: Runner,
     retry: Option<&Retry>,
 ) -> MemberStatus {
     let conversation = session.conversation();
     if let Some(flight) = conversation.in_flight().filter(|f| f.to == member) {
+        let runs = match runner {
+            Runner::Page => false,
+            Runner::Bridge { connected: false } => return MemberStatus::Unknown,
+            Runner::Bridge { connected: true } => true,
+        };
         return MemberStatus::Running {
             since: since.unwrap_or(flight.since.0),
             runs,
@@ -185,6 +200,37 @@ mod tests {
     use agent_chatter::conversation::Action;
     use agent_chatter::message::Millis;
 
+    const BRIDGE: Runner = Runner::Bridge { connected: true };
+
+    #[test]
+    fn a_run_in_flight_is_due_on_the_page_and_not_known_while_its_bridge_is_away() {
+        let s = demo();
+        let status = |runner| member_status(&s, "max", Some(5000), runner, None);
+        assert_eq!(
+            status(Runner::Page),
+            MemberStatus::Running {
+                since: 5000,
+                runs: false,
+                retry: None
+            }
+        );
+        assert_eq!(
+            status(Runner::Bridge { connected: false }),
+            MemberStatus::Unknown
+        );
+        // Only the one in flight: the others are as the log says.
+        assert_eq!(
+            member_status(
+                &s,
+                "kailai",
+                None,
+                Runner::Bridge { connected: false },
+                None
+            ),
+            MemberStatus::Idle
+        );
+    }
+
     fn demo() -> Session {
         let mut s = Session::new();
         s.apply(&Fact::set_team(agent_chatter::demo::team()))
@@ -199,7 +245,7 @@ mod tests {
     fn a_member_runs_then_fails_and_the_title_says_so() {
         let mut s = demo();
         assert_eq!(
-            member_status(&s, "max", Some(5000), true, None),
+            member_status(&s, "max", Some(5000), BRIDGE, None),
             MemberStatus::Running {
                 since: 5000,
                 runs: true,
@@ -212,14 +258,14 @@ mod tests {
             max: Some(10),
             reason: "HTTP 500".into(),
         };
-        let status = member_status(&s, "max", None, true, Some(&retry));
+        let status = member_status(&s, "max", None, BRIDGE, Some(&retry));
         assert_eq!(
             status.words(61_000).1,
             "retrying 2/10 · 1:00: HTTP 500",
             "the in-flight delivery's time when the host saw no start"
         );
         assert_eq!(
-            member_status(&s, "sarah", None, true, None),
+            member_status(&s, "sarah", None, BRIDGE, None),
             MemberStatus::Idle
         );
         assert_eq!(attention(&s), None);
@@ -231,7 +277,7 @@ mod tests {
         .unwrap();
         while s.poll_action().is_some() {}
         assert_eq!(
-            member_status(&s, "max", None, true, Some(&retry)),
+            member_status(&s, "max", None, BRIDGE, Some(&retry)),
             MemberStatus::Failed {
                 reason: "failed: claude exited with 1: boom".into()
             }
@@ -250,7 +296,7 @@ mod tests {
             usage: None,
         })
         .unwrap();
-        let status = member_status(&s, "max", None, true, None);
+        let status = member_status(&s, "max", None, BRIDGE, None);
         let (_, text, title) = status.words(0);
         assert_eq!(
             text,
@@ -271,11 +317,11 @@ mod tests {
         let actions: Vec<Action> = std::iter::from_fn(|| s.poll_action()).collect();
         assert!(!actions.is_empty());
         assert_eq!(
-            member_status(&s, "kailai", None, true, None),
+            member_status(&s, "kailai", None, BRIDGE, None),
             MemberStatus::Waiting
         );
         assert_eq!(
-            member_status(&s, "max", None, true, None),
+            member_status(&s, "max", None, BRIDGE, None),
             MemberStatus::Idle
         );
         assert_eq!(attention(&s), Some((3, "● Your turn".into())));

@@ -23,7 +23,7 @@ pub use ticket::Ticket;
 
 use crate::library::{self, Entry, Hit};
 use crate::state::AppState;
-use crate::status::{self, MemberStatus};
+use crate::status::{self, MemberStatus, Runner};
 
 /// How an AI member's agent is run (docs/architecture.md §14c), shown read only: where the
 /// settings come from and why the page cannot change them.
@@ -237,23 +237,25 @@ impl Host {
     /// its run start).
     pub fn member_status(&self, member: &MemberId) -> MemberStatus {
         let state = self.state();
-        let (since, runs, retry) = match self {
+        let (since, runner, retry) = match self {
             Host::Simulation(_) => {
                 let due = state
                     .due
                     .with(|d| d.as_ref().is_some_and(|d| d.to == *member));
-                (due.then(|| state.due_since.get()), false, None)
+                (due.then(|| state.due_since.get()), Runner::Page, None)
             }
-            Host::Bridge(b) => (b.run_started(member), true, b.retry()),
+            Host::Bridge(b) => {
+                let connected = self.unavailable().is_none();
+                (
+                    b.run_started(member),
+                    Runner::Bridge { connected },
+                    b.retry(),
+                )
+            }
         };
-        let status = state
+        state
             .session
-            .with(|s| status::member_status(s, member, since, runs, retry.as_ref()));
-        // A bridge away: what ran is no longer known to run.
-        match status {
-            MemberStatus::Running { .. } if self.unavailable().is_some() => MemberStatus::Unknown,
-            status => status,
-        }
+            .with(|s| status::member_status(s, member, since, runner, retry.as_ref()))
     }
 
     /// The sessions of the library (the bridge's, or this browser's without one), most
