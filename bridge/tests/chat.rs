@@ -4,6 +4,7 @@
 mod support;
 
 use std::io::Write;
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use support::{chat_command, team, Bridge};
@@ -383,6 +384,27 @@ fn still_running_after_2_s(pids: &[String]) -> Vec<String> {
     running
 }
 
+/// `chat` on `d`'s files with its stdio piped and `env` set, given "[NEXT: max] Please draft
+/// it." (its stdin stays open for more).
+fn chat_drafting(
+    d: &Path,
+    env: &[(&str, &Path)],
+) -> (std::process::Child, std::process::ChildStdin) {
+    let mut command = chat_command(d);
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"[NEXT: max] Please draft it.\n").unwrap();
+    (child, stdin)
+}
+
 /// Linux only: a `kill -9` runs no destructor, so the kernel (`PR_SET_PDEATHSIG`, for the
 /// agent itself) and the bridge's watchdog (for everything in the agent's process group)
 /// take the agent and its helpers down with the chat.
@@ -392,16 +414,13 @@ fn a_chat_killed_with_sigkill_takes_its_running_agent_with_it() {
     let dir = Bridge::new_dir(&team(None), "hang.sh");
     let d = dir.path();
     let agent_pid = d.join("agent.pid");
-    let mut child = chat_command(d)
-        .env("AGENT_CHATTER_TEST_AGENT", &agent_pid)
-        .env("AGENT_CHATTER_TEST_PIDS", d.join("helper.pids"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(b"[NEXT: max] Please draft it.\n").unwrap();
+    let (mut child, _stdin) = chat_drafting(
+        d,
+        &[
+            ("AGENT_CHATTER_TEST_AGENT", agent_pid.as_path()),
+            ("AGENT_CHATTER_TEST_PIDS", d.join("helper.pids").as_path()),
+        ],
+    );
     let mut pids = pids_in(&agent_pid, 1);
     pids.extend(pids_in(&d.join("helper.pids"), 1));
     // SAFETY: kill(2) on the child we spawned; no memory is shared.
@@ -422,15 +441,7 @@ fn a_chat_killed_with_sigkill_leaves_nothing_of_a_launchers_run() {
     let dir = Bridge::new_dir(&team(None), "launcher.sh");
     let d = dir.path();
     let pids = d.join("worker.pids");
-    let mut child = chat_command(d)
-        .env("AGENT_CHATTER_TEST_PIDS", &pids)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(b"[NEXT: max] Please draft it.\n").unwrap();
+    let (mut child, _stdin) = chat_drafting(d, &[("AGENT_CHATTER_TEST_PIDS", pids.as_path())]);
     let workers = pids_in(&pids, 2);
     assert!(workers.iter().all(|p| alive(p)));
     // SAFETY: kill(2) on the child we spawned; no memory is shared.
@@ -451,15 +462,7 @@ fn exiting_the_chat_mid_run_and_resuming_records_the_run_as_interrupted() {
     let dir = Bridge::new_dir(&team(None), "hang.sh");
     let d = dir.path();
     let agent_pid = d.join("agent.pid");
-    let mut child = chat_command(d)
-        .env("AGENT_CHATTER_TEST_AGENT", &agent_pid)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(b"[NEXT: max] Please draft it.\n").unwrap();
+    let (child, mut stdin) = chat_drafting(d, &[("AGENT_CHATTER_TEST_AGENT", agent_pid.as_path())]);
     pids_in(&agent_pid, 1);
     stdin.write_all(b"/exit\n").unwrap();
     drop(stdin);
@@ -495,15 +498,7 @@ fn stopping_the_chat_stops_the_running_agent_and_its_helpers() {
         let dir = Bridge::new_dir(&team(None), "hang.sh");
         let d = dir.path();
         let pids = d.join("helper.pids");
-        let mut child = chat_command(d)
-            .env("AGENT_CHATTER_TEST_PIDS", &pids)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(b"[NEXT: max] Please draft it.\n").unwrap();
+        let (child, mut stdin) = chat_drafting(d, &[("AGENT_CHATTER_TEST_PIDS", pids.as_path())]);
         let helper = (0..500)
             .find_map(|_| {
                 let pid = std::fs::read_to_string(&pids).unwrap_or_default();
@@ -567,15 +562,7 @@ fn cancel_stops_the_running_agent_and_the_chat_goes_on() {
     let dir = Bridge::new_dir(&team(None), "hang.sh");
     let d = dir.path();
     let pids = d.join("helper.pids");
-    let mut child = chat_command(d)
-        .env("AGENT_CHATTER_TEST_PIDS", &pids)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(b"[NEXT: max] Please draft it.\n").unwrap();
+    let (child, mut stdin) = chat_drafting(d, &[("AGENT_CHATTER_TEST_PIDS", pids.as_path())]);
     let helper = (0..500)
         .find_map(|_| {
             let pid = std::fs::read_to_string(&pids).unwrap_or_default();

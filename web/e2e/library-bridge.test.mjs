@@ -4,8 +4,7 @@
 // on the same port and database connects again by itself and shows the same session.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
-import { bridgeDir, startBridge } from './support/bridge.mjs';
+import { bridgeDir, freePort, startBridge } from './support/bridge.mjs';
 import { launch } from './support/browser.mjs';
 import { InspectorPage } from './support/inspector-page.mjs';
 
@@ -15,16 +14,6 @@ let bridge;
 let browser;
 let page;
 let context;
-
-/** A port free now, for a bridge that must come back on the same one. */
-const freePort = () => new Promise((resolve, reject) => {
-  const server = createServer();
-  server.once('error', reject);
-  server.listen(0, '127.0.0.1', () => {
-    const { port } = server.address();
-    server.close(() => resolve(port));
-  });
-});
 
 /** Starts `serve` (the demo team, simulated) on `port` with the database in `dir`; its URL. */
 async function start() {

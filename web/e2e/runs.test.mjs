@@ -6,11 +6,10 @@
 // (bridge/tests/fixtures/agents/), and in simulation.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { InspectorPage } from './support/inspector-page.mjs';
 import { servedPage } from './support/served.mjs';
-import { bridgeDir, demoTeam, fixture, startBridge } from './support/bridge.mjs';
+import { bridgeDir, demoTeam, fixture, freePort, startBridge } from './support/bridge.mjs';
 
 const served = servedPage();
 let bridge;
@@ -53,16 +52,6 @@ before(async () => {
 });
 
 after(() => bridge?.kill());
-
-/** A port free now, for a bridge that must come back on the same one. */
-const freePort = () => new Promise((resolve, reject) => {
-  const server = createServer();
-  server.once('error', reject);
-  server.listen(0, '127.0.0.1', () => {
-    const { port } = server.address();
-    server.close(() => resolve(port));
-  });
-});
 
 const statusOf = (page, n) => page.by('member-row').nth(n).getByTestId('member-status');
 const waitForText = (locator, re) => locator.filter({ hasText: re }).waitFor();

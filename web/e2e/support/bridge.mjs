@@ -3,6 +3,7 @@
 // (fake CLIs from bridge/tests/fixtures/agents/) and more flags.
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,6 +13,16 @@ export const root = fileURLToPath(new URL('../../../', import.meta.url));
 export const bin = process.env.AGENT_CHATTER_BIN ?? path.join(root, 'target/debug/agent-chatter');
 /** A fake agent CLI of the bridge's tests. */
 export const fixture = (name) => path.join(root, 'bridge/tests/fixtures/agents', name);
+
+/** A port free now, for a bridge that must come back on the same one. */
+export const freePort = () => new Promise((resolve, reject) => {
+  const server = createServer();
+  server.once('error', reject);
+  server.listen(0, '127.0.0.1', () => {
+    const { port } = server.address();
+    server.close(() => resolve(port));
+  });
+});
 
 /** A new empty directory for one test file's bridge (`agent-chatter-e2e-NAME-…`). */
 export const bridgeDir = (name) => mkdtemp(path.join(tmpdir(), `agent-chatter-e2e-${name}-`));
