@@ -298,10 +298,18 @@ test('a reload restores the session, and a corrupt stored session is set aside, 
   assert.equal(await page.timelineCount(), lastCount);
   assert.equal(await page.by('timeline-message').nth(count - 1).locator('.content').textContent(), last);
   assert.match(await page.lastMessageText(), /and the very last one/);
-  // A message being typed survives a reload; once sent, it is no longer kept.
+  // A message being typed survives a reload; it belongs to its session (another one shows
+  // its own draft); once sent, it is no longer kept.
   await page.by('composer-input').fill('half a thought [NEXT: ma');
   await page.reload();
   assert.equal(await page.by('composer-input').inputValue(), 'half a thought [NEXT: ma');
+  const first = await page.by('session-select').inputValue();
+  await page.by('library-toggle').click();
+  await page.by('library-new').click();
+  await page.page.waitForFunction((id) => document.querySelector('[data-testid=session-select]').value !== id, first);
+  assert.equal(await page.by('composer-input').inputValue(), '', 'a new session has no draft');
+  await page.by('session-select').selectOption(first);
+  await page.page.waitForFunction(() => document.querySelector('[data-testid=composer-input]').value === 'half a thought [NEXT: ma');
   await page.by('composer-input').fill('[FROM: kailai] a whole thought');
   await page.by('composer-send').click();
   await page.page.waitForFunction(() => document.querySelector('[data-testid="composer-input"]').value === '');

@@ -344,24 +344,31 @@ pub fn save_log(id: i64, facts: &[Fact], since: Option<usize>) -> Result<(), Str
     write_log(&storage().ok_or(no_storage())?, id, facts, since)
 }
 
-/// Where the composer's text is kept while it is typed, so a reload loses no draft.
-pub const DRAFT_KEY: &str = "agent-chatter/draft";
+/// Where the composer's text for session `session` is kept while it is typed, so a reload
+/// loses no draft and each session keeps its own (`agent-chatter/draft/3`).
+fn draft_key(session: Option<i64>) -> String {
+    match session {
+        Some(id) => format!("agent-chatter/draft/{id}"),
+        None => "agent-chatter/draft".to_string(),
+    }
+}
 
-/// The composer's text when the page was left (empty: none).
-pub fn draft() -> String {
+/// The composer's text for `session` when it was left (empty: none).
+pub fn draft(session: Option<i64>) -> String {
     storage()
-        .and_then(|s| s.get_item(DRAFT_KEY).ok().flatten())
+        .and_then(|s| s.get_item(&draft_key(session)).ok().flatten())
         .unwrap_or_default()
 }
 
-/// Keeps the composer's text for the next visit (an empty text removes it). A storage that
-/// is full or off keeps nothing; the text stays in the composer all the same.
-pub fn set_draft(text: &str) {
+/// Keeps the composer's text for `session` (an empty text removes it). A storage that is
+/// full or off keeps nothing; the text stays in the composer all the same.
+pub fn set_draft(session: Option<i64>, text: &str) {
     if let Some(storage) = storage() {
+        let key = draft_key(session);
         let _ = if text.is_empty() {
-            storage.remove_item(DRAFT_KEY)
+            storage.remove_item(&key)
         } else {
-            storage.set_item(DRAFT_KEY, text)
+            storage.set_item(&key, text)
         };
     }
 }

@@ -14,9 +14,15 @@ use crate::state::use_state;
 pub fn Composer() -> impl IntoView {
     let host = use_host();
     let state = use_state();
-    // What was typed survives a reload (docs/architecture.md §13).
-    let text = RwSignal::new(crate::storage::draft());
-    crate::erased::effect(move || text.with(|t| crate::storage::set_draft(t)));
+    // What was typed survives a reload, and belongs to its session: another session shown
+    // shows its own draft, so a message is never sent to a conversation it was not written
+    // for (docs/architecture.md §13).
+    let session = host.shown_session();
+    let text = RwSignal::new(String::new());
+    crate::erased::effect(move || text.set(crate::storage::draft(session.get())));
+    crate::erased::effect(move || {
+        text.with(|t| crate::storage::set_draft(session.get_untracked(), t))
+    });
     // (name as written, the member's name and display name it most likely meant)
     let unknown = Memo::new(move |_| {
         text.with(|text| {
@@ -63,7 +69,7 @@ pub fn Composer() -> impl IntoView {
         };
         // Sent: no longer a draft to bring back after a reload, even before the host has
         // stored it (a reload then would offer the same message twice).
-        crate::storage::set_draft("");
+        crate::storage::set_draft(untrack(|| session.get()), "");
         if untrack(|| host.is_stored(ticket)) {
             stored(&body);
         } else {
