@@ -843,8 +843,6 @@ fn library(conn: &Connection) -> rusqlite::Result<()> {
     tx.commit()
 }
 
-/// Takes or renews `me`'s lease on `session` in `tx`, unless another holder has it: one that
-/// is alive and renewed it less than [`LEASE_MS`] ago.
 /// The number (#n, as the page shows it) of the last message the facts `1..=upto` of `session`
 /// make; 0 when they make none (a fork of the team alone).
 fn last_message_number(

@@ -148,3 +148,22 @@ test('a session never renamed is called by its team: the team renamed (or anothe
   assert.ok(!names.includes('Release notes crew'), JSON.stringify(names));
   page.assertNoErrors();
 });
+
+test('a draft typed on the bridge page is kept for its bridge session only: the page alone at the same address never shows it', async () => {
+  const id = await shownId();
+  await page.by('composer-input').fill('[FROM: kailai] for the bridge only');
+  // The same address without the launch token is the page alone, with its own library whose
+  // first session has the same number.
+  const alone = new InspectorPage(await context.newPage(), new URL(page.page.url()).origin + '/');
+  await alone.open();
+  assert.equal(await alone.by('composer-input').inputValue(), '', 'no bridge draft in the page alone');
+  const stored = await alone.page.evaluate(() => Object.keys(localStorage).filter((k) => k.includes('draft')));
+  assert.deepEqual(stored, [`agent-chatter/bridge-draft/${id}`], JSON.stringify(stored));
+  await alone.page.close();
+  // Back on the bridge page, after a reload, the draft is still its own.
+  await page.page.reload();
+  await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
+  await page.page.waitForFunction((t) => document.querySelector('[data-testid=composer-input]').value === t,
+    '[FROM: kailai] for the bridge only');
+  page.assertNoErrors();
+});

@@ -344,33 +344,72 @@ pub fn save_log(id: i64, facts: &[Fact], since: Option<usize>) -> Result<(), Str
     write_log(&storage().ok_or(no_storage())?, id, facts, since)
 }
 
+/// Whose sessions a draft belongs to. The page's own library and a bridge each number their
+/// sessions from 1, and one address can show both (the bridge's, with and without its launch
+/// token), so their drafts are kept apart: a draft for library session 3 never shows in the
+/// bridge's session 3.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Drafts {
+    Library,
+    Bridge,
+}
+
+impl Drafts {
+    fn prefix(self) -> &'static str {
+        match self {
+            Drafts::Library => "agent-chatter/draft/",
+            Drafts::Bridge => "agent-chatter/bridge-draft/",
+        }
+    }
+}
+
 /// Where the composer's text for session `session` is kept while it is typed, so a reload
 /// loses no draft and each session keeps its own (`agent-chatter/draft/3`).
-fn draft_key(session: Option<i64>) -> String {
+fn draft_key(of: Drafts, session: Option<i64>) -> String {
     match session {
-        Some(id) => format!("agent-chatter/draft/{id}"),
-        None => "agent-chatter/draft".to_string(),
+        Some(id) => format!("{}{id}", of.prefix()),
+        None => of.prefix().trim_end_matches('/').to_string(),
     }
 }
 
 /// The composer's text for `session` when it was left (empty: none).
-pub fn draft(session: Option<i64>) -> String {
+pub fn draft(of: Drafts, session: Option<i64>) -> String {
     storage()
-        .and_then(|s| s.get_item(&draft_key(session)).ok().flatten())
+        .and_then(|s| s.get_item(&draft_key(of, session)).ok().flatten())
         .unwrap_or_default()
 }
 
 /// Keeps the composer's text for `session` (an empty text removes it). A storage that is
 /// full or off keeps nothing; the text stays in the composer all the same.
-pub fn set_draft(session: Option<i64>, text: &str) {
+pub fn set_draft(of: Drafts, session: Option<i64>, text: &str) {
     if let Some(storage) = storage() {
-        let key = draft_key(session);
+        let key = draft_key(of, session);
         let _ = if text.is_empty() {
             storage.remove_item(&key)
         } else {
             storage.set_item(&key, text)
         };
     }
+}
+
+/// Removes the drafts of sessions that are gone (`live` lists those still there): ids are
+/// given again after a session is removed, and a new session must not show an old draft.
+pub fn prune_drafts(of: Drafts, live: &[i64]) {
+    let Some(storage) = storage() else { return };
+    let keys = (0..storage.length().unwrap_or(0)).filter_map(|i| storage.key(i).ok().flatten());
+    for key in stale_drafts(of, keys, live) {
+        let _ = storage.remove_item(&key);
+    }
+}
+
+/// The keys among `keys` of drafts of `of`'s sessions not in `live`.
+fn stale_drafts(of: Drafts, keys: impl Iterator<Item = String>, live: &[i64]) -> Vec<String> {
+    keys.filter(|key| {
+        key.strip_prefix(of.prefix())
+            .and_then(|id| id.parse::<i64>().ok())
+            .is_some_and(|id| !live.contains(&id))
+    })
+    .collect()
 }
 
 /// Where the user's choice to be notified is kept.
@@ -485,6 +524,32 @@ mod tests {
         let map = Map::default();
         map.set_text(&log_key(7), &session.export());
         assert_eq!(read_back(&map, 7), (session.facts().to_vec(), false));
+    }
+
+    #[test]
+    fn the_drafts_of_sessions_gone_are_stale_and_only_those_of_their_own_kind() {
+        let keys = [
+            "agent-chatter/draft/1",
+            "agent-chatter/draft/2",
+            "agent-chatter/draft",
+            "agent-chatter/bridge-draft/2",
+            "agent-chatter/draft/x",
+            "agent-chatter/session/2",
+        ];
+        let keys = || keys.iter().map(|k| k.to_string());
+        assert_eq!(
+            stale_drafts(Drafts::Library, keys(), &[1]),
+            ["agent-chatter/draft/2"]
+        );
+        assert_eq!(
+            stale_drafts(Drafts::Bridge, keys(), &[1]),
+            ["agent-chatter/bridge-draft/2"]
+        );
+        assert!(stale_drafts(Drafts::Bridge, keys(), &[2]).is_empty());
+        assert_eq!(
+            draft_key(Drafts::Bridge, None),
+            "agent-chatter/bridge-draft"
+        );
     }
 
     #[test]

@@ -18,10 +18,11 @@ pub fn Composer() -> impl IntoView {
     // shows its own draft, so a message is never sent to a conversation it was not written
     // for (docs/architecture.md §13).
     let session = host.shown_session();
+    let drafts = host.drafts();
     let text = RwSignal::new(String::new());
-    crate::erased::effect(move || text.set(crate::storage::draft(session.get())));
+    crate::erased::effect(move || text.set(crate::storage::draft(drafts, session.get())));
     crate::erased::effect(move || {
-        text.with(|t| crate::storage::set_draft(session.get_untracked(), t))
+        text.with(|t| crate::storage::set_draft(drafts, session.get_untracked(), t))
     });
     // (name as written, the member's name and display name it most likely meant)
     let unknown = Memo::new(move |_| {
@@ -69,7 +70,7 @@ pub fn Composer() -> impl IntoView {
         };
         // Sent: no longer a draft to bring back after a reload, even before the host has
         // stored it (a reload then would offer the same message twice).
-        crate::storage::set_draft(untrack(|| session.get()), "");
+        crate::storage::set_draft(drafts, untrack(|| session.get()), "");
         if untrack(|| host.is_stored(ticket)) {
             stored(&body);
         } else {

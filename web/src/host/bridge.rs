@@ -693,7 +693,11 @@ impl Bridge {
                     previewed,
                 }));
             }
-            Event::Sessions { list } => self.sessions.set(list),
+            Event::Sessions { list } => {
+                let live: Vec<i64> = list.iter().map(|s| s.id).collect();
+                crate::storage::prune_drafts(crate::storage::Drafts::Bridge, &live);
+                self.sessions.set(list)
+            }
             Event::SearchResults { query, hits } => {
                 if self.line.with_value(|l| l.asked != query) {
                     return;

@@ -268,6 +268,14 @@ impl Host {
     }
 
     /// The library's session shown (reactive).
+    /// Whose numbering the shown session's id is in, for the composer's drafts.
+    pub fn drafts(&self) -> crate::storage::Drafts {
+        match self {
+            Host::Simulation(_) => crate::storage::Drafts::Library,
+            Host::Bridge(_) => crate::storage::Drafts::Bridge,
+        }
+    }
+
     pub fn shown_session(&self) -> Signal<Option<i64>> {
         match self {
             Host::Simulation(s) => s.shown(),

@@ -247,6 +247,10 @@ impl Simulation {
             let demo = demo_session(now());
             self.add(default_name(&demo), demo);
         }
+        let live: Vec<i64> = self
+            .library
+            .with_untracked(|l| l.sessions.iter().map(|e| e.id).collect());
+        storage::prune_drafts(storage::Drafts::Library, &live);
         if let Some(message) = problem {
             self.state
                 .report(format!("{message}, and another session was opened instead"));
@@ -263,6 +267,7 @@ impl Simulation {
 
     /// Drops session `id` from the library (its log is gone or was set aside).
     fn forget(&self, id: i64) {
+        storage::set_draft(storage::Drafts::Library, Some(id), "");
         self.library.update(|l| {
             l.sessions.retain(|e| e.id != id);
             if l.current == Some(id) {
