@@ -31,6 +31,17 @@ impl Usd {
             format!("${:.2}", self.0)
         }
     }
+
+    /// A limit the user set (`maxCostUsd`) as they would write it: `$0.50`, `$0.125`, `$5.00`
+    /// (two decimals at least, four at most, no zeros padding it).
+    pub fn display_limit(self) -> String {
+        let four = format!("{:.4}", self.0);
+        let trimmed = four.trim_end_matches('0');
+        match trimmed.split_once('.') {
+            Some((_, decimals)) if decimals.len() >= 2 => format!("${trimmed}"),
+            _ => format!("${:.2}", self.0),
+        }
+    }
 }
 
 impl PartialEq for Usd {
@@ -251,6 +262,20 @@ pub(crate) fn usage_at(value: &serde_json::Value, path: &Path<'_>) -> Result<Usa
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_limit_reads_as_written_with_two_to_four_decimals() {
+        for (dollars, shown) in [
+            (0.5, "$0.50"),
+            (0.125, "$0.125"),
+            (5.0, "$5.00"),
+            (12.5, "$12.50"),
+            (0.0031, "$0.0031"),
+            (0.0, "$0.00"),
+        ] {
+            assert_eq!(Usd::new(dollars).unwrap().display_limit(), shown);
+        }
+    }
 
     #[test]
     fn sums_keep_unreported_figures_absent() {

@@ -717,7 +717,10 @@ fn cost_report(session: &Session) -> Option<String> {
         } else {
             ""
         };
-        lines.push(format!("  cap (maxCostUsd): {}{counts}", max.display()));
+        lines.push(format!(
+            "  cap (maxCostUsd): {}{counts}",
+            max.display_limit()
+        ));
     }
     Some(lines.join("\n"))
 }

@@ -199,7 +199,7 @@ async fn a_crashing_agent_becomes_a_failed_fact_with_its_reason() {
     let failed = page.until_fact("failed").await;
     let reason = failed["fact"]["reason"].as_str().unwrap();
     assert!(
-        reason.contains("exited with code 3: segfault in the model client; its output (31 bytes) is kept in the session database (`agent-chatter outputs` prints it)"),
+        reason.contains("segfault in the model client (crash.sh exited with code 3); its output (31 bytes) is kept in the session database (`agent-chatter outputs` prints it)"),
         "{reason}"
     );
 }

@@ -254,7 +254,7 @@ test('bridge: running with a spinner and its time, delivered ✓ verified, cance
   await page.page.waitForFunction(() => document.querySelector('[data-testid="delivery-row"]')?.dataset.verified === 'yes');
   assert.equal(await max.locator('.d-status').textContent(), 'delivered ✓');
   assert.equal(await max.locator('.d-duration').textContent(), '5.4 s');
-  assert.match(await max.locator('.d-usage').textContent(), /^\d+ in · 80 out · \$0\.0031$/);
+  assert.match(await max.locator('.d-usage').textContent(), /^\$0\.0031 · \d+ in · 80 out$/);
   await page.page.waitForFunction(() => document.querySelectorAll('[data-testid="delivery-row"]')[1]?.dataset.status === 'running');
 
   // Cancelled by the user.

@@ -101,6 +101,10 @@ test('on a 390x844 phone the header wraps above the panes, never over them', asy
   assert.ok(layout.panes >= layout.header, `the panes start (${layout.panes}px) below the header (${layout.header}px)`);
   assert.equal(layout.position, 'static', 'the header scrolls away with the page');
   assert.ok(layout.width <= 390, `nothing runs off the right edge (${layout.width}px wide)`);
+  // The conversation and its composer come first on a phone, the team last.
+  const tops = await page.page.evaluate(() => Object.fromEntries(['team', 'conversation', 'inspector']
+    .map((p) => [p, document.querySelector(`.${p}-pane`).getBoundingClientRect().top])));
+  assert.ok(tops.conversation < tops.inspector && tops.inspector < tops.team, JSON.stringify(tops));
   await page.by('save-menu').click();
   const box = await page.by('export-transcript-html').boundingBox();
   assert.ok(box.x >= 0 && box.x + box.width <= 390, 'the open menu fits the phone');

@@ -75,7 +75,12 @@ test('a human message with [FROM] and [NEXT] goes through a 3-agent chain in sim
   await page.reply('Done here. [DONE]');
   assert.equal(await page.isDue(), false);
   assert.match(await page.by('routing-status').textContent(), /done/);
+  assert.match(await page.by('notices').textContent(), /\[DONE\]: the conversation is complete/);
   await page.screenshot('chain.png');
+  // A human speaks: the conversation is open again, and no notice says it is complete.
+  await page.send('[FROM: kailai] One more thing. [NEXT: max]');
+  assert.match(await page.dueText(), /^Max is due/);
+  assert.doesNotMatch(await page.by('notices').textContent(), /complete/);
   page.assertNoErrors();
   await context.close();
 });

@@ -56,6 +56,11 @@ test('the first Tab is "skip to the composer": two keys from the top to typing a
     await page.page.keyboard.type('[FROM: kailai] Typed from the keyboard. [NEXT: max]');
     await page.page.keyboard.press('Control+Enter');
     await page.page.waitForFunction(() => document.querySelectorAll('[data-testid="timeline-message"]').length === 4);
+    // Max is due: his reply is typed and answered from the keyboard the same way.
+    await page.by('agent-reply-input').focus();
+    await page.page.keyboard.type('Answered from the keyboard.');
+    await page.page.keyboard.press('Control+Enter');
+    await page.page.waitForFunction(() => document.querySelectorAll('[data-testid="timeline-message"]').length === 5);
     page.assertNoErrors();
     await context.close();
   }

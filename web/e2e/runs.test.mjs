@@ -157,7 +157,7 @@ test('bridge: statuses, usage, honest outcomes, read-only run settings, title an
   // The cap is a setting of the page: lowered below what was spent, it is reached.
   await page.by('setting-max-cost').fill('0.004');
   await page.by('setting-max-cost').dispatchEvent('change');
-  await page.by('usage-total').filter({ hasText: 'cap $0.0040 reached' }).waitFor();
+  await page.by('usage-total').filter({ hasText: 'cap $0.004 reached' }).waitFor();
   page.assertNoErrors();
   await context.close();
 });

@@ -255,6 +255,12 @@ impl AppState {
             .session
             .try_update(|s| s.apply(fact).map(|()| drain(s)));
         self.follow_session(Change::of(fact));
+        if matches!(fact, Fact::Human { .. }) {
+            // A human spoke: the conversation is open again, and saying it is complete
+            // would now be false.
+            self.notices
+                .update(|n| n.retain(|text| text != FINISHED_NOTICE));
+        }
         match result {
             Some(Ok(actions)) => Some(self.perform(actions)),
             Some(Err(e)) => {
@@ -294,11 +300,7 @@ impl AppState {
                 Action::AwaitHuman { .. } => self.due.set(None),
                 Action::Finished => {
                     self.due.set(None);
-                    self.notices.update(|n| {
-                        n.push(
-                            "[DONE]: the conversation is complete until a human speaks".to_string(),
-                        )
-                    });
+                    self.notices.update(|n| n.push(FINISHED_NOTICE.to_string()));
                 }
                 Action::Notice(notice) => {
                     let text = self.session.with_untracked(|s| s.describe(&notice));
@@ -316,6 +318,9 @@ impl AppState {
         performed
     }
 }
+
+/// What the notices say while a `[DONE]` stands (until a human speaks again).
+const FINISHED_NOTICE: &str = "[DONE]: the conversation is complete until a human speaks";
 
 /// The member of `members` whose id is `id`: [`Team::member`] for what reads the members
 /// apart from the team ([`AppState::members`]).

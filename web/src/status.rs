@@ -4,7 +4,7 @@
 
 use agent_chatter::conversation::Status;
 use agent_chatter::message::MemberId;
-use agent_chatter::session::{Fact, Session};
+use agent_chatter::session::{Fact, Failure, Session};
 use agent_chatter::usage::Spend;
 
 /// A retry the running agent's CLI reported (`retrying` event): shown until its run ends.
@@ -174,12 +174,23 @@ pub fn attention(session: &Session) -> Option<(usize, String)> {
             .and_then(|t| t.member(id))
             .map_or_else(|| id.to_string(), |m| m.display_name.clone())
     };
+    // A run the user cancelled is not news to them: what follows it is (their turn, or
+    // nothing while the next agent runs).
+    let cancelled = |fact: &Fact| {
+        matches!(
+            fact,
+            Fact::Failed {
+                failure: Some(Failure::Cancelled),
+                ..
+            }
+        )
+    };
     let text = match facts.last()? {
-        Fact::Failed { to, .. } => {
+        Fact::Failed { to, .. } if !cancelled(facts.last()?) => {
             let word = session.runs().last().map_or("failed", |r| r.outcome());
             format!("✗ {} {word}", name(to))
         }
-        Fact::Replied { .. } => {
+        Fact::Replied { .. } | Fact::Failed { .. } => {
             let conversation = session.conversation();
             let waits = conversation.in_flight().is_none()
                 && (conversation.waiting_for().is_some()
@@ -286,7 +297,7 @@ mod tests {
     }
 
     #[test]
-    fn a_cancelled_run_reads_cancelled_in_the_status_and_the_title() {
+    fn a_cancelled_run_reads_cancelled_in_the_status_and_is_no_news_in_the_title() {
         let mut s = demo();
         s.apply(&agent_chatter::session::Fact::Failed {
             to: "max".into(),
@@ -306,7 +317,8 @@ mod tests {
             title,
             "its last run cancelled: cancelled by the user: the agent was stopped"
         );
-        assert_eq!(attention(&s), Some((3, "✗ Max cancelled".into())));
+        // The user cancelled it: the title says what follows, the human's turn.
+        assert_eq!(attention(&s), Some((3, "● Your turn".into())));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! dropping the run: when the bridge stops (`/exit`, Ctrl-C, SIGTERM), its runtime drops every
 //! run in progress, and no agent or helper of one outlives it.
 
+use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -259,10 +260,14 @@ pub(crate) async fn run(
             let code = s
                 .code()
                 .map_or_else(|| "a signal".to_string(), |c| format!("code {c}"));
-            Outcome::Failed(
-                failure,
-                format!("{} exited with {code}: {said}", job.command.command),
-            )
+            // The cause first: the page's status lines and columns are cut at their ends, and
+            // the program's full path is in its run settings.
+            let command = &job.command.command;
+            let program = Path::new(command)
+                .file_name()
+                .and_then(|name| name.to_str())
+                .unwrap_or(command);
+            Outcome::Failed(failure, format!("{said} ({program} exited with {code})"))
         }
         (Some(Err(e)), _) => Outcome::Failed(
             Failure::Crashed,
@@ -790,7 +795,7 @@ mod tests {
             outcome,
             Outcome::Failed(
                 Failure::Crashed,
-                "/bin/sh exited with code 1: Error: ANTHROPIC_API_KEY is not set".into()
+                "Error: ANTHROPIC_API_KEY is not set (sh exited with code 1)".into()
             )
         );
         let long = format!("echo '{}' >&2; exit 1", "Error ".repeat(2000));
@@ -821,11 +826,11 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_crash_is_a_failure_naming_the_exit_code_and_stderr() {
+    async fn a_crash_is_a_failure_naming_stderr_then_the_exit_code() {
         let (outcome, _) = go(&sh("echo boom >&2; exit 3"), "x", Duration::from_secs(10)).await;
         assert_eq!(
             outcome,
-            Outcome::Failed(Failure::Crashed, "/bin/sh exited with code 3: boom".into())
+            Outcome::Failed(Failure::Crashed, "boom (sh exited with code 3)".into())
         );
     }
 

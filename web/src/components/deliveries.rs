@@ -96,7 +96,10 @@ pub struct Entry {
 /// How long delivery `all[i]` took, from when it became due to its reply or failure, by the
 /// facts' times: due when its `[MESSAGE]` came, or when the run before it ended if that was
 /// later (one runs at a time). `None` while it has not ended, or when a time is missing (a
-/// log written without them). A bridge's own timing ([`Usage::duration_ms`]) comes first.
+/// log written without them), and for a run cut short by its host (`interrupted`): its
+/// notice was written when the bridge came back, so its time says how long the bridge was
+/// away, not how long the agent ran. A bridge's own timing ([`Usage::duration_ms`]) comes
+/// first.
 fn took(session: &Session, all: &[Entry], i: usize) -> Option<u64> {
     let time = |at: usize| {
         session
@@ -105,7 +108,13 @@ fn took(session: &Session, all: &[Entry], i: usize) -> Option<u64> {
             .map(|m| m.at.0)
             .filter(|&t| t > 0)
     };
-    let ended = |e: &Entry| time(session.runs().get(e.run?)?.message);
+    let ended = |e: &Entry| {
+        let run = session.runs().get(e.run?)?;
+        if run.cut_short() {
+            return None;
+        }
+        time(run.message)
+    };
     let entry = all.get(i)?;
     let before = i.checked_sub(1).and_then(|j| ended(&all[j]));
     let due = time(entry.at)?.max(before.unwrap_or(0));
@@ -173,15 +182,16 @@ pub fn usage_cell(usage: Option<&Usage>) -> String {
     let Some(u) = usage else {
         return "—".into();
     };
+    // The cost first: a narrow column cuts the end of the cell.
     let mut parts = Vec::new();
+    if let Some(c) = u.cost_usd {
+        parts.push(c.display());
+    }
     if let Some(i) = u.input_tokens {
         parts.push(format!("{i} in"));
     }
     if let Some(o) = u.output_tokens {
         parts.push(format!("{o} out"));
-    }
-    if let Some(c) = u.cost_usd {
-        parts.push(c.display());
     }
     if parts.is_empty() {
         "—".into()
@@ -580,6 +590,25 @@ mod tests {
     }
 
     #[test]
+    fn a_run_cut_short_by_its_host_has_no_duration() {
+        let mut s = demo();
+        go(
+            &mut s,
+            Fact::human("[FROM: kailai] go [NEXT: max]", Millis(1_000)),
+        );
+        // Recorded when the bridge came back, 45 s later.
+        let interrupted = Fact::Failed {
+            to: "max".into(),
+            reason: "interrupted: the bridge stopped while it ran".into(),
+            at: Millis(46_000),
+            failure: Some(Failure::Interrupted),
+            usage: None,
+        };
+        go(&mut s, interrupted);
+        assert_eq!(took(&s, &entries(&s, true), 0), None);
+    }
+
+    #[test]
     fn a_cancelled_run_reads_cancelled_not_failed() {
         let mut s = demo();
         go(
@@ -649,5 +678,10 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(usage_cell(Some(&u)), "1200 in · 80 out");
+        let priced = Usage {
+            cost_usd: agent_chatter::usage::Usd::new(0.0031),
+            ..u
+        };
+        assert_eq!(usage_cell(Some(&priced)), "$0.0031 · 1200 in · 80 out");
     }
 }

@@ -165,7 +165,7 @@ pub fn DiffView() -> impl IntoView {
                     let (added, removed) = lines.iter().fold((0, 0), |(a, r), (s, _)| match s { '+' => (a + 1, r), '-' => (a, r + 1), _ => (a, r) });
                     let rows = fold_unchanged(lines, CONTEXT_LINES);
                     view! {
-                        <p class="diff-summary">{format!("{added} line(s) added, {removed} removed")}</p>
+                        <p class="diff-summary">{format!("{added} line{} added, {removed} removed", if added == 1 { "" } else { "s" })}</p>
                         <pre class="diff-lines">
                             {rows.into_iter().map(|row| match row {
                                 Row::Line(sign, line) => {

@@ -25,7 +25,22 @@ pub fn DueAgent(
                     crate::state::member(members, &d.to)
                         .map_or(d.to.clone(), |m| m.display_name.clone())
                 });
-                (name, d.intent, d.prompt.explain.total_bytes)
+                // What it is given, as the inspector shows it: the prompt, and a system flag
+                // only for the agents that take one (Claude's `--append-system-prompt`).
+                let given = match &d.prompt.system_flag {
+                    Some(flag) => format!(
+                        "a {}-byte prompt and a {}-byte system flag",
+                        d.prompt.prompt.len(),
+                        flag.len()
+                    ),
+                    None => format!("a {}-byte prompt", d.prompt.prompt.len()),
+                };
+                let shows = if d.prompt.system_flag.is_some() {
+                    "shows them"
+                } else {
+                    "shows it"
+                };
+                (name, d.intent, given, shows)
             })
         })
     };
@@ -33,12 +48,12 @@ pub fn DueAgent(
         <When when=Memo::new(move |_| state.due.with(Option::is_some))>
             <div class="due-agent" data-testid="due-agent">
                 <div class="due-title">
-                    {move || due().map(|(name, intent, bytes)| if runs && host.unavailable().is_some() {
-                        format!("{name} was running ({intent}) when the bridge disconnected: it was given a {bytes}-byte prompt; what became of the run is known once the bridge is back")
+                    {move || due().map(|(name, intent, given, shows)| if runs && host.unavailable().is_some() {
+                        format!("{name} was running ({intent}) when the bridge disconnected: it was given {given}; what became of the run is known once the bridge is back")
                     } else if runs {
-                        format!("{name} is running ({intent}): it was given a {bytes}-byte prompt (stdin and system flag; the inspector shows it with {name} selected at the message it answers)")
+                        format!("{name} is running ({intent}): it was given {given} (the inspector {shows} with {name} selected at the message it answers)")
                     } else {
-                        format!("{name} is due ({intent}): it gets a {bytes}-byte prompt (stdin and system flag; the inspector shows it with {name} selected at the message it answers)")
+                        format!("{name} is due ({intent}): it gets {given} (the inspector {shows} with {name} selected at the message it answers)")
                     })}
                 </div>
                 {children()}

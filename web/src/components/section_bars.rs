@@ -143,13 +143,14 @@ fn budget(e: &Explain, need: usize, whatif_bytes: Option<usize>) -> Budget {
         _ => percent(e.total_bytes, e.max_bytes),
     };
     let line = format!(
-        "{} / {} B ({} of the budget) · {}{tokens} · window {} · {} marker(s) stripped",
+        "{} / {} B ({} of the budget) · {}{tokens} · window {} · {} marker{} stripped",
         e.total_bytes,
         e.max_bytes,
         share(e.total_bytes, e.max_bytes),
         status_label(e.status),
         e.window,
-        e.markers_stripped
+        e.markers_stripped,
+        if e.markers_stripped == 1 { "" } else { "s" },
     );
     let bars = e
         .sections
@@ -170,6 +171,12 @@ fn budget(e: &Explain, need: usize, whatif_bytes: Option<usize>) -> Budget {
                 );
             }
             let label = if extra { "extra: " } else { "" };
+            // The built-in sections by the names the help uses (`teamTask` is JSON's).
+            let shown = if !extra && s.name == "teamTask" {
+                "team task"
+            } else {
+                &s.name
+            };
             let kind = if extra { "sec-extra" } else { "" };
             El::new("li")
                 .attr(
@@ -178,7 +185,7 @@ fn budget(e: &Explain, need: usize, whatif_bytes: Option<usize>) -> Budget {
                 )
                 .attr("data-testid", "section-bar".into())
                 .attr("data-section", s.name.clone())
-                .kid(name.text(format!("{label}{}{flag}", s.name)))
+                .kid(name.text(format!("{label}{shown}{flag}")))
                 .kid(
                     El::new("span")
                         .attr(

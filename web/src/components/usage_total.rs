@@ -33,7 +33,7 @@ pub fn UsageTotal(
         };
         if let Some(cap) = cap.get() {
             let spent = spend.usage.cost_usd.map_or(0.0, Usd::dollars);
-            text.push_str(&format!(" · cap {}", cap.display()));
+            text.push_str(&format!(" · cap {}", cap.display_limit()));
             if spent >= cap.dollars() {
                 text.push_str(" reached");
             }
