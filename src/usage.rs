@@ -32,14 +32,16 @@ impl Usd {
         }
     }
 
-    /// A limit the user set (`maxCostUsd`) as they would write it: `$0.50`, `$0.125`, `$5.00`
-    /// (two decimals at least, four at most, no zeros padding it).
+    /// A limit the user set (`maxCostUsd`) exactly as it is, written as money: `$0.50`,
+    /// `$0.125`, `$5.00`, `$0.00005` (never rounded: a cap shown above what it is would read
+    /// "reached" before it was).
     pub fn display_limit(self) -> String {
-        let four = format!("{:.4}", self.0);
-        let trimmed = four.trim_end_matches('0');
-        match trimmed.split_once('.') {
-            Some((_, decimals)) if decimals.len() >= 2 => format!("${trimmed}"),
-            _ => format!("${:.2}", self.0),
+        // Rust's shortest form that reads back as the same number, never an exponent.
+        let exact = self.0.to_string();
+        match exact.split_once('.') {
+            Some((_, decimals)) if decimals.len() >= 2 => format!("${exact}"),
+            Some(_) => format!("${exact}0"),
+            None => format!("${exact}.00"),
         }
     }
 }
@@ -264,13 +266,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_limit_reads_as_written_with_two_to_four_decimals() {
+    fn a_limit_reads_exactly_as_set_with_two_decimals_at_least() {
         for (dollars, shown) in [
             (0.5, "$0.50"),
             (0.125, "$0.125"),
             (5.0, "$5.00"),
             (12.5, "$12.50"),
             (0.0031, "$0.0031"),
+            (0.00005, "$0.00005"),
+            (0.12345, "$0.12345"),
+            (1234.5, "$1234.50"),
+            (0.1, "$0.10"),
             (0.0, "$0.00"),
         ] {
             assert_eq!(Usd::new(dollars).unwrap().display_limit(), shown);

@@ -1012,7 +1012,7 @@ fn the_cost_cap_stops_further_deliveries_with_a_notice_until_it_is_raised() {
         .expect("a notice says why");
     assert_eq!(
         notice,
-        "cost limit reached: the runs cost $0.6000 of the team's maxCostUsd $0.5000; dropped \
+        "cost limit reached: the runs cost $0.6000 of the team's maxCostUsd $0.50; dropped \
          the pending deliveries to sarah; raise maxCostUsd in the team's settings to go on"
     );
     // A human asking again is refused the same way; a raised cap lets the next one run.

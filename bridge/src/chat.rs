@@ -10,7 +10,7 @@ use std::time::Duration;
 use agent_chatter::conversation::Action;
 use agent_chatter::conversation::Status;
 use agent_chatter::markers;
-use agent_chatter::session::{Fact, Session};
+use agent_chatter::session::{Fact, Failure, Session};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::sync::Arc;
 
@@ -683,11 +683,11 @@ fn print_action(said: &mut Vec<Said>, action: &Action, session: &Session) {
     }
 }
 
-/// Whether `fact`, applied to `session`, is one a person waits for: an agent's failure, or a
-/// reply that hands the turn to a human.
+/// Whether `fact`, applied to `session`, is one a person waits for: an agent's failure (not a
+/// run the user cancelled: they know), or a reply that hands the turn to a human.
 fn wants_attention(fact: &Fact, session: &Session) -> bool {
     match fact {
-        Fact::Failed { .. } => true,
+        Fact::Failed { failure, .. } => *failure != Some(Failure::Cancelled),
         Fact::Replied { text, .. } => {
             let team = session.team();
             markers::parse(text).next.iter().any(|n| {

@@ -875,6 +875,8 @@ fn last_message_number(
     Ok(replayed.messages().len() as u64)
 }
 
+/// Takes or renews `me`'s lease on `session` in `tx`, unless another holder has it: one that
+/// is alive and renewed it less than [`LEASE_MS`] ago.
 fn claim(tx: &rusqlite::Transaction<'_>, me: &Holder, session: i64) -> Result<(), StoreError> {
     let now = crate::hub::now().0 as i64;
     let held: Option<(String, i64, i64)> = tx

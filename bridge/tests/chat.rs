@@ -778,7 +778,7 @@ fn the_cost_cap_stops_the_next_delivery_and_says_why() {
     assert!(!out.contains("→ sarah (AI)"), "{out}");
     assert!(
         err.contains(
-            "cost limit reached: the runs cost $0.0100 of the team's maxCostUsd $0.0050; \
+            "cost limit reached: the runs cost $0.0100 of the team's maxCostUsd $0.005; \
              dropped the pending deliveries to sarah"
         ),
         "{err}"

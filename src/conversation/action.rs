@@ -253,7 +253,7 @@ impl std::fmt::Display for Notice {
                     f,
                     "cost limit reached: the runs cost {} of the team's maxCostUsd {}",
                     spent.display(),
-                    limit.display()
+                    limit.display_limit()
                 )?;
                 if !dropped.is_empty() {
                     write!(f, "; dropped the pending deliveries to {}", dropped.join(", "))?;

@@ -129,7 +129,7 @@ test('the search finds a session by a word of its messages, ignoring case, and o
   await page.send('[FROM: kailai] The zanzibar budget is due Friday. [NEXT: max]');
   await openLibrary(page);
   await page.by('library-new').click();
-  await count(page, 3);
+  await count(page, 0);
   await openLibrary(page);
   assert.equal((await entries(page)).length, 2);
   await page.by('session-search').fill('ZANZIBAR');
@@ -144,6 +144,21 @@ test('the search finds a session by a word of its messages, ignoring case, and o
   await page.by('search-hit').first().click();
   await page.page.waitForFunction(() => [...document.querySelectorAll('[data-testid=timeline-message] .content')]
     .some((c) => c.textContent.includes('zanzibar')));
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('a new session keeps the team shown (not the demo\'s), with no message yet', async () => {
+  const { context, page } = await served.visit();
+  await page.by('team-name-input').fill('My crew');
+  await page.by('team-name-input').dispatchEvent('change');
+  await page.page.waitForFunction(() => document.querySelector('[data-testid=session-select] option:checked')?.textContent.startsWith('My crew'));
+  await openLibrary(page);
+  await page.by('library-new').click();
+  await count(page, 0);
+  assert.equal(await page.by('team-name-input').inputValue(), 'My crew');
+  await openLibrary(page);
+  assert.deepEqual((await entries(page)).map((e) => e[0]), ['My crew', 'My crew']);
   page.assertNoErrors();
   await context.close();
 });

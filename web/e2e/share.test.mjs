@@ -128,7 +128,18 @@ test('a link made on a bridge page opens in the page served alone: banner, disca
   assert.deepEqual(await contents(page), sharedTexts, 'a kept case stays after a reload');
   assert.equal(await page.by('shared-banner').count(), 0);
   page.assertNoErrors();
+
+  // A first visit by the link itself: nothing was shown before, so discarding shows the demo
+  // (never an empty session of the discarded case's team).
+  const { context: fresh, page: first } = await visit(server.url + fragment);
+  await first.by('shared-banner').waitFor();
+  await first.by('shared-discard').click();
+  await first.by('shared-banner').waitFor({ state: 'detached' });
+  await first.page.waitForFunction(() => document.querySelectorAll('[data-testid="timeline-message"]').length === 3);
+  assert.match((await contents(first))[0], /Max, please draft them from the changelog\./);
+  first.assertNoErrors();
   sender.assertNoErrors();
+  await fresh.close();
   await context.close();
   await senderContext.close();
 });

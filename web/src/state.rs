@@ -255,14 +255,17 @@ impl AppState {
             .session
             .try_update(|s| s.apply(fact).map(|()| drain(s)));
         self.follow_session(Change::of(fact));
-        if matches!(fact, Fact::Human { .. }) {
-            // A human spoke: the conversation is open again, and saying it is complete
-            // would now be false.
-            self.notices
-                .update(|n| n.retain(|text| text != FINISHED_NOTICE));
-        }
         match result {
-            Some(Ok(actions)) => Some(self.perform(actions)),
+            Some(Ok(actions)) => {
+                // A human spoke: the conversation is open again, and saying it is complete
+                // would now be false.
+                let finished = |n: &Vec<String>| n.iter().any(|t| t == FINISHED_NOTICE);
+                if matches!(fact, Fact::Human { .. }) && self.notices.with_untracked(finished) {
+                    self.notices
+                        .update(|n| n.retain(|text| text != FINISHED_NOTICE));
+                }
+                Some(self.perform(actions))
+            }
             Some(Err(e)) => {
                 self.report(e.to_string());
                 None

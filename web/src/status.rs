@@ -164,8 +164,9 @@ pub fn usage_words(spend: &Spend) -> Option<String> {
 }
 
 /// What the user is needed for, once the latest fact is an agent's outcome: that agent failed
-/// (`✗ Max failed`), or it is a human's turn (`● Your turn`). With the count of facts it is
-/// about, so it is news only until the user acts.
+/// (`✗ Max failed`), or it is a human's turn (`● Your turn`). A run the user cancelled is not
+/// news to them: only what follows it is. With the count of facts it is about, so it is news
+/// only until the user acts.
 pub fn attention(session: &Session) -> Option<(usize, String)> {
     let facts = session.facts();
     let name = |id: &str| {
@@ -174,19 +175,8 @@ pub fn attention(session: &Session) -> Option<(usize, String)> {
             .and_then(|t| t.member(id))
             .map_or_else(|| id.to_string(), |m| m.display_name.clone())
     };
-    // A run the user cancelled is not news to them: what follows it is (their turn, or
-    // nothing while the next agent runs).
-    let cancelled = |fact: &Fact| {
-        matches!(
-            fact,
-            Fact::Failed {
-                failure: Some(Failure::Cancelled),
-                ..
-            }
-        )
-    };
     let text = match facts.last()? {
-        Fact::Failed { to, .. } if !cancelled(facts.last()?) => {
+        Fact::Failed { to, failure, .. } if *failure != Some(Failure::Cancelled) => {
             let word = session.runs().last().map_or("failed", |r| r.outcome());
             format!("✗ {} {word}", name(to))
         }

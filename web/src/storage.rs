@@ -344,21 +344,33 @@ pub fn save_log(id: i64, facts: &[Fact], since: Option<usize>) -> Result<(), Str
     write_log(&storage().ok_or(no_storage())?, id, facts, since)
 }
 
-/// Whose sessions a draft belongs to. The page's own library and a bridge each number their
-/// sessions from 1, and one address can show both (the bridge's, with and without its launch
-/// token), so their drafts are kept apart: a draft for library session 3 never shows in the
-/// bridge's session 3.
+/// Whose sessions a draft belongs to. The page's own library and each bridge database number
+/// their sessions from 1, and one address can show several (the bridge's, with and without its
+/// launch token; two databases served in turn on one port), so their drafts are kept apart: a
+/// draft for session 3 of one never shows in session 3 of another.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Drafts {
     Library,
-    Bridge,
+    /// A bridge's database, known by a 64-bit FNV-1a hash of its launch token (the token is
+    /// stable per database; the hash keeps the 256-bit secret itself out of the key names).
+    Bridge(u64),
 }
 
 impl Drafts {
-    fn prefix(self) -> &'static str {
+    /// The drafts of the bridge whose launch token is `token`.
+    pub fn of_bridge(token: &str) -> Drafts {
+        // FNV-1a: fixed for good (a key must not change with the toolchain, as std's hasher
+        // may), and a key name needs no more.
+        let hash = token.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+        });
+        Drafts::Bridge(hash)
+    }
+
+    fn prefix(self) -> String {
         match self {
-            Drafts::Library => "agent-chatter/draft/",
-            Drafts::Bridge => "agent-chatter/bridge-draft/",
+            Drafts::Library => "agent-chatter/draft/".to_string(),
+            Drafts::Bridge(database) => format!("agent-chatter/bridge-draft/{database}/"),
         }
     }
 }
@@ -366,9 +378,10 @@ impl Drafts {
 /// Where the composer's text for session `session` is kept while it is typed, so a reload
 /// loses no draft and each session keeps its own (`agent-chatter/draft/3`).
 fn draft_key(of: Drafts, session: Option<i64>) -> String {
+    let prefix = of.prefix();
     match session {
-        Some(id) => format!("{}{id}", of.prefix()),
-        None => of.prefix().trim_end_matches('/').to_string(),
+        Some(id) => format!("{prefix}{id}"),
+        None => prefix.trim_end_matches('/').to_string(),
     }
 }
 
@@ -404,8 +417,9 @@ pub fn prune_drafts(of: Drafts, live: &[i64]) {
 
 /// The keys among `keys` of drafts of `of`'s sessions not in `live`.
 fn stale_drafts(of: Drafts, keys: impl Iterator<Item = String>, live: &[i64]) -> Vec<String> {
+    let prefix = of.prefix();
     keys.filter(|key| {
-        key.strip_prefix(of.prefix())
+        key.strip_prefix(prefix.as_str())
             .and_then(|id| id.parse::<i64>().ok())
             .is_some_and(|id| !live.contains(&id))
     })
@@ -528,28 +542,28 @@ mod tests {
 
     #[test]
     fn the_drafts_of_sessions_gone_are_stale_and_only_those_of_their_own_kind() {
+        let (one, other) = (
+            Drafts::of_bridge("token one"),
+            Drafts::of_bridge("token two"),
+        );
+        assert_ne!(one, other, "two databases keep their drafts apart");
         let keys = [
-            "agent-chatter/draft/1",
-            "agent-chatter/draft/2",
-            "agent-chatter/draft",
-            "agent-chatter/bridge-draft/2",
-            "agent-chatter/draft/x",
-            "agent-chatter/session/2",
+            "agent-chatter/draft/1".to_string(),
+            "agent-chatter/draft/2".to_string(),
+            "agent-chatter/draft".to_string(),
+            draft_key(one, Some(2)),
+            draft_key(other, Some(2)),
+            "agent-chatter/draft/x".to_string(),
+            "agent-chatter/session/2".to_string(),
         ];
-        let keys = || keys.iter().map(|k| k.to_string());
+        let keys = || keys.iter().cloned();
         assert_eq!(
             stale_drafts(Drafts::Library, keys(), &[1]),
             ["agent-chatter/draft/2"]
         );
-        assert_eq!(
-            stale_drafts(Drafts::Bridge, keys(), &[1]),
-            ["agent-chatter/bridge-draft/2"]
-        );
-        assert!(stale_drafts(Drafts::Bridge, keys(), &[2]).is_empty());
-        assert_eq!(
-            draft_key(Drafts::Bridge, None),
-            "agent-chatter/bridge-draft"
-        );
+        assert_eq!(stale_drafts(one, keys(), &[1]), [draft_key(one, Some(2))]);
+        assert!(stale_drafts(one, keys(), &[2]).is_empty());
+        assert!(draft_key(one, Some(2)).starts_with("agent-chatter/bridge-draft/"));
     }
 
     #[test]

@@ -252,10 +252,10 @@ pub(crate) async fn run(
             // The agent's own error first, then what stderr says (a crash cuts the stream
             // off, and stderr says why better than the cut does).
             let (failure, said) = match verdict {
-                Verdict::Error(m) => (Failure::AgentError, m),
-                _ if !said_on_stderr.is_empty() => (Failure::Crashed, said_on_stderr),
-                Verdict::CutOff => (Failure::Crashed, CUT_OFF.to_string()),
-                _ => (Failure::Crashed, "no message".to_string()),
+                Verdict::Error(m) => (Failure::AgentError, Some(m)),
+                _ if !said_on_stderr.is_empty() => (Failure::Crashed, Some(said_on_stderr)),
+                Verdict::CutOff => (Failure::Crashed, Some(CUT_OFF.to_string())),
+                _ => (Failure::Crashed, None),
             };
             let code = s
                 .code()
@@ -267,7 +267,17 @@ pub(crate) async fn run(
                 .file_name()
                 .and_then(|name| name.to_str())
                 .unwrap_or(command);
-            Outcome::Failed(failure, format!("{said} ({program} exited with {code})"))
+            let exited = format!("{program} exited with {code}");
+            let reason = match said {
+                // Cut before the exit is added (with room for the cut's note), so a long
+                // message never pushes the exit out.
+                Some(said) => {
+                    let room = MAX_REASON.saturating_sub(exited.len() + 40);
+                    format!("{} ({exited})", cap_to(said, room))
+                }
+                None => exited,
+            };
+            Outcome::Failed(failure, reason)
         }
         (Some(Err(e)), _) => Outcome::Failed(
             Failure::Crashed,
@@ -527,11 +537,16 @@ fn stderr_summary(stderr: &str) -> String {
 
 /// A failure reason of at most [`MAX_REASON`] bytes, cut at a character boundary.
 fn cap(reason: String) -> String {
-    if reason.len() <= MAX_REASON {
-        return reason;
+    cap_to(reason, MAX_REASON)
+}
+
+/// `text` cut to about `max` bytes at a character boundary, saying how much was left out.
+fn cap_to(text: String, max: usize) -> String {
+    if text.len() <= max {
+        return text;
     }
-    let end = agent_chatter::text::floor_char_boundary(&reason, MAX_REASON);
-    format!("{} … ({} more bytes)", &reason[..end], reason.len() - end)
+    let end = agent_chatter::text::floor_char_boundary(&text, max);
+    format!("{} … ({} more bytes)", &text[..end], text.len() - end)
 }
 
 /// `300 ms`, `1.5 s`, `30 s`, `30 min`: exact, so a timeout set to 1500 ms never reads `1 s`.
@@ -804,7 +819,9 @@ mod tests {
             panic!("a failure")
         };
         assert!(
-            reason.len() < 4200 && reason.ends_with("more bytes)"),
+            reason.len() <= 4096
+                && reason.contains("more bytes)")
+                && reason.ends_with("(sh exited with code 1)"),
             "{}",
             reason.len()
         );
@@ -823,6 +840,15 @@ mod tests {
         let python = "Traceback (most recent call last):\n  File \"x.py\", line 1\nRuntimeError: 401 Unauthorized\n";
         assert_eq!(stderr_summary(python), "RuntimeError: 401 Unauthorized");
         assert_eq!(stderr_summary("plain last words\n"), "plain last words");
+    }
+
+    #[tokio::test]
+    async fn a_crash_with_nothing_on_stderr_names_its_exit_code_alone() {
+        let (outcome, _) = go(&sh("exit 3"), "x", Duration::from_secs(10)).await;
+        assert_eq!(
+            outcome,
+            Outcome::Failed(Failure::Crashed, "sh exited with code 3".into())
+        );
     }
 
     #[tokio::test]

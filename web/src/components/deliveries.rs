@@ -108,14 +108,14 @@ fn took(session: &Session, all: &[Entry], i: usize) -> Option<u64> {
             .map(|m| m.at.0)
             .filter(|&t| t > 0)
     };
-    let ended = |e: &Entry| {
-        let run = session.runs().get(e.run?)?;
-        if run.cut_short() {
-            return None;
-        }
-        time(run.message)
-    };
+    let run = |e: &Entry| session.runs().get(e.run?);
+    let ended = |e: &Entry| time(run(e)?.message);
     let entry = all.get(i)?;
+    if run(entry)?.cut_short() {
+        return None;
+    }
+    // The run before, interrupted or not, ended when its notice was written: the earliest
+    // this one could start.
     let before = i.checked_sub(1).and_then(|j| ended(&all[j]));
     let due = time(entry.at)?.max(before.unwrap_or(0));
     ended(entry)?.checked_sub(due)
@@ -606,6 +606,16 @@ mod tests {
         };
         go(&mut s, interrupted);
         assert_eq!(took(&s, &entries(&s, true), 0), None);
+        // Retried once the bridge is back: timed from then, not from the message.
+        go(
+            &mut s,
+            Fact::Retry {
+                to: "max".into(),
+                at: Millis(46_000),
+            },
+        );
+        go(&mut s, Fact::replied("max", "done", Millis(50_000)));
+        assert_eq!(took(&s, &entries(&s, true), 1), Some(4_000));
     }
 
     #[test]

@@ -36,6 +36,7 @@ use crate::share::{self, Shared};
 use crate::shared_case;
 use crate::state::{AppState, Performed};
 use crate::status::Retry;
+use crate::storage::Drafts;
 
 /// Why a member's run settings are read only with a bridge.
 pub const RUN_SETTINGS_NOTE: &str = "Read only: they come from files on the bridge's machine \
@@ -124,6 +125,9 @@ pub struct Bridge {
     socket: StoredValue<Option<WebSocket>, LocalStorage>,
     /// The launch token, to put back in the address bar when a share link replaced it.
     token: StoredValue<String>,
+    /// Whose numbering this bridge's session ids are in, for the composer's drafts: its
+    /// database's, known by its token (stable per database, docs/architecture.md §14).
+    drafts: Drafts,
     /// A shared case to load into the new session the bridge is about to open.
     pending_share: StoredValue<Option<Shared>, LocalStorage>,
 }
@@ -159,6 +163,7 @@ impl Bridge {
             retry: RwSignal::new(None),
             outbox: RwSignal::new(Vec::new()),
             socket: StoredValue::new_local(None),
+            drafts: Drafts::of_bridge(&token),
             token: StoredValue::new(token.clone()),
             pending_share: StoredValue::new_local(None),
         };
@@ -306,6 +311,11 @@ impl Bridge {
     }
 
     /// The bridge session shown.
+    /// Whose numbering the session ids are in, for the composer's drafts.
+    pub fn drafts(&self) -> Drafts {
+        self.drafts
+    }
+
     pub fn session_id(&self) -> Signal<Option<i64>> {
         self.session_id.into()
     }
@@ -695,7 +705,7 @@ impl Bridge {
             }
             Event::Sessions { list } => {
                 let live: Vec<i64> = list.iter().map(|s| s.id).collect();
-                crate::storage::prune_drafts(crate::storage::Drafts::Bridge, &live);
+                crate::storage::prune_drafts(self.drafts, &live);
                 self.sessions.set(list)
             }
             Event::SearchResults { query, hits } => {

@@ -267,15 +267,15 @@ impl Host {
         }
     }
 
-    /// The library's session shown (reactive).
     /// Whose numbering the shown session's id is in, for the composer's drafts.
     pub fn drafts(&self) -> crate::storage::Drafts {
         match self {
             Host::Simulation(_) => crate::storage::Drafts::Library,
-            Host::Bridge(_) => crate::storage::Drafts::Bridge,
+            Host::Bridge(b) => b.drafts(),
         }
     }
 
+    /// The library's session shown (reactive).
     pub fn shown_session(&self) -> Signal<Option<i64>> {
         match self {
             Host::Simulation(s) => s.shown(),
@@ -317,8 +317,8 @@ impl Host {
         }
     }
 
-    /// A new session in the library (the one shown stays): the demo (simulation), or the
-    /// same team in a new session of the bridge.
+    /// A new session in the library with the team shown and no message yet (the one shown
+    /// stays), in this browser or in the bridge.
     pub fn new_session(&self) {
         match self {
             Host::Simulation(s) => s.new_session(),

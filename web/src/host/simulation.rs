@@ -152,10 +152,12 @@ impl Simulation {
         let back = case.before.is_some_and(|id| self.open(id));
         if let Some(id) = case.shared.filter(|id| Some(*id) != case.before) {
             if self.current() == Some(id) {
-                // Nothing to go back to: the demo replaces the case.
+                // Nothing to go back to: the demo replaces the case (never a session of the
+                // case's team, which is what is being discarded).
                 self.save_pending.set_value(false);
                 self.forget(id);
-                self.new_session();
+                let demo = demo_session(now());
+                self.add(default_name(&demo), demo);
             } else {
                 self.forget(id);
             }
@@ -345,10 +347,20 @@ impl Simulation {
         self.hits.into()
     }
 
-    /// A new session in the library, with the demo team and conversation.
+    /// A new session in the library with the team shown (the demo's when there is none) and
+    /// no message yet, as a bridge makes one: the user's team is kept, never swapped for the
+    /// demo's ("reset demo" brings the demo back).
     pub fn new_session(&self) {
-        let session = demo_session(now());
-        self.add(default_name(&session), session);
+        let team = self
+            .state
+            .session
+            .with_untracked(|s| s.team().cloned())
+            .unwrap_or_else(agent_chatter::demo::team);
+        let mut session = Session::new();
+        // The team is the one a session holds, or the embedded demo's: valid either way.
+        if session.apply(&Fact::set_team(team)).is_ok() {
+            self.add(default_name(&session), session);
+        }
     }
 
     /// "Continue from here": a new session whose log is the first `upto` facts of the one
