@@ -105,6 +105,10 @@ test('on a 390x844 phone the header wraps above the panes, never over them', asy
   const tops = await page.page.evaluate(() => Object.fromEntries(['team', 'conversation', 'inspector']
     .map((p) => [p, document.querySelector(`.${p}-pane`).getBoundingClientRect().top])));
   assert.ok(tops.conversation < tops.inspector && tops.inspector < tops.team, JSON.stringify(tops));
+  // Side by side, the agents one under another: no column runs off the phone's edge.
+  const columns = await page.page.evaluate(() => [...document.querySelectorAll('[data-testid=side-column]')]
+    .map((c) => Math.round(c.getBoundingClientRect().right)));
+  assert.ok(columns.length >= 2 && columns.every((right) => right <= 390), JSON.stringify(columns));
   await page.by('save-menu').click();
   const box = await page.by('export-transcript-html').boundingBox();
   assert.ok(box.x >= 0 && box.x + box.width <= 390, 'the open menu fits the phone');
