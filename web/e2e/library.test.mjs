@@ -159,6 +159,13 @@ test('a new session keeps the team shown (not the demo\'s), with no message yet'
   assert.equal(await page.by('team-name-input').inputValue(), 'My crew');
   await openLibrary(page);
   assert.deepEqual((await entries(page)).map((e) => e[0]), ['My crew', 'My crew']);
+  // Left with nothing done in it, it leaves the library, as a bridge's unused session does.
+  await page.page.keyboard.press('Escape');
+  const ids = await page.by('session-select').locator('option').evaluateAll((os) => os.map((o) => o.value));
+  await page.by('session-select').selectOption(ids[ids.length - 1]);
+  await count(page, 3);
+  await openLibrary(page);
+  assert.deepEqual((await entries(page)).map((e) => e[0]), ['My crew']);
   page.assertNoErrors();
   await context.close();
 });

@@ -56,7 +56,7 @@ pub fn e2e(ctx: &Ctx) -> Result<(), String> {
 /// failure notice the inspector says no agent is sent, failures found by their reason, and a
 /// composer draft kept across a reload; and by 500 B for that draft kept per session, so a
 /// message typed for one conversation is never shown (and sent) in another.
-pub const WASM_GZIP_LIMIT: u64 = 487_000;
+pub const WASM_GZIP_LIMIT: u64 = 487_500;
 /// Issue #25's budget for the page's wasm ("does not grow past 400 KB"), not yet met.
 pub const WASM_GZIP_TARGET: u64 = 400_000;
 

@@ -51,6 +51,9 @@ pub struct Simulation {
     library: RwSignal<Library>,
     /// The last search of the library: the query and what it found.
     hits: RwSignal<Option<(String, Vec<Hit>)>>,
+    /// The session "new session" made, while nothing was done in it: left for another, it
+    /// leaves the library, as a bridge's unused session does (docs/architecture.md §13).
+    unused: StoredValue<Option<i64>>,
 }
 
 impl Simulation {
@@ -63,6 +66,7 @@ impl Simulation {
             saved: StoredValue::new(None),
             library: RwSignal::new(Library::default()),
             hits: RwSignal::new(None),
+            unused: StoredValue::new(None),
         };
         let handle = window_event_listener(leptos::ev::pagehide, move |_| simulation.flush());
         on_cleanup(move || handle.remove());
@@ -151,17 +155,14 @@ impl Simulation {
         };
         let back = case.before.is_some_and(|id| self.open(id));
         if let Some(id) = case.shared.filter(|id| Some(*id) != case.before) {
-            if self.current() == Some(id) {
+            let shown = self.current() == Some(id);
+            self.forget(id);
+            if shown {
                 // Nothing to go back to: the demo replaces the case (never a session of the
                 // case's team, which is what is being discarded).
-                self.save_pending.set_value(false);
-                self.forget(id);
                 let demo = demo_session(now());
                 self.add(default_name(&demo), demo);
-            } else {
-                self.forget(id);
             }
-            storage::remove_log(id);
         }
         if !back && case.before.is_some() {
             self.state.report(
@@ -203,6 +204,7 @@ impl Simulation {
     /// Adds `session` to the library as `name` and shows it; the one shown before stays as
     /// it is.
     fn add(&self, name: String, session: Session) {
+        self.discard_if_unused();
         self.flush();
         self.library.update(|l| {
             let id = l.add(name, &session, now().0);
@@ -267,8 +269,13 @@ impl Simulation {
         self.state.show(session);
     }
 
-    /// Drops session `id` from the library (its log is gone or was set aside).
+    /// Drops session `id` from the library, with its log (if any is left: it may be gone or
+    /// set aside already), its draft and, when it is the one shown, its pending save.
     fn forget(&self, id: i64) {
+        if self.current() == Some(id) {
+            self.save_pending.set_value(false);
+        }
+        storage::remove_log(id);
         storage::set_draft(storage::Drafts::Library, Some(id), "");
         self.library.update(|l| {
             l.sessions.retain(|e| e.id != id);
@@ -300,6 +307,7 @@ impl Simulation {
         self.flush();
         match storage::load_log(id) {
             Stored::Session(session, parts) => {
+                self.discard_if_unused();
                 self.library.update(|l| l.current = Some(id));
                 if let Err(e) = self.library.with_untracked(storage::save_library) {
                     self.state.report(e);
@@ -325,6 +333,10 @@ impl Simulation {
 
     /// Names the library's session `id`; a name refused says why on the banner.
     pub fn rename(&self, id: i64, name: &str) {
+        if self.unused.get_value() == Some(id) {
+            // Named by the user: kept.
+            self.unused.set_value(None);
+        }
         let mut result = Ok(());
         self.library.update(|l| result = l.rename(id, name));
         match result.and_then(|()| self.library.with_untracked(storage::save_library)) {
@@ -360,6 +372,19 @@ impl Simulation {
         // The team is the one a session holds, or the embedded demo's: valid either way.
         if session.apply(&Fact::set_team(team)).is_ok() {
             self.add(default_name(&session), session);
+            self.unused.set_value(self.current());
+        }
+    }
+
+    /// Drops the session "new session" made if it is still shown and nothing was done in it
+    /// (no message, no edit, no name), before another is shown.
+    fn discard_if_unused(&self) {
+        let Some(id) = self.unused.get_value() else {
+            return;
+        };
+        self.unused.set_value(None);
+        if self.current() == Some(id) {
+            self.forget(id);
         }
     }
 
@@ -513,6 +538,8 @@ impl Simulation {
     /// Saves the session soon after a change, once for a burst of changes: serialising a long
     /// fact log costs milliseconds, which must not delay the inspector's update (one frame).
     fn persist(&self) {
+        // Something was done in the session shown: it is kept.
+        self.unused.set_value(None);
         if self.save_pending.get_value() {
             return;
         }
