@@ -83,6 +83,13 @@ test('a mistyped [NEXT] name is caught while typing, and a click puts the member
   assert.match(await hint.textContent(), /no member 'sarha' in \[NEXT\] — did you mean Sarah\?/);
   assert.equal(await page.timelineCount(), before, 'nothing was sent');
   await page.screenshot('newcomer-did-you-mean.png');
+  // Sent anyway (Ctrl+Enter), it is asked about first; declined, nothing is sent.
+  page.dialogAnswer = false;
+  await page.by('composer-input').press('Control+Enter');
+  assert.match(page.dialogs.at(-1), /^Send anyway\? 'sarha' \(did you mean Sarah\?\) in \[NEXT\] is no member/);
+  assert.equal(await page.timelineCount(), before, 'declined: nothing was sent');
+  assert.equal(await page.by('composer-input').inputValue(), 'Please review the notes. [NEXT: sarha !P1]');
+  page.dialogAnswer = true;
   await page.by('composer-hint-fix').click();
   assert.equal(await page.by('composer-input').inputValue(), 'Please review the notes. [NEXT: sarah !P1]');
   await hint.waitFor({ state: 'detached' });

@@ -65,6 +65,30 @@ pub fn Composer() -> impl IntoView {
         if body.trim().is_empty() {
             return;
         }
+        // A mistyped name would reach no one, and a message once sent stays in the log:
+        // asked first, whether the send came from the button or the keyboard.
+        let names = unknown.with_untracked(|u| {
+            u.iter()
+                .map(|(name, meant)| match meant {
+                    Some((_, display)) => format!("'{name}' (did you mean {display}?)"),
+                    None => format!("'{name}'"),
+                })
+                .collect::<Vec<_>>()
+        });
+        if !names.is_empty()
+            && !crate::browser::confirm(&format!(
+                "Send anyway? {} in [NEXT] {}: the message would not reach {}.",
+                names.join(", "),
+                if names.len() == 1 {
+                    "is no member"
+                } else {
+                    "are no members"
+                },
+                if names.len() == 1 { "it" } else { "them" },
+            ))
+        {
+            return;
+        }
         let Some(ticket) = host.send_human(body.clone()) else {
             return;
         };
