@@ -514,6 +514,17 @@ mod tests {
         while s.poll_action().is_some() {}
     }
 
+    /// Max's run ended at `at` by `failure`, for `reason`.
+    fn max_stopped(failure: Failure, reason: &str, at: u64) -> Fact {
+        Fact::Failed {
+            to: "max".into(),
+            reason: reason.into(),
+            at: Millis(at),
+            failure: Some(failure),
+            usage: None,
+        }
+    }
+
     fn summary(list: &[Entry]) -> Vec<(usize, &str, &str)> {
         list.iter()
             .map(|e| (e.at, e.to.as_str(), e.status.key()))
@@ -597,14 +608,8 @@ mod tests {
             Fact::human("[FROM: kailai] go [NEXT: max]", Millis(1_000)),
         );
         // Recorded when the bridge came back, 45 s later.
-        let interrupted = Fact::Failed {
-            to: "max".into(),
-            reason: "interrupted: the bridge stopped while it ran".into(),
-            at: Millis(46_000),
-            failure: Some(Failure::Interrupted),
-            usage: None,
-        };
-        go(&mut s, interrupted);
+        let reason = "interrupted: the bridge stopped while it ran";
+        go(&mut s, max_stopped(Failure::Interrupted, reason, 46_000));
         assert_eq!(took(&s, &entries(&s, true), 0), None);
         // Retried once the bridge is back: timed from then, not from the message.
         go(
@@ -625,14 +630,8 @@ mod tests {
             &mut s,
             Fact::human("[FROM: kailai] plan it [NEXT: max]", Millis(1)),
         );
-        let cancel = Fact::Failed {
-            to: "max".into(),
-            reason: "cancelled by the user: the agent was stopped".into(),
-            at: Millis(2),
-            failure: Some(Failure::Cancelled),
-            usage: None,
-        };
-        go(&mut s, cancel);
+        let reason = "cancelled by the user: the agent was stopped";
+        go(&mut s, max_stopped(Failure::Cancelled, reason, 2));
         assert_eq!(summary(&entries(&s, true)), [(0, "max", "cancelled")]);
     }
 
@@ -643,14 +642,8 @@ mod tests {
             &mut s,
             Fact::human("[FROM: kailai] plan it [NEXT: max]", Millis(1)),
         );
-        let timeout = Fact::Failed {
-            to: "max".into(),
-            reason: "no reply within 10 s: the agent was stopped".into(),
-            at: Millis(2),
-            failure: Some(Failure::Timeout),
-            usage: None,
-        };
-        go(&mut s, timeout);
+        let reason = "no reply within 10 s: the agent was stopped";
+        go(&mut s, max_stopped(Failure::Timeout, reason, 2));
         assert_eq!(summary(&entries(&s, true)), [(0, "max", "timed-out")]);
         assert_eq!(DeliveryStatus::TimedOut.label(), "timed out");
     }
