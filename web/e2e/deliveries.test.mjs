@@ -133,6 +133,8 @@ test('10⁴ messages: the list is virtualised, opens and filters fast (timings p
   await page.page.locator('.deliveries-list').evaluate((el) => { el.scrollTop = el.scrollHeight; });
   const last = rows(page).filter({ has: page.page.locator('.d-number', { hasText: /^#9998$/ }) });
   await last.waitFor();
+  // A five-character number shows whole (it was cut to "#9…" at 1280x720).
+  assert.equal(await last.locator('.d-number').evaluate((c) => c.scrollWidth > c.clientWidth), false);
   assert.equal(await last.evaluate((r) => r.style.top), `${1999 * 26}px`);
   await last.click();
   assert.equal(await page.by('recipient-select').inputValue(), 'a3');
