@@ -185,6 +185,30 @@ pub const MAX_NAME_CHARS: usize = 120;
 pub const FIRST_MESSAGE_CHARS: usize = 120;
 /// The most hits (sessions) `searchSessions` answers with.
 pub const MAX_SEARCH_HITS: usize = 50;
+/// The most characters of a `searchSessions` query: a search is for a few words, and a long
+/// one costs the database time in proportion (a page caps its box to it).
+pub const MAX_SEARCH_QUERY_CHARS: usize = 200;
+/// The most words (whitespace-separated) of a `searchSessions` query.
+pub const MAX_SEARCH_QUERY_WORDS: usize = 16;
+
+/// Checks a search query against [`MAX_SEARCH_QUERY_CHARS`] and [`MAX_SEARCH_QUERY_WORDS`],
+/// saying in words what is too long.
+pub fn check_search_query(query: &str) -> Result<(), String> {
+    let chars = query.chars().count();
+    if chars > MAX_SEARCH_QUERY_CHARS {
+        return Err(format!(
+            "the search is {chars} characters long; search for at most \
+             {MAX_SEARCH_QUERY_CHARS} (a few words)"
+        ));
+    }
+    let words = query.split_whitespace().count();
+    if words > MAX_SEARCH_QUERY_WORDS {
+        return Err(format!(
+            "the search has {words} words; search for at most {MAX_SEARCH_QUERY_WORDS}"
+        ));
+    }
+    Ok(())
+}
 
 /// A session's name as given by a user: trimmed, and refused, in words, when empty or longer
 /// than [`MAX_NAME_CHARS`] characters.

@@ -149,6 +149,28 @@ pub enum Fact {
 }
 
 impl Fact {
+    /// Drops the machine settings (run settings, working directories) of the team this fact
+    /// carries, and says whether it held any: a session's log never keeps them
+    /// (docs/architecture.md §14c). Logs written before that rule are cleaned this way.
+    pub fn strip_machine_settings(&mut self) -> bool {
+        match self {
+            Fact::SetTeam { team, .. } if team.has_machine_settings() => {
+                Arc::make_mut(team).strip_machine_settings()
+            }
+            Fact::LoadScenario { scenario } => scenario.team.strip_machine_settings(),
+            _ => false,
+        }
+    }
+
+    /// Whether this fact carries machine settings ([`Self::strip_machine_settings`]).
+    pub fn has_machine_settings(&self) -> bool {
+        match self {
+            Fact::SetTeam { team, .. } => team.has_machine_settings(),
+            Fact::LoadScenario { scenario } => scenario.team.has_machine_settings(),
+            _ => false,
+        }
+    }
+
     pub fn set_team(team: Team) -> Self {
         Fact::SetTeam {
             team: Arc::new(team),
@@ -538,7 +560,12 @@ impl Session {
 
     /// [`Self::apply`] for a fact the caller gives away: the log keeps it as it is, and only
     /// the text the conversation stores is copied (a replay copies each text once, not twice).
-    fn apply_owned(&mut self, fact: Fact) -> Result<(), SessionError> {
+    ///
+    /// A team's machine settings (run settings, working directories) are dropped first: the
+    /// log never holds them (docs/architecture.md §14c), so no host can send, save or share
+    /// them.
+    fn apply_owned(&mut self, mut fact: Fact) -> Result<(), SessionError> {
+        fact.strip_machine_settings();
         match &fact {
             Fact::SetTeam { team, settings } => {
                 // The conversation holds the fact's team, or a copy with the fact's settings.

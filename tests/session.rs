@@ -1223,3 +1223,87 @@ fn a_log_that_went_past_its_cap_through_a_team_change_still_replays_as_written()
     // Replayed as it was written: the cap counted from the team change, as then.
     assert_eq!(s.conversation().spent(), Usd::new(0.1).unwrap());
 }
+
+// --- machine settings (docs/architecture.md §14c) ----------------------------------------
+
+/// The test team with every kind of machine setting a team file may give a member.
+fn team_with_machine_settings() -> Team {
+    load_team(
+        r#"{"id": "crew", "name": "Crew", "members": [
+        {"id": "kailai", "name": "kailai", "displayName": "Kailai", "kind": "human"},
+        {"id": "max", "name": "max", "displayName": "Max", "kind": "ai", "agentType": "claude",
+         "systemInstruction": "You are Max, you plan.", "baseDir": "/home/me/secret-project",
+         "env": {"ANTHROPIC_API_KEY": "sk-ant-secret"}, "additionalArgs": ["--verbose"],
+         "model": "opus", "permissionMode": "full", "timeoutMs": 90000},
+        {"id": "sarah", "name": "sarah", "displayName": "Sarah", "kind": "ai", "agentType": "codex",
+         "systemInstruction": "You are Sarah, you write the code.",
+         "env": {"OPENAI_API_KEY": "sk-openai-secret"}},
+        {"id": "carol", "name": "carol", "displayName": "Carol", "kind": "ai", "agentType": "gemini"}
+    ]}"#,
+    )
+    .expect("valid team")
+}
+
+const SECRETS: [&str; 4] = [
+    "sk-ant-secret",
+    "sk-openai-secret",
+    "/home/me/secret-project",
+    "--verbose",
+];
+
+#[test]
+fn a_teams_run_settings_and_working_directories_never_enter_the_log() {
+    let team = team_with_machine_settings();
+    assert!(team.has_machine_settings());
+    let scenario = scenario::load_scenario(
+        &json!({"team": serde_json::to_value(&team).unwrap(), "messages": []}).to_string(),
+    )
+    .unwrap();
+    for fact in [
+        Fact::set_team(team),
+        Fact::LoadScenario {
+            scenario: Box::new(scenario),
+        },
+    ] {
+        assert!(fact.has_machine_settings());
+        let mut s = Session::new();
+        s.apply(&fact).unwrap();
+        let file = s.export();
+        for secret in SECRETS {
+            assert!(!file.contains(secret), "{secret} is in the log: {file}");
+        }
+        assert!(!s.team().unwrap().has_machine_settings());
+        assert!(!s.facts()[0].has_machine_settings());
+    }
+}
+
+#[test]
+fn an_old_log_holding_run_settings_is_cleaned_on_replay_and_its_prompts_are_unchanged() {
+    // A log as a bridge wrote it before the rule: the setTeam fact holds env values and paths.
+    let old_team = serde_json::to_value(team_with_machine_settings()).unwrap();
+    assert!(old_team.to_string().contains("sk-ant-secret"));
+    let human = "[TEAM_TASK: Build a login page] Max, plan it. [NEXT: max]";
+    let old_log = json!({"format": SESSION_FORMAT, "facts": [
+        {"type": "setTeam", "team": old_team},
+        {"type": "human", "text": human, "sender": null, "at": 1},
+    ]})
+    .to_string();
+    let mut replayed = Session::import(&old_log).unwrap();
+    for secret in SECRETS {
+        assert!(
+            !replayed.export().contains(secret),
+            "{secret} survived replay"
+        );
+    }
+    // The prompt is the one the settings-bearing team gives, byte for byte.
+    let delivered = delivery(&drain(&mut replayed))
+        .cloned()
+        .expect("max is due");
+    let with_settings = scenario::load_scenario(
+        &json!({"team": old_team, "messages": [{"from": "kailai", "content": human}]}).to_string(),
+    )
+    .unwrap();
+    let expected = scenario::preview(&with_settings, "max").unwrap();
+    assert_eq!(delivered.prompt.prompt, expected.prompt);
+    assert_eq!(delivered.prompt.system_flag, expected.system_flag);
+}

@@ -18,6 +18,7 @@ use agent_chatter::protocol::Event;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::broadcast;
 
+use crate::agents::machine::MachineSettings;
 use crate::hub::{self, Hub, Published};
 
 /// A line on stdout as the terminal shows it (see [`terminal_safe`]); a closed stdout
@@ -244,16 +245,10 @@ pub async fn run(hub: Hub, bell: bool) -> Result<Ending, String> {
                 None => error(NO_TEAM),
             },
             Line::Deploy(file) if file.is_empty() => error("Usage: /team deploy <config.json>"),
-            Line::Deploy(file) => match crate::files::read_team(Path::new(&file)) {
-                Ok(team) => {
+            Line::Deploy(file) => match MachineSettings::read(Path::new(&file)) {
+                Ok((team, machine)) => {
                     let name = team.name.clone();
-                    let source = format!(
-                        "team file {}",
-                        std::fs::canonicalize(&file)
-                            .unwrap_or_else(|_| file.clone().into())
-                            .display()
-                    );
-                    match hub.deploy(team, source).await {
+                    match hub.deploy(team, machine).await {
                         Ok(()) => {
                             say!("✓ Team \"{name}\" loaded");
                             say!("Type your first message to begin conversation...");
@@ -533,9 +528,13 @@ async fn print_events(
                 );
                 bar.enable_steady_tick(Duration::from_millis(100));
                 // The figure the page's inspector shows: prompt and system part together.
-                bar.set_message(format!(
-                    "{name} is working… ({bytes} bytes sent: prompt and system part)"
-                ));
+                // The name as every line shows it (see `terminal_safe`).
+                bar.set_message(
+                    terminal_safe(&format!(
+                        "{name} is working… ({bytes} bytes sent: prompt and system part)"
+                    ))
+                    .into_owned(),
+                );
                 spinner = Some(bar);
             }
             Event::Output { delta, .. } => {
@@ -753,7 +752,15 @@ mod tests {
         )
         .unwrap();
         let agents = crate::agents::AgentsFile::default();
-        let hub = Hub::start(store, None, team, agents, false, "test".into()).unwrap();
+        let hub = Hub::start(
+            store,
+            None,
+            team,
+            agents,
+            false,
+            MachineSettings::none("test"),
+        )
+        .unwrap();
         let subscription = subscribe(&hub).await.unwrap();
         let before = subscription.1;
         // More facts than the hub keeps events for, while the printer does not read: its

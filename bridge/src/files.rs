@@ -130,7 +130,19 @@ pub fn unread_instruction_files(team: &Team) -> Vec<String> {
 /// A team config from `path`, with its members' instruction files read; warnings (a named
 /// instruction file that does not exist) are printed on stderr.
 pub fn read_team(path: &Path) -> Result<Team, String> {
+    read_team_with_digest(path).map(|(team, _)| team)
+}
+
+/// [`read_team`], and the SHA-256 (hex) of the file's bytes as read.
+pub fn read_team_with_digest(path: &Path) -> Result<(Team, String), String> {
     let text = read_text(path, "team config")?;
+    let digest = {
+        use sha2::{Digest, Sha256};
+        Sha256::digest(text.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
     let mut team =
         agent_chatter::config::load_team(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     // Each member's working directory, checked and made absolute (docs/architecture.md §14c).
@@ -139,7 +151,7 @@ pub fn read_team(path: &Path) -> Result<Team, String> {
     let warnings = read_instruction_files(&mut team, &parent_dir(path))
         .map_err(|e| format!("{}: {e}", path.display()))?;
     warn(path, &warnings);
-    Ok(team)
+    Ok((team, digest))
 }
 
 /// Prints each warning about `path` on stderr.

@@ -26,6 +26,9 @@ use tokio::time::Sleep;
 pub(crate) enum Rejection {
     #[error("missing Host header")]
     NoHost,
+    /// RFC 9112 §3.2: a request with more than one Host field is answered 400.
+    #[error("more than one Host header")]
+    ManyHosts,
     #[error("Host {0:?} is not a loopback name on the bound port (DNS rebinding guard)")]
     ForeignHost(String),
     #[error("Origin {0:?} is not this page's origin")]
@@ -43,6 +46,7 @@ impl Rejection {
     pub(crate) fn kind(&self) -> &'static str {
         match self {
             Rejection::NoHost => "no Host",
+            Rejection::ManyHosts => "many Hosts",
             Rejection::ForeignHost(_) => "foreign Host",
             Rejection::ForeignOrigin(_) => "foreign Origin",
             Rejection::NoOrigin => "no Origin",
@@ -54,7 +58,7 @@ impl Rejection {
     /// 400 for a malformed request, 403 for a refused one.
     pub(crate) fn status(&self) -> u16 {
         match self {
-            Rejection::NoHost => 400,
+            Rejection::NoHost | Rejection::ManyHosts => 400,
             _ => 403,
         }
     }
@@ -73,6 +77,16 @@ pub(crate) fn check_bind(addr: &SocketAddr) -> Result<(), String> {
         ip => Err(format!(
             "refusing to listen on {ip}: the bridge runs agent commands for whoever connects, so it listens on 127.0.0.1 only"
         )),
+    }
+}
+
+/// A request carries one `Host` field (`hosts`: how many it has), as RFC 9112 §3.2 requires:
+/// with two, which one a proxy or a browser meant is not known.
+pub(crate) fn check_one_host(hosts: usize) -> Result<(), Rejection> {
+    if hosts > 1 {
+        Err(Rejection::ManyHosts)
+    } else {
+        Ok(())
     }
 }
 
@@ -287,6 +301,9 @@ pub(crate) struct Conn {
     state: AtomicU8,
     /// The task reading the socket, woken to close it when it is evicted.
     waker: Mutex<Option<Waker>>,
+    /// It has sent a byte: a browser sends its request as soon as it connects, so a
+    /// connection that has said nothing is the first to make room ([`Gate::admit`]).
+    spoke: std::sync::atomic::AtomicBool,
 }
 
 impl Conn {
@@ -334,15 +351,25 @@ impl Gate {
     }
 
     /// Lets `tcp` in, or closes it when the bridge holds as many connections as it takes.
-    /// When as many are waiting for their token as may, the oldest of them is closed to make
-    /// room: a page connecting now is let in, whoever holds sockets open.
+    /// When as many are waiting for their token as may, the oldest of them that has sent
+    /// nothing (else the oldest) is closed to make room: a page connecting now is let in,
+    /// whoever holds sockets open, and the page's own requests (its HTML, script and wasm,
+    /// which carry no token) are not cut by a flood of sockets that never speak.
     pub(crate) async fn admit(self: &Arc<Gate>, tcp: TcpStream) -> Option<Guarded> {
         let limits = self.limits;
         if self.waiting.load(Ordering::Acquire) >= limits.max_waiting {
             let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
-            let evicted = std::iter::from_fn(|| queue.pop_front())
-                .filter_map(|conn| conn.upgrade())
-                .any(|conn| conn.evict());
+            queue.retain(|c| c.upgrade().is_some_and(|c| c.state() == WAITING));
+            let silent = queue.iter().position(|c| {
+                c.upgrade()
+                    .is_some_and(|c| !c.spoke.load(Ordering::Acquire))
+            });
+            let evicted = match silent.and_then(|at| queue.remove(at)) {
+                Some(conn) => conn.upgrade().is_some_and(|conn| conn.evict()),
+                None => std::iter::from_fn(|| queue.pop_front())
+                    .filter_map(|conn| conn.upgrade())
+                    .any(|conn| conn.evict()),
+            };
             drop(queue);
             if evicted {
                 REJECTIONS.note("waiting for the token", || {
@@ -374,6 +401,7 @@ impl Gate {
             gate: Arc::clone(self),
             state: AtomicU8::new(WAITING),
             waker: Mutex::new(None),
+            spoke: std::sync::atomic::AtomicBool::new(false),
         });
         let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
         if queue.len() >= 2 * limits.max_waiting {
@@ -466,7 +494,11 @@ impl AsyncRead for Guarded {
         let before = buf.filled().len();
         let poll = Pin::new(&mut this.tcp).poll_read(cx, buf);
         if this.conn.state() == WAITING {
-            this.read += (buf.filled().len() - before) as u64;
+            let read = (buf.filled().len() - before) as u64;
+            if read > 0 && this.read == 0 {
+                this.conn.spoke.store(true, Ordering::Release);
+            }
+            this.read += read;
             let limit = this.conn.gate.limits.preauth_bytes;
             if this.read > limit {
                 REJECTIONS.note("too much before the token", || {

@@ -21,6 +21,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use crate::agents::decode::above_the_limit;
+use crate::agents::machine::MachineSettings;
 use crate::agents::run::{self, Job, Outcome, CANCELLED};
 use crate::agents::settings;
 use crate::agents::{AgentType, AgentsFile, Answerer, MemberAgent};
@@ -37,6 +38,36 @@ pub(crate) const EVENT_BUFFER: usize = 256;
 const SIMULATED_DELAY: Duration = Duration::from_millis(300);
 /// Streamed output is relayed in frames of at most this size.
 const OUTPUT_FRAME_BYTES: usize = 64 * 1024;
+/// The most of a run's streamed output the hub keeps for a page that connects while it runs
+/// (its last bytes); the page keeps as much.
+const STREAMED_KEPT_BYTES: usize = 1024 * 1024;
+
+/// What the run in flight has streamed so far (its last [`STREAMED_KEPT_BYTES`]), for a page
+/// that connects while it runs. Each delta is kept and published under its lock, and a page
+/// attaches under it too, so every delta is either in what it is sent first or in its events,
+/// never both, never neither.
+#[derive(Default)]
+struct Streamed {
+    run: u64,
+    to: String,
+    text: String,
+}
+
+type StreamedSlot = Arc<std::sync::Mutex<Option<Streamed>>>;
+
+impl Streamed {
+    fn push(&mut self, delta: &str) {
+        self.text.push_str(delta);
+        if self.text.len() > STREAMED_KEPT_BYTES {
+            let over = self.text.len() - STREAMED_KEPT_BYTES;
+            // The first character boundary at or after `over` (at most 3 bytes on).
+            let cut = (over..=self.text.len())
+                .find(|&i| self.text.is_char_boundary(i))
+                .unwrap_or(self.text.len());
+            self.text.drain(..cut);
+        }
+    }
+}
 /// Pauses between the tries of a fact's write that failed (a busy or briefly failing disk).
 const WRITE_RETRIES: [Duration; 3] = [
     Duration::from_millis(20),
@@ -133,6 +164,41 @@ pub(crate) struct Attached {
     pub events: broadcast::Receiver<Arc<Published>>,
     pub session: Event,
     pub agents: Event,
+    /// What the run in flight has streamed so far, if anything.
+    pub output: Option<Event>,
+}
+
+/// How many actors run, so a stopping process can wait for them to close their database
+/// ([`wait_for_actors`]).
+static ACTORS: Actors = Actors {
+    running: std::sync::Mutex::new(0),
+    changed: std::sync::Condvar::new(),
+};
+
+struct Actors {
+    running: std::sync::Mutex<usize>,
+    changed: std::sync::Condvar,
+}
+
+impl Actors {
+    fn started(&self) {
+        *self.running.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+    }
+
+    fn ended(&self) {
+        let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        *running = running.saturating_sub(1);
+        self.changed.notify_all();
+    }
+}
+
+/// Waits, at most `timeout`, until every hub's actor has ended (its handles all dropped) and
+/// closed its database: called when the process stops, so the database is left checkpointed.
+pub fn wait_for_actors(timeout: Duration) {
+    let running = ACTORS.running.lock().unwrap_or_else(|e| e.into_inner());
+    let _ = ACTORS
+        .changed
+        .wait_timeout_while(running, timeout, |n| *n > 0);
 }
 
 /// A handle to the hub; cheap to clone.
@@ -140,6 +206,8 @@ pub(crate) struct Attached {
 pub struct Hub {
     inbox: mpsc::UnboundedSender<Msg>,
     events: broadcast::Sender<Arc<Published>>,
+    /// Searches run here, off the session's thread (a slow one never delays a fact).
+    reader: Arc<crate::store::Reader>,
 }
 
 type Reply<T> = oneshot::Sender<Result<T, HubError>>;
@@ -155,10 +223,10 @@ enum Msg {
         to: String,
         reply: Reply<()>,
     },
-    /// A team from a file on this machine (its run settings are taken as they are).
+    /// A team from a file on this machine, and the machine settings it gives its members.
     Deploy {
         team: Box<Team>,
-        source: String,
+        machine: Box<MachineSettings>,
         reply: Reply<()>,
     },
     Open {
@@ -172,10 +240,6 @@ enum Msg {
         id: i64,
         name: String,
         reply: Reply<()>,
-    },
-    Search {
-        query: String,
-        reply: Reply<Vec<SearchHit>>,
     },
     Fork {
         id: i64,
@@ -196,15 +260,17 @@ enum Msg {
 }
 
 impl Hub {
-    /// Opens session `id` from `store` (replaying its facts), or starts a new one with `team`,
-    /// and starts the actor. Call it inside the tokio runtime that is to run the agents.
+    /// Opens session `id` from `store` (replaying its facts; its machine settings read again
+    /// from the team file it remembers), or starts a new one with `team` and `machine` (the
+    /// settings of the file `team` was read from), and starts the actor. Call it inside the
+    /// tokio runtime that is to run the agents.
     pub fn start(
         mut store: Store,
         session: Option<i64>,
         team: Team,
         agents: AgentsFile,
         simulate_all: bool,
-        team_source: String,
+        machine: MachineSettings,
     ) -> Result<Hub, HubError> {
         // The channel keeps its last events in memory: a small ring keeps the bridge's memory
         // flat; a page that falls further behind gets the whole log again (server.rs).
@@ -213,18 +279,25 @@ impl Hub {
         let created = session.is_none();
         // One session has one runner: its lease is taken before anything of it is run, and a
         // session another live bridge holds is refused, naming it (docs/architecture.md §14).
-        let (session_id, session) = match session {
+        let (session_id, session, machine) = match session {
             Some(id) => {
                 store.lease(id)?;
-                (id, reopen(&store, id)?)
+                let session = reopen(&store, id)?;
+                let (machine, note) = MachineSettings::resume(id, store.team_file(id)?);
+                if let Some(note) = note {
+                    eprintln!("agent-chatter: warning: {note}");
+                }
+                (id, session, machine)
             }
             None => {
                 let (id, session) = create(&mut store, team)?;
                 store.lease(id)?;
-                (id, session)
+                store.remember_team_file(id, machine.file())?;
+                (id, session, machine)
             }
         };
         crate::debug::session_opened(session_id, created, &session);
+        let reader = Arc::new(store.reader());
         let actor = Actor {
             store,
             session_id,
@@ -239,15 +312,23 @@ impl Hub {
             inbox: inbox.downgrade(),
             runtime: tokio::runtime::Handle::current(),
             created,
-            team_source,
+            machine,
+            streamed: StreamedSlot::default(),
             reporter: OnceLock::new(),
             opened: false,
         };
         std::thread::Builder::new()
             .name("agent-chatter-hub".into())
-            .spawn(move || actor.run(messages))
+            .spawn(move || {
+                ACTORS.started();
+                actor.run(messages)
+            })
             .map_err(HubError::Thread)?;
-        Ok(Hub { inbox, events })
+        Ok(Hub {
+            inbox,
+            events,
+            reader,
+        })
     }
 
     async fn ask<T>(&self, msg: impl FnOnce(Reply<T>) -> Msg) -> Result<T, HubError> {
@@ -262,14 +343,18 @@ impl Hub {
         self.ask(|reply| Msg::Apply { fact, reply }).await
     }
 
-    /// Sets `team`, read from a file on this machine (`/team deploy`): its run settings are
-    /// checked against the installed CLIs first, and are the ones the bridge applies from now
-    /// on; `source` says which file, for the page.
-    pub(crate) async fn deploy(&self, team: Team, source: String) -> Result<(), HubError> {
-        let team = Box::new(team);
+    /// Sets `team`, read from a file on this machine (`/team deploy`): its run settings
+    /// (`machine`) are checked against the installed CLIs first, and are the ones the bridge
+    /// applies from now on; the session remembers the file to read them again on resume.
+    pub(crate) async fn deploy(
+        &self,
+        team: Team,
+        machine: MachineSettings,
+    ) -> Result<(), HubError> {
+        let (team, machine) = (Box::new(team), Box::new(machine));
         self.ask(|reply| Msg::Deploy {
             team,
-            source,
+            machine,
             reply,
         })
         .await
@@ -308,9 +393,14 @@ impl Hub {
         self.ask(|reply| Msg::Rename { id, name, reply }).await
     }
 
-    /// The facts of every session whose text matches `query` (see [`Store::search`]).
+    /// The facts of every session whose text matches `query` (see [`Store::search`]), found
+    /// on the hub's reader, off the session's thread: no fact or delivery waits on a search.
     pub(crate) async fn search(&self, query: String) -> Result<Vec<SearchHit>, HubError> {
-        self.ask(|reply| Msg::Search { query, reply }).await
+        let reader = Arc::clone(&self.reader);
+        tokio::task::spawn_blocking(move || reader.search(&query))
+            .await
+            .map_err(|_| HubError::Stopped)?
+            .map_err(HubError::from)
     }
 
     /// "Continue from here": a new session whose log is the first `upto` facts of session
@@ -381,10 +471,21 @@ impl Hub {
     /// A page connects: see [`Attached`].
     pub(crate) async fn attach(&self) -> Result<Attached, HubError> {
         let events = self.events.clone();
-        self.read(move |actor| Attached {
-            events: events.subscribe(),
-            session: actor.session_event(),
-            agents: actor.agents_event(),
+        self.read(move |actor| {
+            let streamed = actor.streamed.lock().unwrap_or_else(|e| e.into_inner());
+            let output = streamed
+                .as_ref()
+                .filter(|s| !s.text.is_empty())
+                .map(|s| Event::Output {
+                    to: s.to.clone(),
+                    delta: s.text.clone(),
+                });
+            Attached {
+                events: events.subscribe(),
+                session: actor.session_event(),
+                agents: actor.agents_event(),
+                output,
+            }
         })
         .await
     }
@@ -456,9 +557,11 @@ struct Actor {
     runtime: tokio::runtime::Handle,
     /// The open session was created by this start (not resumed).
     created: bool,
-    /// Where the run settings of the team in force come from, for the page
-    /// (`team file /home/me/team.json`).
-    team_source: String,
+    /// The members' run settings and working directories, from the team file on this machine
+    /// (docs/architecture.md §14c): held here, never in the session.
+    machine: MachineSettings,
+    /// What the run in flight has streamed (see [`Streamed`]).
+    streamed: StreamedSlot,
     /// Set by a chat: see [`Hub::report`].
     reporter: OnceLock<Reporter>,
     /// Set while the actions of a session just opened (or resumed) are performed: only then
@@ -500,6 +603,10 @@ impl Actor {
             self.handle(msg);
         }
         self.store.release(self.session_id);
+        // Closing the database's last connection checkpoints its WAL into the file and
+        // removes it: a clean stop leaves no -wal behind.
+        drop(self);
+        ACTORS.ended();
     }
 
     fn handle(&mut self, msg: Msg) {
@@ -508,31 +615,46 @@ impl Actor {
             self.write_unstored();
         }
         match msg {
-            Msg::Apply { mut fact, reply } => {
+            Msg::Apply { fact, reply } => {
                 // A team sent from the page (or a scenario it opens) runs with the machine's
-                // run settings, never its own (docs/architecture.md §14c).
-                let in_force = self.session.team();
-                match &mut fact {
-                    Fact::SetTeam { team, .. } => settings::impose(Arc::make_mut(team), in_force),
-                    Fact::LoadScenario { scenario } => {
-                        settings::impose(&mut scenario.team, in_force)
-                    }
-                    _ => {}
-                }
-                let _ = reply.send(self.apply(None, fact));
+                // run settings, never its own: the session drops whatever it carries, and a
+                // member keeps the settings its id has in the team file, as long as it keeps
+                // the agent type they were written for (docs/architecture.md §14c).
+                let checked = match &fact {
+                    Fact::SetTeam { team, .. } => self.machine.check_page_team(team),
+                    Fact::LoadScenario { scenario } => self.machine.check_page_team(&scenario.team),
+                    _ => Ok(()),
+                };
+                let applied = checked
+                    .map_err(HubError::Settings)
+                    .and_then(|()| self.apply(None, fact));
+                let _ = reply.send(applied);
             }
             Msg::Deploy {
                 team,
-                source,
+                machine,
                 reply,
             } => {
                 let checked = crate::agents::check_team(&team, &self.agents, self.simulate_all)
                     .map_err(HubError::Settings);
                 let applied = checked.and_then(|()| {
-                    let before = std::mem::replace(&mut self.team_source, source);
-                    self.apply(None, Fact::set_team(*team)).inspect_err(|_| {
-                        self.team_source = before;
-                    })
+                    let before = std::mem::replace(&mut self.machine, *machine);
+                    self.apply(None, Fact::set_team(*team))
+                        .inspect_err(|_| {
+                            self.machine = before;
+                        })
+                        .map(|()| {
+                            if let Err(e) = self
+                                .store
+                                .remember_team_file(self.session_id, self.machine.file())
+                            {
+                                eprintln!(
+                                    "bridge: the team file of session {} was not remembered \
+                                     (a resume will run its members with no settings): {e}",
+                                    self.session_id
+                                );
+                            }
+                        })
                 });
                 let _ = reply.send(applied);
             }
@@ -556,9 +678,6 @@ impl Actor {
                     self.publish_sessions();
                 }
                 let _ = reply.send(renamed);
-            }
-            Msg::Search { query, reply } => {
-                let _ = reply.send(self.store.search(&query).map_err(HubError::from));
             }
             Msg::Fork { id, upto, reply } => {
                 let forked =
@@ -605,6 +724,14 @@ impl Actor {
             Err(e) => self.publish(Event::Error {
                 message: format!("the outcome of {to}'s run was not recorded: {e}"),
             }),
+        }
+    }
+
+    /// Forgets what run `run` streamed (it ended): a page connecting now is sent its outcome.
+    fn forget_streamed(&self, run: u64) {
+        let mut streamed = self.streamed.lock().unwrap_or_else(|e| e.into_inner());
+        if streamed.as_ref().is_some_and(|s| s.run == run) {
+            *streamed = None;
         }
     }
 
@@ -666,7 +793,9 @@ impl Actor {
         crate::agents::members(team, &self.agents, self.simulate_all)
             .into_iter()
             .map(|m| {
-                let member = team.member(&m.member);
+                // The member with the settings the machine's team file gives its id.
+                let member = team.member(&m.member).map(|m| self.machine.dress(m));
+                let member = member.as_ref();
                 let kind = m
                     .command
                     .as_ref()
@@ -682,6 +811,7 @@ impl Actor {
                 let mut run = member.map(|m| m.run.clone()).unwrap_or_default();
                 // Names only: a value may be a secret, and the page needs none.
                 run.env.values_mut().for_each(String::clear);
+                let has_settings = member.is_some_and(|m| m.has_machine_settings());
                 AgentReport {
                     runs: matches!(m.answerer, Answerer::Cli(_)),
                     simulated: m.answerer == Answerer::Simulator,
@@ -696,9 +826,9 @@ impl Actor {
                         Answerer::Nobody(why) => Some(why),
                         _ => None,
                     },
-                    dir: member.and_then(|m| m.base_dir.clone()),
-                    source: (!run.is_empty() || member.is_some_and(|m| m.base_dir.is_some()))
-                        .then(|| self.team_source.clone()),
+                    dir: member.as_ref().and_then(|m| m.base_dir.clone()),
+                    source: (has_settings || self.machine.file().is_some())
+                        .then(|| self.machine.source().to_string()),
                     settings: run,
                     member: m.member,
                 }
@@ -728,10 +858,12 @@ impl Actor {
 
     /// Applies `fact` while `opening` (when given) is still the open session: a run's outcome
     /// belongs to the session it was delivered in, and is dropped (`Ok`) once another is open.
-    fn apply(&mut self, opening: Option<u64>, fact: Fact) -> Result<(), HubError> {
+    fn apply(&mut self, opening: Option<u64>, mut fact: Fact) -> Result<(), HubError> {
         if opening.is_some_and(|o| o != self.opening) {
             return Ok(());
         }
+        // The fact stored and sent is the one the session keeps: never with machine settings.
+        fact.strip_machine_settings();
         let before = crate::debug::before(&self.session);
         let prior = self.reporter.get().map(|_| Prior::of(&self.session));
         self.session.apply(&fact)?;
@@ -811,9 +943,25 @@ impl Actor {
                     .unwrap_or_else(agent_chatter::demo::team);
                 let (id, session) = create(&mut self.store, team)?;
                 self.store.lease(id)?;
+                // The team shown goes on, with the settings of its file.
+                if let Err(e) = self.store.remember_team_file(id, self.machine.file()) {
+                    eprintln!("bridge: the team file of session {id} was not remembered: {e}");
+                }
                 (id, session)
             }
         };
+        if !created {
+            let remembered = self.store.team_file(id).unwrap_or_else(|e| {
+                eprintln!("bridge: the team file of session {id} could not be read: {e}");
+                None
+            });
+            let (machine, note) = MachineSettings::resume(id, remembered);
+            if let Some(note) = note {
+                eprintln!("agent-chatter: warning: {note}");
+                self.publish(Event::Error { message: note });
+            }
+            self.machine = machine;
+        }
         // The session left keeps its run's record, so its next open says how the run ended
         // (docs/architecture.md §14c "Interrupted runs"); noted while its lease is still held.
         let stopped = if self.unstored.is_some() {
@@ -832,6 +980,9 @@ impl Actor {
             }
         }
         if id != self.session_id {
+            // A session this bridge made and nothing was done in is not kept: a page asking
+            // for new sessions again and again leaves one, not a list of empty ones.
+            self.discard_if_unused();
             self.store.release(self.session_id);
         }
         if let Some(running) = self.running.take() {
@@ -842,6 +993,7 @@ impl Actor {
         self.unstored = None;
         crate::debug::session_opened(id, created, &session);
         self.session_id = id;
+        self.created = created;
         self.opening += 1;
         self.session = session;
         self.publish(self.session_event());
@@ -953,7 +1105,7 @@ impl Actor {
             .session
             .team()
             .and_then(|t| t.member(&delivery.to))
-            .cloned();
+            .map(|m| self.machine.dress(m));
         let (agent_type, command, unsendable) = match member {
             Some(MemberAgent {
                 agent_type,
@@ -961,8 +1113,8 @@ impl Actor {
                 answerer: Answerer::Cli(_),
                 ..
             }) => {
-                // The member's run settings (docs/architecture.md §14c), from the team in
-                // force (which has only ever had the machine's files' settings).
+                // The member's run settings (docs/architecture.md §14c), from the machine's
+                // team file (the session holds none).
                 let kind = command.output.unwrap_or(AgentType::of(&agent_type));
                 let command = match &settings_of {
                     Some(m) => settings::command_for_member(&command, kind, m),
@@ -1092,6 +1244,12 @@ impl Actor {
             Some(command) => {
                 let events = self.events.clone();
                 let prompt = delivery.prompt;
+                *self.streamed.lock().unwrap_or_else(|e| e.into_inner()) = Some(Streamed {
+                    run,
+                    to: delivery.to.clone(),
+                    text: String::new(),
+                });
+                let streamed = (Arc::clone(&self.streamed), run);
                 self.runtime.spawn(async move {
                     let (tx, rx) = mpsc::unbounded_channel::<String>();
                     let (retries_tx, retries_rx) = mpsc::unbounded_channel();
@@ -1100,7 +1258,7 @@ impl Actor {
                         retries_rx,
                         events.clone(),
                     ));
-                    let relay = tokio::spawn(relay_output(delivery.to, rx, events));
+                    let relay = tokio::spawn(relay_output(delivery.to, rx, events, streamed));
                     let job = Job {
                         command: &command,
                         agent_type: AgentType::of(&agent_type),
@@ -1138,6 +1296,7 @@ impl Actor {
         if self.running.as_ref().is_some_and(|r| r.run == run) {
             self.running = None;
         }
+        self.forget_streamed(run);
         if self.opening != opening {
             eprintln!(
                 "bridge: {to}'s run ended after its session {session} was left; not recorded \
@@ -1236,8 +1395,13 @@ async fn relay_output(
     to: String,
     mut deltas: mpsc::UnboundedReceiver<String>,
     events: broadcast::Sender<Arc<Published>>,
+    (streamed, run): (StreamedSlot, u64),
 ) {
     let publish = |delta: String| {
+        let mut kept = streamed.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(kept) = kept.as_mut().filter(|k| k.run == run) {
+            kept.push(&delta);
+        }
         let _ = events.send(Published::new(Event::Output {
             to: to.clone(),
             delta,
@@ -1297,7 +1461,9 @@ async fn relay_retries(
 /// A new session in `store` that starts with `team` (its `setTeam` fact committed).
 fn create(store: &mut Store, team: Team) -> Result<(i64, Session), HubError> {
     let title = team.name.clone();
-    let fact = Fact::set_team(team);
+    let mut fact = Fact::set_team(team);
+    // Stored as the session keeps it: without machine settings (docs/architecture.md §14c).
+    fact.strip_machine_settings();
     let mut session = Session::new();
     session.apply(&fact)?;
     let id = store.create_session(&title, now().0 as i64, &fact)?;
@@ -1327,6 +1493,21 @@ fn drain(session: &mut Session) -> Vec<Action> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_output_kept_for_a_late_page_is_the_last_mib_cut_at_a_character() {
+        let mut kept = Streamed::default();
+        kept.push(&"é".repeat(STREAMED_KEPT_BYTES / 2));
+        kept.push("x");
+        kept.push(&"🦀".repeat(1000));
+        assert!(
+            kept.text.len() <= STREAMED_KEPT_BYTES,
+            "{}",
+            kept.text.len()
+        );
+        assert!(kept.text.len() > STREAMED_KEPT_BYTES - 4);
+        assert!(kept.text.ends_with(&format!("x{}", "🦀".repeat(1000))));
+    }
+
     #[tokio::test]
     async fn output_is_relayed_in_frames_of_at_most_the_frame_size_split_at_characters() {
         let (events, mut pages) = broadcast::channel(1024);
@@ -1336,7 +1517,7 @@ mod tests {
         tx.send(big.clone()).unwrap();
         tx.send(" end".to_string()).unwrap();
         drop(tx);
-        relay_output("max".into(), rx, events).await;
+        relay_output("max".into(), rx, events, (StreamedSlot::default(), 1)).await;
         let mut relayed = String::new();
         while let Ok(event) = pages.try_recv() {
             let Event::Output { to, delta } = event.event() else {

@@ -51,10 +51,11 @@ enum Commands {
         /// The session database (SQLite).
         #[arg(long, default_value = "agent-chatter.db")]
         db: PathBuf,
-        /// The built page's folder (`trunk build --release` writes web/dist). By default the page
-        /// this binary was built with, never one in the current directory.
-        #[arg(long, default_value = server::BUILT_PAGE)]
-        dist: PathBuf,
+        /// The built page's folder (`trunk build --release` in web/ writes web/dist). Required:
+        /// no folder is ever a default (one in the current directory, or where the binary was
+        /// built, could be another user's page, which would be given the token).
+        #[arg(long)]
+        dist: Option<PathBuf>,
         /// Machine-local agents file: agent type or member id → command (the page cannot change it).
         #[arg(long)]
         agents: Option<PathBuf>,
@@ -92,7 +93,8 @@ enum Commands {
         db: PathBuf,
         /// List the messages and replies that match TEXT instead (words, ignoring case and
         /// accents), best first: session, fact number and the words around the match.
-        #[arg(long, value_name = "TEXT")]
+        // A query may start with `-` (`- x`, `-foo`): it is text, never a flag.
+        #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
         search: Option<String>,
     },
     /// Write a session's transcript: who said what to whom, how each agent run ended and what
@@ -168,9 +170,9 @@ fn export(db: &Path, session: &str, format: &str, output: Option<&Path>) -> Resu
         .map_err(|e| format!("session {id} does not replay: {e}"))?;
     let text = format.render(&session, Some(hub::now()));
     match output {
-        Some(path) => std::fs::write(path, text).map_err(|e| {
+        Some(path) => write_private(path, text.as_bytes()).map_err(|why| {
             format!(
-                "{}: the transcript could not be written: {e}",
+                "{}: the transcript could not be written: {why}",
                 path.display()
             )
         }),
@@ -181,6 +183,58 @@ fn export(db: &Path, session: &str, format: &str, output: Option<&Path>) -> Resu
                 .map_err(|e| format!("the transcript could not be written to stdout: {e}"))
         }
     }
+}
+
+/// Writes `bytes` to the file at `path`, created owner-only (0600; a transcript holds every
+/// prompt), never through a symbolic link (one could point at a file of the user's that it
+/// would overwrite) and only over a regular file.
+fn write_private(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    use std::io::Write;
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .mode(0o600)
+        // Not blocking: a FIFO with no reader is refused below, not waited for.
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP) => {
+                "it is a symbolic link, and a transcript is never written through one (name \
+                 the file itself)"
+                    .to_string()
+            }
+            _ => files::reason(&e),
+        })?;
+    let kind = file.metadata().map_err(|e| files::reason(&e))?.file_type();
+    if !kind.is_file() {
+        let what = if kind.is_fifo() {
+            "a FIFO"
+        } else {
+            "not a regular file"
+        };
+        return Err(format!(
+            "it is {what}; a transcript is written to a regular file"
+        ));
+    }
+    file.set_len(0)
+        .and_then(|()| file.write_all(bytes))
+        .map_err(|e| files::reason(&e))
+}
+
+/// `text` for one line of the terminal: each control character (an escape sequence's start,
+/// a line break, a carriage return, a bell) written out as `\u{1b}`, as `chat` writes them, so
+/// a session's name or message cannot retitle the window, clear the screen or forge a line.
+fn terminal_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// `outputs`: the outputs kept for session `session` of `db` (or only `member`'s), each one's
@@ -216,7 +270,7 @@ fn outputs(db: &Path, session: &str, member: Option<&str>) -> Result<(), String>
     for k in kept {
         eprintln!(
             "-- {}, run ended at {} ms since the epoch, {} bytes",
-            k.member,
+            terminal_line(&k.member),
             k.at_ms,
             k.output.len()
         );
@@ -237,7 +291,8 @@ fn stored_session(db: &Path, session: &str) -> Result<(store::Store, i64), Strin
             db.display()
         ));
     }
-    let store = store::Store::open(db).map_err(|e| e.to_string())?;
+    // Only read: nothing is written, and a read-only file is read.
+    let store = store::Store::open_read_only(db).map_err(|e| e.to_string())?;
     let ids: Vec<i64> = store
         .list()
         .map_err(|e| e.to_string())?
@@ -336,16 +391,16 @@ fn run(cli: Cli) -> Result<Ending, String> {
                 }
                 (team, _) => team,
             };
-            // Resuming, the team comes from the session (the demo team only fills the slot).
-            let source = team_source(team.as_deref(), resume);
-            let team = read_team(team)?;
+            // Resuming, the team comes from the session (the demo team only fills the slot),
+            // and its run settings from the team file it remembers.
+            let (team, machine) = read_team(team)?;
             let agents = read_agents(agents)?;
             if resume.is_none() {
                 agents::check_team(&team, &agents, simulate)?;
             }
             let store = store::Store::open(&db).map_err(|e| e.to_string())?;
             until_stopped(async move {
-                let hub = hub::Hub::start(store, resume, team, agents, simulate, source)
+                let hub = hub::Hub::start(store, resume, team, agents, simulate, machine)
                     .map_err(|e| e.to_string())?;
                 say_who_cannot_run(&hub, simulate).await;
                 agent_chatter_bridge::chat::run(hub, !no_bell).await
@@ -369,7 +424,8 @@ fn run(cli: Cli) -> Result<Ending, String> {
                     db.display()
                 ));
             }
-            let store = store::Store::open(&db).map_err(|e| e.to_string())?;
+            // Only read: nothing is written, and a read-only file is read.
+            let store = store::Store::open_read_only(&db).map_err(|e| e.to_string())?;
             if let Some(query) = search {
                 for hit in store.search(&query).map_err(|e| e.to_string())? {
                     let snippet: String = hit
@@ -381,7 +437,13 @@ fn run(cli: Cli) -> Result<Ending, String> {
                         })
                         .collect();
                     let snippet = snippet.split_whitespace().collect::<Vec<_>>().join(" ");
-                    println!("{}  {}  #{}  {snippet}", hit.session, hit.name, hit.seq);
+                    println!(
+                        "{}  {}  #{}  {}",
+                        hit.session,
+                        terminal_line(&hit.name),
+                        hit.seq,
+                        terminal_line(&snippet)
+                    );
                 }
                 return Ok(Ending::Done);
             }
@@ -407,13 +469,13 @@ fn run(cli: Cli) -> Result<Ending, String> {
                 println!(
                     "{}  {}  {} facts  created {}  updated {}{cost}",
                     s.id,
-                    s.name,
+                    terminal_line(&s.name),
                     s.facts,
                     when(s.created_at),
                     when(s.updated_at)
                 );
                 if let Some(first) = &s.first_message {
-                    println!("    {first}");
+                    println!("    {}", terminal_line(first));
                 }
             }
             Ok(Ending::Done)
@@ -423,7 +485,7 @@ fn run(cli: Cli) -> Result<Ending, String> {
             agents,
             simulate,
         } => {
-            let team = read_team(team)?;
+            let (team, _) = read_team(team)?;
             let file = read_agents(agents)?;
             for m in agents::members(&team, &file, simulate) {
                 let command = m.command.as_ref().map_or(
@@ -469,8 +531,23 @@ fn run(cli: Cli) -> Result<Ending, String> {
             simulate,
         } => {
             let team_file = team.clone();
-            let team = read_team(team)?;
+            // A session resumed goes on with its own team, and its run settings come from the
+            // team file it remembers (docs/architecture.md §14c): --team is not read then.
+            let team = match (session, team) {
+                (Some(id), Some(path)) => {
+                    eprintln!(
+                        "agent-chatter: warning: --team {} is not used: session {id} goes on \
+                         with its own team, its members' run settings read again from the team \
+                         file it was deployed from",
+                        path.display()
+                    );
+                    None
+                }
+                (_, team) => team,
+            };
+            let (team, machine) = read_team(team)?;
             let agents = read_agents(agents)?;
+            let dist = dist.ok_or_else(|| format!("serve: {}", server::NO_PAGE))?;
             let page = server::Page::open(&dist)?;
             let store = store::Store::open(&db).map_err(|e| e.to_string())?;
             // Without a team or a session to open, the session written last goes on
@@ -480,7 +557,6 @@ fn run(cli: Cli) -> Result<Ending, String> {
                 _ => None,
             };
             let session = session.or(latest);
-            let source = team_source(team_file.as_deref(), session);
             if session.is_none() {
                 agents::check_team(&team, &agents, simulate)?;
             }
@@ -491,12 +567,11 @@ fn run(cli: Cli) -> Result<Ending, String> {
             until_stopped(async move {
                 // The port first: when it is taken, no session is created for nothing.
                 let bound = server::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await?;
-                let hub = hub::Hub::start(store, session, team, agents, simulate, source).map_err(
-                    |e| match latest {
+                let hub = hub::Hub::start(store, session, team, agents, simulate, machine)
+                    .map_err(|e| match latest {
                         Some(_) => format!("{e} (`serve --new` starts a new session)"),
                         None => e.to_string(),
-                    },
-                )?;
+                    })?;
                 say_who_cannot_run(&hub, simulate).await;
                 hub.resume();
                 server::serve(bound, |port| server::AppState { hub, token, port }, page)
@@ -571,6 +646,8 @@ fn until_stopped<T>(
     });
     // Not `drop`: that would wait for a blocking read of the terminal that may never end.
     runtime.shutdown_timeout(std::time::Duration::from_millis(250));
+    // Every hub handle is gone with the runtime's tasks: each actor closes its database.
+    hub::wait_for_actors(std::time::Duration::from_secs(2));
     outcome
 }
 
@@ -592,24 +669,17 @@ async fn stop_signal() -> &'static str {
     }
 }
 
-/// Where the team's run settings come from, as the page shows it.
-fn team_source(path: Option<&std::path::Path>, resumed: Option<i64>) -> String {
-    match (resumed, path) {
-        (Some(id), _) => format!("session {id}'s team, as it was deployed"),
-        (None, Some(path)) => format!(
-            "team file {}",
-            std::fs::canonicalize(path)
-                .unwrap_or_else(|_| path.to_path_buf())
-                .display()
-        ),
-        (None, None) => "the embedded demo team".to_string(),
-    }
-}
-
-fn read_team(path: Option<PathBuf>) -> Result<agent_chatter::team::Team, String> {
+/// The team of the file at `path` (the demo team without one) and the machine settings it
+/// gives its members (docs/architecture.md §14c).
+fn read_team(
+    path: Option<PathBuf>,
+) -> Result<(agent_chatter::team::Team, agents::machine::MachineSettings), String> {
     match path {
-        Some(path) => files::read_team(&path),
-        None => Ok(agent_chatter::demo::team()),
+        Some(path) => agents::machine::MachineSettings::read(&path),
+        None => Ok((
+            agent_chatter::demo::team(),
+            agents::machine::MachineSettings::none("the embedded demo team"),
+        )),
     }
 }
 

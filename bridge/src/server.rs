@@ -38,10 +38,11 @@ pub struct AppState {
     pub port: u16,
 }
 
-/// The page this binary was built with: the repository's `web/dist`, an absolute path fixed
-/// at build time, so a bridge started from any directory serves it and never a page found
-/// where it was started. (Embedding the page would make building the bridge need Trunk.)
-pub const BUILT_PAGE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../web/dist");
+/// Why `serve` has no page without `--dist`: no path of the machine the binary was built on
+/// is ever a default (a folder a local user creates there would be served the token).
+pub const NO_PAGE: &str = "no page to serve: pass --dist DIR, the built page's folder \
+    (`trunk build --release` in web/ writes web/dist; `cargo xtask run` builds it and starts \
+    serve with it)";
 
 /// The built page to serve: its folder, made absolute, and the Content-Security-Policy its
 /// index.html needs.
@@ -250,6 +251,9 @@ async fn host_and_origin(
     next: Next,
 ) -> Response {
     let what = format!("{} {}", req.method(), req.uri().path());
+    if let Err(why) = guard::check_one_host(req.headers().get_all(header::HOST).iter().count()) {
+        return reject(&why, &what);
+    }
     if let Err(why) = guard::check_host(header_str(req.headers(), header::HOST), state.port) {
         return reject(&why, &what);
     }
@@ -415,9 +419,16 @@ async fn connection(mut socket: WebSocket, state: AppState, peer: Peer) {
         mut events,
         session,
         agents,
+        output,
     } = attached;
     if !send_owned(&mut socket, session).await || !send_owned(&mut socket, agents).await {
         return;
+    }
+    // What the run in flight streamed before this page connected.
+    if let Some(output) = output {
+        if !send_owned(&mut socket, output).await {
+            return;
+        }
     }
     loop {
         tokio::select! {

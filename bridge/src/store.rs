@@ -9,12 +9,14 @@
 //! deleted while in use (see [`Store::open`]).
 
 use std::fs::OpenOptions;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
 use agent_chatter::session::Fact;
+
+use crate::agents::machine::TeamFile;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior, MAIN_DB};
 use thiserror::Error;
 
@@ -84,6 +86,18 @@ CREATE TABLE IF NOT EXISTS leases (
 );
 ";
 
+/// The team file each session's machine settings come from (docs/architecture.md §14c): its
+/// path and the SHA-256 of its bytes when it was deployed. On resume the file is read again,
+/// never the settings from here (the log holds none). Not a fact; added to older files when
+/// they are opened.
+const TEAM_FILES_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS team_files (
+    session_id INTEGER PRIMARY KEY,
+    path       TEXT NOT NULL,
+    sha256     TEXT NOT NULL
+);
+";
+
 /// The session library (docs/architecture.md §14): a session's own name (NULL: its title)
 /// and when it was last written (NULL: when it was created), and the search index of its
 /// texts, one row per fact whose rowid is the fact's (`protocol::searchable_text`; empty for
@@ -137,6 +151,10 @@ pub enum StoreError {
     Held { session: i64, pid: i64, left_s: i64 },
     #[error("session database: {0}")]
     Sql(#[from] rusqlite::Error),
+    #[error("search: {0}")]
+    SearchRefused(String),
+    #[error("search: stopped after {0} s (a query of many short or starred words can take long): search for fewer or longer words")]
+    SearchTooSlow(u64),
     #[error("session {session}, fact {seq}: stored fact does not read: {message}")]
     BadFact {
         session: i64,
@@ -193,7 +211,9 @@ struct Db {
 }
 
 /// A lease holder: the machine's boot, the process (its pid and start time, so a reused pid
-/// is told apart) and a random part (two stores in one process are two holders).
+/// is told apart), a random part (two stores in one process are two holders) and its PID
+/// namespace (a container sharing the folder numbers its processes apart: its pid means
+/// nothing here).
 struct Holder {
     token: String,
     pid: i64,
@@ -207,9 +227,10 @@ impl Holder {
         let random: String = random.iter().map(|b| format!("{b:02x}")).collect();
         Holder {
             token: format!(
-                "{}/{pid}/{}/{random}",
+                "{}/{pid}/{}/{random}/{}",
                 boot_id().unwrap_or_default(),
-                start_time(pid as i64).unwrap_or_default()
+                start_time(pid as i64).unwrap_or_default(),
+                pid_namespace().unwrap_or_default()
             ),
             pid: pid as i64,
         }
@@ -224,6 +245,15 @@ fn boot_id() -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
+/// This process's PID namespace (`pid:[4026531836]`), so a holder's pid is known to be one
+/// this process can look up.
+fn pid_namespace() -> Option<String> {
+    std::fs::read_link("/proc/self/ns/pid")
+        .ok()
+        .map(|link| link.to_string_lossy().into_owned())
+        .filter(|s| !s.is_empty() && !s.contains('/'))
+}
+
 /// When process `pid` started, in clock ticks since boot, unless it is gone or a zombie.
 fn start_time(pid: i64) -> Option<String> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
@@ -232,13 +262,21 @@ fn start_time(pid: i64) -> Option<String> {
     (fields.first() != Some(&"Z")).then(|| fields.get(19).map(|s| s.to_string()))?
 }
 
-/// Whether the holder named `token` is a process of this machine that is gone (killed,
-/// ended): its lease is then free at once, not only when it expires.
+/// Whether the holder named `token` is a process of this machine and PID namespace that is
+/// gone (killed, ended): its lease is then free at once, not only when it expires. A holder on
+/// another machine or in another PID namespace (a container sharing the folder) cannot be
+/// looked up: it is never taken for gone, and keeps its lease while it renews it.
 fn holder_is_gone(token: &str) -> bool {
     let mut parts = token.split('/');
     let (Some(boot), Some(pid), Some(start)) = (parts.next(), parts.next(), parts.next()) else {
         return false;
     };
+    // Holders written before namespaces were named have four parts: taken as this one's.
+    if let Some(namespace) = parts.nth(1) {
+        if Some(namespace) != pid_namespace().as_deref() {
+            return false;
+        }
+    }
     let Ok(pid) = pid.parse::<i64>() else {
         return false;
     };
@@ -281,6 +319,116 @@ impl Store {
         }));
         watch(Arc::downgrade(&db));
         Ok(Store { db })
+    }
+
+    /// Opens the database at `path` to read it only (`export`, `sessions`, `outputs`). Refused
+    /// as [`Store::open`] refuses them: a symbolic link (the file or its `-wal`, `-shm` or
+    /// `-journal` file), a file that is not ours or not a database, one written by a newer
+    /// version; and one from before the session library, which only a bridge brings up to date.
+    /// Nothing is written: no schema, no lease, no watch of the file, so a read-only file (0444)
+    /// is read as well. While no bridge has it open (no `-wal` file beside it, so every fact is
+    /// in the file itself) it is read as immutable, and SQLite creates no `-wal` or `-shm` file
+    /// either; should a bridge start writing meanwhile, this store sees the file as it was.
+    pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
+        let unusable = |why: String| StoreError::Unusable {
+            path: path.to_path_buf(),
+            why,
+        };
+        let open_err = |source| StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut in_use = false;
+        for (file, suffix) in std::iter::once((path.to_path_buf(), ""))
+            .chain(COMPANIONS.map(|suffix| (beside(path, suffix), suffix)))
+        {
+            let what = if suffix.is_empty() {
+                "it".to_string()
+            } else {
+                format!("its {suffix} file {}", file.display())
+            };
+            match std::fs::symlink_metadata(&file) {
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    return Err(unusable(format!(
+                        "{what} is a symbolic link; the session database and its -wal and -shm \
+                         files must be plain files (give the link's target as --db)"
+                    )))
+                }
+                Ok(meta) if !meta.is_file() => {
+                    return Err(unusable(format!("{what} is not a regular file")))
+                }
+                Ok(_) => in_use |= suffix == "-wal",
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound && !suffix.is_empty() => {}
+                Err(e) => return Err(unusable(crate::files::reason(&e))),
+            }
+        }
+        let file = identity(path).map_err(unusable)?;
+        // A URI, for its parameters: the path with every byte but the plainest escaped.
+        use std::os::unix::ffi::OsStrExt;
+        let mut uri = String::from("file:");
+        for &b in path.as_os_str().as_bytes() {
+            if b.is_ascii_alphanumeric() || b"/._-~".contains(&b) {
+                uri.push(char::from(b));
+            } else {
+                uri.push_str(&format!("%{b:02X}"));
+            }
+        }
+        uri.push_str(if in_use {
+            "?mode=ro"
+        } else {
+            "?mode=ro&immutable=1"
+        });
+        let conn = Connection::open_with_flags(
+            &uri,
+            OpenFlags::SQLITE_OPEN_READ_ONLY
+                | OpenFlags::SQLITE_OPEN_URI
+                | OpenFlags::SQLITE_OPEN_NOFOLLOW
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(open_err)?;
+        let app_id: i64 = conn
+            .query_row("PRAGMA application_id", [], |r| r.get(0))
+            .map_err(open_err)?;
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(open_err)?;
+        if app_id != APPLICATION_ID {
+            return Err(StoreError::Foreign {
+                path: path.to_path_buf(),
+                found: app_id,
+            });
+        }
+        if version > SCHEMA_VERSION {
+            return Err(StoreError::Newer {
+                path: path.to_path_buf(),
+                found: version,
+            });
+        }
+        let library: i64 = conn
+            .query_row(
+                "SELECT (SELECT count(*) FROM pragma_table_info('sessions') WHERE name = 'name')
+                      + (SELECT count(*) FROM sqlite_master WHERE name = 'fact_text')",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(open_err)?;
+        if library < 2 {
+            return Err(unusable(
+                "it was written by an older agent-chatter; `serve` or `chat` brings it up to \
+                 date when it opens it, and it can then be read here"
+                    .into(),
+            ));
+        }
+        Ok(Store {
+            db: Arc::new(Mutex::new(Db {
+                conn,
+                path: path.to_path_buf(),
+                file,
+                lost: None,
+                me: Holder::new(),
+                renewed: std::time::Instant::now(),
+            })),
+        })
     }
 
     fn db(&self) -> MutexGuard<'_, Db> {
@@ -382,8 +530,52 @@ impl Store {
                AND CAST(substr(message, 5) AS INTEGER) BETWEEN 1 AND ?3",
             params![session, id, number as i64],
         )?;
+        tx.execute(
+            "INSERT INTO team_files (session_id, path, sha256)
+             SELECT ?2, path, sha256 FROM team_files WHERE session_id = ?1",
+            params![session, id],
+        )?;
         tx.commit()?;
         Ok(id)
+    }
+
+    /// Remembers `file` as the team file whose machine settings `session` runs with (none:
+    /// forgets it), so a resume reads it again (docs/architecture.md §14c).
+    pub(crate) fn remember_team_file(
+        &self,
+        session: i64,
+        file: Option<&TeamFile>,
+    ) -> Result<(), StoreError> {
+        let db = self.writable()?;
+        match file {
+            Some(file) => db.conn.execute(
+                "INSERT INTO team_files (session_id, path, sha256) VALUES (?1, ?2, ?3)
+                 ON CONFLICT(session_id) DO UPDATE SET path = ?2, sha256 = ?3",
+                params![session, file.path.to_string_lossy(), file.sha256],
+            )?,
+            None => db
+                .conn
+                .execute("DELETE FROM team_files WHERE session_id = ?1", [session])?,
+        };
+        Ok(())
+    }
+
+    /// The team file `session` runs with, as [`Self::remember_team_file`] kept it.
+    pub(crate) fn team_file(&self, session: i64) -> Result<Option<TeamFile>, StoreError> {
+        Ok(self
+            .db()
+            .conn
+            .query_row(
+                "SELECT path, sha256 FROM team_files WHERE session_id = ?1",
+                [session],
+                |r| {
+                    Ok(TeamFile {
+                        path: PathBuf::from(r.get::<_, String>(0)?),
+                        sha256: r.get(1)?,
+                    })
+                },
+            )
+            .optional()?)
     }
 
     /// Names `session` (the caller checked the name: `protocol::session_name`).
@@ -421,53 +613,17 @@ impl Store {
         )?)
     }
 
-    /// The sessions whose texts match `query`, each with its best matching fact, best first,
-    /// at most `MAX_SEARCH_HITS` (so one long session cannot hide the others). Words
-    /// match whole words, ignoring case and accents; a query the FTS5 syntax cannot read
-    /// (`"`, `-`, `OR` at its end, …) is searched as one phrase, so any text is a query.
+    /// The sessions whose texts match `query` ([`search_in`]), on the store's own connection:
+    /// for `sessions --search`. The bridge searches on a [`Reader`], so no fact waits.
     pub fn search(&self, query: &str) -> Result<Vec<SearchHit>, StoreError> {
-        if query.trim().is_empty() {
-            return Ok(Vec::new());
-        }
-        let db = self.db();
-        let mut stmt = db.conn.prepare(
-            // The best fact of each session (FTS5's snippet cannot be asked for in a window
-            // query, so that is chosen apart).
-            "SELECT f.session_id, coalesce(s.name, s.title), f.seq,
-                    snippet(fact_text, 0, char(57344), char(57345), '…', 16)
-             FROM fact_text
-             JOIN facts f ON f.rowid = fact_text.rowid
-             JOIN sessions s ON s.id = f.session_id
-             WHERE fact_text MATCH ?1 AND fact_text.rowid IN (
-                 SELECT best FROM (
-                     SELECT t.rowid AS best, row_number() OVER (
-                         PARTITION BY g.session_id ORDER BY t.rank, g.seq
-                     ) AS nth
-                     FROM fact_text t JOIN facts g ON g.rowid = t.rowid
-                     WHERE t.fact_text MATCH ?1
-                 ) WHERE nth = 1
-             )
-             ORDER BY rank, f.session_id DESC
-             LIMIT ?2",
-        )?;
-        let mut run = |query: &str| -> rusqlite::Result<Vec<SearchHit>> {
-            stmt.query_map(
-                params![query, agent_chatter::protocol::MAX_SEARCH_HITS as i64],
-                |r| {
-                    Ok(SearchHit {
-                        session: r.get(0)?,
-                        name: r.get(1)?,
-                        seq: r.get::<_, i64>(2)? as u64,
-                        snippet: snippet_parts(&r.get::<_, String>(3)?),
-                    })
-                },
-            )?
-            .collect()
-        };
-        match run(query) {
-            Ok(hits) => Ok(hits),
-            // Not FTS5's syntax: the text as a phrase (a quote inside doubled).
-            Err(_) => Ok(run(&format!("\"{}\"", query.replace('"', "\"\"")))?),
+        search_in(&self.db().conn, query)
+    }
+
+    /// A reader of this store's file for searches, on a connection of its own (see [`Reader`]).
+    pub(crate) fn reader(&self) -> Reader {
+        Reader {
+            path: self.db().path.clone(),
+            conn: Mutex::new(None),
         }
     }
 
@@ -503,7 +659,7 @@ impl Store {
             "DELETE FROM fact_text WHERE rowid IN (SELECT rowid FROM facts WHERE session_id = ?1)",
             [session],
         )?;
-        for table in ["facts", "sent", "outputs", "leases", "runs"] {
+        for table in ["facts", "sent", "outputs", "leases", "runs", "team_files"] {
             tx.execute(
                 &format!("DELETE FROM {table} WHERE session_id = ?1"),
                 [session],
@@ -943,12 +1099,15 @@ fn prepare(path: &Path) -> Result<(), StoreError> {
             }
             // Asked, not opened: closing a descriptor of a file would drop every SQLite lock
             // this process holds on it.
-            Ok(_) => access(&file, libc::W_OK).map_err(|e| {
-                unusable(format!(
-                    "{what} cannot be written ({}); the bridge writes every fact there",
-                    not_writable(&e)
-                ))
-            })?,
+            Ok(meta) => {
+                owned_by_me_alone(&file, &what, &meta).map_err(unusable)?;
+                access(&file, libc::W_OK).map_err(|e| {
+                    unusable(format!(
+                        "{what} cannot be written ({}); the bridge writes every fact there",
+                        not_writable(&e)
+                    ))
+                })?
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 missing_companion |= suffix == "-wal" || suffix == "-shm";
             }
@@ -981,6 +1140,44 @@ fn prepare(path: &Path) -> Result<(), StoreError> {
             "its directory {} cannot be written, and SQLite keeps its -wal and -shm files there",
             dir.display()
         )));
+    }
+    Ok(())
+}
+
+/// Checks that `file` (the database or a file SQLite keeps beside it, `what` in messages) is
+/// its owner's alone, like the token: it is trusted as this user's (its teams say which files
+/// are read again on resume), so one another user owns or can write is refused, saying why
+/// and what to do; one others can only read is made 0600, with a line saying so.
+fn owned_by_me_alone(file: &Path, what: &str, meta: &std::fs::Metadata) -> Result<(), String> {
+    // SAFETY: geteuid cannot fail.
+    let me = unsafe { libc::geteuid() };
+    if meta.uid() != me {
+        return Err(format!(
+            "{what} belongs to another user (uid {}), who can read and change your sessions: \
+             choose a database of your own with --db (a new file is made owner-only)",
+            meta.uid()
+        ));
+    }
+    let mode = meta.mode() & 0o777;
+    if mode & 0o022 != 0 {
+        return Err(format!(
+            "{what} can be changed by other users (mode {mode:04o}), so your sessions may have \
+             been changed by someone else: if no one else could have written it, run `chmod 600 \
+             {}` and start again; otherwise choose another --db",
+            file.display()
+        ));
+    }
+    if mode & 0o077 != 0 {
+        std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o600)).map_err(|e| {
+            format!(
+                "{what} is readable by other users (mode {mode:04o}) and cannot be made 0600: {}",
+                crate::files::reason(&e)
+            )
+        })?;
+        eprintln!(
+            "agent-chatter: {}: was readable by other users (mode {mode:04o}); made 0600 (owner only)",
+            file.display()
+        );
     }
     Ok(())
 }
@@ -1073,8 +1270,184 @@ fn connect(path: &Path) -> Result<Connection, StoreError> {
     conn.execute_batch(SENT_SCHEMA).map_err(open_err)?;
     conn.execute_batch(LEASE_SCHEMA).map_err(open_err)?;
     conn.execute_batch(RUNS_SCHEMA).map_err(open_err)?;
+    conn.execute_batch(TEAM_FILES_SCHEMA).map_err(open_err)?;
     library(&conn).map_err(open_err)?;
+    let cleaned = clean_machine_settings(&conn).map_err(open_err)?;
+    if cleaned > 0 {
+        eprintln!(
+            "agent-chatter: {}: removed the members' run settings (env values, arguments, \
+             working directories) from {cleaned} stored team{} written by an older version; \
+             they are read from the team file on this machine from now on",
+            path.display(),
+            if cleaned == 1 { "" } else { "s" }
+        );
+    }
     Ok(conn)
+}
+
+/// How long one search may take before it is stopped: the library answers as the user types,
+/// and a query that needs longer is not one a user can wait for.
+const SEARCH_BUDGET: Duration = Duration::from_secs(2);
+
+/// Searches on a read-only connection of their own (docs/architecture.md §14, "the library"):
+/// a slow query never holds the session's thread, so no delivery or fact waits on it. One
+/// search runs at a time; each is bounded ([`search_in`]).
+pub(crate) struct Reader {
+    path: PathBuf,
+    conn: Mutex<Option<Connection>>,
+}
+
+impl Reader {
+    /// [`search_in`] on this reader's connection, opened at its first search.
+    pub(crate) fn search(&self, query: &str) -> Result<Vec<SearchHit>, StoreError> {
+        let mut conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        if conn.is_none() {
+            let opened = Connection::open_with_flags(
+                &self.path,
+                OpenFlags::SQLITE_OPEN_READ_ONLY
+                    | OpenFlags::SQLITE_OPEN_NOFOLLOW
+                    | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
+            .map_err(|source| StoreError::Open {
+                path: self.path.clone(),
+                source,
+            })?;
+            *conn = Some(opened);
+        }
+        match conn.as_ref() {
+            Some(conn) => search_in(conn, query),
+            None => Ok(Vec::new()),
+        }
+    }
+}
+
+/// The sessions whose texts match `query`, each with its best matching fact, best first, at
+/// most `MAX_SEARCH_HITS` (so one long session cannot hide the others). Words match whole
+/// words, ignoring case and accents; a query the FTS5 syntax cannot read (`"`, `-`, `OR` at
+/// its end, …) is searched as one phrase, so any text is a query. A query longer than the
+/// protocol's bounds is refused in words, and one that takes longer than [`SEARCH_BUDGET`] is
+/// stopped ([`StoreError::SearchTooSlow`]).
+fn search_in(conn: &Connection, query: &str) -> Result<Vec<SearchHit>, StoreError> {
+    if query.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    agent_chatter::protocol::check_search_query(query).map_err(StoreError::SearchRefused)?;
+    let found = within_budget(conn, SEARCH_BUDGET, || -> Result<_, StoreError> {
+        let mut stmt = conn.prepare(
+            // The best fact of each session (FTS5's snippet cannot be asked for in a window
+            // query, so that is chosen apart).
+            "SELECT f.session_id, coalesce(s.name, s.title), f.seq,
+                    snippet(fact_text, 0, char(57344), char(57345), '…', 16)
+             FROM fact_text
+             JOIN facts f ON f.rowid = fact_text.rowid
+             JOIN sessions s ON s.id = f.session_id
+             WHERE fact_text MATCH ?1 AND fact_text.rowid IN (
+                 SELECT best FROM (
+                     SELECT t.rowid AS best, row_number() OVER (
+                         PARTITION BY g.session_id ORDER BY t.rank, g.seq
+                     ) AS nth
+                     FROM fact_text t JOIN facts g ON g.rowid = t.rowid
+                     WHERE t.fact_text MATCH ?1
+                 ) WHERE nth = 1
+             )
+             ORDER BY rank, f.session_id DESC
+             LIMIT ?2",
+        )?;
+        let mut run = |query: &str| -> rusqlite::Result<Vec<SearchHit>> {
+            stmt.query_map(
+                params![query, agent_chatter::protocol::MAX_SEARCH_HITS as i64],
+                |r| {
+                    Ok(SearchHit {
+                        session: r.get(0)?,
+                        name: r.get(1)?,
+                        seq: r.get::<_, i64>(2)? as u64,
+                        snippet: snippet_parts(&r.get::<_, String>(3)?),
+                    })
+                },
+            )?
+            .collect()
+        };
+        match run(query) {
+            Ok(hits) => Ok(hits),
+            Err(e) if interrupted(&e) => Err(StoreError::SearchTooSlow(SEARCH_BUDGET.as_secs())),
+            // Not FTS5's syntax: the text as a phrase (a quote inside doubled).
+            Err(_) => run(&format!("\"{}\"", query.replace('"', "\"\""))).map_err(|e| {
+                if interrupted(&e) {
+                    StoreError::SearchTooSlow(SEARCH_BUDGET.as_secs())
+                } else {
+                    e.into()
+                }
+            }),
+        }
+    });
+    found
+}
+
+/// Whether `e` is SQLite's answer to an interrupt.
+fn interrupted(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::OperationInterrupted)
+}
+
+/// Runs `f` on `conn`, interrupting whatever statement it runs once `budget` has passed.
+fn within_budget<T>(conn: &Connection, budget: Duration, f: impl FnOnce() -> T) -> T {
+    let handle = conn.get_interrupt_handle();
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        if finished.recv_timeout(budget) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
+            handle.interrupt();
+        }
+    });
+    let out = f();
+    drop(done);
+    let _ = watchdog.join();
+    out
+}
+
+/// Rewrites every stored team fact (`setTeam`, `loadScenario`) that holds machine settings
+/// without them, and says how many it rewrote (docs/architecture.md §14c: logs written before
+/// the rule are cleaned when opened). The prompts they give are unchanged: no prompt depends
+/// on run settings or working directories. The old bytes are overwritten in the file
+/// (`secure_delete`) and the WAL emptied, so no copy of a value is left behind.
+fn clean_machine_settings(conn: &Connection) -> rusqlite::Result<usize> {
+    let mut stmt = conn.prepare(
+        "SELECT rowid, fact FROM facts
+         WHERE json_valid(fact) AND json_extract(fact, '$.type') IN ('setTeam', 'loadScenario')",
+    )?;
+    let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+    let mut rewrites = Vec::new();
+    for row in rows {
+        let (rowid, json) = row?;
+        // A fact that does not read is left for `facts` to name; it is not ours to change.
+        let Ok(mut fact) = serde_json::from_str::<Fact>(&json) else {
+            continue;
+        };
+        if fact.strip_machine_settings() {
+            if let Ok(clean) = serde_json::to_string(&fact) {
+                rewrites.push((rowid, clean));
+            }
+        }
+    }
+    drop(stmt);
+    if rewrites.is_empty() {
+        return Ok(0);
+    }
+    conn.execute_batch("PRAGMA secure_delete=ON;")?;
+    conn.execute_batch("BEGIN IMMEDIATE;")?;
+    let written = (|| {
+        for (rowid, clean) in &rewrites {
+            conn.execute(
+                "UPDATE facts SET fact = ?2 WHERE rowid = ?1",
+                params![rowid, clean],
+            )?;
+        }
+        conn.execute_batch("COMMIT;")
+    })();
+    if let Err(e) = written {
+        let _ = conn.execute_batch("ROLLBACK;");
+        return Err(e);
+    }
+    conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+    Ok(rewrites.len())
 }
 
 /// The device and inode of the file at `path` (not following a link).
@@ -1339,6 +1712,200 @@ mod tests {
     fn the_bundled_sqlite_has_fts5() {
         let conn = Connection::open_in_memory().unwrap();
         conn.execute_batch(LIBRARY_SCHEMA).unwrap();
+    }
+
+    // --- the database is its owner's alone (issue #45.2) -----------------------------------
+
+    fn mode_of(path: &Path) -> u32 {
+        std::fs::metadata(path).unwrap().mode() & 0o777
+    }
+
+    #[test]
+    fn a_database_or_companion_others_can_write_is_refused_and_left_alone() {
+        for suffix in ["", "-wal", "-shm"] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("s.db");
+            drop(Store::open(&path).unwrap());
+            let file = beside(&path, suffix);
+            std::fs::write(&file, b"").ok();
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).unwrap();
+            let err = Store::open(&path).err().expect("refused").to_string();
+            assert!(
+                err.contains("can be changed by other users (mode 0666)"),
+                "{suffix}: {err}"
+            );
+            assert!(err.contains("chmod 600"), "{err}");
+            assert_eq!(mode_of(&file), 0o666, "left as it was");
+        }
+    }
+
+    #[test]
+    fn an_empty_database_another_user_created_is_refused() {
+        // SAFETY: geteuid cannot fail.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("skipped: only root can make a file another user's (CI runs as root)");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.db");
+        std::fs::write(&path, b"").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        std::os::unix::fs::chown(&path, Some(65534), Some(65534)).unwrap();
+        let err = Store::open(&path).err().expect("refused").to_string();
+        assert!(err.contains("belongs to another user (uid 65534)"), "{err}");
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().len(),
+            0,
+            "nothing written"
+        );
+    }
+
+    #[test]
+    fn an_old_database_others_can_read_is_made_owner_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.db");
+        let id = {
+            let mut store = Store::open(&path).unwrap();
+            store.create_session("A", 1, &team()).unwrap()
+        };
+        for suffix in ["", "-wal", "-shm"] {
+            let file = beside(&path, suffix);
+            if file.exists() {
+                std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+            }
+        }
+        let store = Store::open(&path).unwrap();
+        assert_eq!(mode_of(&path), 0o600);
+        for suffix in ["-wal", "-shm"] {
+            let file = beside(&path, suffix);
+            if file.exists() {
+                assert_eq!(mode_of(&file), 0o600, "{suffix}");
+            }
+        }
+        assert_eq!(store.facts(id).unwrap().len(), 1, "its facts are kept");
+    }
+
+    // --- the lease across PID namespaces (issue #45.9) -------------------------------------
+
+    #[test]
+    fn a_holder_in_another_pid_namespace_is_never_taken_for_gone() {
+        let boot = boot_id().expect("Linux");
+        let here = pid_namespace().expect("Linux");
+        // A pid no process of this namespace has: gone, were it this namespace's.
+        let dead = "999999999";
+        let table = [
+            (format!("{boot}/{dead}/1234/ab/{here}"), true),
+            (format!("{boot}/{dead}/1234/ab/pid:[1]"), false),
+            (format!("{boot}/{dead}/1234/ab"), true),
+            (format!("another-boot/{dead}/1234/ab/{here}"), false),
+        ];
+        for (token, gone) in table {
+            assert_eq!(holder_is_gone(&token), gone, "{token}");
+        }
+    }
+
+    // --- old logs are cleaned of machine settings (issue #45.1) ----------------------------
+
+    #[test]
+    fn team_facts_written_with_run_settings_are_cleaned_when_the_database_is_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.db");
+        let mut team = agent_chatter::demo::team();
+        team.members[1]
+            .run
+            .env
+            .insert("ANTHROPIC_API_KEY".into(), "sk-old-secret".into());
+        team.members[1].base_dir = Some("/home/me/old-project".into());
+        let old = serde_json::to_string(&Fact::set_team(team.clone())).unwrap();
+        assert!(old.contains("sk-old-secret"));
+        let id = {
+            let mut store = Store::open(&path).unwrap();
+            let id = store.create_session("A", 1, &fact("placeholder")).unwrap();
+            // As an older version stored it: the team with its settings.
+            store
+                .db()
+                .conn
+                .execute(
+                    "UPDATE facts SET fact = ?1 WHERE session_id = ?2",
+                    params![old, id],
+                )
+                .unwrap();
+            id
+        };
+        let store = Store::open(&path).unwrap();
+        let facts = store.facts(id).unwrap();
+        assert!(!facts[0].has_machine_settings());
+        team.strip_machine_settings();
+        assert_eq!(facts[0], Fact::set_team(team));
+        drop(store);
+        let bytes: Vec<u8> = ["", "-wal"]
+            .iter()
+            .filter_map(|s| std::fs::read(beside(&path, s)).ok())
+            .flatten()
+            .collect();
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(
+            !text.contains("sk-old-secret"),
+            "a value is left in the file"
+        );
+        assert!(
+            !text.contains("/home/me/old-project"),
+            "a path is left in the file"
+        );
+    }
+
+    // --- search is bounded (issue #45.3) ----------------------------------------------------
+
+    #[test]
+    fn a_search_too_long_or_of_too_many_words_is_refused_in_words() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s.db")).unwrap();
+        for (query, says) in [
+            (
+                "note ".repeat(1000),
+                "5000 characters long; search for at most 200",
+            ),
+            ("k* ".repeat(40), "40 words; search for at most 16"),
+        ] {
+            let err = store.search(&query).unwrap_err().to_string();
+            assert!(err.contains(says), "{err}");
+        }
+        assert!(store.search(&"k* ".repeat(16)).is_ok());
+    }
+
+    #[test]
+    fn a_statement_past_its_budget_is_stopped() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s.db")).unwrap();
+        let db = store.db();
+        let endless = || {
+            db.conn.query_row(
+                "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+        };
+        let err = within_budget(&db.conn, Duration::from_millis(100), endless).unwrap_err();
+        assert!(interrupted(&err), "{err}");
+        // The connection goes on: the next statement is not interrupted.
+        let one: i64 = db.conn.query_row("SELECT 1", [], |r| r.get(0)).unwrap();
+        assert_eq!(one, 1);
+    }
+
+    #[test]
+    fn a_reader_searches_while_a_write_is_in_progress() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.db")).unwrap();
+        let a = store.create_session("A", 1, &team()).unwrap();
+        store
+            .append(a, 2, &fact("[NEXT: max] the webhook"))
+            .unwrap();
+        let reader = store.reader();
+        let db = store.db();
+        db.conn.execute_batch("BEGIN IMMEDIATE;").unwrap();
+        let hits = reader.search("webhook").unwrap();
+        db.conn.execute_batch("ROLLBACK;").unwrap();
+        assert_eq!(hits.len(), 1, "{hits:?}");
     }
 
     #[test]

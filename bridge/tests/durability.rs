@@ -335,3 +335,33 @@ fn wait_for_starts(dir: &std::path::Path, n: usize) {
     }
     assert_eq!(agent_starts(dir), n, "the agent's starts");
 }
+
+/// Issue #45.9: a clean stop (SIGTERM, as a service manager or Ctrl+C sends) leaves the
+/// database checkpointed: no -wal file is left beside it holding the session's last facts.
+#[tokio::test]
+async fn a_clean_stop_leaves_no_wal_file_behind() {
+    let bridge = Bridge::start(Bridge::new_dir(&team(None), "claude-stream.sh"), None);
+    let (mut page, _) = bridge.hello().await;
+    for n in 0..20 {
+        let text = format!("[FROM: kailai] note {n}");
+        page.send(human(&text)).await;
+        page.until(|e| e["type"] == "fact" && e["fact"]["text"] == text.as_str())
+            .await;
+    }
+    let wal = bridge.dir.path().join("sessions.db-wal");
+    assert!(
+        wal.exists(),
+        "the WAL holds the facts while the bridge runs"
+    );
+    let pid = bridge.child.id() as i32;
+    // SAFETY: kill only sends a signal to our own child.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    let mut bridge = bridge;
+    let status = bridge.child.wait().unwrap();
+    assert!(status.code().is_some(), "it stopped by itself: {status:?}");
+    let left = std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
+    assert_eq!(left, 0, "a -wal of {left} bytes was left");
+    let db = db_of(&bridge);
+    let humans = stored_kinds(&db).iter().filter(|k| *k == "human").count();
+    assert_eq!(humans, 20, "every fact is in the file");
+}

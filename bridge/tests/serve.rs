@@ -25,8 +25,19 @@ fn the_guards_refuse_foreign_hosts_and_origins_naming_the_reason() {
     let host = format!("127.0.0.1:{}", bridge.port);
     let localhost = format!("localhost:{}", bridge.port);
     let origin = bridge.origin();
-    let cases: [(Headers, u16, &str); 7] = [
+    let cases: [(Headers, u16, &str); 9] = [
         (&[("Host", &host)], 200, "<!doctype html>"),
+        // RFC 9112 §3.2 (issue #45.9): two Host fields are a bad request, even both ours.
+        (
+            &[("Host", &host), ("Host", &host)],
+            400,
+            "more than one Host header",
+        ),
+        (
+            &[("Host", &host), ("Host", "evil.example")],
+            400,
+            "more than one Host header",
+        ),
         (&[("Host", &localhost)], 200, "<!doctype html>"),
         (
             &[("Host", &host), ("Origin", &origin)],
@@ -841,14 +852,19 @@ async fn a_page_can_rename_and_reprompt_but_never_change_what_runs_or_where() {
         .await;
     let fact = page.until_fact("setTeam").await;
     let max = &fact["fact"]["team"]["members"][1];
-    assert_eq!(max["permissionMode"], "readOnly", "{max}");
-    assert_eq!(
-        max["env"],
-        json!({"AGENT_CHATTER_TEST_VAR": "secret-value"})
-    );
-    assert_eq!(max.get("baseDir"), None);
-    assert_eq!(max.get("additionalArgs"), None);
+    // The log keeps no run settings at all (docs/architecture.md §14c): neither the page's
+    // nor the machine's.
+    for key in ["permissionMode", "env", "baseDir", "additionalArgs"] {
+        assert_eq!(max.get(key), None, "{key} in {max}");
+    }
     assert_eq!(max["systemInstruction"], "You are Max, renamed.");
+    // What runs is what the machine's file says.
+    page.send(human("[NEXT: max] go")).await;
+    let replied = page.until_fact("replied").await;
+    let text = replied["fact"]["text"].as_str().unwrap();
+    assert!(text.contains("--permission-mode,plan,"), "{text}");
+    assert!(!text.contains("dangerously"), "{text}");
+    assert!(text.contains("var=secret-value "), "{text}");
 }
 
 #[tokio::test]
@@ -919,4 +935,32 @@ async fn a_retry_of_an_agent_that_did_not_fail_is_refused_in_words() {
             .contains("last run did not fail, so there is nothing to retry"),
         "{error}"
     );
+}
+
+/// Issue #45.9: a page that connects while an agent runs is sent what the run has streamed so
+/// far (its last MiB), then the rest as it comes: nothing streamed while it was away is lost.
+#[tokio::test]
+async fn a_page_that_connects_mid_run_gets_the_output_streamed_so_far() {
+    let dir = Bridge::new_dir(&json!({}), "claude-waits-for-go.sh");
+    let go = dir.path().join("go");
+    let mut t = team(None);
+    t["members"][1]["env"] = json!({"AGENT_CHATTER_TEST_GO": go.display().to_string()});
+    std::fs::write(dir.path().join("team.json"), t.to_string()).unwrap();
+    let bridge = Bridge::start(dir, None);
+    let (mut first, _) = bridge.hello().await;
+    first.send(human("[NEXT: max] go")).await;
+    first.until(|e| e["type"] == "output").await;
+
+    let (mut later, _) = bridge.hello().await;
+    let replayed = later
+        .until(|e| e["type"] == "output" || e["type"] == "fact")
+        .await;
+    assert_eq!(
+        replayed,
+        json!({"v": 1, "type": "output", "to": "max", "delta": "first part "})
+    );
+    std::fs::write(&go, "").unwrap();
+    let rest = later.until(|e| e["type"] == "output").await;
+    assert_eq!(rest["delta"], "second part");
+    later.until_fact("replied").await;
 }

@@ -476,3 +476,31 @@ async fn a_database_from_before_the_library_is_resumed_with_its_facts() {
     let found = search(&mut page, "old words").await;
     assert_eq!(found["hits"][0]["session"], 4, "{found}");
 }
+
+/// Issue #45.9: a session made and left with nothing done in it is not kept: a page asking
+/// for a new session again and again leaves one session, not a list of empty ones.
+#[tokio::test]
+async fn new_sessions_left_unused_do_not_accumulate() {
+    let bridge = Bridge::start(
+        Bridge::new_dir(&support::team(None), "claude-stream.sh"),
+        None,
+    );
+    let (mut page, first) = bridge.hello().await;
+    let mut last = first["id"].as_i64().unwrap();
+    for _ in 0..20 {
+        page.send(json!({"v": 1, "type": "newSession"})).await;
+        let session = page.until(|e| e["type"] == "session").await;
+        let id = session["id"].as_i64().unwrap();
+        assert_ne!(id, last);
+        last = id;
+    }
+    page.send(json!({"v": 1, "type": "listSessions"})).await;
+    let listed = page.until(|e| e["type"] == "sessions").await;
+    let ids: Vec<i64> = listed["list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids, [last], "{listed}");
+}

@@ -198,6 +198,12 @@ impl PermissionMode {
 }
 
 impl Member {
+    /// Whether it holds settings that are its machine's alone (docs/architecture.md §14c): run
+    /// settings (env, arguments, model, permissions, timeout) or a working directory.
+    pub fn has_machine_settings(&self) -> bool {
+        !self.run.is_empty() || self.base_dir.is_some()
+    }
+
     pub fn is_ai(&self) -> bool {
         self.kind == MemberKind::Ai
     }
@@ -343,6 +349,25 @@ pub struct Team {
 }
 
 impl Team {
+    /// Drops every member's run settings and working directory, and says whether there were
+    /// any. They are the machine's, read from its files by the host that runs the agents, and
+    /// never part of a conversation (docs/architecture.md §14c): a team in a session log, a
+    /// frame, a download or a share link holds none. No prompt depends on them.
+    pub fn strip_machine_settings(&mut self) -> bool {
+        let mut stripped = false;
+        for member in self.members.iter_mut().filter(|m| m.has_machine_settings()) {
+            member.run = RunSettings::default();
+            member.base_dir = None;
+            stripped = true;
+        }
+        stripped
+    }
+
+    /// Whether any member holds settings of its machine ([`Member::has_machine_settings`]).
+    pub fn has_machine_settings(&self) -> bool {
+        self.members.iter().any(Member::has_machine_settings)
+    }
+
     pub fn member(&self, id: &str) -> Option<&Member> {
         self.members.iter().find(|m| m.id == id)
     }

@@ -8,6 +8,7 @@
 //! chosen (see [`Answerer`]).
 
 pub mod decode;
+pub mod machine;
 mod process;
 pub mod reaper;
 pub(crate) mod run;

@@ -3,10 +3,9 @@
 //! installed CLI, and kept to what the machine's files say.
 //!
 //! Only files on the machine set them (the team file of `serve --team`, `chat --team`, `/team
-//! deploy`). A team sent from the page is given the run settings of the team in force, member
-//! by member ([`impose`]): the page can rename, re-prompt and re-budget a team, never change
-//! what runs, where, or with which rights. So every team in the session log carries the run
-//! settings the bridge really applies, and a delivery reads them from the team in force.
+//! deploy`); the hub holds them by member id (`machine.rs`), and no team in a session log
+//! carries them: the page can rename, re-prompt and re-budget a team, never change what runs,
+//! where, or with which rights.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -121,17 +120,6 @@ pub(crate) fn resolve_base_dirs(team: &mut Team, config_dir: &Path) -> Result<()
         member.base_dir = Some(resolved.to_string_lossy().into_owned());
     }
     Ok(())
-}
-
-/// Gives `team` (sent from the page) the run settings and working directories of `in_force`
-/// (from the machine's files), member by member (by id); a member new to the team gets none.
-/// Whatever the page wrote for them is replaced.
-pub(crate) fn impose(team: &mut Team, in_force: Option<&Team>) {
-    for member in &mut team.members {
-        let machine = in_force.and_then(|t| t.member(&member.id));
-        member.run = machine.map(|m| m.run.clone()).unwrap_or_default();
-        member.base_dir = machine.and_then(|m| m.base_dir.clone());
-    }
 }
 
 /// The flags a member's settings pass to its CLI: the names (`--model`, `-s`) of the
@@ -304,31 +292,6 @@ mod tests {
         assert_eq!(cmd.env.get("OPENAI_LOG").map(String::as_str), Some("debug"));
         assert_eq!(cmd.dir.as_deref(), Some(Path::new("/tmp")));
         assert_eq!(subcommand(&codex), ["exec"]);
-    }
-
-    #[test]
-    fn a_page_never_changes_what_runs_where_or_with_which_rights() {
-        let mut machine = agent_chatter::demo::team();
-        machine.members[1].run.permission_mode = Some(PermissionMode::ReadOnly);
-        machine.members[1].base_dir = Some("/srv/work".into());
-        let mut sent = machine.clone();
-        sent.members[1].run.permission_mode = Some(PermissionMode::Full);
-        sent.members[1].run.additional_args = vec!["--dangerous".into()];
-        sent.members[1].base_dir = Some("/".into());
-        sent.members[1].system_instruction = Some("new prompt".into());
-        sent.members[2]
-            .run
-            .env
-            .insert("PATH".into(), "/evil".into());
-        impose(&mut sent, Some(&machine));
-        assert_eq!(sent.members[1].run, machine.members[1].run);
-        assert_eq!(sent.members[1].base_dir.as_deref(), Some("/srv/work"));
-        assert_eq!(sent.members[2].run, RunSettings::default());
-        // What the page may change, it changed.
-        assert_eq!(
-            sent.members[1].system_instruction.as_deref(),
-            Some("new prompt")
-        );
     }
 
     #[test]

@@ -91,7 +91,7 @@ impl Bridge {
 
     /// [`Bridge::start`] with more arguments for `serve`.
     pub fn start_with(dir: tempfile::TempDir, session: Option<i64>, args: &[&str]) -> Bridge {
-        let (child, port, token) = spawn(dir.path(), session, args);
+        let (child, port, token) = spawn(dir.path(), session, args, Stdio::null());
         Bridge {
             dir,
             child,
@@ -100,9 +100,35 @@ impl Bridge {
         }
     }
 
+    /// [`Bridge::start_with`], its stderr written to `stderr-N.log` in its directory (N: the
+    /// count of such logs before it); see [`Bridge::stderr`].
+    pub fn start_logged(dir: tempfile::TempDir, session: Option<i64>, args: &[&str]) -> Bridge {
+        let n = (0..)
+            .find(|n| !dir.path().join(format!("stderr-{n}.log")).exists())
+            .unwrap();
+        let log = std::fs::File::create(dir.path().join(format!("stderr-{n}.log"))).unwrap();
+        let (child, port, token) = spawn(dir.path(), session, args, Stdio::from(log));
+        Bridge {
+            dir,
+            child,
+            port,
+            token,
+        }
+    }
+
+    /// What the last bridge started with [`Bridge::start_logged`] in this directory printed
+    /// on stderr so far.
+    pub fn stderr(&self) -> String {
+        let last = (0..)
+            .take_while(|n| self.dir.path().join(format!("stderr-{n}.log")).exists())
+            .last()
+            .expect("started with start_logged");
+        std::fs::read_to_string(self.dir.path().join(format!("stderr-{last}.log"))).unwrap()
+    }
+
     /// A second bridge on this one's files (database, team, agents), opening `session`.
     pub fn beside(&self, session: Option<i64>) -> Bridge {
-        let (child, port, token) = spawn(self.dir.path(), session, &[]);
+        let (child, port, token) = spawn(self.dir.path(), session, &[], Stdio::null());
         Bridge {
             dir: tempfile::tempdir().unwrap(),
             child,
@@ -246,7 +272,12 @@ impl Client {
 }
 
 /// `agent-chatter serve` on the files in `d`; returns the process, its port and its token.
-fn spawn(d: &std::path::Path, session: Option<i64>, args: &[&str]) -> (Child, u16, String) {
+fn spawn(
+    d: &std::path::Path,
+    session: Option<i64>,
+    args: &[&str],
+    stderr: Stdio,
+) -> (Child, u16, String) {
     let mut cmd = Command::new(bin());
     cmd.args(["serve", "--port", "0"])
         .arg("--db")
@@ -259,7 +290,7 @@ fn spawn(d: &std::path::Path, session: Option<i64>, args: &[&str]) -> (Child, u1
         .arg(d.join("agents.json"))
         .args(args)
         .stdout(Stdio::piped())
-        .stderr(Stdio::null());
+        .stderr(stderr);
     if let Some(id) = session {
         cmd.args(["--session", &id.to_string()]);
     }

@@ -33,9 +33,9 @@ pub const CONNECTION_TITLE: &str =
     To mirror a bridge, open the address `agent-chatter serve` printed (it ends in #token=…)";
 
 /// Why a member's run settings are read only in simulation.
-pub const RUN_SETTINGS_NOTE: &str = "Read only: in simulation nothing runs. A bridge started \
-    with this team's file applies them; they come only from files on its machine, and the page \
-    cannot change them.";
+pub const RUN_SETTINGS_NOTE: &str = "Read only: in simulation nothing runs, and the page keeps no \
+    run settings (model, permissions, env, arguments, working directory): a bridge started with \
+    the team's file reads them from that file, on its machine, and the page cannot change them.";
 
 /// The simulation host; `Copy`.
 #[derive(Clone, Copy)]
@@ -487,14 +487,15 @@ impl Simulation {
         }
     }
 
-    /// See [`super::Host::run_info`]: the member's own settings in the team.
+    /// See [`super::Host::run_info`]: none are kept here (docs/architecture.md §14c: a session's
+    /// team holds no run settings), so the CLI's defaults are shown, and where settings come from.
     pub fn run_info(&self, member: &MemberId) -> Option<RunInfo> {
         self.state.members.with(|members| {
             let m = crate::state::member(members, member).filter(|m| m.is_ai())?;
             Some(RunInfo {
                 settings: m.run.clone(),
                 dir: m.base_dir.clone(),
-                source: Some("this team (simulation)".to_string()),
+                source: Some("a bridge's team file (the page keeps none)".to_string()),
                 note: RUN_SETTINGS_NOTE,
             })
         })
