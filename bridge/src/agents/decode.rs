@@ -215,6 +215,8 @@ pub struct Decoder {
     /// Streamed text not kept in `current` (beyond [`MAX_LINE_BYTES`]): memory follows the
     /// limits, not the agent's output.
     current_dropped: u64,
+    /// The CLI's final event arrived (see [`Decoder::ended`]).
+    ended: bool,
 }
 
 impl Decoder {
@@ -230,7 +232,16 @@ impl Decoder {
             usage: Usage::default(),
             retries: Vec::new(),
             current_dropped: 0,
+            ended: false,
         }
+    }
+
+    /// Whether the CLI's final event has arrived (Claude and Gemini `result`, Codex
+    /// `turn.completed` or `turn.failed`): the reply is whole, and nothing the agent prints
+    /// after it changes the verdict. A `Command`'s plain text has no final event: it ends when
+    /// its output is closed.
+    pub fn ended(&self) -> bool {
+        self.ended
     }
 
     /// Adds streamed text to what stands as the reply, up to [`MAX_LINE_BYTES`]; the rest is
@@ -401,6 +412,7 @@ impl Decoder {
                 None
             }
             "result" => {
+                self.ended = true;
                 self.usage.add(&claude_usage(event));
                 // A result without a `result` field stands on the streamed text (never an
                 // empty reply that drops what the agent said, routing included).
@@ -468,6 +480,7 @@ impl Decoder {
                 Some(text)
             }
             "turn.completed" => {
+                self.ended = true;
                 if let Some(u) = event.get("usage") {
                     let n = |key: &str| u.get(key).and_then(Value::as_u64);
                     self.usage.add(&Usage {
@@ -490,6 +503,7 @@ impl Decoder {
                 None
             }
             "turn.failed" => {
+                self.ended = true;
                 let message = event
                     .get("error")
                     .and_then(|e| e.get("message"))
@@ -523,6 +537,7 @@ impl Decoder {
                 None
             }
             "result" => {
+                self.ended = true;
                 if let Some(stats) = event.get("stats") {
                     let n = |key: &str| stats.get(key).and_then(Value::as_u64);
                     self.usage.add(&Usage {

@@ -1,6 +1,8 @@
 //! Running one delivery: spawn the command in its own process group, write the prompt to
 //! stdin and close it, stream stdout (a file the agent writes) through the decoder as it
-//! grows, and end with the reply or a failure when the agent exits.
+//! grows, and end with the reply or a failure when the agent's final event arrives, when its
+//! stdout is closed, or when it exits, whichever comes first; an agent that does not exit
+//! within half a second of the first two is stopped with its group.
 //! A timeout or a cancel kills the whole group (agents start helpers of their own), and so does
 //! dropping the run: when the bridge stops (`/exit`, Ctrl-C, SIGTERM), its runtime drops every
 //! run in progress, and no agent or helper of one outlives it.
@@ -99,8 +101,8 @@ pub(crate) async fn run(
     // a CLI writing a pipe may exit with its last events still queued and lose them (claude
     // 2.1.197 does, when the reader lags). Unlinked: nothing is left on disk.
     let (stdout, agent_stdout) = match tempfile::tempfile().and_then(|f| {
-        let theirs = f.try_clone()?;
-        Ok((f, theirs))
+        let ours = reader_of(&f)?;
+        Ok((ours, f))
     }) {
         Ok(files) => files,
         Err(e) => {
@@ -124,6 +126,8 @@ pub(crate) async fn run(
     if let Some(flag) = job.system_flag {
         cmd.arg("--append-system-prompt").arg(flag);
     }
+    // Watched before the agent can close it.
+    let closed = Closed::watch(&stdout);
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::from(agent_stdout))
         .stderr(Stdio::piped());
@@ -158,28 +162,50 @@ pub(crate) async fn run(
         stdout,
         Decoder::new(job.command.output.unwrap_or(job.agent_type)),
         job.retries,
+        closed,
     );
-    // The run ends when the agent has exited (its output file has no end to wait for; an
-    // agent that closed its output but keeps running runs on): then its output is read to the
-    // end. The timeout and a cancel hold over all of it.
+    // The reply is taken when the agent's final event arrives, or when its stdout is closed
+    // (by it and every helper holding a copy) and read to its end, or when it exits, whichever
+    // comes first. The timeout and a cancel hold over all of it.
     let ended = tokio::select! {
-        status = async {
+        ended = async {
             loop {
-                if tail.read(&deltas).await == 0 {
+                let read = tail.read(&deltas).await;
+                if tail.decoder.ended() {
+                    break Ended::Said;
+                }
+                if read == 0 {
+                    // Closed: everything it wrote before is in the file, so one more read
+                    // takes the rest.
+                    if tail.closed() {
+                        tail.read(&deltas).await;
+                        break Ended::Said;
+                    }
                     tokio::select! {
                         status = child.wait() => {
                             tail.read(&deltas).await;
-                            break status;
+                            break Ended::Exited(status);
                         }
                         () = tokio::time::sleep(POLL) => {}
                     }
                 }
             }
-        } => Ok(status),
+        } => Ok(ended),
         () = tokio::time::sleep(job.timeout) => Err((Failure::Timeout, format!("no reply within {}: the agent was stopped", human(job.timeout)))),
         _ = cancel => Err((Failure::Cancelled, CANCELLED.to_string())),
     };
     let status = match ended {
+        Ok(Ended::Exited(status)) => Some(status),
+        // All said: half a second to exit on its own (its exit status then counts as it
+        // would have), then it is stopped with its group.
+        Ok(Ended::Said) => match tokio::time::timeout(AFTER_EXIT, child.wait()).await {
+            Ok(status) => Some(status),
+            Err(_) => {
+                group.kill();
+                let _ = child.wait().await;
+                None
+            }
+        },
         Err((failure, reason)) => {
             drop(group); // kills the group
             let _ = child.wait().await;
@@ -191,12 +217,11 @@ pub(crate) async fn run(
                 output: tail.output,
             };
         }
-        Ok(status) => Some(status),
     };
-    // The agent exited. Helpers it left behind are stopped with its group, once stderr is
-    // read to its end or after a short grace while one holds it (what they wrote meanwhile is
-    // read too). A holder outside the group (`setsid`) is not waited for: after one more
-    // grace its pipe is left behind.
+    // The agent exited, or was stopped. Helpers it left behind are stopped with its group,
+    // once stderr is read to its end or after a short grace while one holds it (what they
+    // wrote meanwhile is read too). A holder outside the group (`setsid`) is not waited for:
+    // after one more grace its pipe is left behind.
     let stderr_done = tokio::time::timeout(AFTER_EXIT, &mut stderr_reader)
         .await
         .is_ok();
@@ -297,8 +322,17 @@ pub(crate) async fn run(
     }
 }
 
-/// How long an agent's helpers get, after it exited, to close stderr before they are stopped
-/// (and, when one is outside its group, how long its pipe is read after that).
+/// How the wait for the agent ended (short of the timeout or a cancel).
+enum Ended {
+    /// It exited.
+    Exited(std::io::Result<std::process::ExitStatus>),
+    /// Its final event arrived, or its stdout was closed: all it had to say is read.
+    Said,
+}
+
+/// How long an agent gets, once all it said is read, to exit before it is stopped; and how
+/// long its helpers get, after it exited, to close stderr before they are stopped (and, when
+/// one is outside its group, how long its pipe is read after that).
 const AFTER_EXIT: Duration = Duration::from_millis(500);
 /// How often the agent's output file is looked at while it writes nothing.
 const POLL: Duration = Duration::from_millis(15);
@@ -325,6 +359,8 @@ struct Tail {
     decoder: Decoder,
     output: Output,
     retries: Option<mpsc::UnboundedSender<Retry>>,
+    /// Says when the agent's stdout is closed, where the system can tell.
+    closed: Option<Closed>,
 }
 
 impl Tail {
@@ -332,6 +368,7 @@ impl Tail {
         file: std::fs::File,
         decoder: Decoder,
         retries: Option<mpsc::UnboundedSender<Retry>>,
+        closed: Option<Closed>,
     ) -> Tail {
         Tail {
             file,
@@ -341,7 +378,13 @@ impl Tail {
             decoder,
             output: Output::default(),
             retries,
+            closed,
         }
+    }
+
+    /// Whether the agent's stdout is closed: nothing more can be written to it.
+    fn closed(&mut self) -> bool {
+        self.closed.as_mut().is_some_and(Closed::seen)
     }
 
     /// Reads what the agent has written so far — up to the file's length now, so a helper
@@ -401,6 +444,92 @@ impl Tail {
 
     #[cfg(not(target_os = "linux"))]
     fn release(&mut self) {}
+}
+
+/// A descriptor of our own on the agent's output file `file` (read, and written only to give
+/// read blocks back). On Linux it is opened anew, not a copy of `file`'s: the agent's open file
+/// is then its alone, and its last copy closed is what [`Closed`] sees.
+#[cfg(target_os = "linux")]
+fn reader_of(file: &std::fs::File) -> std::io::Result<std::fs::File> {
+    use std::os::fd::AsRawFd;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(format!("/proc/self/fd/{}", file.as_raw_fd()))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn reader_of(file: &std::fs::File) -> std::io::Result<std::fs::File> {
+    file.try_clone()
+}
+
+/// Whether the agent's stdout is closed (Linux): an output file has no end to read, but the
+/// system says when the last descriptor that writes it is closed (inotify's `IN_CLOSE_WRITE`),
+/// by the agent and every helper that holds a copy of it. Elsewhere the run ends at the final
+/// event or the exit.
+#[cfg(target_os = "linux")]
+struct Closed {
+    inotify: std::os::fd::OwnedFd,
+    seen: bool,
+}
+
+#[cfg(target_os = "linux")]
+impl Closed {
+    /// Watches the file `ours` reads, for the agent's close (each open file's last close is
+    /// one event; ours is closed after the run). `None` when the system cannot watch it: the
+    /// run then ends at the final event or the exit.
+    fn watch(ours: &std::fs::File) -> Option<Closed> {
+        use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+        // SAFETY: inotify_init1 takes flags and returns a new descriptor (or -1).
+        let fd = unsafe { libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC) };
+        if fd < 0 {
+            return None;
+        }
+        // SAFETY: `fd` is a new descriptor that nothing else owns.
+        let inotify = unsafe { OwnedFd::from_raw_fd(fd) };
+        let path = std::ffi::CString::new(format!("/proc/self/fd/{}", ours.as_raw_fd())).ok()?;
+        // SAFETY: the path is NUL-terminated and only read.
+        let watch = unsafe { libc::inotify_add_watch(fd, path.as_ptr(), libc::IN_CLOSE_WRITE) };
+        (watch >= 0).then_some(Closed {
+            inotify,
+            seen: false,
+        })
+    }
+
+    /// Whether the last writer has closed the file, by now.
+    fn seen(&mut self) -> bool {
+        use std::os::fd::AsRawFd;
+        if !self.seen {
+            let mut events = [0u8; 4096];
+            // SAFETY: reads into a buffer this owns, of its length; the descriptor does not
+            // block.
+            let n = unsafe {
+                libc::read(
+                    self.inotify.as_raw_fd(),
+                    events.as_mut_ptr().cast(),
+                    events.len(),
+                )
+            };
+            // Only IN_CLOSE_WRITE is watched (IN_IGNORED would say the watch is gone, and
+            // the file with it: nothing more can be written either).
+            self.seen = n > 0;
+        }
+        self.seen
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+struct Closed;
+
+#[cfg(not(target_os = "linux"))]
+impl Closed {
+    fn watch(_: &std::fs::File) -> Option<Closed> {
+        None
+    }
+
+    fn seen(&mut self) -> bool {
+        false
+    }
 }
 
 /// What is kept of an agent's stdout, for a reply too big for the conversation or a failed run
@@ -669,22 +798,35 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn an_agent_that_closed_its_output_and_runs_on_is_stopped_at_its_timeout() {
-        // Its output is a file: closing it ends nothing, exiting does. What it said is kept.
-        let (outcome, deltas) = go(
-            &sh("echo answered; exec 1>&-; sleep 20"),
+    async fn an_agent_that_closed_its_output_and_runs_on_ends_its_run_then() {
+        // Its output is a file: closing it (and a helper's copy) ends the run, not its exit.
+        for script in [
+            "echo answered; exec 1>&-; sleep 60",
+            "echo answered; (exec 1>&-; sleep 60) & exec 1>&-; sleep 60",
+        ] {
+            let started = std::time::Instant::now();
+            let (outcome, deltas) = go(&sh(script), "x", Duration::from_secs(120)).await;
+            assert_eq!(outcome, Outcome::Replied("answered".into()), "{script}");
+            assert_eq!(deltas, "answered\n");
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "{script}: {:?}",
+                started.elapsed()
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn a_helper_holding_the_output_keeps_the_run_reading_until_the_agent_exits() {
+        // The agent closed its copy, a helper still writes: the reply waits for it (here,
+        // for the agent's exit), and has what the helper wrote.
+        let (outcome, _) = go(
+            &sh("(sleep 0.2; echo late) & exec 1>&-; wait"),
             "x",
-            Duration::from_millis(700),
+            Duration::from_secs(60),
         )
         .await;
-        assert_eq!(
-            outcome,
-            Outcome::Failed(
-                Failure::Timeout,
-                "no reply within 700 ms: the agent was stopped".into()
-            )
-        );
-        assert_eq!(deltas, "answered\n");
+        assert_eq!(outcome, Outcome::Replied("late".into()));
     }
 
     /// The writer gives up where a pipe is full, as a CLI that exits with its output still
