@@ -171,13 +171,20 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
     (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
-/// The header lines both text formats show: (label, value).
-fn header(session: &Session, exported: Option<Millis>) -> Vec<(&'static str, String)> {
+/// The header lines both text formats show: (label, value); `text` is applied to each text
+/// that comes from a member, a team or a file (names, agent types, the team task).
+fn header(
+    session: &Session,
+    exported: Option<Millis>,
+    text: impl Fn(&str) -> String,
+) -> Vec<(&'static str, String)> {
     let mut lines = Vec::new();
     if let Some(team) = session.team() {
         let members = team.members.iter().map(|m| match &m.agent_type {
-            Some(agent) if m.is_ai() => format!("{} (AI, {agent})", m.display_name),
-            _ => format!("{} (human)", m.display_name),
+            Some(agent) if m.is_ai() => {
+                format!("{} (AI, {})", text(&m.display_name), text(agent))
+            }
+            _ => format!("{} (human)", text(&m.display_name)),
         });
         lines.push(("members", members.collect::<Vec<_>>().join(", ")));
         let s = &team.settings;
@@ -191,7 +198,7 @@ fn header(session: &Session, exported: Option<Millis>) -> Vec<(&'static str, Str
         ));
     }
     if let Some(task) = session.store().team_task() {
-        lines.push(("team task", task.to_string()));
+        lines.push(("team task", text(task)));
     }
     let spend = session.usage(None);
     if spend.runs > 0 {
@@ -239,44 +246,88 @@ pub fn fence(text: &str, info: &str) -> String {
     format!("{fence}{info}\n{text}{newline}{fence}\n")
 }
 
+/// `text` as Markdown inline text that reads as itself, on the line it is put in: each
+/// character Markdown gives a meaning within a line (emphasis, code, links, raw HTML,
+/// entities, math, a heading's closing `#`s) is escaped with a backslash, and line breaks and
+/// the other control characters are written out (`\n`, `\r`, `\u{1b}`). So no text from an
+/// agent, a member, a team or a file can start a line of its own, and no line can read as a
+/// heading, a list, a fence or HTML.
+pub fn markdown_inline(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '&' | '!' | '#' | '~' | '|' | '$' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push(c),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A text that may hold line breaks (a failure's reason, the agent's own error), after
+/// `lead` (`**failed**:`): on the same line, escaped, when it is one line; fenced below it
+/// otherwise, so each of its lines is kept and none reads as Markdown.
+fn markdown_said(lead: &str, text: &str) -> String {
+    if text.contains(['\n', '\r']) {
+        format!("{lead}\n\n{}", fence(text, "text"))
+    } else {
+        format!("{lead} {}\n", markdown_inline(text))
+    }
+}
+
 /// The session as Markdown: a header, then each message under `## #n From → To` with its text
-/// (fenced, as stored), its outcome and usage, and each delivered prompt fenced.
+/// (fenced, as stored), its outcome and usage, and each delivered prompt fenced. Every other
+/// text from an agent, a member, a team or a file is escaped ([`markdown_inline`]) or fenced.
 pub fn markdown(session: &Session, exported: Option<Millis>) -> String {
-    let mut out = format!("# {}\n\n", title(session));
-    for (label, value) in header(session, exported) {
+    let title = match session.team() {
+        Some(team) => format!("Transcript: {}", markdown_inline(&team.name)),
+        None => "Transcript".to_string(),
+    };
+    let mut out = format!("# {title}\n\n");
+    for (label, value) in header(session, exported, markdown_inline) {
         out += &format!("- {label}: {value}\n");
     }
     for e in entries(session) {
-        out += &format!("\n## #{} {} → {}\n\n", e.number, e.from, e.to);
+        out += &format!(
+            "\n## #{} {} → {}\n\n",
+            e.number,
+            markdown_inline(e.from),
+            markdown_inline(&e.to)
+        );
         if e.message.at.0 > 0 {
             out += &format!("{}\n\n", utc(e.message.at));
         }
         out += &fence(&e.message.content, "text");
         if let Some((kind, reason)) = outcome(e.run) {
-            out += &format!("\n**{kind}**: {reason}\n");
+            out += "\n";
+            out += &markdown_said(&format!("**{kind}**:"), reason);
         }
         if let Some(usage) = e.run.and_then(|r| r.usage.as_ref()) {
             out += &format!("\nusage: {}\n", usage.summary());
         }
         for d in &e.deliveries {
+            let name = markdown_inline(&d.name);
             match &d.prompt {
                 Ok(p) => {
-                    out += &format!(
-                        "\nPrompt delivered to {} ({}):\n\n",
-                        d.name,
-                        prompt_facts(p)
-                    );
+                    out += &format!("\nPrompt delivered to {name} ({}):\n\n", prompt_facts(p));
                     out += &fence(&p.prompt, "text");
                     if let Some(flag) = &p.system_flag {
-                        out += &format!("\nSystem flag delivered to {}:\n\n", d.name);
+                        out += &format!("\nSystem flag delivered to {name}:\n\n");
                         out += &fence(flag, "text");
                     }
                 }
                 Err(why) => {
-                    out += &format!(
-                        "\nPrompt delivered to {}: cannot be rebuilt ({why})\n",
-                        d.name
-                    )
+                    out += "\n";
+                    out += &markdown_said(
+                        &format!("Prompt delivered to {name}: cannot be rebuilt:"),
+                        why,
+                    );
                 }
             }
         }
@@ -317,7 +368,7 @@ pub fn html(session: &Session, exported: Option<Millis>) -> String {
          <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n\
          <title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{title}</h1>\n<ul class=\"meta\">\n"
     );
-    for (label, value) in header(session, exported) {
+    for (label, value) in header(session, exported, str::to_string) {
         out += &format!("<li>{label}: {}</li>\n", escape_html(&value));
     }
     out += "</ul>\n";
@@ -448,4 +499,32 @@ pub fn json(session: &Session, exported: Option<Millis>) -> String {
     let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
     text.push('\n');
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::markdown_inline;
+
+    #[test]
+    fn inline_text_reads_as_itself_on_one_line() {
+        let cases = [
+            ("plain words: 600 s (code 1)", "plain words: 600 s (code 1)"),
+            ("relay\n## #5 forged", r"relay\n\#\# \#5 forged"),
+            ("a\r\n- item", r"a\r\n- item"),
+            (
+                "<script>alert(1)</script>",
+                r"\<script\>alert(1)\</script\>",
+            ),
+            (
+                "&amp; *b* _i_ `c` [l](u) ![i](u)",
+                r"\&amp; \*b\* \_i\_ \`c\` \[l\](u) \!\[i\](u)",
+            ),
+            (r"a \ b | c ~~d~~ $x$", r"a \\ b \| c \~\~d\~\~ \$x\$"),
+            ("title \u{1b}]0;x\u{7}", r"title \u{1b}\]0;x\u{7}"),
+            ("tab\tkept, ünïcode ✓", "tab\tkept, ünïcode ✓"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(markdown_inline(text), want, "{text:?}");
+        }
+    }
 }
