@@ -663,6 +663,55 @@ mod tests {
     }
 
     #[test]
+    fn the_final_event_of_each_cli_ends_the_stream_and_nothing_before_it_does() {
+        // (format, the stream before its final event, the final event)
+        let cases = [
+            (
+                AgentType::Claude,
+                r#"{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}},"parent_tool_use_id":null}"#,
+                r#"{"type":"result","subtype":"success","is_error":false,"result":"hi"}"#,
+            ),
+            (
+                AgentType::Claude,
+                // A subagent's result is not the run's.
+                r#"{"type":"result","subtype":"success","result":"sub","parent_tool_use_id":"t1"}"#,
+                r#"{"type":"result","subtype":"error_during_execution","is_error":true}"#,
+            ),
+            (
+                AgentType::Codex,
+                r#"{"type":"item.completed","item":{"type":"agent_message","text":"hi"}}"#,
+                r#"{"type":"turn.completed","usage":{"input_tokens":1}}"#,
+            ),
+            (
+                AgentType::Codex,
+                r#"{"type":"error","message":"Reconnecting... 1/5"}"#,
+                r#"{"type":"turn.failed","error":{"message":"quota"}}"#,
+            ),
+            (
+                AgentType::Gemini,
+                r#"{"type":"message","role":"assistant","content":"hi"}"#,
+                r#"{"type":"result","status":"success","stats":{}}"#,
+            ),
+            (
+                AgentType::Gemini,
+                r#"{"type":"error","message":"Loop detected"}"#,
+                r#"{"type":"result","status":"error"}"#,
+            ),
+        ];
+        for (kind, before, last) in cases {
+            let mut d = Decoder::new(kind);
+            d.push(format!("{before}\n").as_bytes());
+            assert!(!d.ended(), "{kind:?}: {before}");
+            d.push(format!("{last}\n").as_bytes());
+            assert!(d.ended(), "{kind:?}: {last}");
+        }
+        // Plain text has no final event.
+        let mut d = Decoder::new(AgentType::Command);
+        d.push(b"all of it\n");
+        assert!(!d.ended());
+    }
+
+    #[test]
     fn a_claude_result_without_text_stands_on_the_streamed_text() {
         let delta = |t: &str| {
             format!(
