@@ -19,6 +19,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::broadcast;
 
 use crate::agents::machine::MachineSettings;
+use crate::clock;
 use crate::hub::{self, Hub, Published};
 
 /// A line on stdout as the terminal shows it (see [`terminal_safe`]); a closed stdout
@@ -324,7 +325,7 @@ async fn send(hub: &Hub, text: String) {
     let fact = Fact::Human {
         text: text.into(),
         sender: None,
-        at: hub::now(),
+        at: clock::now(),
     };
     if let Err(e) = hub.apply(fact).await {
         error(&refusal(&e));
@@ -359,7 +360,7 @@ async fn retry(hub: &Hub, name: &str) {
         Ok(Err(message)) => return error(&message),
         Err(e) => return error(&e.to_string()),
     };
-    if let Err(e) = hub.apply(Fact::Retry { to, at: hub::now() }).await {
+    if let Err(e) = hub.apply(Fact::Retry { to, at: clock::now() }).await {
         error(&refusal(&e));
     }
 }
@@ -738,7 +739,7 @@ mod tests {
         Fact::Human {
             text: format!("[FROM: {from}] message {i} [NEXT: {to}]").into(),
             sender: None,
-            at: hub::now(),
+            at: clock::now(),
         }
     }
 

@@ -146,12 +146,48 @@ pub fn read_team_with_digest(path: &Path) -> Result<(Team, String), String> {
     let mut team =
         agent_chatter::config::load_team(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     // Each member's working directory, checked and made absolute (docs/architecture.md §14c).
-    crate::agents::settings::resolve_base_dirs(&mut team, &parent_dir(path))
+    resolve_base_dirs(&mut team, &parent_dir(path))
         .map_err(|e| format!("{}: {e}", path.display()))?;
     let warnings = read_instruction_files(&mut team, &parent_dir(path))
         .map_err(|e| format!("{}: {e}", path.display()))?;
     warn(path, &warnings);
     Ok((team, digest))
+}
+
+/// Resolves every member's `baseDir` against `config_dir` (the team file's directory, so the
+/// same file works from any working directory) into an absolute path, and checks it is a
+/// directory: an agent never starts in a place that does not exist.
+fn resolve_base_dirs(team: &mut Team, config_dir: &Path) -> Result<(), String> {
+    for (i, member) in team.members.iter_mut().enumerate() {
+        let Some(dir) = member.base_dir.as_deref() else {
+            continue;
+        };
+        let joined = config_dir.join(dir);
+        let resolved = match std::fs::canonicalize(&joined) {
+            Ok(path) if path.is_dir() => path,
+            Ok(path) => {
+                return Err(format!(
+                    "members[{i}] ({}).baseDir: {} is not a directory",
+                    member.id,
+                    path.display()
+                ))
+            }
+            Err(e) => {
+                return Err(format!(
+                    "members[{i}] ({}).baseDir: {} {}",
+                    member.id,
+                    joined.display(),
+                    if e.kind() == std::io::ErrorKind::NotFound {
+                        "does not exist".to_string()
+                    } else {
+                        format!("cannot be used: {}", reason(&e))
+                    }
+                ))
+            }
+        };
+        member.base_dir = Some(resolved.to_string_lossy().into_owned());
+    }
+    Ok(())
 }
 
 /// Prints each warning about `path` on stderr.
@@ -279,5 +315,22 @@ mod tests {
             assert!(error.ends_with(want), "{error}");
             assert!(!error.contains("os error"), "{error}");
         }
+    }
+
+    #[test]
+    fn a_base_dir_must_exist_and_is_resolved_against_the_team_files_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("work")).unwrap();
+        let mut team = agent_chatter::demo::team();
+        team.members[1].base_dir = Some("work".into());
+        resolve_base_dirs(&mut team, dir.path()).unwrap();
+        let want = std::fs::canonicalize(dir.path().join("work")).unwrap();
+        assert_eq!(team.members[1].base_dir.as_deref(), want.to_str());
+        team.members[2].base_dir = Some("nope".into());
+        let err = resolve_base_dirs(&mut team, dir.path()).unwrap_err();
+        assert!(
+            err.starts_with("members[2] (sarah).baseDir: ") && err.ends_with("nope does not exist"),
+            "{err}"
+        );
     }
 }

@@ -26,6 +26,7 @@ use crate::agents::run::{self, Job, Outcome, CANCELLED};
 use crate::agents::settings;
 use crate::agents::{AgentType, AgentsFile, Answerer, MemberAgent};
 use crate::chat::{Prior, Reporter, Said};
+use crate::clock::now;
 use crate::store::{Store, StoreError};
 use agent_chatter::session::Failure;
 use agent_chatter::usage::Usage;
@@ -76,15 +77,6 @@ const WRITE_RETRIES: [Duration; 3] = [
 ];
 /// How often a run's outcome that could not be written is tried again.
 const UNSTORED_RETRY: Duration = Duration::from_secs(2);
-
-/// The wall clock in ms (the core reads none; time enters with each fact).
-pub fn now() -> Millis {
-    Millis(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64),
-    )
-}
 
 /// Why the hub refused or could not do what it was asked.
 #[derive(Debug, Error)]

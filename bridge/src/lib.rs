@@ -13,6 +13,7 @@
 //! - [`server`]: the axum app; it speaks `agent_chatter::protocol`, the frames the page and
 //!   the chat read too.
 //! - [`chat`]: the terminal conversation.
+//! - [`clock`]: the wall clock, the bridge's one reading of time.
 //! - [`debug`]: `--debug` diagnostics on stderr, derived from what the core exposes.
 
 // Public is what the binary (src/main.rs), the tests and the fuzz targets use
@@ -21,6 +22,7 @@
 
 pub mod agents;
 pub mod chat;
+pub mod clock;
 pub mod debug;
 pub mod files;
 pub mod guard;

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use agent_chatter_bridge::chat::Ending;
-use agent_chatter_bridge::{agents, files, hub, server, store};
+use agent_chatter_bridge::{agents, clock, files, hub, server, store};
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -168,7 +168,7 @@ fn export(db: &Path, session: &str, format: &str, output: Option<&Path>) -> Resu
     let facts = store.facts(id).map_err(|e| e.to_string())?;
     let session = agent_chatter::session::Session::replay(facts)
         .map_err(|e| format!("session {id} does not replay: {e}"))?;
-    let text = format.render(&session, Some(hub::now()));
+    let text = format.render(&session, Some(clock::now()));
     match output {
         Some(path) => write_private(path, text.as_bytes()).map_err(|why| {
             format!(

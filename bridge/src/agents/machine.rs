@@ -9,17 +9,11 @@
 //! from the file the session remembers ([`MachineSettings::resume`]), never from the database.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use agent_chatter::team::{Member, RunSettings, Team};
 
-/// The team file a session's machine settings come from, and the SHA-256 of its bytes when
-/// they were read (so a file changed since is said at start).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TeamFile {
-    pub path: PathBuf,
-    pub sha256: String,
-}
+use crate::store::TeamFile;
 
 /// One member's settings as its team file gives them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -182,6 +176,8 @@ impl MachineSettings {
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
     use super::*;
 
     fn team(members: &str) -> Team {

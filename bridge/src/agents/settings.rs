@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use agent_chatter::team::{Member, PermissionMode, RunSettings, Team};
+use agent_chatter::team::{Member, PermissionMode, RunSettings};
 
 use super::{AgentCommand, AgentType};
 
@@ -84,42 +84,6 @@ pub(crate) fn command_for_member(
             .map(PathBuf::from)
             .or(command.dir.clone()),
     })
-}
-
-/// Resolves every member's `baseDir` against `config_dir` (the team file's directory, so the
-/// same file works from any working directory) into an absolute path, and checks it is a
-/// directory: an agent never starts in a place that does not exist.
-pub(crate) fn resolve_base_dirs(team: &mut Team, config_dir: &Path) -> Result<(), String> {
-    for (i, member) in team.members.iter_mut().enumerate() {
-        let Some(dir) = member.base_dir.as_deref() else {
-            continue;
-        };
-        let joined = config_dir.join(dir);
-        let resolved = match std::fs::canonicalize(&joined) {
-            Ok(path) if path.is_dir() => path,
-            Ok(path) => {
-                return Err(format!(
-                    "members[{i}] ({}).baseDir: {} is not a directory",
-                    member.id,
-                    path.display()
-                ))
-            }
-            Err(e) => {
-                return Err(format!(
-                    "members[{i}] ({}).baseDir: {} {}",
-                    member.id,
-                    joined.display(),
-                    if e.kind() == std::io::ErrorKind::NotFound {
-                        "does not exist".to_string()
-                    } else {
-                        format!("cannot be used: {}", crate::files::reason(&e))
-                    }
-                ))
-            }
-        };
-        member.base_dir = Some(resolved.to_string_lossy().into_owned());
-    }
-    Ok(())
 }
 
 /// The flags a member's settings pass to its CLI: the names (`--model`, `-s`) of the
@@ -292,23 +256,6 @@ mod tests {
         assert_eq!(cmd.env.get("OPENAI_LOG").map(String::as_str), Some("debug"));
         assert_eq!(cmd.dir.as_deref(), Some(Path::new("/tmp")));
         assert_eq!(subcommand(&codex), ["exec"]);
-    }
-
-    #[test]
-    fn a_base_dir_must_exist_and_is_resolved_against_the_team_files_directory() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir(dir.path().join("work")).unwrap();
-        let mut team = agent_chatter::demo::team();
-        team.members[1].base_dir = Some("work".into());
-        resolve_base_dirs(&mut team, dir.path()).unwrap();
-        let want = std::fs::canonicalize(dir.path().join("work")).unwrap();
-        assert_eq!(team.members[1].base_dir.as_deref(), want.to_str());
-        team.members[2].base_dir = Some("nope".into());
-        let err = resolve_base_dirs(&mut team, dir.path()).unwrap_err();
-        assert!(
-            err.starts_with("members[2] (sarah).baseDir: ") && err.ends_with("nope does not exist"),
-            "{err}"
-        );
     }
 
     #[test]
