@@ -204,6 +204,10 @@ fn write_private(path: &Path, bytes: &[u8]) -> Result<(), String> {
                  the file itself)"
                     .to_string()
             }
+            Some(libc::ENXIO) => "it is a FIFO; a transcript is written to a regular file".into(),
+            Some(libc::EISDIR) => {
+                "it is a directory; a transcript is written to a regular file".into()
+            }
             _ => files::reason(&e),
         })?;
     let kind = file.metadata().map_err(|e| files::reason(&e))?.file_type();

@@ -205,19 +205,33 @@ fn export_o_creates_an_owner_only_file() {
 }
 
 #[test]
-fn export_o_refuses_a_symbolic_link_and_leaves_its_target_alone() {
+fn export_o_refuses_a_symbolic_link_and_any_file_that_is_not_a_regular_one() {
     let dir = chatted();
     let d = dir.path();
     let secret = d.join("secret");
     std::fs::write(&secret, "keep me").unwrap();
     std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
-    let link = d.join("transcript.md");
-    std::os::unix::fs::symlink(&secret, &link).unwrap();
-    let out = agent_chatter(d, &["export", "1", "-o", link.to_str().unwrap()]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("is a symbolic link"), "{err}");
+    std::os::unix::fs::symlink(&secret, d.join("link.md")).unwrap();
+    let fifo = std::ffi::CString::new(d.join("fifo.md").to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo reads the NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    std::fs::create_dir(d.join("dir.md")).unwrap();
+    // (the name given to -o, what the refusal says)
+    let cases = [
+        ("link.md", "is a symbolic link"),
+        ("fifo.md", "is a FIFO"),
+        ("dir.md", "is a directory"),
+    ];
+    for (name, says) in cases {
+        let target = d.join(name);
+        let out = agent_chatter(d, &["export", "1", "-o", target.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {err}");
+        assert!(err.contains(says), "{name}: {err}");
+    }
     assert_eq!(std::fs::read_to_string(&secret).unwrap(), "keep me");
+    let mode = std::fs::metadata(&secret).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
 }
 
 /// Every file in `d`: its name, a digest of its bytes, its mode and modification time.
