@@ -21,12 +21,15 @@
 #![warn(unreachable_pub)]
 
 pub mod agents;
+pub mod browser;
 pub mod chat;
 pub mod clock;
+pub mod data;
 pub mod debug;
 pub mod files;
 pub mod guard;
 pub mod hub;
+pub mod page;
 pub mod server;
 pub mod store;
 pub mod token;

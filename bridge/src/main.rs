@@ -5,19 +5,28 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use agent_chatter_bridge::chat::Ending;
-use agent_chatter_bridge::{agents, clock, files, hub, server, store};
-use clap::{Parser, Subcommand};
+use agent_chatter_bridge::{agents, clock, data, files, hub, server, store};
+use clap::{Args, Parser, Subcommand};
 
 #[derive(Parser)]
 #[command(
     name = "agent-chatter",
     version,
     disable_version_flag = true,
+    args_conflicts_with_subcommands = true,
     about = "Humans and AI coding agents in one team conversation: the page, the agents, the session log."
 )]
 struct Cli {
+    /// What to do; without one, `serve` starts (with the options below) and the page opens in
+    /// the browser.
     #[command(subcommand)]
-    command: Commands,
+    command: Option<Commands>,
+    #[command(flatten)]
+    serve: ServeArgs,
+    /// With no command: serve, but do not open the page in the browser (it is never opened
+    /// when there is no display, or when CI is set).
+    #[arg(long)]
+    no_open: bool,
     /// Print debug diagnostics on stderr (`[Debug][Queue] Processing max (ai)`, …), never into
     /// a prompt; the same as AGENT_CHATTER_LOG=debug.
     #[arg(long, global = true)]
@@ -32,37 +41,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Commands {
     /// Serve the page on 127.0.0.1 and run the team's agents for it.
-    Serve {
-        /// Port on 127.0.0.1 (0 = any free port).
-        #[arg(long, default_value_t = 8080)]
-        port: u16,
-        /// Team config (ours or the peer's cli-config): starts a new session with it. Without
-        /// it (and without --session or --new), the session written last is resumed, or, in a
-        /// database with none, a new one starts with the demo team.
-        #[arg(long)]
-        team: Option<PathBuf>,
-        /// Resume this session from the database.
-        #[arg(long, conflicts_with = "new")]
-        session: Option<i64>,
-        /// Start a new session (with --team's team, else the demo team) instead of resuming
-        /// the one written last.
-        #[arg(long)]
-        new: bool,
-        /// The session database (SQLite).
-        #[arg(long, default_value = "agent-chatter.db")]
-        db: PathBuf,
-        /// The built page's folder (`trunk build --release` in web/ writes web/dist). Required:
-        /// no folder is ever a default (one in the current directory, or where the binary was
-        /// built, could be another user's page, which would be given the token).
-        #[arg(long)]
-        dist: Option<PathBuf>,
-        /// Machine-local agents file: agent type or member id → command (the page cannot change it).
-        #[arg(long)]
-        agents: Option<PathBuf>,
-        /// Let the built-in simulator answer every AI member: no agent CLI runs.
-        #[arg(long)]
-        simulate: bool,
-    },
+    Serve(ServeArgs),
     /// Talk with the team in the terminal (the first message may be piped in).
     #[command(after_help = CHAT_EXAMPLES)]
     Chat {
@@ -73,9 +52,10 @@ enum Commands {
         /// Continue this session from the database.
         #[arg(long)]
         resume: Option<i64>,
-        /// The session database (SQLite).
-        #[arg(long, default_value = "agent-chatter.db")]
-        db: PathBuf,
+        /// The session database (SQLite); by default sessions.db in the data directory
+        /// ($XDG_DATA_HOME/agent-chatter, else ~/.local/share/agent-chatter).
+        #[arg(long, env = "AGENT_CHATTER_DB")]
+        db: Option<PathBuf>,
         /// Machine-local agents file (as for `serve`).
         #[arg(long)]
         agents: Option<PathBuf>,
@@ -88,9 +68,10 @@ enum Commands {
     },
     /// List the sessions in the database (resume one with `serve --session ID` or `chat --resume ID`).
     Sessions {
-        /// The session database (SQLite).
-        #[arg(long, default_value = "agent-chatter.db")]
-        db: PathBuf,
+        /// The session database (SQLite); by default sessions.db in the data directory
+        /// ($XDG_DATA_HOME/agent-chatter, else ~/.local/share/agent-chatter).
+        #[arg(long, env = "AGENT_CHATTER_DB")]
+        db: Option<PathBuf>,
         /// List the messages and replies that match TEXT instead (words, ignoring case and
         /// accents), best first: session, fact number and the words around the match.
         // A query may start with `-` (`- x`, `-foo`): it is text, never a flag.
@@ -105,9 +86,10 @@ enum Commands {
         /// Markdown, one self-contained HTML page (each prompt a collapsible block), or JSON.
         #[arg(long, value_parser = ["md", "html", "json"], default_value = "md")]
         format: String,
-        /// The session database (SQLite).
-        #[arg(long, default_value = "agent-chatter.db")]
-        db: PathBuf,
+        /// The session database (SQLite); by default sessions.db in the data directory
+        /// ($XDG_DATA_HOME/agent-chatter, else ~/.local/share/agent-chatter).
+        #[arg(long, env = "AGENT_CHATTER_DB")]
+        db: Option<PathBuf>,
         /// Write it to this file instead of stdout.
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -121,9 +103,10 @@ enum Commands {
         /// Only this member's outputs (its id or name).
         #[arg(long)]
         member: Option<String>,
-        /// The session database (SQLite).
-        #[arg(long, default_value = "agent-chatter.db")]
-        db: PathBuf,
+        /// The session database (SQLite); by default sessions.db in the data directory
+        /// ($XDG_DATA_HOME/agent-chatter, else ~/.local/share/agent-chatter).
+        #[arg(long, env = "AGENT_CHATTER_DB")]
+        db: Option<PathBuf>,
     },
     /// Which agent CLIs are on this machine, and which team members run for real or are
     /// answered by the simulator.
@@ -157,6 +140,43 @@ enum Commands {
         instruction_files: bool,
     },
 }
+
+/// What `serve` (and `agent-chatter` alone) runs.
+#[derive(Args)]
+struct ServeArgs {
+    /// Port on 127.0.0.1 (0 = any free port).
+    #[arg(long, default_value_t = DEFAULT_PORT)]
+    port: u16,
+    /// Team config (ours or the peer's cli-config): starts a new session with it. Without
+    /// it (and without --session or --new), the session written last is resumed, or, in a
+    /// database with none, a new one starts with the demo team.
+    #[arg(long)]
+    team: Option<PathBuf>,
+    /// Resume this session from the database.
+    #[arg(long, conflicts_with = "new")]
+    session: Option<i64>,
+    /// Start a new session (with --team's team, else the demo team) instead of resuming
+    /// the one written last.
+    #[arg(long)]
+    new: bool,
+    /// The session database (SQLite); by default sessions.db in the data directory
+    /// ($XDG_DATA_HOME/agent-chatter, else ~/.local/share/agent-chatter).
+    #[arg(long, env = "AGENT_CHATTER_DB")]
+    db: Option<PathBuf>,
+    /// Serve the page from this folder (`trunk build --release` in web/ writes web/dist)
+    /// instead of the one built into the binary: for developing the page.
+    #[arg(long)]
+    dist: Option<PathBuf>,
+    /// Machine-local agents file: agent type or member id → command (the page cannot change it).
+    #[arg(long)]
+    agents: Option<PathBuf>,
+    /// Let the built-in simulator answer every AI member: no agent CLI runs.
+    #[arg(long)]
+    simulate: bool,
+}
+
+/// The port `serve` listens on unless told otherwise.
+const DEFAULT_PORT: u16 = 8080;
 
 /// `export`: session `session` of the database `db` as a transcript in `format`, on stdout or
 /// in `output`. An unknown session is named, with the ones there are.
@@ -369,7 +389,10 @@ fn main() -> ExitCode {
 const EXIT_AGENT_FAILED: u8 = 3;
 
 fn run(cli: Cli) -> Result<Ending, String> {
-    match cli.command {
+    let Some(command) = cli.command else {
+        return serve(cli.serve, !cli.no_open);
+    };
+    match command {
         Commands::Preview {
             scenario,
             member,
@@ -402,6 +425,8 @@ fn run(cli: Cli) -> Result<Ending, String> {
             if resume.is_none() {
                 agents::check_team(&team, &agents, simulate)?;
             }
+            let db = data::database(db)?;
+            data::name_the_old_default(&db);
             let store = store::Store::open(&db).map_err(|e| e.to_string())?;
             until_stopped(async move {
                 let hub = hub::Hub::start(store, resume, team, agents, simulate, machine)
@@ -415,13 +440,15 @@ fn run(cli: Cli) -> Result<Ending, String> {
             format,
             db,
             output,
-        } => export(&db, &session, &format, output.as_deref()).map(|()| Ending::Done),
+        } => export(&data::database(db)?, &session, &format, output.as_deref())
+            .map(|()| Ending::Done),
         Commands::Outputs {
             session,
             member,
             db,
-        } => outputs(&db, &session, member.as_deref()).map(|()| Ending::Done),
+        } => outputs(&data::database(db)?, &session, member.as_deref()).map(|()| Ending::Done),
         Commands::Sessions { db, search } => {
+            let db = data::database(db)?;
             if !db.is_file() {
                 return Err(format!(
                     "{}: no session database here (serve and chat create it)",
@@ -524,66 +551,81 @@ fn run(cli: Cli) -> Result<Ending, String> {
             }
             Ok(Ending::Done)
         }
-        Commands::Serve {
-            port,
-            team,
-            session,
-            new,
-            db,
-            dist,
-            agents,
-            simulate,
-        } => {
-            let team_file = team.clone();
-            // A session resumed goes on with its own team, and its run settings come from the
-            // team file it remembers (docs/architecture.md §14c): --team is not read then.
-            let team = match (session, team) {
-                (Some(id), Some(path)) => {
-                    eprintln!(
-                        "agent-chatter: warning: --team {} is not used: session {id} goes on \
-                         with its own team, its members' run settings read again from the team \
-                         file it was deployed from",
-                        path.display()
-                    );
-                    None
-                }
-                (_, team) => team,
-            };
-            let (team, machine) = read_team(team)?;
-            let agents = read_agents(agents)?;
-            let dist = dist.ok_or_else(|| format!("serve: {}", server::NO_PAGE))?;
-            let page = server::Page::open(&dist)?;
-            let store = store::Store::open(&db).map_err(|e| e.to_string())?;
-            // Without a team or a session to open, the session written last goes on
-            // (docs/architecture.md §14).
-            let latest = match (session, &team_file, new) {
-                (None, None, false) => store.latest().map_err(|e| e.to_string())?,
-                _ => None,
-            };
-            let session = session.or(latest);
-            if session.is_none() {
-                agents::check_team(&team, &agents, simulate)?;
-            }
-            if let Some(id) = latest {
-                say_resumed(&store, id);
-            }
-            let token = agent_chatter_bridge::token::for_database(&db)?;
-            until_stopped(async move {
-                // The port first: when it is taken, no session is created for nothing.
-                let bound = server::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await?;
-                let hub = hub::Hub::start(store, session, team, agents, simulate, machine)
-                    .map_err(|e| match latest {
-                        Some(_) => format!("{e} (`serve --new` starts a new session)"),
-                        None => e.to_string(),
-                    })?;
-                say_who_cannot_run(&hub, simulate).await;
-                hub.resume();
-                server::serve(bound, |port| server::AppState { hub, token, port }, page)
-                    .await
-                    .map(|()| Ending::Done)
-            })
-        }
+        Commands::Serve(args) => serve(args, false),
     }
+}
+
+/// `serve`: the page and the agents on 127.0.0.1 until stopped; `open`: the page is opened in
+/// the browser once the port is bound (`agent-chatter` alone).
+fn serve(args: ServeArgs, open: bool) -> Result<Ending, String> {
+    let ServeArgs {
+        port,
+        team,
+        session,
+        new,
+        db,
+        dist,
+        agents,
+        simulate,
+    } = args;
+    let team_file = team.clone();
+    // A session resumed goes on with its own team, and its run settings come from the
+    // team file it remembers (docs/architecture.md §14c): --team is not read then.
+    let team = match (session, team) {
+        (Some(id), Some(path)) => {
+            eprintln!(
+                "agent-chatter: warning: --team {} is not used: session {id} goes on \
+                 with its own team, its members' run settings read again from the team \
+                 file it was deployed from",
+                path.display()
+            );
+            None
+        }
+        (_, team) => team,
+    };
+    let (team, machine) = read_team(team)?;
+    let agents = read_agents(agents)?;
+    let page = match &dist {
+        Some(dir) => server::Page::open(dir)?,
+        None => server::Page::embedded()?,
+    };
+    let db = data::database(db)?;
+    data::name_the_old_default(&db);
+    let store = store::Store::open(&db).map_err(|e| e.to_string())?;
+    // Without a team or a session to open, the session written last goes on
+    // (docs/architecture.md §14).
+    let latest = match (session, &team_file, new) {
+        (None, None, false) => store.latest().map_err(|e| e.to_string())?,
+        _ => None,
+    };
+    let session = session.or(latest);
+    if session.is_none() {
+        agents::check_team(&team, &agents, simulate)?;
+    }
+    if let Some(id) = latest {
+        say_resumed(&store, id);
+    }
+    let token = agent_chatter_bridge::token::for_database(&db)?;
+    until_stopped(async move {
+        // The port first: when it is taken, no session is created for nothing.
+        let bound = server::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await?;
+        let hub =
+            hub::Hub::start(store, session, team, agents, simulate, machine).map_err(|e| {
+                match latest {
+                    Some(_) => format!("{e} (`serve --new` starts a new session)"),
+                    None => e.to_string(),
+                }
+            })?;
+        say_who_cannot_run(&hub, simulate).await;
+        hub.resume();
+        if open {
+            let url = format!("http://127.0.0.1:{}/#token={token}", bound.port()?);
+            agent_chatter_bridge::browser::open(&url, &db);
+        }
+        server::serve(bound, |port| server::AppState { hub, token, port }, page)
+            .await
+            .map(|()| Ending::Done)
+    })
 }
 
 /// Says on stderr which session `serve` resumed by default, and how to start a new one.

@@ -2,7 +2,6 @@
 //! on 127.0.0.1, behind the guards of [`crate::guard`].
 
 use std::net::SocketAddr;
-use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use axum::body::Body;
@@ -23,12 +22,12 @@ use tokio_tungstenite::tungstenite::protocol::frame::Frame;
 use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 use tokio_tungstenite::tungstenite::{Bytes, Message, Utf8Bytes};
 use tokio_tungstenite::WebSocketStream;
-use tower_http::services::{ServeDir, ServeFile};
 
 use agent_chatter::protocol::{self, Command, Event, MAX_FRAME_BYTES};
 
 use crate::guard::{self, Conn, Gate, Guarded, Limits, Rejection, REJECTIONS};
 use crate::hub::{Attached, Hub, HubError};
+pub use crate::page::Page;
 
 /// What every request handler needs.
 #[derive(Clone)]
@@ -38,196 +37,23 @@ pub struct AppState {
     pub port: u16,
 }
 
-/// Why `serve` has no page without `--dist`: no path of the machine the binary was built on
-/// is ever a default (a folder a local user creates there would be served the token).
-pub const NO_PAGE: &str = "no page to serve: pass --dist DIR, the built page's folder \
-    (`trunk build --release` in web/ writes web/dist; `cargo xtask run` builds it and starts \
-    serve with it)";
-
-/// The built page to serve: its folder, made absolute, and the Content-Security-Policy its
-/// index.html needs.
-#[derive(Clone)]
-pub struct Page {
-    dir: PathBuf,
-    index: String,
-}
-
-impl Page {
-    /// The page in `dir`, which must hold an index.html that is a plain file.
-    pub fn open(dir: &Path) -> Result<Page, String> {
-        let missing = || {
-            format!(
-                "{}: no built page here (index.html missing): run `cargo xtask run`, or `trunk build --release` in web/",
-                dir.display()
-            )
-        };
-        let dir = dir.canonicalize().map_err(|_| missing())?;
-        let index = dir.join("index.html");
-        match std::fs::symlink_metadata(&index) {
-            Ok(meta) if meta.file_type().is_symlink() => {
-                return Err(format!(
-                    "{}: a symbolic link; the page's files must be plain files",
-                    index.display()
-                ))
-            }
-            Ok(meta) if meta.is_file() => {}
-            _ => return Err(missing()),
-        }
-        let index = crate::files::read_text(&index, "page")?;
-        Ok(Page { dir, index })
-    }
-
-    /// The policy for the page on `port`: nothing but its own files, WebAssembly compiled
-    /// from them (`'wasm-unsafe-eval'`), its inline scripts and styles by their SHA-256 (Trunk
-    /// writes the loader as an inline module script) and its own WebSocket.
-    fn content_security_policy(&self, port: u16) -> String {
-        let scripts = inline_hashes(&self.index, "script");
-        let styles = inline_hashes(&self.index, "style");
-        format!(
-            "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'{scripts}; \
-             style-src 'self'{styles}; img-src 'self' data:; font-src 'self'; \
-             connect-src 'self' ws://127.0.0.1:{port} ws://localhost:{port}; \
-             base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-        )
-    }
-}
-
-/// ` 'sha256-…'` for each inline `<tag>` element (one without `src`) of `html`.
-fn inline_hashes(html: &str, tag: &str) -> String {
-    use sha2::{Digest, Sha256};
-    let open = format!("<{tag}");
-    let close = format!("</{tag}>");
-    let mut hashes = String::new();
-    let mut rest = html;
-    while let Some(at) = rest.find(&open) {
-        rest = &rest[at + open.len()..];
-        let Some(end) = rest.find('>') else { break };
-        let attributes = &rest[..end];
-        // `<scripts…>` is not a `<script>`.
-        if !(attributes.is_empty() || attributes.starts_with(char::is_whitespace)) {
-            continue;
-        }
-        rest = &rest[end + 1..];
-        let Some(stop) = rest.find(&close) else { break };
-        if !attributes.contains("src=") {
-            let digest = Sha256::digest(&rest.as_bytes()[..stop]);
-            hashes.push_str(&format!(" 'sha256-{}'", base64(&digest)));
-        }
-        rest = &rest[stop..];
-    }
-    hashes
-}
-
-/// Standard base64 with padding (the CSP hash source form).
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-/// The router: `/api/ws`, then the page's files; every request passes the Host/Origin guard,
-/// and every response carries the page's security headers.
+/// The router: `/api/ws`, then the page's files (compressed where the browser accepts it);
+/// every request passes the Host/Origin guard, and every response carries the page's
+/// security headers.
 pub(crate) fn router(state: AppState, page: Page) -> Router {
     let csp = HeaderValue::from_str(&page.content_security_policy(state.port))
         .unwrap_or_else(|_| HeaderValue::from_static("default-src 'none'"));
-    let dir = page.dir.clone();
-    let index = dir.join("index.html");
-    let files = ServeDir::new(&dir).fallback(ServeFile::new(index));
     Router::new()
         .route("/api/ws", get(ws_upgrade))
-        .fallback_service(files)
+        .fallback_service(page.files())
         .layer(middleware::from_fn(move |req, next| {
-            page_headers(dir.clone(), csp.clone(), req, next)
+            crate::page::headers(csp.clone(), req, next)
         }))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             host_and_origin,
         ))
         .with_state(state)
-}
-
-/// Refuses a path that reaches through a symbolic link in the page's folder (it could lead
-/// anywhere, `dist/x → /etc/passwd`), and adds the Content-Security-Policy and friends.
-async fn page_headers(dir: PathBuf, csp: HeaderValue, req: Request<Body>, next: Next) -> Response {
-    let path = req.uri().path().to_string();
-    let mut response = if through_a_link(&dir, &path) {
-        REJECTIONS.note("symbolic link in the page's folder", || {
-            format!(
-                "refused GET {path}: a symbolic link in the page's folder {}",
-                dir.display()
-            )
-        });
-        (StatusCode::NOT_FOUND, "not found\n").into_response()
-    } else {
-        next.run(req).await
-    };
-    let headers = response.headers_mut();
-    headers.insert(header::CONTENT_SECURITY_POLICY, csp);
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    response
-}
-
-/// Whether the request path, resolved in `dir` as the file server does, meets a symbolic
-/// link (a directory's index.html included).
-fn through_a_link(dir: &Path, path: &str) -> bool {
-    let Some(decoded) = percent_decoded(path) else {
-        return false;
-    };
-    let mut at = dir.to_path_buf();
-    for part in Path::new(decoded.trim_start_matches('/')).components() {
-        let Component::Normal(part) = part else {
-            // `..` and the like: the file server refuses them itself.
-            continue;
-        };
-        at.push(part);
-        match std::fs::symlink_metadata(&at) {
-            Ok(meta) if meta.file_type().is_symlink() => return true,
-            Ok(meta) if meta.is_dir() => {}
-            _ => return false,
-        }
-    }
-    std::fs::symlink_metadata(at.join("index.html")).is_ok_and(|m| m.file_type().is_symlink())
-}
-
-/// `%XX` decoded, as the file server reads a path; `None` when that is not UTF-8.
-fn percent_decoded(path: &str) -> Option<String> {
-    let bytes = path.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        match (bytes[i], bytes.get(i + 1), bytes.get(i + 2)) {
-            (b'%', Some(&h), Some(&l)) if hex(h).is_some() && hex(l).is_some() => {
-                out.push((hex(h)? * 16 + hex(l)?) as u8);
-                i += 3;
-            }
-            (b, _, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 fn reject(why: &Rejection, what: &str) -> Response {

@@ -569,41 +569,82 @@ fn base64(bytes: &[u8]) -> String {
     out
 }
 
-/// Issue #45.5: no folder is ever a default page: not one in the current directory, not the
-/// one the binary was built from (a local user who creates that folder would serve the owner a
-/// page of theirs, and the `#token=`). Without `--dist`, `serve` says what to pass and serves
-/// nothing.
+/// Issues #45.5 and #42.1: without `--dist`, the page built into the binary is served: never a
+/// folder, neither the current directory's nor the one the binary was built from (a local user
+/// who creates that folder would serve the owner a page of theirs, and the `#token=`).
 #[test]
-fn without_dist_serve_refuses_and_no_build_path_is_a_default() {
+fn without_dist_the_page_built_into_the_binary_is_served_never_a_folder() {
     let dir = Bridge::new_dir(&team(None), "claude-stream.sh");
     let d = dir.path();
     std::fs::create_dir_all(d.join("web/dist")).unwrap();
     std::fs::write(d.join("web/dist/index.html"), "PLANTED PAGE").unwrap();
-    let mut cmd = Command::new(bin());
-    cmd.current_dir(d)
+    let mut child = Command::new(bin())
+        .current_dir(d)
         .args(["serve", "--port", "0", "--db"])
         .arg(d.join("sessions.db"))
         .arg("--team")
         .arg(d.join("team.json"))
         .arg("--agents")
-        .arg(d.join("agents.json"));
-    let (code, stderr) = refused_start(&mut cmd);
-    assert_eq!(code, Some(1), "{stderr}");
+        .arg(d.join("agents.json"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port: u16 = line
+        .trim()
+        .strip_prefix("http://127.0.0.1:")
+        .and_then(|r| r.split_once('/'))
+        .map(|(p, _)| p.parse().unwrap())
+        .unwrap_or_else(|| panic!("first line: {line:?}"));
+    let (status, response) = get(port, "/");
+    // Its wasm, as a browser asks for it: the right type, compressed, with the page's policy.
+    let wasm = response
+        .split('"')
+        .find(|s| s.ends_with("_bg.wasm"))
+        .map(str::to_string);
+    let wasm_head = wasm.as_ref().map(|path| {
+        let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let request = format!(
+            "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n"
+        );
+        s.write_all(request.as_bytes()).unwrap();
+        let mut bytes = Vec::new();
+        s.read_to_end(&mut bytes).unwrap();
+        let end = bytes.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+        String::from_utf8_lossy(&bytes[..end]).to_ascii_lowercase()
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(status, 200, "{response}");
+    assert!(!response.contains("PLANTED"), "{response}");
     assert!(
-        stderr.contains("no page to serve: pass --dist DIR"),
-        "{stderr}"
+        response.contains("content-security-policy: default-src 'none'"),
+        "{response}"
     );
+    let wasm_head = wasm_head.unwrap_or_else(|| panic!("no wasm named in {response}"));
+    assert!(wasm_head.starts_with("http/1.1 200"), "{wasm_head}");
     assert!(
-        !d.join("sessions.db").exists(),
-        "nothing is created for a start that fails"
+        wasm_head.contains("content-type: application/wasm"),
+        "{wasm_head}"
+    );
+    assert!(wasm_head.contains("content-encoding: gzip"), "{wasm_head}");
+    assert!(
+        wasm_head.contains("content-security-policy:"),
+        "{wasm_head}"
     );
     let help = Command::new(bin())
         .args(["serve", "--help"])
         .output()
         .unwrap();
     let help = String::from_utf8_lossy(&help.stdout);
-    let built_from = env!("CARGO_MANIFEST_DIR");
-    assert!(!help.contains(built_from), "a build path in --help: {help}");
+    assert!(
+        !help.contains(env!("CARGO_MANIFEST_DIR")),
+        "a build path in --help: {help}"
+    );
     assert!(!help.contains("[default: /"), "{help}");
 }
 

@@ -7,6 +7,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import { inflateRawSync } from 'node:zlib';
 import { InspectorPage } from './support/inspector-page.mjs';
 import { servedPage } from './support/served.mjs';
 import { bridgeDir, demoTeam, fixture, freePort, startBridge } from './support/bridge.mjs';
@@ -118,6 +119,24 @@ test('bridge: statuses, usage, honest outcomes, read-only run settings, title an
   await page.by('timeline-message').nth(0).click();
   assert.equal(await page.by('delivery-usage').count(), 0, 'a human message ended no run');
   assert.equal(await page.page.title(), 'agent-chatter · prompt inspector', 'the user acted');
+
+  // Run settings are the bridge's machine state (docs/architecture.md §14c, issue #45.1): no
+  // download and no share link holds an env value, a working directory, arguments or a model.
+  const machineOnly = ['never-sent-to-the-page', path.dirname(teamFile), '--verbose', 'opus-e2e'];
+  const saved = {};
+  for (const what of ['export-session', 'export-scenario', 'export-snapshot', 'export-team',
+    'export-peer-team', 'export-transcript-md', 'export-transcript-html']) {
+    saved[what] = await page.download(what);
+  }
+  await page.by('share-link').click();
+  const link = new URL(await page.by('share-url').inputValue());
+  saved['share link'] = inflateRawSync(Buffer.from(link.hash.slice('#share='.length), 'base64url')).toString('utf8');
+  assert.match(saved['share link'], /Count the notes/, 'the link was read');
+  for (const [what, text] of Object.entries(saved)) {
+    for (const value of machineOnly) {
+      assert.ok(!text.includes(value), `${what} holds ${value}`);
+    }
+  }
 
   // Carol's CLI crashes while the tab is hidden: her status, the failure row and the
   // notification give the whole reason; the conversation keeps its short line.

@@ -15,6 +15,7 @@ mod clis;
 mod consumers;
 mod dist;
 mod fuzz;
+mod install;
 mod proc;
 mod prompts;
 mod run;
@@ -40,6 +41,10 @@ commands:
   dist             build the npm package into pkg/
   run [--port N]   build the page and the bridge (release) and start `agent-chatter serve`
                    with the demo team on 127.0.0.1:8080
+  page             build the web page (web/dist), which the bridge embeds: needed before
+                   a plain `cargo build` of the bridge
+  install [--root DIR]
+                   build the page and install `agent-chatter` with it inside (cargo install)
   prompts [ARGS..] print each AI member's prompt for the demo scenario
                    (ARGS go to the preview example: [SCENARIO.json] [MEMBER])
   fuzz [--seconds N] [TARGET]
@@ -88,6 +93,16 @@ fn dispatch(args: &[String]) -> Result<(), String> {
         "run" => {
             setup::setup(&ctx)?;
             run::run(&ctx, rest)
+        }
+        "page" => {
+            no_extra_args(command, rest)?;
+            setup::setup(&ctx)?;
+            web::build(&ctx)
+        }
+        "install" => {
+            let root = install::parse_args(rest)?;
+            setup::setup(&ctx)?;
+            install::install(&ctx, root.as_deref()).map(|_| ())
         }
         "prompts" => prompts::prompts(&ctx, rest),
         "fuzz" => {

@@ -2,7 +2,7 @@
 //! started on them.
 
 use crate::proc::{self, Ctx};
-use crate::web::{bridge_bin, build, wasm_size, DIST};
+use crate::web::{bridge_bin, build, wasm_size};
 
 /// Port `cargo xtask run` serves on unless `--port` says otherwise.
 const DEFAULT_PORT: u16 = 8080;
@@ -28,20 +28,14 @@ pub fn run(ctx: &Ctx, args: &[String]) -> Result<(), String> {
         Ok(size) => eprintln!("run: page wasm: {size}"),
         Err(e) => eprintln!("run: {e}"),
     }
+    // The page is built into the binary (docs/architecture.md §14e): no --dist.
     proc::run(&mut ctx.cargo(&["build", "--release", "-p", "agent-chatter-bridge"]))?;
     let data = ctx.target_dir().join("agent-chatter");
     std::fs::create_dir_all(&data).map_err(|e| format!("cannot create {}: {e}", data.display()))?;
     eprintln!("\nrun: open the URL below (it carries the database's token, the same after a restart); Ctrl+C stops\n");
     proc::run(
         ctx.cmd(bridge_bin(ctx, "release"))
-            .args([
-                "serve",
-                "--simulate",
-                "--port",
-                &port.to_string(),
-                "--dist",
-                DIST,
-            ])
+            .args(["serve", "--simulate", "--port", &port.to_string()])
             .arg("--db")
             .arg(data.join("sessions.db")),
     )

@@ -43,6 +43,13 @@ fn run_steps(ctx: &Ctx, steps: &mut Steps) -> Result<(), String> {
         eprintln!("clis: {}", clis::ensure(ctx)?);
         Ok(())
     })?;
+    // The bridge embeds the page (docs/architecture.md §14e): it is built before anything
+    // compiles the bridge.
+    steps.run("web page (trunk build --release)", || {
+        web::build(ctx)?;
+        eprintln!("web: page wasm {}", web::wasm_size(ctx)?);
+        Ok(())
+    })?;
     steps.run("fmt", || {
         proc::run(&mut ctx.cargo(&["fmt", "--all", "--", "--check"]))
             .map_err(|e| format!("{e}; run `cargo fmt --all`"))
@@ -175,13 +182,12 @@ fn run_steps(ctx: &Ctx, steps: &mut Steps) -> Result<(), String> {
         steps.skip("tarball install", &format!("no {TARBALL_SMOKE}"));
     }
 
-    // The page, after dist: the e2e suite compares it with the npm package's preview.
-    steps.run("web page (trunk build --release)", || {
-        web::build(ctx)?;
-        eprintln!("web: page wasm {}", web::wasm_size(ctx)?);
-        Ok(())
-    })?;
+    // After dist: the e2e suite compares the page with the npm package's preview.
     steps.run("web e2e (chromium)", || web::e2e(ctx))?;
+    steps.run(
+        "installed binary (cargo xtask install, run elsewhere)",
+        || web::installed_smoke(ctx),
+    )?;
     steps.run(
         "web page size (gzip -9, at most 487 500 B; target 400 000 B)",
         || web::wasm_size(ctx)?.within_limit(),

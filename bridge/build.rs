@@ -1,0 +1,14 @@
+//! The page is part of the binary (docs/architecture.md §14e): it is embedded from `web/dist`
+//! at compile time. Without a built page the build stops with one line saying how to build it
+//! (`page_missing`: see `src/page.rs`), never with a binary that serves a 404.
+
+use std::path::Path;
+
+fn main() {
+    println!("cargo::rerun-if-changed=../web/dist");
+    println!("cargo::rustc-check-cfg=cfg(page_missing)");
+    let index = Path::new(env!("CARGO_MANIFEST_DIR")).join("../web/dist/index.html");
+    if !index.is_file() {
+        println!("cargo::rustc-cfg=page_missing");
+    }
+}
