@@ -1,4 +1,8 @@
-//! The one reader of the session file (`{"format": "agent-chatter-session/1", "facts": [...]}`).
+//! The session as files (docs/architecture.md §6b): its own file, `{"format":
+//! "agent-chatter-session/1", "facts": [...]}`, written by [`Session::export`] and read by
+//! [`Session::import`]; and the files derived from it, a snapshot (§11) and a scenario (§11b).
+//!
+//! ## The one reader
 //!
 //! The text is read in one pass into the shapes below: keys are matched without being copied,
 //! strings are borrowed from the text where JSON lets them be, and only what other readers take
@@ -14,18 +18,84 @@
 use std::borrow::Cow;
 
 use serde::de::{self, Deserialize, Deserializer};
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 
-use super::{Fact, Failure, SessionFileError, SESSION_FORMAT};
+use super::{Fact, Failure, Session, SessionFileError};
 use crate::config;
 use crate::json::fields::{json_object, required, Field, List, Read};
 use crate::json::{self, FieldError, JsonSyntaxError, Path};
 use crate::message::Millis;
+use crate::scenario::Scenario;
+use crate::snapshot::{self, Snapshot};
 use crate::team;
 use crate::usage::Usage;
 
+/// The `format` of a session file this version reads and writes.
+pub const SESSION_FORMAT: &str = "agent-chatter-session/1";
+
+/// Files: the session's own, and those derived from it.
+impl Session {
+    /// The session file: `{"format": "agent-chatter-session/1", "facts": [...]}` (the bytes
+    /// of this type's `Serialize`, through [`facts_json`] and [`session_file`], which a host
+    /// storing a log in parts uses too: one serializer for both in the page's wasm).
+    pub fn export(&self) -> String {
+        session_file(&facts_json(&self.facts))
+    }
+
+    /// Reads a session file and replays it into a new session. A file that is not JSON, of
+    /// another format, with a malformed fact, or whose facts do not replay gives an error
+    /// naming the fact index and field; the caller's session stays as it was. The new
+    /// session's pending actions are what the host must do now (module doc).
+    pub fn import(json_text: &str) -> Result<Session, SessionFileError> {
+        Self::replay(facts(json_text)?)
+    }
+
+    /// The messages and team task as a snapshot v1 (§11), stamped `now`.
+    pub fn snapshot(&self, now: Millis) -> Snapshot {
+        snapshot::export(self.store(), now)
+    }
+
+    /// The session as a scenario (§11b): the team with the settings in force, every message
+    /// with its sender and resolved addressees, and the team task. Previewing the scenario
+    /// gives the bytes [`Self::preview`] gives for the last message (unless that member was
+    /// delivered it with a parent outside its window; see the module doc). `None` before
+    /// `setTeam`.
+    pub fn to_scenario(&self) -> Option<Scenario> {
+        let team = self.team()?.clone();
+        Some(Scenario::from_history(
+            team,
+            self.messages(),
+            self.store().team_task(),
+        ))
+    }
+}
+
+/// `facts` as a JSON array, as a session file holds them.
+pub fn facts_json(facts: &[Fact]) -> String {
+    serde_json::to_string(facts).expect("facts serialize")
+}
+
+/// The session file holding `facts`, a JSON array of facts (as [`facts_json`] writes it):
+/// what [`Session::export`] writes, and what a host that stores a log in parts puts together
+/// for [`Session::import`].
+pub fn session_file(facts: &str) -> String {
+    format!("{{\"format\":\"{SESSION_FORMAT}\",\"facts\":{facts}}}")
+}
+
+/// Serializes a session as its file (the same JSON as [`Session::export`]).
+impl Serialize for Session {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Session", 2)?;
+        st.serialize_field("format", SESSION_FORMAT)?;
+        st.serialize_field("facts", &self.facts)?;
+        st.end()
+    }
+}
+
 /// Reads the facts of a session file; nothing is replayed yet.
-pub(super) fn facts(json_text: &str) -> Result<Vec<Fact>, SessionFileError> {
+fn facts(json_text: &str) -> Result<Vec<Fact>, SessionFileError> {
     let root: Read<Root<'_>> =
         serde_json::from_str(json::without_bom(json_text)).map_err(JsonSyntaxError::from)?;
     let path = Path::Root;

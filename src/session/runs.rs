@@ -1,0 +1,199 @@
+//! What the agents' runs did and cost (docs/architecture.md §14c): each run's outcome
+//! ([`Run`]), the deliveries they answered, the usage per member and per session, and the
+//! cost cap (a team's `maxCostUsd`), whose spend carries over a team change.
+
+use serde::Serialize;
+
+use super::{Fact, Failure, Session};
+use crate::message::MemberId;
+use crate::usage::{Spend, Usage, Usd};
+
+/// How one agent run ended, as the session recorded it (docs/architecture.md §14c): the page's
+/// per-delivery usage, the marks on incomplete replies, the reasons behind failure notices.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Run {
+    pub to: MemberId,
+    /// Position of the message it ended in: the reply, or the failure's notice.
+    pub message: usize,
+    pub usage: Option<Usage>,
+    /// The CLI's reason the reply may be cut short.
+    pub incomplete: Option<String>,
+    /// The full reason, when it failed.
+    pub failed: Option<String>,
+    /// The kind of failure, when its host stated one (a timeout, a cancel, …).
+    pub failure: Option<Failure>,
+}
+
+impl Run {
+    /// How it ended, in the one word the page, `chat` and the transcripts all use for it
+    /// (docs/architecture.md §14c): `replied`, `incomplete`, `failed`, `cancelled` or
+    /// `timed out`.
+    pub fn outcome(&self) -> &'static str {
+        match (&self.failed, self.failure) {
+            (Some(_), Some(Failure::Cancelled)) => "cancelled",
+            (Some(_), Some(Failure::Timeout)) => "timed out",
+            (Some(_), _) => "failed",
+            (None, _) if self.incomplete.is_some() => "incomplete",
+            (None, _) => "replied",
+        }
+    }
+
+    /// Its host stopped it before its CLI could report (kind `interrupted`): what it cost is
+    /// not known, though it reported nothing.
+    pub fn cut_short(&self) -> bool {
+        self.failure == Some(Failure::Interrupted)
+    }
+
+    /// What happened to a run that did not reply, as a sentence's verb: `failed`, `was
+    /// cancelled` or `timed out` ([`Self::outcome`]'s word), `None` when it replied.
+    pub fn failed_verb(&self) -> Option<&'static str> {
+        self.failed.as_ref()?;
+        Some(match self.failure {
+            Some(Failure::Cancelled) => "was cancelled",
+            Some(Failure::Timeout) => "timed out",
+            _ => "failed",
+        })
+    }
+}
+
+/// Runs, deliveries, usage and the cost cap.
+impl Session {
+    /// Every run's outcome in this conversation (since the team was set), oldest first.
+    pub fn runs(&self) -> &[Run] {
+        &self.runs
+    }
+
+    /// Every delivery of this conversation (since the team was set) in the order they were
+    /// made: the position of its `[MESSAGE]` and its recipient (id). A member's n-th delivery
+    /// ended in its n-th run ([`Self::runs`]); one more is in flight.
+    pub fn deliveries(&self) -> Vec<(usize, &str)> {
+        let mut all: Vec<(usize, usize, usize, &str)> = self
+            .deliveries
+            .iter()
+            .flat_map(|(at, ds)| {
+                ds.iter()
+                    .enumerate()
+                    .map(move |(k, d)| (d.seen, *at, k, d.to.as_str()))
+            })
+            .collect();
+        // Built when `seen` messages were stored: one at a time, so that is their order (the
+        // deliveries of one message in the order they were made).
+        all.sort_unstable_by_key(|d| (d.0, d.1, d.2));
+        all.into_iter().map(|(_, at, _, to)| (at, to)).collect()
+    }
+
+    /// How many runs ended before the last team change: counted in [`Self::usage`], not listed
+    /// in [`Self::runs`] (their prompts were built by the earlier team).
+    pub fn earlier_runs(&self) -> usize {
+        self.earlier.iter().map(|(_, spend)| spend.runs).sum()
+    }
+
+    /// The run that answered `member`'s prompt whose `[MESSAGE]` is message `at` (its newest
+    /// such delivery), once it ended: its first run ending after the delivery was made, as
+    /// one runs at a time. `None` while it runs or waits, or with no such delivery.
+    pub fn answer(&self, member: &str, at: usize) -> Option<&Run> {
+        let seen = self.delivery(member, at)?.seen;
+        let from = self.runs.partition_point(|r| r.message < seen);
+        self.runs[from..].iter().find(|r| r.to == member)
+    }
+
+    /// The run that ended in message `at` (its reply or failure notice), if one did.
+    pub fn run_at(&self, at: usize) -> Option<&Run> {
+        let i = self.runs.partition_point(|r| r.message < at);
+        self.runs.get(i).filter(|r| r.message == at)
+    }
+
+    /// What `member`'s runs (every member's, for `None`) have cost in this session, and how
+    /// many runs that is: those before the last team change too ([`Self::earlier_runs`]).
+    pub fn usage(&self, member: Option<&str>) -> Spend {
+        let mut total = Spend::default();
+        for (_, spend) in self
+            .earlier
+            .iter()
+            .filter(|(to, _)| member.is_none_or(|m| *to == m))
+        {
+            total.add(spend);
+        }
+        for run in self
+            .runs
+            .iter()
+            .filter(|r| member.is_none_or(|m| r.to == m))
+        {
+            total.add_run(run.usage.as_ref(), run.cut_short());
+        }
+        total
+    }
+
+    /// Tells the conversation what the runs have cost so far, this one included, before it
+    /// decides whether another delivery may start (a team's `maxCostUsd`); returns what it was
+    /// before, to put back should the fact be refused.
+    pub(super) fn count_cost(&mut self, usage: Option<&Usage>) -> Usd {
+        let before = self.conversation.spent();
+        if let Some(cost) = usage.and_then(|u| u.cost_usd) {
+            let after = Usd::new(before.dollars() + cost.dollars()).unwrap_or(before);
+            self.conversation.set_spent(after);
+        }
+        before
+    }
+
+    /// What the cap of a new team starts from: what was spent so far (nothing for a log
+    /// written when the cap started over with each team).
+    pub(super) fn carried_spend(&self) -> Usd {
+        if self.cap_resets_on_team_change {
+            Usd::default()
+        } else {
+            self.conversation.spent()
+        }
+    }
+
+    /// Whether `fact` is an outcome for a member not running, after a team change carried the
+    /// spend: the mark of a log that went past its cap when each team's cap started over.
+    pub(super) fn stopped_by_carried_cap(&self, fact: &Fact) -> bool {
+        let (Fact::Replied { to, .. } | Fact::Failed { to, .. }) = fact else {
+            return false;
+        };
+        !self.cap_resets_on_team_change
+            && !self.earlier.is_empty()
+            && self.conversation.in_flight().is_none_or(|f| f.to != *to)
+    }
+
+    /// Counts the runs so far among the earlier ones, and starts the list of runs afresh: a
+    /// new team's deliveries pair with its own runs.
+    pub(super) fn set_runs_aside(&mut self) {
+        for run in std::mem::take(&mut self.runs) {
+            let i = match self.earlier.iter().position(|(to, _)| *to == run.to) {
+                Some(i) => i,
+                None => {
+                    self.earlier.push((run.to.clone(), Spend::default()));
+                    self.earlier.len() - 1
+                }
+            };
+            self.earlier[i]
+                .1
+                .add_run(run.usage.as_ref(), run.cut_short());
+        }
+    }
+
+    pub(super) fn record_run(
+        &mut self,
+        to: &str,
+        message: &crate::message::MessageId,
+        usage: Option<Usage>,
+        incomplete: Option<String>,
+        failed: Option<(String, Option<Failure>)>,
+    ) {
+        if let Some(message) = self.store().position(message) {
+            let (failed, failure) = failed.unzip();
+            self.runs.push(Run {
+                to: to.to_string(),
+                message,
+                usage,
+                incomplete,
+                failed,
+                failure: failure.flatten(),
+            });
+        }
+    }
+}
