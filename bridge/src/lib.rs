@@ -26,6 +26,7 @@ pub mod chat;
 pub mod clock;
 pub mod data;
 pub mod debug;
+pub mod doctor;
 pub mod files;
 pub mod guard;
 pub mod hub;

@@ -42,6 +42,23 @@ struct Cli {
 enum Commands {
     /// Serve the page on 127.0.0.1 and run the team's agents for it.
     Serve(ServeArgs),
+    /// Say what each agent type and each member of a team would run here, whether it can,
+    /// and how to fix what cannot; where the data is kept; whether the port is free. Exits
+    /// 1 when anything would fail.
+    Doctor {
+        /// Team config whose members to check (with the run settings it gives them).
+        #[arg(long)]
+        team: Option<PathBuf>,
+        /// Machine-local agents file (as for `serve`).
+        #[arg(long)]
+        agents: Option<PathBuf>,
+        /// The session database (as for `serve`).
+        #[arg(long, env = "AGENT_CHATTER_DB")]
+        db: Option<PathBuf>,
+        /// The port `serve` would listen on.
+        #[arg(long, default_value_t = DEFAULT_PORT)]
+        port: u16,
+    },
     /// Talk with the team in the terminal (the first message may be piped in).
     #[command(after_help = CHAT_EXAMPLES)]
     Chat {
@@ -552,6 +569,12 @@ fn run(cli: Cli) -> Result<Ending, String> {
             Ok(Ending::Done)
         }
         Commands::Serve(args) => serve(args, false),
+        Commands::Doctor {
+            team,
+            agents,
+            db,
+            port,
+        } => doctor(team, agents, db, port),
     }
 }
 
@@ -626,6 +649,42 @@ fn serve(args: ServeArgs, open: bool) -> Result<Ending, String> {
             .await
             .map(|()| Ending::Done)
     })
+}
+
+/// `doctor`: the checkup printed on stdout, its problems last, each with its fix; an error (exit
+/// 1) when there is any.
+fn doctor(
+    team: Option<PathBuf>,
+    agents: Option<PathBuf>,
+    db: Option<PathBuf>,
+    port: u16,
+) -> Result<Ending, String> {
+    let file = read_agents(agents)?;
+    let team = match &team {
+        Some(path) => Some((agents::machine::MachineSettings::read(path)?, path.clone())),
+        None => None,
+    };
+    let db = data::database(db)?;
+    let checked = team
+        .as_ref()
+        .map(|((team, machine), path)| (team, machine, path.as_path()));
+    let up = agent_chatter_bridge::doctor::checkup(checked, &file, &db, port);
+    for line in &up.lines {
+        println!("{line}");
+    }
+    if up.problems.is_empty() {
+        println!("no problems: every member can run");
+        return Ok(Ending::Done);
+    }
+    println!("problems ({}):", up.problems.len());
+    for problem in &up.problems {
+        println!("  {problem}");
+    }
+    Err(format!(
+        "{} problem{} found (listed above, each with its fix)",
+        up.problems.len(),
+        if up.problems.len() == 1 { "" } else { "s" }
+    ))
 }
 
 /// Says on stderr which session `serve` resumed by default, and how to start a new one.

@@ -1,0 +1,77 @@
+//! `agent-chatter doctor` (docs/architecture.md §14e, issue #42.5): per agent type and member,
+//! what would run and whether it can, each problem with its fix; key variables by name only;
+//! exit 1 when a member cannot run, 0 when all can.
+
+mod support;
+
+use std::process::Command;
+
+use serde_json::json;
+use support::{bin, fixture, Bridge};
+
+fn doctor(d: &std::path::Path, path: &str) -> (Option<i32>, String, String) {
+    let out = Command::new(bin())
+        .args(["doctor", "--port", "0", "--team"])
+        .arg(d.join("team.json"))
+        .arg("--agents")
+        .arg(d.join("agents.json"))
+        .arg("--db")
+        .arg(d.join("sessions.db"))
+        .env("PATH", path)
+        .env("ANTHROPIC_API_KEY", "sk-doctor-secret-value")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("CODEX_API_KEY")
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_member_whose_cli_is_missing_is_a_problem_with_its_fix_and_keys_are_named_never_shown() {
+    let mut team = support::team(None);
+    team["members"][1]["model"] = json!("opus-doctor");
+    team["members"][2]["agentType"] = json!("codex");
+    let dir = Bridge::new_dir(&team, "claude-settings.sh");
+    let d = dir.path();
+    // max runs the fixture; sarah is Codex, whose `codex` is not on this PATH.
+    let (code, out, err) = doctor(d, "/usr/bin:/bin");
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(
+        out.contains(&format!(
+            "max (claude-code): runs `{}",
+            fixture("claude-settings.sh").display()
+        )),
+        "{out}"
+    );
+    assert!(out.contains("--model opus-doctor"), "{out}");
+    assert!(out.contains("its settings' flags are known to it"), "{out}");
+    assert!(out.contains("sarah (openai-codex): cannot run"), "{out}");
+    assert!(
+        out.contains(
+            "sarah: agent-chatter-test-no-such-codex is not installed (not on PATH); install it"
+        ) && out.contains("npm install -g @openai/codex"),
+        "{out}"
+    );
+    assert!(
+        out.contains("key variables set: ANTHROPIC_API_KEY"),
+        "{out}"
+    );
+    assert!(!out.contains("sk-doctor-secret-value") && !err.contains("sk-doctor-secret-value"));
+    assert!(
+        out.contains("database:") && out.contains("not made yet"),
+        "{out}"
+    );
+    assert!(err.contains("1 problem found"), "{err}");
+}
+
+#[test]
+fn a_team_whose_members_can_all_run_passes() {
+    let dir = Bridge::new_dir(&support::team(None), "claude-settings.sh");
+    let (code, out, err) = doctor(dir.path(), "/usr/bin:/bin");
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("no problems: every member can run"), "{out}");
+}
