@@ -81,7 +81,9 @@ pub fn bench(ctx: &Ctx, quick: bool) -> Result<(), String> {
         section.push_str(&format!("\n(no {NODE_BENCH}: Node bench not run)\n"));
     }
 
-    // The bridge under load: 1 000 messages through fake agents (RSS, relay latency).
+    // The bridge under load: 1 000 messages through fake agents (RSS, relay latency). It
+    // embeds the page, which is built first (docs/architecture.md §14e).
+    crate::web::build(ctx)?;
     proc::run(&mut ctx.cargo(&["build", "--release", "-p", "agent-chatter-bridge"]))?;
     let messages = if quick { "200" } else { "1000" };
     let example = |package: &str, name: &str| {

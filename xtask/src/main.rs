@@ -83,6 +83,7 @@ fn dispatch(args: &[String]) -> Result<(), String> {
         }
         "bench" => {
             let quick = parse_bench_args(rest)?;
+            setup::setup(&ctx)?;
             bench::bench(&ctx, quick)
         }
         "dist" => {
