@@ -13,6 +13,7 @@
 mod bench;
 mod clis;
 mod consumers;
+mod cycles;
 mod dist;
 mod fuzz;
 mod install;

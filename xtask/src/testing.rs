@@ -6,6 +6,7 @@ use std::path::Path;
 
 use crate::clis;
 use crate::consumers;
+use crate::cycles;
 use crate::dist;
 use crate::proc::{self, Ctx};
 use crate::setup::{self, WASM_TARGET};
@@ -54,6 +55,8 @@ fn run_steps(ctx: &Ctx, steps: &mut Steps) -> Result<(), String> {
         proc::run(&mut ctx.cargo(&["fmt", "--all", "--", "--check"]))
             .map_err(|e| format!("{e}; run `cargo fmt --all`"))
     })?;
+    // No module of src/, bridge/src/ or web/src/ depends on one that depends on it back.
+    steps.run("import cycles", || cycles::check(&ctx.root))?;
     steps.run("clippy", || {
         proc::run(&mut ctx.cargo(&[
             "clippy",
