@@ -133,6 +133,8 @@
 //!   prompt), as Markdown, self-contained HTML or JSON, for the CLI's `export` and the page.
 //! - [`protocol`]: the page ⇄ bridge frames, one set of types for the bridge, the page and the
 //!   terminal chat.
+//! - [`library`]: the session library's rules (names, forks, the first message, search), the
+//!   same in the bridge's store and the page's.
 
 // The public surface is what the hosts (docs/architecture.md §2: the npm binding, the page, the
 // bridge) and the crate's benches, fuzz targets, examples and tests (§15) use; the rest is
@@ -153,6 +155,7 @@ mod json;
 pub use json::objects;
 /// Reads outside JSON with a serde derive; errors name the JSON path in the core's words.
 pub use json::{from_text as read_json, ReadError};
+pub mod library;
 pub mod markers;
 pub mod message;
 pub mod peer;

@@ -660,7 +660,7 @@ impl Actor {
                 let _ = reply.send(self.store.list().map_err(HubError::from));
             }
             Msg::Rename { id, name, reply } => {
-                let renamed = agent_chatter::protocol::session_name(&name)
+                let renamed = agent_chatter::library::session_name(&name)
                     .and_then(|name| self.store.rename(id, &name).map_err(|e| e.to_string()))
                     .map_err(|why| HubError::Library {
                         what: "rename",

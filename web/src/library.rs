@@ -5,9 +5,8 @@
 //! `sessions` and `searchResults` events); without a bridge the page keeps one in this
 //! browser ([`crate::storage`]).
 
-use agent_chatter::protocol::{
-    first_message, searchable_text, session_name, SnippetPart, MAX_SEARCH_HITS,
-};
+use agent_chatter::library::{first_message, searchable_text, session_name, MAX_SEARCH_HITS};
+use agent_chatter::protocol::SnippetPart;
 use agent_chatter::session::{Fact, Session};
 use agent_chatter::text::floor_char_boundary;
 use serde::{Deserialize, Serialize};

@@ -180,7 +180,7 @@ impl Store {
             params![
                 session,
                 now_ms,
-                agent_chatter::protocol::fork_name(&name, number)
+                agent_chatter::library::fork_name(&name, number)
             ],
         )?;
         let id = tx.last_insert_rowid();
@@ -239,7 +239,7 @@ impl Store {
                 updated_at: r.get(4)?,
                 first_message: first
                     .and_then(|json| serde_json::from_str::<Fact>(&json).ok())
-                    .and_then(|fact| agent_chatter::protocol::first_message(&[fact])),
+                    .and_then(|fact| agent_chatter::library::first_message(&[fact])),
                 facts: r.get(5)?,
             })
         })?;
@@ -388,7 +388,7 @@ mod tests {
             .unwrap(),
         )
         .unwrap();
-        let first = agent_chatter::protocol::first_message(&[Fact::LoadScenario {
+        let first = agent_chatter::library::first_message(&[Fact::LoadScenario {
             scenario: Box::new(scenario.clone()),
         }]);
         assert!(first.is_some());

@@ -109,7 +109,7 @@ fn search_in(conn: &Connection, query: &str) -> Result<Vec<SearchHit>, StoreErro
     if query.trim().is_empty() {
         return Ok(Vec::new());
     }
-    agent_chatter::protocol::check_search_query(query).map_err(StoreError::SearchRefused)?;
+    agent_chatter::library::check_search_query(query).map_err(StoreError::SearchRefused)?;
     let found = within_budget(conn, SEARCH_BUDGET, || -> Result<_, StoreError> {
         let mut stmt = conn.prepare(
             // The best fact of each session (FTS5's snippet cannot be asked for in a window
@@ -133,7 +133,7 @@ fn search_in(conn: &Connection, query: &str) -> Result<Vec<SearchHit>, StoreErro
         )?;
         let mut run = |query: &str| -> rusqlite::Result<Vec<SearchHit>> {
             stmt.query_map(
-                params![query, agent_chatter::protocol::MAX_SEARCH_HITS as i64],
+                params![query, agent_chatter::library::MAX_SEARCH_HITS as i64],
                 |r| {
                     Ok(SearchHit {
                         session: r.get(0)?,
@@ -206,7 +206,7 @@ pub(super) fn index(
         "INSERT INTO fact_text (rowid, text) VALUES (?1, ?2)",
         params![
             rowid,
-            agent_chatter::protocol::searchable_text(fact).unwrap_or_default()
+            agent_chatter::library::searchable_text(fact).unwrap_or_default()
         ],
     )?;
     Ok(())

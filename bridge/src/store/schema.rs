@@ -157,7 +157,7 @@ fn add_library(conn: &Connection) -> rusqlite::Result<()> {
             let json: String = row.get(1)?;
             let text = serde_json::from_str::<Fact>(&json)
                 .ok()
-                .and_then(|fact| agent_chatter::protocol::searchable_text(&fact));
+                .and_then(|fact| agent_chatter::library::searchable_text(&fact));
             insert.execute(params![row.get::<_, i64>(0)?, text.unwrap_or_default()])?;
         }
     }

@@ -8,8 +8,8 @@
 //! conversation goes on through the core's routing exactly as with real agents.
 
 use agent_chatter::conversation::Action;
+use agent_chatter::library::fork_name;
 use agent_chatter::message::{MemberId, Millis};
-use agent_chatter::protocol::fork_name;
 use agent_chatter::session::{Fact, Session};
 use agent_chatter::team::Team;
 use leptos::prelude::*;
