@@ -5,12 +5,12 @@
 
 use std::sync::Arc;
 
-use agent_chatter::assemble::ExtraSection;
+use agent_chatter::team::ExtraSection;
 use agent_chatter::team::Member;
 use leptos::prelude::*;
 
 use crate::components::keyed_list::KeyedList;
-use crate::components::member_row::MemberEdit;
+use crate::components::member_edit::MemberEdit;
 use crate::erased::handler;
 use crate::state::use_state;
 

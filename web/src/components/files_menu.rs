@@ -10,101 +10,20 @@ use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
 use crate::browser;
+use crate::components::popover::{close_menu_of, close_on_outside_or_escape};
 use crate::components::share_link::OpenLink;
 use crate::erased::handler;
-use crate::files::{self, Opened};
-use crate::host::{use_host, Host};
+use crate::files;
+use crate::host::use_host;
 use crate::state::{use_state, AppState};
+
+/// Also reached by this path from `sessions_menu`.
+pub use crate::components::popover::close_popover_on_outside_or_escape;
 
 const JSON: &str = "application/json";
 
-/// Closes the menu (`<details>`) holding the event's target (a chosen entry, a file read).
-pub fn close_menu_of(el: Option<web_sys::Element>) {
-    if let Some(menu) = el.and_then(|el| el.closest("details").ok().flatten()) {
-        let _ = menu.remove_attribute("open");
-    }
-}
-
 fn close_menu(ev: leptos::ev::MouseEvent) {
     close_menu_of(ev.target().and_then(|t| t.dyn_into().ok()));
-}
-
-/// The header's menus that are open.
-fn open_menus(nav: &web_sys::Element) -> Vec<web_sys::Element> {
-    let mut open = Vec::new();
-    let mut child = nav.first_element_child();
-    while let Some(el) = child {
-        child = el.next_element_sibling();
-        if el.tag_name() == "DETAILS" && el.has_attribute("open") {
-            open.push(el);
-        }
-    }
-    open
-}
-
-/// A click or a tap outside an open menu closes it; Escape, wherever the focus is, closes it
-/// and puts the focus back on its summary (the menu's button).
-fn close_on_outside_or_escape(nav: NodeRef<leptos::html::Nav>) {
-    let click = window_event_listener(leptos::ev::pointerdown, move |ev| {
-        let Some(nav) = nav.get_untracked() else {
-            return;
-        };
-        let target = ev.target().and_then(|t| t.dyn_into::<web_sys::Node>().ok());
-        for menu in open_menus(&nav) {
-            if !menu.contains(target.as_ref()) {
-                let _ = menu.remove_attribute("open");
-            }
-        }
-    });
-    let escape = window_event_listener(leptos::ev::keydown, move |ev| {
-        let Some(nav) = nav.get_untracked() else {
-            return;
-        };
-        if ev.key() != "Escape" {
-            return;
-        }
-        for menu in open_menus(&nav) {
-            let _ = menu.remove_attribute("open");
-            if let Some(summary) = menu
-                .first_element_child()
-                .and_then(|s| s.dyn_into::<web_sys::HtmlElement>().ok())
-            {
-                let _ = summary.focus();
-            }
-        }
-    });
-    on_cleanup(move || {
-        click.remove();
-        escape.remove();
-    });
-}
-
-/// A popover (the share box, the sessions library) that closes as the menus do: a click or
-/// a tap outside `root`, or Escape wherever the focus is, which then goes back to `toggle`.
-pub fn close_popover_on_outside_or_escape(
-    root: impl Fn() -> Option<web_sys::Element> + 'static,
-    toggle: impl Fn() -> Option<web_sys::HtmlElement> + 'static,
-    is_open: impl Fn() -> bool + Copy + 'static,
-    close: impl Fn() + Copy + 'static,
-) {
-    let click = window_event_listener(leptos::ev::pointerdown, move |ev| {
-        let target = ev.target().and_then(|t| t.dyn_into::<web_sys::Node>().ok());
-        if is_open() && root().is_some_and(|r| !r.contains(target.as_ref())) {
-            close();
-        }
-    });
-    let escape = window_event_listener(leptos::ev::keydown, move |ev| {
-        if ev.key() == "Escape" && is_open() {
-            close();
-            if let Some(toggle) = toggle() {
-                let _ = toggle.focus();
-            }
-        }
-    });
-    on_cleanup(move || {
-        click.remove();
-        escape.remove();
-    });
 }
 
 #[component]
@@ -124,7 +43,7 @@ pub fn FilesMenu() -> impl IntoView {
                 Some(Err(e)) => state.report(e),
                 Some(Ok((name, text))) => {
                     close_menu_of(Some(input.into()));
-                    open_file(&state, host, &name, &text)
+                    host.open_file(&name, &text)
                 }
             }
         });
@@ -188,71 +107,6 @@ pub fn FilesMenu() -> impl IntoView {
                 {host.start_over_label()}
             </button>
         </nav>
-    }
-}
-
-/// Whether the user agrees to replace the bridge's conversation shown by what `name` holds
-/// (`what`): asked only when there is something to lose, saying what.
-fn may_replace(state: &AppState, name: &str, what: &str) -> bool {
-    let messages = state.message_count.get_untracked();
-    if messages == 0 {
-        return true;
-    }
-    let count = if messages == 1 {
-        "its message".to_string()
-    } else {
-        format!("its {messages} messages")
-    };
-    browser::confirm(&format!(
-        "Open {name}? The {what} replaces this conversation: {count} and what was typed for \
-         them will be lost (\"save session\" first to keep them)."
-    ))
-}
-
-fn open_file(state: &AppState, host: Host, name: &str, text: &str) {
-    let team = state.team.get_untracked();
-    let opened = files::open(name, text, team.as_deref());
-    // Page alone, a file opens as a session of the library: over a conversation, a new one
-    // beside it, so nothing is replaced and nothing needs asking (docs/architecture.md §13).
-    if let Host::Simulation(sim) = host {
-        let fact = match opened {
-            Ok(Opened::Session(session)) => return sim.open_file_session(*session),
-            Ok(Opened::Team(team)) => agent_chatter::session::Fact::set_team(team),
-            Ok(Opened::Scenario(scenario)) => {
-                agent_chatter::session::Fact::LoadScenario { scenario }
-            }
-            Err(e) => return state.report(e),
-        };
-        let mut session = agent_chatter::session::Session::new();
-        return match session.apply(&fact) {
-            Ok(()) => sim.open_file_session(session),
-            Err(e) => state.report(e.to_string()),
-        };
-    }
-    let replaces = match &opened {
-        // A bridge keeps its own log and refuses a session file: nothing is replaced.
-        Ok(Opened::Session(_)) => None,
-        Ok(Opened::Team(_)) => Some("team (a new team starts a new conversation)"),
-        Ok(Opened::Scenario(_)) => Some("scenario"),
-        Err(_) => None,
-    };
-    if replaces.is_some_and(|what| !may_replace(state, name, what)) {
-        return;
-    }
-    match opened {
-        Ok(Opened::Session(session)) => host.open_session_file(name, *session),
-        Ok(Opened::Team(team)) => {
-            // A new team starts a new conversation (a `setTeam` fact resets everything).
-            if host.apply(agent_chatter::session::Fact::set_team(team)) {
-                state.error.set(None);
-            }
-        }
-        Ok(Opened::Scenario(scenario)) => {
-            if host.apply(agent_chatter::session::Fact::LoadScenario { scenario }) {
-                state.error.set(None);
-            }
-        }
-        Err(e) => state.report(e),
     }
 }
 

@@ -12,6 +12,7 @@ use agent_chatter::team::{
 use leptos::prelude::*;
 
 use crate::components::extra_sections_editor::ExtraSectionsEditor;
+use crate::components::member_edit::MemberEdit;
 use crate::components::member_status::MemberStatusView;
 use crate::components::run_settings::RunSettingsView;
 use crate::components::when::When;
@@ -22,9 +23,6 @@ use crate::status::MemberStatus;
 
 /// Agent types the core knows (docs/architecture.md §8); a config may name others (plain format).
 const AGENT_TYPES: [&str; 3] = [CLAUDE_CODE, OPENAI_CODEX, GOOGLE_GEMINI];
-
-/// A change to one member, applied to a copy of the team in use.
-pub type MemberEdit = Box<dyn FnOnce(&mut Member)>;
 
 /// Numbers the rows, for the ids their elements refer to one another by (a member id may
 /// hold characters an HTML id cannot).

@@ -8,7 +8,7 @@ use agent_chatter::scenario::Scenario;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::components::files_menu::close_menu_of;
+use crate::components::popover::{close_menu_of, close_popover_on_outside_or_escape};
 use crate::components::when::When;
 use crate::erased::handler;
 use crate::host::use_host;
@@ -101,7 +101,7 @@ pub fn ShareLink() -> impl IntoView {
     // back to "share".
     let share = NodeRef::<leptos::html::Span>::new();
     let button = NodeRef::<leptos::html::Button>::new();
-    crate::components::files_menu::close_popover_on_outside_or_escape(
+    close_popover_on_outside_or_escape(
         move || share.get_untracked().map(Into::into),
         move || button.get_untracked().map(Into::into),
         move || url.with_untracked(Option::is_some),

@@ -9,7 +9,8 @@ use agent_chatter::team::{Member, MemberKind};
 use leptos::prelude::*;
 
 use crate::components::keyed_list::KeyedList;
-use crate::components::member_row::{MemberEdit, MemberRow};
+use crate::components::member_edit::MemberEdit;
+use crate::components::member_row::MemberRow;
 use crate::components::settings_form::SettingsForm;
 use crate::erased::handler;
 use crate::host::use_host;

@@ -21,6 +21,7 @@ pub use bridge::{Bridge, Verification};
 pub use simulation::Simulation;
 pub use ticket::Ticket;
 
+use crate::files::{self, Opened};
 use crate::library::{self, Entry, Hit};
 use crate::state::AppState;
 use crate::status::{self, MemberStatus, Runner};
@@ -150,6 +151,55 @@ impl Host {
         match self {
             Host::Simulation(_) => true,
             Host::Bridge(b) => b.is_stored(ticket),
+        }
+    }
+
+    /// Opens a file the user chose (`name`, its `text`; see [`files::open`]). Page alone, it
+    /// opens as a session of the library: over a conversation, a new one beside it, so
+    /// nothing is replaced and nothing needs asking (docs/architecture.md §13). A bridge asks
+    /// first when a team or a scenario would replace the conversation shown, and keeps its
+    /// own log against a session file.
+    pub fn open_file(&self, name: &str, text: &str) {
+        let state = self.state();
+        let team = state.team.get_untracked();
+        let opened = files::open(name, text, team.as_deref());
+        if let Host::Simulation(sim) = self {
+            let fact = match opened {
+                Ok(Opened::Session(session)) => return sim.open_file_session(*session),
+                Ok(Opened::Team(team)) => Fact::set_team(team),
+                Ok(Opened::Scenario(scenario)) => Fact::LoadScenario { scenario },
+                Err(e) => return state.report(e),
+            };
+            let mut session = Session::new();
+            return match session.apply(&fact) {
+                Ok(()) => sim.open_file_session(session),
+                Err(e) => state.report(e.to_string()),
+            };
+        }
+        let replaces = match &opened {
+            // A bridge keeps its own log and refuses a session file: nothing is replaced.
+            Ok(Opened::Session(_)) => None,
+            Ok(Opened::Team(_)) => Some("team (a new team starts a new conversation)"),
+            Ok(Opened::Scenario(_)) => Some("scenario"),
+            Err(_) => None,
+        };
+        if replaces.is_some_and(|what| !may_replace(&state, name, what)) {
+            return;
+        }
+        match opened {
+            Ok(Opened::Session(session)) => self.open_session_file(name, *session),
+            Ok(Opened::Team(team)) => {
+                // A new team starts a new conversation (a `setTeam` fact resets everything).
+                if self.apply(Fact::set_team(team)) {
+                    state.error.set(None);
+                }
+            }
+            Ok(Opened::Scenario(scenario)) => {
+                if self.apply(Fact::LoadScenario { scenario }) {
+                    state.error.set(None);
+                }
+            }
+            Err(e) => state.report(e),
         }
     }
 
@@ -412,5 +462,23 @@ fn removes_a_speaker(session: &Session, team: &Team) -> Option<String> {
          [NEXT: …]; to start over with a team without {name}, save the team (⬇ team file), \
          remove {name} from the file and open it (⬇ save session first to keep this \
          conversation)."
+    ))
+}
+
+/// Whether the user agrees to replace the bridge's conversation shown by what `name` holds
+/// (`what`): asked only when there is something to lose, saying what.
+fn may_replace(state: &AppState, name: &str, what: &str) -> bool {
+    let messages = state.message_count.get_untracked();
+    if messages == 0 {
+        return true;
+    }
+    let count = if messages == 1 {
+        "its message".to_string()
+    } else {
+        format!("its {messages} messages")
+    };
+    crate::browser::confirm(&format!(
+        "Open {name}? The {what} replaces this conversation: {count} and what was typed for \
+         them will be lost (\"save session\" first to keep them)."
     ))
 }
