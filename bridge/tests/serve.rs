@@ -4,19 +4,30 @@
 mod support;
 
 use agent_chatter::conversation::Action;
-use agent_chatter::session::{Fact, Session};
+use agent_chatter::message::Millis;
+use agent_chatter::protocol::{AgentReport, Command, Event, Sent};
+use agent_chatter::session::{Fact, Failure, Session};
+use agent_chatter::team::PermissionMode;
 use serde_json::{json, Value};
-use support::{team, Bridge};
-
-fn human(text: &str) -> Value {
-    json!({"v": 1, "type": "apply", "fact": {"type": "human", "text": text, "sender": null, "at": 1}})
-}
+use support::{apply, human, set_team, team, Bridge};
 
 /// Request headers of one guard case.
 type Headers<'a> = &'a [(&'a str, &'a str)];
 
-fn facts_of(session_event: &Value) -> Vec<Fact> {
-    serde_json::from_value(session_event["facts"].clone()).unwrap()
+fn is_delivering(e: &Event) -> bool {
+    matches!(e, Event::Delivering { .. })
+}
+
+fn is_output(e: &Event) -> bool {
+    matches!(e, Event::Output { .. })
+}
+
+/// The `agents` event's list, read after `hello`.
+async fn agents_of(page: &mut support::Client) -> Vec<AgentReport> {
+    match page.wait_for(|e| matches!(e, Event::Agents { .. })).await {
+        Event::Agents { list } => list,
+        _ => unreachable!(),
+    }
 }
 
 #[test]
@@ -83,16 +94,25 @@ async fn the_websocket_wants_our_origin_and_the_token_first() {
 
     let mut wrong = bridge.connect(Some(&bridge.origin())).await.unwrap();
     wrong
-        .send(json!({"v": 1, "type": "hello", "token": "0".repeat(64)}))
+        .send_command(Command::Hello {
+            token: "0".repeat(64),
+        })
         .await;
-    assert_eq!(wrong.next().await.unwrap()["message"], "wrong token");
+    assert_eq!(
+        wrong.next_event().await,
+        Some(Event::Error {
+            message: "wrong token".into()
+        })
+    );
     assert!(wrong.next().await.is_none(), "closed after a wrong token");
 
     let mut rude = bridge.connect(Some(&bridge.origin())).await.unwrap();
-    rude.send(json!({"v": 1, "type": "listSessions"})).await;
+    rude.send_command(Command::ListSessions).await;
     assert_eq!(
-        rude.next().await.unwrap()["message"],
-        "the first frame must be hello with the launch token"
+        rude.next_event().await,
+        Some(Event::Error {
+            message: "the first frame must be hello with the launch token".into()
+        })
     );
     assert!(rude.next().await.is_none());
 }
@@ -100,31 +120,41 @@ async fn the_websocket_wants_our_origin_and_the_token_first() {
 #[tokio::test]
 async fn hostile_frames_get_an_error_and_the_session_is_unchanged() {
     let bridge = Bridge::start(Bridge::new_dir(&team(None), "claude-stream.sh"), None);
-    let (mut page, session) = bridge.hello().await;
-    let before = facts_of(&session);
+    let (mut page, session) = bridge.join().await;
+    let before = session.facts;
+    // Frames the protocol's encoder cannot write (not an object, a reply forged by the page)
+    // are sent raw; the others are commands the bridge refuses.
+    let forged =
+        agent_chatter::protocol::encode_command(&apply(Fact::replied("max", "forged", Millis(1))));
+    let from_zed = apply(Fact::Human {
+        text: "hi".into(),
+        sender: Some("zed".into()),
+        at: Millis(1),
+    });
     for (frame, message) in [
-        (json!("not an object"), "frame must be a JSON object"),
         (
-            json!({"v": 1, "type": "apply", "fact": {"type": "replied", "to": "max", "text": "forged", "at": 1}}),
+            r#""not an object""#.to_string(),
+            "frame must be a JSON object",
+        ),
+        (
+            forged,
             "apply.fact: a replied fact comes from the agent the bridge runs, never from the page",
         ),
+        (agent_chatter::protocol::encode_command(&from_zed), "zed"),
         (
-            json!({"v": 1, "type": "apply", "fact": {"type": "human", "text": "hi", "sender": "zed", "at": 1}}),
-            "zed",
-        ),
-        (
-            json!({"v": 1, "type": "apply", "fact": {"type": "human", "text": " ", "sender": null, "at": 1}}),
+            agent_chatter::protocol::encode_command(&human(" ")),
             "the message is empty",
         ),
         (
-            json!({"v": 1, "type": "cancel", "to": "max"}),
+            agent_chatter::protocol::encode_command(&Command::Cancel { to: "max".into() }),
             "cancel: max is not running",
         ),
     ] {
-        page.send(frame).await;
-        let e = page.next().await.unwrap();
-        assert_eq!(e["type"], "error");
-        assert!(e["message"].as_str().unwrap().contains(message), "{e}");
+        page.send_text(frame).await;
+        match page.next_event().await.unwrap() {
+            Event::Error { message: got } => assert!(got.contains(message), "{got}"),
+            other => panic!("not an error: {other:?}"),
+        }
     }
     // Above the 16 MiB frame limit: the socket is dropped, the bridge lives on.
     let huge = format!(
@@ -137,28 +167,27 @@ async fn hostile_frames_get_an_error_and_the_session_is_unchanged() {
     )
     .await;
     assert!(page.next().await.is_none());
-    let (_, again) = bridge.hello().await;
-    assert_eq!(facts_of(&again), before);
+    let (_, again) = bridge.join().await;
+    assert_eq!(again.facts, before);
 }
 
 #[tokio::test]
 async fn a_claude_agent_streams_its_reply_and_the_delivery_is_verifiable() {
     let bridge = Bridge::start(Bridge::new_dir(&team(None), "claude-stream.sh"), None);
-    let (mut page, session) = bridge.hello().await;
-    let mut mirror = Session::replay(facts_of(&session)).unwrap();
+    let (mut page, session) = bridge.join().await;
+    let mut mirror = Session::replay(session.facts).unwrap();
     while mirror.poll_action().is_some() {}
-    page.send(human("[FROM: kailai] Please draft it. [NEXT: max]"))
+    page.send_command(human("[FROM: kailai] Please draft it. [NEXT: max]"))
         .await;
-    let events = page.collect_until_fact("replied").await;
+    let events = page.collect_until_fact_kind("replied").await;
     // What the page computes from the facts it receives…
     let mut previewed = Vec::new();
     let mut sent = Vec::new();
     let mut deltas = String::new();
     for e in &events {
-        match e["type"].as_str().unwrap() {
-            "fact" => {
-                let fact: Fact = serde_json::from_value(e["fact"].clone()).unwrap();
-                mirror.apply(&fact).unwrap();
+        match e {
+            Event::Fact { fact, .. } => {
+                mirror.apply(fact).unwrap();
                 for action in std::iter::from_fn(|| mirror.poll_action()) {
                     if let Action::Deliver(d) = action {
                         previewed.push((
@@ -170,12 +199,13 @@ async fn a_claude_agent_streams_its_reply_and_the_delivery_is_verifiable() {
                 }
             }
             // …and what the bridge says it wrote to the agent.
-            "delivering" => sent.push((
-                e["to"].as_str().unwrap().to_string(),
-                e["promptSha256"].as_str().unwrap().to_string(),
-                e["bytes"].as_u64().unwrap() as usize,
-            )),
-            "output" => deltas.push_str(e["delta"].as_str().unwrap()),
+            Event::Delivering {
+                to,
+                prompt_sha256,
+                bytes,
+                ..
+            } => sent.push((to.clone(), prompt_sha256.clone(), *bytes)),
+            Event::Output { delta, .. } => deltas.push_str(delta),
             _ => {}
         }
     }
@@ -185,30 +215,38 @@ async fn a_claude_agent_streams_its_reply_and_the_delivery_is_verifiable() {
         "the page's preview is what the bridge sent"
     );
     assert_eq!(deltas, "Relay héllo", "the split é stays whole");
-    let reply = events.last().unwrap()["fact"]["text"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let Some(Event::Fact {
+        fact: Fact::Replied { text: reply, .. },
+        ..
+    }) = events.last()
+    else {
+        panic!("{events:?}")
+    };
     assert!(reply.starts_with("Relay héllo, "), "{reply}");
     assert!(reply.ends_with(" prompt bytes [NEXT: kailai]"), "{reply}");
 
     // A page that opens the session later gets the digest of that past delivery too, by message.
-    let delivering = events.iter().find(|e| e["type"] == "delivering").unwrap();
-    assert_eq!(delivering["message"], "msg-1");
-    let (_, later) = bridge.hello().await;
+    let Some(Event::Delivering { message, .. }) = events.iter().find(|e| is_delivering(e)) else {
+        panic!("{events:?}")
+    };
+    assert_eq!(message, "msg-1");
+    let (_, later) = bridge.join().await;
     assert_eq!(
-        later["sent"],
-        json!([{"message": "msg-1", "to": "max", "promptSha256": sent[0].1}])
+        later.sent,
+        [Sent {
+            message: "msg-1".into(),
+            to: "max".into(),
+            prompt_sha256: sent[0].1.clone()
+        }]
     );
 }
 
 #[tokio::test]
 async fn a_crashing_agent_becomes_a_failed_fact_with_its_reason() {
     let bridge = Bridge::start(Bridge::new_dir(&team(None), "crash.sh"), None);
-    let (mut page, _) = bridge.hello().await;
-    page.send(human("[NEXT: max] go")).await;
-    let failed = page.until_fact("failed").await;
-    let reason = failed["fact"]["reason"].as_str().unwrap();
+    let (mut page, _) = bridge.join().await;
+    page.send_command(human("[NEXT: max] go")).await;
+    let reason = page.until_failed().await.reason;
     assert!(
         reason.contains("segfault in the model client (crash.sh exited with code 3); its output (31 bytes) is kept in the session database (`agent-chatter outputs` prints it)"),
         "{reason}"
@@ -218,11 +256,10 @@ async fn a_crashing_agent_becomes_a_failed_fact_with_its_reason() {
 #[tokio::test]
 async fn a_hanging_agent_is_stopped_at_the_team_timeout() {
     let bridge = Bridge::start(Bridge::new_dir(&team(Some(400)), "hang.sh"), None);
-    let (mut page, _) = bridge.hello().await;
-    page.send(human("[NEXT: max] go")).await;
-    let failed = page.until_fact("failed").await;
+    let (mut page, _) = bridge.join().await;
+    page.send_command(human("[NEXT: max] go")).await;
     assert_eq!(
-        failed["fact"]["reason"],
+        page.until_failed().await.reason,
         "no reply within 400 ms: the agent was stopped"
     );
 }
@@ -230,28 +267,27 @@ async fn a_hanging_agent_is_stopped_at_the_team_timeout() {
 #[tokio::test]
 async fn a_member_chosen_as_simulated_is_answered_by_the_simulator() {
     let bridge = Bridge::start(Bridge::new_dir(&team(None), "claude-stream.sh"), None);
-    let (mut page, _) = bridge.hello().await;
-    page.send(human("[NEXT: sarah] review it")).await;
-    let replied = page.until_fact("replied").await;
-    assert_eq!(replied["fact"]["to"], "sarah");
+    let (mut page, _) = bridge.join().await;
+    page.send_command(human("[NEXT: sarah] review it")).await;
+    let replied = page.until_replied().await;
+    assert_eq!(replied.to, "sarah");
     assert!(
-        replied["fact"]["text"]
-            .as_str()
-            .unwrap()
-            .starts_with("sarah (simulated): I read"),
-        "{replied}"
+        replied.text.starts_with("sarah (simulated): I read"),
+        "{replied:?}"
     );
 }
 
 #[tokio::test]
 async fn an_empty_reply_is_a_failure_never_a_message() {
     let bridge = Bridge::start(Bridge::new_dir(&team(None), "claude-empty.sh"), None);
-    let (mut page, _) = bridge.hello().await;
-    page.send(human("[NEXT: max] say something")).await;
-    let outcome = page.until(|e| e["type"] == "fact" && e["seq"] == 3).await;
-    assert_eq!(outcome["fact"]["type"], "failed", "{outcome}");
+    let (mut page, _) = bridge.join().await;
+    page.send_command(human("[NEXT: max] say something")).await;
+    let outcome = page.until_seq(3).await;
+    let Fact::Failed { reason, .. } = &outcome else {
+        panic!("not failed: {outcome:?}")
+    };
     assert_eq!(
-        outcome["fact"]["reason"],
+        reason,
         "empty reply: the agent ended without saying anything"
     );
 }
@@ -269,20 +305,25 @@ async fn a_missing_cli_is_never_simulated_silently_its_delivery_fails_by_name() 
         Bridge::new_dir(&team_with_a_missing_cli(), "claude-stream.sh"),
         None,
     );
-    let (mut page, _) = bridge.hello().await;
-    page.send(human("[NEXT: sarah] review it")).await;
+    let (mut page, _) = bridge.join().await;
+    page.send_command(human("[NEXT: sarah] review it")).await;
     let seen = page
-        .collect_until(|e| e["type"] == "fact" && e["seq"] == 3)
+        .collect_events_until(|e| matches!(e, Event::Fact { seq: 3, .. }))
         .await;
-    let outcome = seen.last().unwrap();
-    assert_eq!(outcome["fact"]["type"], "failed", "{outcome}");
+    let Some(Event::Fact {
+        fact: Fact::Failed { reason, .. },
+        ..
+    }) = seen.last()
+    else {
+        panic!("not failed: {seen:?}")
+    };
     assert_eq!(
-        outcome["fact"]["reason"],
+        reason,
         "sarah: agent-chatter-test-no-such-codex is not installed (not on PATH); install it, \
          set its command in the agents file, or start with --simulate"
     );
     assert!(
-        !seen.iter().any(|e| e["type"] == "delivering"),
+        !seen.iter().any(is_delivering),
         "a delivery no one can take is not announced: {seen:?}"
     );
 }
@@ -291,15 +332,12 @@ async fn a_missing_cli_is_never_simulated_silently_its_delivery_fails_by_name() 
 async fn simulate_makes_the_simulator_answer_every_member() {
     let dir = Bridge::new_dir(&team_with_a_missing_cli(), "claude-stream.sh");
     let bridge = Bridge::start_with(dir, None, &["--simulate"]);
-    let (mut page, _) = bridge.hello().await;
-    page.send(human("[NEXT: max] draft it")).await;
-    let replied = page.until_fact("replied").await;
+    let (mut page, _) = bridge.join().await;
+    page.send_command(human("[NEXT: max] draft it")).await;
+    let replied = page.until_replied().await;
     assert!(
-        replied["fact"]["text"]
-            .as_str()
-            .unwrap()
-            .starts_with("max (simulated): I read"),
-        "max's CLI is installed, yet --simulate chose the simulator: {replied}"
+        replied.text.starts_with("max (simulated): I read"),
+        "max's CLI is installed, yet --simulate chose the simulator: {replied:?}"
     );
 }
 
@@ -310,9 +348,9 @@ async fn killed_mid_chain_twenty_times_the_bridge_resumes_with_every_fact() {
     let mut expected: Vec<Fact> = Vec::new();
     for round in 0..20u64 {
         let bridge = Bridge::start(dir, session_id);
-        let (mut page, session) = bridge.hello().await;
-        session_id = session["id"].as_i64();
-        let facts = facts_of(&session);
+        let (mut page, session) = bridge.join().await;
+        session_id = Some(session.id);
+        let facts = session.facts;
         assert!(
             facts.starts_with(&expected),
             "round {round}: a committed fact was lost"
@@ -331,20 +369,20 @@ async fn killed_mid_chain_twenty_times_the_bridge_resumes_with_every_fact() {
             .in_flight()
             .is_some();
         if !running {
-            page.send(human(&format!("[FROM: kailai] round {round} [NEXT: max]")))
+            page.send_command(human(&format!("[FROM: kailai] round {round} [NEXT: max]")))
                 .await;
-            page.until(|e| e["type"] == "delivering").await;
+            page.wait_for(is_delivering).await;
         }
         // Kill at a different point each round: right away, or while the agent runs.
         tokio::time::sleep(std::time::Duration::from_millis(round * 37 % 500)).await;
-        let (mut check, latest) = bridge.hello().await;
+        let (mut check, latest) = bridge.join().await;
         let _ = check.ws.close(None).await;
-        expected = facts_of(&latest);
+        expected = latest.facts;
         dir = bridge.kill();
     }
     let bridge = Bridge::start(dir, session_id);
-    let (mut page, last) = bridge.hello().await;
-    let facts = facts_of(&last);
+    let (mut page, last) = bridge.join().await;
+    let facts = last.facts;
     assert!(facts.starts_with(&expected));
     if Session::replay(&facts[..])
         .unwrap()
@@ -353,7 +391,7 @@ async fn killed_mid_chain_twenty_times_the_bridge_resumes_with_every_fact() {
         .is_some()
     {
         // A delivery committed but not begun at the last kill is made now, and answered.
-        page.until_fact("replied").await;
+        page.until_replied().await;
     }
     let replies = facts
         .iter()
@@ -365,11 +403,10 @@ async fn killed_mid_chain_twenty_times_the_bridge_resumes_with_every_fact() {
 #[tokio::test]
 async fn a_reply_above_the_message_limit_is_kept_whole_and_recorded_as_failed() {
     let bridge = Bridge::start(Bridge::new_dir(&team(None), "huge-reply.sh"), None);
-    let (mut page, _) = bridge.hello().await;
-    page.send(human("[NEXT: max] write a lot")).await;
-    let failed = page.until_fact("failed").await;
+    let (mut page, _) = bridge.join().await;
+    page.send_command(human("[NEXT: max] write a lot")).await;
     assert_eq!(
-        failed["fact"]["reason"],
+        page.until_failed().await.reason,
         "reply of 1200000 bytes is above the 1048576 byte message limit; its full output is kept in the session database (`agent-chatter outputs` prints it)"
     );
     let db = rusqlite::Connection::open(bridge.dir.path().join("sessions.db")).unwrap();
@@ -386,9 +423,9 @@ async fn a_reply_above_the_message_limit_is_kept_whole_and_recorded_as_failed() 
 #[tokio::test]
 async fn the_output_a_failure_says_is_kept_is_printed_by_the_outputs_command() {
     let bridge = Bridge::start(Bridge::new_dir(&team(None), "huge-reply.sh"), None);
-    let (mut page, _) = bridge.hello().await;
-    page.send(human("[NEXT: max] write a lot")).await;
-    page.until_fact("failed").await;
+    let (mut page, _) = bridge.join().await;
+    page.send_command(human("[NEXT: max] write a lot")).await;
+    page.until_failed().await;
     let db = bridge.dir.path().join("sessions.db");
     let out = std::process::Command::new(support::bin())
         .args(["outputs", "1", "--member", "Max", "--db"])
@@ -411,14 +448,13 @@ async fn the_output_a_failure_says_is_kept_is_printed_by_the_outputs_command() {
 #[tokio::test]
 async fn cancel_stops_the_running_agent_and_becomes_a_failed_fact() {
     let bridge = Bridge::start(Bridge::new_dir(&team(None), "hang.sh"), None);
-    let (mut page, _) = bridge.hello().await;
-    page.send(human("[NEXT: max] take your time")).await;
-    page.until(|e| e["type"] == "delivering").await;
-    page.send(json!({"v": 1, "type": "cancel", "to": "max"}))
+    let (mut page, _) = bridge.join().await;
+    page.send_command(human("[NEXT: max] take your time")).await;
+    page.wait_for(is_delivering).await;
+    page.send_command(Command::Cancel { to: "max".into() })
         .await;
-    let failed = page.until_fact("failed").await;
     assert_eq!(
-        failed["fact"]["reason"],
+        page.until_failed().await.reason,
         "cancelled by the user: the agent was stopped"
     );
 }
@@ -594,38 +630,39 @@ async fn codex_and_gemini_streams_give_their_final_text() {
             json!({"agents": {"ann": {"command": support::fixture(script).display().to_string()}}});
         std::fs::write(dir.path().join("agents.json"), agents.to_string()).unwrap();
         let bridge = Bridge::start(dir, None);
-        let (mut page, _) = bridge.hello().await;
-        page.send(human("[NEXT: ann] go")).await;
-        let events = page.collect_until_fact("replied").await;
+        let (mut page, _) = bridge.join().await;
+        page.send_command(human("[NEXT: ann] go")).await;
+        let events = page.collect_until_fact_kind("replied").await;
         let deltas: String = events
             .iter()
-            .filter(|e| e["type"] == "output")
-            .map(|e| e["delta"].as_str().unwrap().to_string())
+            .filter_map(|e| match e {
+                Event::Output { delta, .. } => Some(delta.as_str()),
+                _ => None,
+            })
             .collect();
         assert!(deltas.contains(streamed), "{script}: {deltas:?}");
-        assert_eq!(events.last().unwrap()["fact"]["text"], reply, "{script}");
+        let Some(Event::Fact {
+            fact: Fact::Replied { text, .. },
+            ..
+        }) = events.last()
+        else {
+            panic!("{script}: {events:?}")
+        };
+        assert_eq!(text.as_str(), reply, "{script}");
     }
 }
 
 #[tokio::test]
 async fn the_page_learns_who_runs_for_real_and_who_is_simulated() {
     let bridge = Bridge::start(Bridge::new_dir(&team(None), "claude-stream.sh"), None);
-    let mut page = bridge.connect(Some(&bridge.origin())).await.unwrap();
-    page.send(json!({"v": 1, "type": "hello", "token": bridge.token}))
-        .await;
-    let agents = page.until(|e| e["type"] == "agents").await;
-    let list = agents["list"].as_array().unwrap();
+    let mut page = bridge.greeted().await;
+    let agents = agents_of(&mut page).await;
+    let list = agents;
     assert_eq!(list.len(), 2);
-    assert_eq!(
-        (list[0]["member"].as_str(), list[0]["runs"].as_bool()),
-        (Some("max"), Some(true))
-    );
-    assert_eq!(
-        (list[1]["member"].as_str(), list[1]["runs"].as_bool()),
-        (Some("sarah"), Some(false))
-    );
-    assert_eq!(list[1]["simulated"], true);
-    assert_eq!(list[0]["problem"], serde_json::Value::Null);
+    assert_eq!((list[0].member.as_str(), list[0].runs), ("max", true));
+    assert_eq!((list[1].member.as_str(), list[1].runs), ("sarah", false));
+    assert!(list[1].simulated);
+    assert_eq!(list[0].problem, None);
 }
 
 #[tokio::test]
@@ -634,46 +671,38 @@ async fn the_page_learns_which_member_cannot_run_and_why() {
         Bridge::new_dir(&team_with_a_missing_cli(), "claude-stream.sh"),
         None,
     );
-    let mut page = bridge.connect(Some(&bridge.origin())).await.unwrap();
-    page.send(json!({"v": 1, "type": "hello", "token": bridge.token}))
-        .await;
-    let agents = page.until(|e| e["type"] == "agents").await;
-    let sarah = &agents["list"][1];
-    assert_eq!(
-        (&sarah["runs"], &sarah["simulated"]),
-        (&json!(false), &json!(false))
-    );
+    let mut page = bridge.greeted().await;
+    let agents = agents_of(&mut page).await;
+    let sarah = &agents[1];
+    assert_eq!((sarah.runs, sarah.simulated), (false, false));
     assert!(
-        sarah["problem"]
-            .as_str()
+        sarah
+            .problem
+            .as_deref()
             .unwrap()
             .starts_with("sarah: agent-chatter-test-no-such-codex is not installed"),
-        "{sarah}"
+        "{sarah:?}"
     );
 }
 
 #[tokio::test]
 async fn opening_a_session_that_does_not_exist_changes_nothing_and_stops_nothing() {
     let bridge = Bridge::start(Bridge::new_dir(&team(None), "hang.sh"), None);
-    let (mut page, _) = bridge.hello().await;
-    page.send(human("[NEXT: max] take your time")).await;
-    page.until(|e| e["type"] == "delivering").await;
-    page.send(json!({"v": 1, "type": "openSession", "id": 999}))
-        .await;
-    let error = page.until(|e| e["type"] == "error").await;
-    assert!(
-        error["message"].as_str().unwrap().contains("999"),
-        "{error}"
-    );
+    let (mut page, _) = bridge.join().await;
+    page.send_command(human("[NEXT: max] take your time")).await;
+    page.wait_for(is_delivering).await;
+    page.send_command(Command::OpenSession { id: 999 }).await;
+    let error = page.until_error().await;
+    assert!(error.contains("999"), "{error}");
     // Nothing is recorded meanwhile: max still runs in the same session.
     page.no_fact_for_half_a_second().await;
     // Only a cancel ends it, as the next fact.
-    page.send(json!({"v": 1, "type": "cancel", "to": "max"}))
+    page.send_command(Command::Cancel { to: "max".into() })
         .await;
-    let failed = page.until_fact("failed").await;
-    assert_eq!(failed["seq"], 3);
+    let failed = page.until_failed().await;
+    assert_eq!(failed.seq, 3);
     assert_eq!(
-        failed["fact"]["reason"],
+        failed.reason,
         "cancelled by the user: the agent was stopped"
     );
 }
@@ -684,78 +713,67 @@ async fn opening_a_session_that_does_not_exist_changes_nothing_and_stops_nothing
 #[tokio::test]
 async fn leaving_a_session_mid_run_keeps_its_log_and_reopening_records_the_run_as_interrupted() {
     let bridge = Bridge::start(Bridge::new_dir(&team(None), "hang.sh"), None);
-    let (mut page, first) = bridge.hello().await;
-    let first_id = first["id"].as_i64().unwrap();
-    page.send(human("[NEXT: max] take your time")).await;
-    page.until(|e| e["type"] == "delivering").await;
+    let (mut page, first) = bridge.join().await;
+    let first_id = first.id;
+    page.send_command(human("[NEXT: max] take your time")).await;
+    page.wait_for(is_delivering).await;
 
     // A new session, where max is started too.
-    page.send(json!({"v": 1, "type": "newSession"})).await;
-    let second = page.until(|e| e["type"] == "session").await;
-    assert_ne!(second["id"].as_i64(), Some(first_id));
-    assert_eq!(
-        facts_of(&second).len(),
-        1,
-        "the new session has its team only"
-    );
-    page.send(human("[NEXT: max] and here")).await;
-    page.until(|e| e["type"] == "delivering").await;
+    page.send_command(Command::NewSession).await;
+    let second = page.until_session().await;
+    let second_id = second.id;
+    assert_ne!(second_id, first_id);
+    assert_eq!(second.facts.len(), 1, "the new session has its team only");
+    page.send_command(human("[NEXT: max] and here")).await;
+    page.wait_for(is_delivering).await;
 
     // Back to the first: its log is as it was, then its run is recorded as interrupted.
-    page.send(json!({"v": 1, "type": "openSession", "id": first_id}))
+    page.send_command(Command::OpenSession { id: first_id })
         .await;
-    let reopened = page.until(|e| e["type"] == "session").await;
-    assert_eq!(
-        facts_of(&reopened).len(),
-        2,
-        "setTeam and the human message"
-    );
-    let failed = page.until_fact("failed").await;
-    assert_eq!(failed["seq"], 3);
-    assert_eq!(failed["fact"]["failure"], "interrupted");
-    let reason = failed["fact"]["reason"].as_str().unwrap();
+    let reopened = page.until_session().await;
+    assert_eq!(reopened.facts.len(), 2, "setTeam and the human message");
+    let failed = page.until_failed().await;
+    assert_eq!(failed.seq, 3);
+    assert_eq!(failed.failure, Some(Failure::Interrupted));
+    let reason = failed.reason;
     assert!(
         reason.starts_with("interrupted: its session was left while it ran (it started "),
         "{reason}"
     );
     // Nothing is delivered again: the session waits for the user.
     page.no_fact_for_half_a_second().await;
-    page.send(json!({"v": 1, "type": "cancel", "to": "max"}))
+    page.send_command(Command::Cancel { to: "max".into() })
         .await;
-    let error = page.until(|e| e["type"] == "error").await;
-    assert!(
-        error["message"].as_str().unwrap().contains("max"),
-        "{error}"
-    );
+    let error = page.until_error().await;
+    assert!(error.contains("max"), "{error}");
 
     // The second session's run was stopped as it was left too.
-    page.send(json!({"v": 1, "type": "openSession", "id": second["id"]}))
+    page.send_command(Command::OpenSession { id: second_id })
         .await;
-    let again = page.until(|e| e["type"] == "session").await;
-    assert_eq!(facts_of(&again).len(), 2, "setTeam and its human message");
-    let failed = page.until_fact("failed").await;
-    assert_eq!(failed["fact"]["failure"], "interrupted");
+    let again = page.until_session().await;
+    assert_eq!(again.facts.len(), 2, "setTeam and its human message");
+    let failed = page.until_failed().await;
+    assert_eq!(failed.failure, Some(Failure::Interrupted));
 }
 
 #[tokio::test]
 async fn a_new_team_mid_run_stops_the_agent_and_its_outcome_is_not_recorded() {
     let bridge = Bridge::start(Bridge::new_dir(&team(None), "hang.sh"), None);
-    let (mut page, _) = bridge.hello().await;
-    page.send(human("[NEXT: max] take your time")).await;
-    page.until(|e| e["type"] == "delivering").await;
+    let (mut page, _) = bridge.join().await;
+    page.send_command(human("[NEXT: max] take your time")).await;
+    page.wait_for(is_delivering).await;
 
     // The same team again begins a new conversation, where max is asked again.
-    page.send(json!({"v": 1, "type": "apply", "fact": {"type": "setTeam", "team": team(None)}}))
-        .await;
-    page.until_fact("setTeam").await;
-    page.send(human("[NEXT: max] a new question")).await;
-    page.until(|e| e["type"] == "delivering").await;
+    page.send_command(set_team(&team(None))).await;
+    page.until_fact_kind("setTeam").await;
+    page.send_command(human("[NEXT: max] a new question")).await;
+    page.wait_for(is_delivering).await;
     // The first run's stop is not recorded against the second delivery.
     page.no_fact_for_half_a_second().await;
-    page.send(json!({"v": 1, "type": "cancel", "to": "max"}))
+    page.send_command(Command::Cancel { to: "max".into() })
         .await;
-    let failed = page.until_fact("failed").await;
-    assert_eq!(failed["seq"], 5, "setTeam, human, setTeam, human, failed");
+    let failed = page.until_failed().await;
+    assert_eq!(failed.seq, 5, "setTeam, human, setTeam, human, failed");
 }
 
 #[tokio::test]
@@ -766,17 +784,19 @@ async fn an_event_larger_than_a_fragment_reaches_every_page_as_one_message() {
     let mut big = team(None);
     big["members"][1]["systemInstruction"] = json!(instruction);
     let bridge = Bridge::start(Bridge::new_dir(&team(None), "claude-stream.sh"), None);
-    let (mut page, _) = bridge.hello().await;
-    page.send(json!({"v": 1, "type": "apply", "fact": {"type": "setTeam", "team": big}}))
-        .await;
-    let fact = page.until_fact("setTeam").await;
+    let (mut page, _) = bridge.join().await;
+    page.send_command(set_team(&big)).await;
+    let (_, fact) = page.until_fact_kind("setTeam").await;
+    let Fact::SetTeam { team, .. } = &fact else {
+        unreachable!()
+    };
     assert_eq!(
-        fact["fact"]["team"]["members"][1]["systemInstruction"],
-        instruction.as_str()
+        team.members[1].system_instruction.as_deref(),
+        Some(instruction.as_str())
     );
-    let (_, session) = bridge.hello().await;
-    let Some(Fact::SetTeam { team, .. }) = facts_of(&session).pop() else {
-        panic!("the log ends with the team: {session}");
+    let (_, session) = bridge.join().await;
+    let Some(Fact::SetTeam { team, .. }) = session.facts.last() else {
+        panic!("the log ends with the team: {session:?}");
     };
     assert_eq!(
         team.members[1].system_instruction.as_deref(),
@@ -789,34 +809,36 @@ async fn a_system_part_too_long_for_one_argument_fails_without_being_announced_a
     let mut long_team = team(None);
     long_team["members"][1]["systemInstruction"] = json!("s".repeat(131_072));
     let bridge = Bridge::start(Bridge::new_dir(&long_team, "claude-stream.sh"), None);
-    let (mut page, _) = bridge.hello().await;
-    page.send(human("[NEXT: max] hi")).await;
-    let events = page.collect_until_fact("failed").await;
-    assert!(
-        !events.iter().any(|e| e["type"] == "delivering"),
-        "{events:?}"
-    );
-    let reason = events.last().unwrap()["fact"]["reason"].as_str().unwrap();
+    let (mut page, _) = bridge.join().await;
+    page.send_command(human("[NEXT: max] hi")).await;
+    let events = page.collect_until_fact_kind("failed").await;
+    assert!(!events.iter().any(is_delivering), "{events:?}");
+    let Some(Event::Fact {
+        fact: Fact::Failed { reason, .. },
+        ..
+    }) = events.last()
+    else {
+        unreachable!()
+    };
     assert!(reason.contains("at most 131071 bytes"), "{reason}");
     // No digest says it was sent: a reload's session lists none.
-    let (_, session) = bridge.hello().await;
-    assert_eq!(session["sent"], json!([]), "{session}");
+    let (_, session) = bridge.join().await;
+    assert_eq!(session.sent, [], "{session:?}");
 }
 
 #[tokio::test]
 async fn cancel_stops_a_simulated_agent_too() {
     let bridge = Bridge::start(Bridge::new_dir(&team(None), "hang.sh"), None);
-    let (mut page, _) = bridge.hello().await;
-    page.send(human("[NEXT: sarah] review it")).await;
-    page.until(|e| e["type"] == "delivering").await;
-    page.send(json!({"v": 1, "type": "cancel", "to": "sarah"}))
+    let (mut page, _) = bridge.join().await;
+    page.send_command(human("[NEXT: sarah] review it")).await;
+    page.wait_for(is_delivering).await;
+    page.send_command(Command::Cancel { to: "sarah".into() })
         .await;
-    let outcome = page.until(|e| e["type"] == "fact" && e["seq"] == 3).await;
-    assert_eq!(outcome["fact"]["type"], "failed", "{outcome}");
-    assert_eq!(
-        outcome["fact"]["reason"],
-        "cancelled by the user: the agent was stopped"
-    );
+    let outcome = page.until_seq(3).await;
+    let Fact::Failed { reason, .. } = &outcome else {
+        panic!("not failed: {outcome:?}")
+    };
+    assert_eq!(reason, "cancelled by the user: the agent was stopped");
 }
 
 #[tokio::test]
@@ -826,20 +848,22 @@ async fn a_page_can_rename_and_reprompt_but_never_change_what_runs_or_where() {
     machine["members"][1]["env"] = json!({"AGENT_CHATTER_TEST_VAR": "secret-value"});
     // (claude-settings.sh's `--help` lists the flag readOnly maps to, so the bridge starts.)
     let bridge = Bridge::start(Bridge::new_dir(&machine, "claude-settings.sh"), None);
-    let mut page = bridge.connect(Some(&bridge.origin())).await.unwrap();
-    page.send(json!({"v": 1, "type": "hello", "token": bridge.token}))
-        .await;
+    let mut page = bridge.greeted().await;
     // The page sees the settings, read only, with their source, and env names without values.
-    let agents = page.until(|e| e["type"] == "agents").await;
-    let max = &agents["list"][0];
-    assert_eq!(max["settings"]["permissionMode"], "readOnly", "{max}");
+    let agents = agents_of(&mut page).await;
+    let max = &agents[0];
     assert_eq!(
-        max["settings"]["env"],
-        json!({"AGENT_CHATTER_TEST_VAR": ""})
+        max.settings.permission_mode,
+        Some(PermissionMode::ReadOnly),
+        "{max:?}"
+    );
+    assert_eq!(
+        max.settings.env,
+        [("AGENT_CHATTER_TEST_VAR".to_string(), String::new())].into()
     );
     assert!(
-        max["source"].as_str().unwrap().starts_with("team file "),
-        "{max}"
+        max.source.as_deref().unwrap().starts_with("team file "),
+        "{max:?}"
     );
     // A team sent from the page that widens max's rights and changes its env and directory.
     let mut sent = machine.clone();
@@ -848,20 +872,25 @@ async fn a_page_can_rename_and_reprompt_but_never_change_what_runs_or_where() {
     sent["members"][1]["baseDir"] = json!("/");
     sent["members"][1]["additionalArgs"] = json!(["--dangerously-skip-permissions"]);
     sent["members"][1]["systemInstruction"] = json!("You are Max, renamed.");
-    page.send(json!({"v": 1, "type": "apply", "fact": {"type": "setTeam", "team": sent}}))
-        .await;
-    let fact = page.until_fact("setTeam").await;
-    let max = &fact["fact"]["team"]["members"][1];
+    page.send_command(set_team(&sent)).await;
+    let (_, fact) = page.until_fact_kind("setTeam").await;
+    let Fact::SetTeam { team, .. } = &fact else {
+        unreachable!()
+    };
+    let max = &team.members[1];
     // The log keeps no run settings at all (docs/architecture.md §14c): neither the page's
     // nor the machine's.
-    for key in ["permissionMode", "env", "baseDir", "additionalArgs"] {
-        assert_eq!(max.get(key), None, "{key} in {max}");
-    }
-    assert_eq!(max["systemInstruction"], "You are Max, renamed.");
+    assert_eq!(max.run.permission_mode, None, "{max:?}");
+    assert!(max.run.env.is_empty(), "{max:?}");
+    assert_eq!(max.base_dir, None, "{max:?}");
+    assert!(max.run.additional_args.is_empty(), "{max:?}");
+    assert_eq!(
+        max.system_instruction.as_deref(),
+        Some("You are Max, renamed.")
+    );
     // What runs is what the machine's file says.
-    page.send(human("[NEXT: max] go")).await;
-    let replied = page.until_fact("replied").await;
-    let text = replied["fact"]["text"].as_str().unwrap();
+    page.send_command(human("[NEXT: max] go")).await;
+    let text = page.until_replied().await.text;
     assert!(text.contains("--permission-mode,plan,"), "{text}");
     assert!(!text.contains("dangerously"), "{text}");
     assert!(text.contains("var=secret-value "), "{text}");
@@ -870,26 +899,30 @@ async fn a_page_can_rename_and_reprompt_but_never_change_what_runs_or_where() {
 #[tokio::test]
 async fn retries_are_shown_live_and_usage_is_recorded_with_the_reply() {
     let bridge = Bridge::start(Bridge::new_dir(&team(None), "claude-retry.sh"), None);
-    let (mut page, _) = bridge.hello().await;
-    page.send(human("[NEXT: max] go")).await;
-    let retry = page.until(|e| e["type"] == "retrying").await;
+    let (mut page, _) = bridge.join().await;
+    page.send_command(human("[NEXT: max] go")).await;
+    let retry = page.wait_for(|e| matches!(e, Event::Retrying { .. })).await;
     assert_eq!(
         retry,
-        json!({"v": 1, "type": "retrying", "to": "max", "attempt": 1, "max": 10,
-               "reason": "HTTP 500: server_error"})
+        Event::Retrying {
+            to: "max".into(),
+            attempt: 1,
+            max: Some(10),
+            reason: "HTTP 500: server_error".into()
+        }
     );
-    let replied = page.until_fact("replied").await;
-    let usage = &replied["fact"]["usage"];
+    let replied = page.until_replied().await;
+    let usage = replied.usage.unwrap();
     assert_eq!(
         (
-            &usage["inputTokens"],
-            &usage["outputTokens"],
-            &usage["costUsd"]
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cost_usd.map(|c| c.dollars())
         ),
-        (&json!(10), &json!(5), &json!(0.002)),
-        "{replied}"
+        (Some(10), Some(5), Some(0.002)),
+        "{replied:?}"
     );
-    assert!(usage["durationMs"].as_u64().is_some(), "{replied}");
+    assert!(usage.duration_ms.is_some(), "{replied:?}");
 }
 
 #[tokio::test]
@@ -902,37 +935,39 @@ async fn a_failed_agent_retried_from_the_page_runs_its_delivery_again() {
     }});
     std::fs::write(dir.path().join("agents.json"), agents.to_string()).unwrap();
     let bridge = Bridge::start(dir, None);
-    let (mut page, _) = bridge.hello().await;
-    page.send(human("[NEXT: max] draft it")).await;
-    let failed = page.until_fact("failed").await;
-    assert_eq!(failed["fact"]["to"], "max");
+    let (mut page, _) = bridge.join().await;
+    page.send_command(human("[NEXT: max] draft it")).await;
+    assert_eq!(page.until_failed().await.to, "max");
 
-    page.send(json!({"v": 1, "type": "apply", "fact": {"type": "retry", "to": "max", "at": 5}}))
-        .await;
-    let retry = page.until_fact("retry").await;
-    assert_eq!(retry["fact"]["to"], "max");
-    let replied = page.until_fact("replied").await;
-    assert_eq!(replied["fact"]["to"], "max");
-    assert_eq!(
-        replied["fact"]["text"],
-        "Recovered on the second try. [NEXT: kailai]"
+    page.send_command(apply(Fact::Retry {
+        to: "max".into(),
+        at: Millis(5),
+    }))
+    .await;
+    let (_, retry) = page.until_fact_kind("retry").await;
+    assert!(
+        matches!(&retry, Fact::Retry { to, .. } if to == "max"),
+        "{retry:?}"
     );
+    let replied = page.until_replied().await;
+    assert_eq!(replied.to, "max");
+    assert_eq!(replied.text, "Recovered on the second try. [NEXT: kailai]");
 }
 
 #[tokio::test]
 async fn a_retry_of_an_agent_that_did_not_fail_is_refused_in_words() {
     let bridge = Bridge::start(Bridge::new_dir(&team(None), "claude-stream.sh"), None);
-    let (mut page, _) = bridge.hello().await;
-    page.send(human("[NEXT: max] go")).await;
-    page.until_fact("replied").await;
-    page.send(json!({"v": 1, "type": "apply", "fact": {"type": "retry", "to": "max", "at": 5}}))
-        .await;
-    let error = page.until(|e| e["type"] == "error").await;
+    let (mut page, _) = bridge.join().await;
+    page.send_command(human("[NEXT: max] go")).await;
+    page.until_replied().await;
+    page.send_command(apply(Fact::Retry {
+        to: "max".into(),
+        at: Millis(5),
+    }))
+    .await;
+    let error = page.until_error().await;
     assert!(
-        error["message"]
-            .as_str()
-            .unwrap()
-            .contains("last run did not fail, so there is nothing to retry"),
+        error.contains("last run did not fail, so there is nothing to retry"),
         "{error}"
     );
 }
@@ -947,20 +982,26 @@ async fn a_page_that_connects_mid_run_gets_the_output_streamed_so_far() {
     t["members"][1]["env"] = json!({"AGENT_CHATTER_TEST_GO": go.display().to_string()});
     std::fs::write(dir.path().join("team.json"), t.to_string()).unwrap();
     let bridge = Bridge::start(dir, None);
-    let (mut first, _) = bridge.hello().await;
-    first.send(human("[NEXT: max] go")).await;
-    first.until(|e| e["type"] == "output").await;
+    let (mut first, _) = bridge.join().await;
+    first.send_command(human("[NEXT: max] go")).await;
+    first.wait_for(is_output).await;
 
-    let (mut later, _) = bridge.hello().await;
+    let (mut later, _) = bridge.join().await;
     let replayed = later
-        .until(|e| e["type"] == "output" || e["type"] == "fact")
+        .wait_for(|e| is_output(e) || matches!(e, Event::Fact { .. }))
         .await;
     assert_eq!(
         replayed,
-        json!({"v": 1, "type": "output", "to": "max", "delta": "first part "})
+        Event::Output {
+            to: "max".into(),
+            delta: "first part ".into()
+        }
     );
     std::fs::write(&go, "").unwrap();
-    let rest = later.until(|e| e["type"] == "output").await;
-    assert_eq!(rest["delta"], "second part");
-    later.until_fact("replied").await;
+    let rest = later.wait_for(is_output).await;
+    assert!(
+        matches!(&rest, Event::Output { delta, .. } if delta == "second part"),
+        "{rest:?}"
+    );
+    later.until_replied().await;
 }

@@ -5,9 +5,13 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::Duration;
 
+use agent_chatter::message::Millis;
+use agent_chatter::protocol::{decode_event, encode_command, Command, Event, Sent};
+use agent_chatter::session::{Fact, Failure};
+use agent_chatter::usage::Usage;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
@@ -33,8 +37,8 @@ pub fn fixture(name: &str) -> PathBuf {
 
 /// `agent-chatter chat` on the team, database (`chat.db`) and agents file of directory `d`
 /// (as [`Bridge::new_dir`] writes them).
-pub fn chat_command(d: &Path) -> Command {
-    let mut cmd = Command::new(bin());
+pub fn chat_command(d: &Path) -> std::process::Command {
+    let mut cmd = std::process::Command::new(bin());
     cmd.arg("chat")
         .arg("--team")
         .arg(d.join("team.json"))
@@ -191,7 +195,76 @@ impl Bridge {
         client.until(|e| e["type"] == "agents").await;
         (client, session)
     }
+
+    /// Connected, `hello` sent with the launch token; nothing read yet.
+    pub async fn greeted(&self) -> Client {
+        let mut client = self.connect(Some(&self.origin())).await.unwrap();
+        client
+            .send_command(Command::Hello {
+                token: self.token.clone(),
+            })
+            .await;
+        client
+    }
+
+    /// [`Bridge::hello`], typed: the client and the `session` event (the `agents` event that
+    /// follows it is read too).
+    pub async fn join(&self) -> (Client, Opened) {
+        let mut client = self.greeted().await;
+        let session = client.until_session().await;
+        client.wait_for(|e| matches!(e, Event::Agents { .. })).await;
+        (client, session)
+    }
 }
+
+/// The `session` event: the open session's id, its log, and the digest of every delivery made
+/// in it.
+#[derive(Debug, Clone)]
+pub struct Opened {
+    pub id: i64,
+    pub facts: Vec<Fact>,
+    pub sent: Vec<Sent>,
+}
+
+/// The `apply` command of a human message, as the page sends it (no sender, at 1 ms).
+pub fn human(text: &str) -> Command {
+    apply(Fact::human(text, Millis(1)))
+}
+
+/// The `apply` command of `fact`.
+pub fn apply(fact: Fact) -> Command {
+    Command::Apply {
+        fact: Box::new(fact),
+    }
+}
+
+/// The `apply` command of a `setTeam` fact of `team` (a team file's JSON, as [`team`] makes).
+pub fn set_team(team: &Value) -> Command {
+    apply(Fact::set_team(
+        serde_json::from_value(team.clone()).unwrap(),
+    ))
+}
+
+/// A `failed` fact, committed as fact `seq`.
+#[derive(Debug, Clone)]
+pub struct Failed {
+    pub seq: u64,
+    pub to: String,
+    pub reason: String,
+    pub failure: Option<Failure>,
+}
+
+/// A `replied` fact, committed as fact `seq`.
+#[derive(Debug, Clone)]
+pub struct Replied {
+    pub seq: u64,
+    pub to: String,
+    pub text: String,
+    pub usage: Option<Usage>,
+}
+
+/// The longest a [`Client::wait_for`] waits for its event, however busy the socket.
+const DEADLINE: Duration = Duration::from_secs(30);
 
 impl Drop for Bridge {
     fn drop(&mut self) {
@@ -207,11 +280,132 @@ pub struct Client {
 }
 
 impl Client {
+    /// Sends a raw frame: for the tests of frames the protocol's types cannot write.
     pub async fn send(&mut self, frame: Value) {
-        self.ws
-            .send(Message::Text(frame.to_string().into()))
+        self.send_text(frame.to_string()).await;
+    }
+
+    /// Sends `text` as one text frame, as is.
+    pub async fn send_text(&mut self, text: String) {
+        self.ws.send(Message::Text(text.into())).await.unwrap();
+    }
+
+    /// Sends `command`, written by the protocol's own encoder.
+    pub async fn send_command(&mut self, command: Command) {
+        self.send_text(encode_command(&command)).await;
+    }
+
+    /// The next event, read by the protocol's own decoder, or `None` when the socket closed;
+    /// panics after 10 s of silence, or on a frame that does not decode.
+    pub async fn next_event(&mut self) -> Option<Event> {
+        let text = self.next_text().await?;
+        Some(decode_event(&text).unwrap_or_else(|e| panic!("{e}: {text}")))
+    }
+
+    /// Events up to and including the first matching `pred`; panics when the socket closes
+    /// first or after [`DEADLINE`].
+    pub async fn collect_events_until(&mut self, pred: impl Fn(&Event) -> bool) -> Vec<Event> {
+        let deadline = tokio::time::Instant::now() + DEADLINE;
+        let mut seen = Vec::new();
+        loop {
+            let e = tokio::time::timeout_at(deadline, self.next_event())
+                .await
+                .unwrap_or_else(|_| panic!("no such event within {DEADLINE:?}; saw {seen:?}"))
+                .unwrap_or_else(|| panic!("closed; saw {seen:?}"));
+            let done = pred(&e);
+            seen.push(e);
+            if done {
+                return seen;
+            }
+        }
+    }
+
+    /// The first event matching `pred` (those before it are dropped), within [`DEADLINE`].
+    pub async fn wait_for(&mut self, pred: impl Fn(&Event) -> bool) -> Event {
+        self.collect_events_until(pred).await.pop().unwrap()
+    }
+
+    /// Events up to and including the first `fact` event whose fact is of kind `kind`.
+    pub async fn collect_until_fact_kind(&mut self, kind: &str) -> Vec<Event> {
+        self.collect_events_until(|e| matches!(e, Event::Fact { fact, .. } if fact.kind() == kind))
             .await
-            .unwrap();
+    }
+
+    /// The first fact of kind `kind` (`replied`, `failed`, …), with its `seq`.
+    pub async fn until_fact_kind(&mut self, kind: &str) -> (u64, Fact) {
+        match self
+            .wait_for(|e| matches!(e, Event::Fact { fact, .. } if fact.kind() == kind))
+            .await
+        {
+            Event::Fact { seq, fact } => (seq, fact),
+            _ => unreachable!(),
+        }
+    }
+
+    /// The fact committed as `seq`.
+    pub async fn until_seq(&mut self, seq: u64) -> Fact {
+        match self
+            .wait_for(|e| matches!(e, Event::Fact { seq: s, .. } if *s == seq))
+            .await
+        {
+            Event::Fact { fact, .. } => fact,
+            _ => unreachable!(),
+        }
+    }
+
+    /// The next `failed` fact.
+    pub async fn until_failed(&mut self) -> Failed {
+        match self.until_fact_kind("failed").await {
+            (
+                seq,
+                Fact::Failed {
+                    to,
+                    reason,
+                    failure,
+                    ..
+                },
+            ) => Failed {
+                seq,
+                to,
+                reason,
+                failure,
+            },
+            _ => unreachable!(),
+        }
+    }
+
+    /// The next `replied` fact.
+    pub async fn until_replied(&mut self) -> Replied {
+        match self.until_fact_kind("replied").await {
+            (
+                seq,
+                Fact::Replied {
+                    to, text, usage, ..
+                },
+            ) => Replied {
+                seq,
+                to,
+                text: text.to_string(),
+                usage: usage.map(|u| *u),
+            },
+            _ => unreachable!(),
+        }
+    }
+
+    /// The next `session` event.
+    pub async fn until_session(&mut self) -> Opened {
+        match self.wait_for(|e| matches!(e, Event::Session { .. })).await {
+            Event::Session { id, facts, sent } => Opened { id, facts, sent },
+            _ => unreachable!(),
+        }
+    }
+
+    /// The message of the next `error` event.
+    pub async fn until_error(&mut self) -> String {
+        match self.wait_for(|e| matches!(e, Event::Error { .. })).await {
+            Event::Error { message } => message,
+            _ => unreachable!(),
+        }
     }
 
     /// Asserts that no `fact` event comes within half a second (other events may).
@@ -225,14 +419,21 @@ impl Client {
         }
     }
 
-    /// The next event, or `None` when the socket closed; panics after 10 s of silence.
+    /// The next event as raw JSON, or `None` when the socket closed; panics after 10 s of
+    /// silence.
     pub async fn next(&mut self) -> Option<Value> {
+        let text = self.next_text().await?;
+        Some(serde_json::from_str(&text).unwrap())
+    }
+
+    /// The next text frame, or `None` when the socket closed; panics after 10 s of silence.
+    async fn next_text(&mut self) -> Option<String> {
         loop {
             let msg = tokio::time::timeout(Duration::from_secs(10), self.ws.next())
                 .await
                 .expect("no event within 10 s");
             match msg {
-                Some(Ok(Message::Text(t))) => return Some(serde_json::from_str(&t).unwrap()),
+                Some(Ok(Message::Text(t))) => return Some(t.to_string()),
                 Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return None,
                 Some(Ok(_)) => continue,
             }
@@ -278,7 +479,7 @@ fn spawn(
     args: &[&str],
     stderr: Stdio,
 ) -> (Child, u16, String) {
-    let mut cmd = Command::new(bin());
+    let mut cmd = std::process::Command::new(bin());
     cmd.args(["serve", "--port", "0"])
         .arg("--db")
         .arg(d.join("sessions.db"))
