@@ -2,10 +2,10 @@
 
 mod support;
 
-use agent_chatter::context::{BuildSettings, ExtraSection, Recipient};
+use agent_chatter::context::{BuildSettings, Recipient};
 use agent_chatter::explain::{BudgetStatus, Fate};
 use agent_chatter::message::Routing;
-use agent_chatter::team::{CompactionStrategy, DeliveryPolicy};
+use agent_chatter::team::{CompactionStrategy, DeliveryPolicy, ExtraSection};
 use agent_chatter::testing::{cut_with_note, headroom_target, truncation_note};
 use agent_chatter::text::floor_char_boundary;
 use support::*;

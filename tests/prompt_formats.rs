@@ -2,8 +2,9 @@
 
 mod support;
 
-use agent_chatter::context::{ExtraSection, Recipient};
+use agent_chatter::context::Recipient;
 use agent_chatter::message::Routing;
+use agent_chatter::team::ExtraSection;
 use support::*;
 
 /// kailai asks max and sarah; max answers (two lines); the prompt goes to sarah.

@@ -2,12 +2,10 @@
 
 mod support;
 
-use agent_chatter::context::{
-    build, BuildSettings, ExtraSection, Recipient, Store, Target, TokenEstimator,
-};
+use agent_chatter::context::{build, BuildSettings, Recipient, Store, Target, TokenEstimator};
 use agent_chatter::explain::Fate;
 use agent_chatter::message::{MessageId, Millis, Routing, Speaker, SpeakerKind};
-use agent_chatter::team::{CompactionStrategy, DeliveryPolicy};
+use agent_chatter::team::{CompactionStrategy, DeliveryPolicy, ExtraSection};
 use agent_chatter::testing::estimate_chars_div4;
 use proptest::prelude::*;
 

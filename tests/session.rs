@@ -1080,7 +1080,7 @@ fn a_prompt_crossing_into_warning_or_critical_raises_one_notice_not_one_per_prom
 #[test]
 fn a_members_extra_sections_from_the_team_are_in_its_prompt_and_the_explain() {
     let mut team = team();
-    team.members[2].extra_sections = vec![agent_chatter::assemble::ExtraSection {
+    team.members[2].extra_sections = vec![agent_chatter::team::ExtraSection {
         name: "plan".into(),
         content: "1. parse 2. test".into(),
         priority: 1,

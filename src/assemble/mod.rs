@@ -19,7 +19,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 
 use crate::message::MemberId;
-use crate::team::PromptFormat;
+use crate::team::{ExtraSection, PromptFormat};
 
 /// The name of the `[MESSAGE]` section in the explain (every format).
 pub(crate) const MESSAGE_SECTION: &str = "message";
@@ -214,25 +214,6 @@ impl AssemblerInput {
             extra_sections: &self.extra_sections,
         }
     }
-}
-
-/// An extra named section of a member's context (docs/architecture.md §19 (seed 003) plugins: plan,
-/// memory, tool output).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct ExtraSection {
-    pub name: String,
-    pub content: String,
-    /// Higher is trimmed first among compactable sections.
-    #[serde(default)]
-    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
-    pub priority: i32,
-    /// Compactable sections may be trimmed (before history); others never are, unless the
-    /// budget cannot hold them at all (the hard invariant wins, and the explain says so).
-    #[serde(default)]
-    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
-    pub compactable: bool,
 }
 
 /// A history line borrowed from the store (or an owned input).

@@ -16,9 +16,7 @@ use crate::assemble::{self, AssemblerInput, InputRef, LineRef};
 use crate::budget::{self, Budget};
 use crate::explain::{DedupReason, Explain, Fate, MessageFate};
 use crate::message::{MemberId, MessageId, SpeakerKind};
-use crate::team::{CompactionStrategy, DeliveryPolicy, Member, PromptFormat, Team};
-
-pub use crate::assemble::ExtraSection;
+use crate::team::{CompactionStrategy, DeliveryPolicy, ExtraSection, Member, PromptFormat, Team};
 
 /// Who receives the prompt and what they carry beyond the shared history.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]

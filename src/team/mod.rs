@@ -112,7 +112,26 @@ pub struct Member {
     /// tool output; compactable ones are trimmed before history.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
-    pub extra_sections: Vec<crate::assemble::ExtraSection>,
+    pub extra_sections: Vec<ExtraSection>,
+}
+
+/// An extra named section of a member's context (docs/architecture.md §19 (seed 003) plugins: plan,
+/// memory, tool output).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ExtraSection {
+    pub name: String,
+    pub content: String,
+    /// Higher is trimmed first among compactable sections.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub priority: i32,
+    /// Compactable sections may be trimmed (before history); others never are, unless the
+    /// budget cannot hold them at all (the hard invariant wins, and the explain says so).
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub compactable: bool,
 }
 
 /// How one member's agent CLI runs (docs/architecture.md §14c). The core reads and checks them

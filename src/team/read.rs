@@ -8,10 +8,9 @@ use std::collections::BTreeMap;
 
 use super::validate::validate_settings;
 use super::{
-    normalize_agent_type, CompactionStrategy, ConfigError, DeliveryPolicy, Member, MemberKind,
-    PermissionMode, RunSettings, TeamSettings,
+    normalize_agent_type, CompactionStrategy, ConfigError, DeliveryPolicy, ExtraSection, Member,
+    MemberKind, PermissionMode, RunSettings, TeamSettings,
 };
-use crate::assemble::ExtraSection;
 use crate::json::{self, FieldError, Obj, Path};
 use crate::tokens::TokenEstimator;
 use crate::usage::Usd;

@@ -23,7 +23,7 @@ mod format;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use agent_chatter::assemble::{AssemblerInput, ContextLine, ExtraSection};
+use agent_chatter::assemble::{AssemblerInput, ContextLine};
 use agent_chatter::context::Prompt;
 use agent_chatter::conversation::{
     Action, Delivery, InFlight, Notice, QueuedDelivery, RoutingQueue, RoutingState, Status,
@@ -40,8 +40,8 @@ use agent_chatter::scenario::ScenarioMessage;
 use agent_chatter::session::{Fact, Failure, PreviewOverrides, SESSION_FORMAT};
 use agent_chatter::snapshot::{Snapshot, SNAPSHOT_VERSION};
 use agent_chatter::team::{
-    CompactionStrategy, DeliveryPolicy, Member, MemberKind, PermissionMode, PromptFormat, Team,
-    TeamSettings,
+    CompactionStrategy, DeliveryPolicy, ExtraSection, Member, MemberKind, PermissionMode,
+    PromptFormat, Team, TeamSettings,
 };
 use agent_chatter::tokens::TokenEstimator;
 use agent_chatter::usage::{Usage, Usd};
