@@ -67,26 +67,8 @@ pub fn Composer() -> impl IntoView {
         }
         // A mistyped name would reach no one, and a message once sent stays in the log:
         // asked first, whether the send came from the button or the keyboard.
-        let names = unknown.with_untracked(|u| {
-            u.iter()
-                .map(|(name, meant)| match meant {
-                    Some((_, display)) => format!("'{name}' (did you mean {display}?)"),
-                    None => format!("'{name}'"),
-                })
-                .collect::<Vec<_>>()
-        });
-        if !names.is_empty()
-            && !crate::browser::confirm(&format!(
-                "Send anyway? {} in [NEXT] {}: the message would not reach {}.",
-                names.join(", "),
-                if names.len() == 1 {
-                    "is no member"
-                } else {
-                    "are no members"
-                },
-                if names.len() == 1 { "it" } else { "them" },
-            ))
-        {
+        let question = unknown.with_untracked(|u| send_anyway(u));
+        if question.is_some_and(|q| !crate::browser::confirm(&q)) {
             return;
         }
         let Some(ticket) = host.send_human(body.clone()) else {
@@ -144,6 +126,34 @@ pub fn Composer() -> impl IntoView {
     }
 }
 
+/// Names in `[NEXT]` that are no member, each with the member it most likely meant (its name
+/// and display name).
+type Unknown = [(String, Option<(String, String)>)];
+
+/// The question asked before a message whose `[NEXT]` names `unknown` is sent; `None` when
+/// every name is a member.
+fn send_anyway(unknown: &Unknown) -> Option<String> {
+    if unknown.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = unknown
+        .iter()
+        .map(|(name, meant)| match meant {
+            Some((_, display)) => format!("'{name}' (did you mean {display}?)"),
+            None => format!("'{name}'"),
+        })
+        .collect();
+    let (are, them) = if names.len() == 1 {
+        ("is no member", "it")
+    } else {
+        ("are no members", "them")
+    };
+    Some(format!(
+        "Send anyway? {} in [NEXT] {are}: the message would not reach {them}.",
+        names.join(", ")
+    ))
+}
+
 /// `text` with `name` replaced by `member` wherever it is an addressee of a `[NEXT]` marker
 /// (a whole name between `:`/`,` and `,`/`!`/`]`), nowhere else.
 fn rename_addressee(text: &str, name: &str, member: &str) -> String {
@@ -171,7 +181,7 @@ fn rename_addressee(text: &str, name: &str, member: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::rename_addressee;
+    use super::{rename_addressee, send_anyway};
 
     #[test]
     fn the_mistyped_addressee_is_replaced_keeping_its_priority() {
@@ -186,6 +196,22 @@ mod tests {
         assert_eq!(
             rename_addressee("[NEXT: maxi, max] [NEXT:max]", "max", "carol"),
             "[NEXT: maxi, carol] [NEXT:carol]"
+        );
+    }
+
+    #[test]
+    fn a_message_to_names_that_are_no_members_asks_first_naming_them() {
+        assert_eq!(send_anyway(&[]), None);
+        let meant = Some(("max".to_string(), "Max".to_string()));
+        assert_eq!(
+            send_anyway(&[("mx".to_string(), meant)]).as_deref(),
+            Some("Send anyway? 'mx' (did you mean Max?) in [NEXT] is no member: the message would not reach it.")
+        );
+        assert_eq!(
+            send_anyway(&[("a".to_string(), None), ("b".to_string(), None)]).as_deref(),
+            Some(
+                "Send anyway? 'a', 'b' in [NEXT] are no members: the message would not reach them."
+            )
         );
     }
 }

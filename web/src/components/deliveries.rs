@@ -18,10 +18,11 @@ use agent_chatter::team::DeliveryPolicy;
 use agent_chatter::usage::Usage;
 use leptos::prelude::*;
 
+use crate::components::virtual_list;
 use crate::components::when::When;
 use crate::erased::handler;
-use crate::host::use_host;
-use crate::state::use_state;
+use crate::host::{use_host, Host};
+use crate::state::{use_state, AppState};
 use crate::status::{clock, duration_words, MemberStatus};
 
 /// A row's height in pixels (one line each, so the list is placed without measuring).
@@ -259,9 +260,7 @@ pub fn Deliveries() -> impl IntoView {
     let viewport = RwSignal::new(DEFAULT_VIEWPORT);
     let range = Memo::new(move |_| {
         let len = filtered.with(Vec::len);
-        let first = (scroll_top.get() / ROW_HEIGHT).floor() as usize;
-        let last = ((scroll_top.get() + viewport.get()) / ROW_HEIGHT).ceil() as usize;
-        first.saturating_sub(OVERSCAN).min(len)..(last + OVERSCAN).min(len)
+        virtual_list::fixed(scroll_top.get(), viewport.get(), ROW_HEIGHT, OVERSCAN, len)
     });
     let measure = move || {
         if let Some(el) = scroller.get_untracked() {
@@ -291,172 +290,14 @@ pub fn Deliveries() -> impl IntoView {
         });
         state.session.with(|s| {
             rows.into_iter()
-                .map(|(index, entry, took)| {
-                    let name = s
-                        .team()
-                        .and_then(|t| t.member(&entry.to))
-                        .map_or_else(|| entry.to.clone(), |m| m.display_name.clone());
-                    let prompt = s
-                        .preview(&entry.to, Some(entry.at), &PreviewOverrides::default())
-                        .ok();
-                    // The share of the budget on hover only: the cell stays short enough
-                    // for a phone (docs/architecture.md §13).
-                    let (bytes, budget) = prompt.as_ref().map_or_else(
-                        || ("—".to_string(), String::new()),
-                        |p| {
-                            let e = &p.explain;
-                            let (bytes, share) = bytes_cell(e.total_bytes, e.max_bytes);
-                            let budget = format!("{bytes} of a {} B budget ({share})", e.max_bytes);
-                            (bytes, budget)
-                        },
-                    );
-                    let verified = (entry.status == DeliveryStatus::Delivered)
-                        .then(|| {
-                            let message = &s.messages().get(entry.at)?.id.0;
-                            let sent = host.sent_digest(message, &entry.to)?;
-                            Some(prompt.as_ref().is_some_and(|p| p.sha256_hex() == sent))
-                        })
-                        .flatten();
-                    let run = entry.run.and_then(|i| s.runs().get(i));
-                    let reason = run.and_then(|r| r.failed.clone().or(r.incomplete.clone()));
-                    let usage = run.and_then(|r| r.usage.as_ref());
-                    let duration = usage
-                        .and_then(|u| u.duration_ms)
-                        .or(took)
-                        .map_or_else(|| "—".to_string(), duration_words);
-                    Shown {
-                        index,
-                        number: format!("#{}", entry.at + 1),
-                        name,
-                        bytes,
-                        budget,
-                        verified,
-                        reason,
-                        duration,
-                        usage: usage_cell(usage),
-                        entry,
-                    }
-                })
+                .map(|(index, entry, took)| show(s, host, index, entry, took))
                 .collect::<Vec<_>>()
         })
     });
     let agents = move || state.agent_names();
-    let choose = move |to: MemberId, at: usize| {
-        state.recipient.set(Some(to));
-        state.selected.set(Some(at));
-    };
-    let row = move |shown: Shown| {
-        let Shown {
-            index,
-            entry,
-            name,
-            number,
-            bytes,
-            budget,
-            verified,
-            reason,
-            duration,
-            usage,
-        } = shown;
-        let (to, at, status) = (entry.to.clone(), entry.at, entry.status);
-        let selected = {
-            let to = to.clone();
-            move || {
-                state.shown_at.get() == Some(at)
-                    && state
-                        .shown_recipient
-                        .with(|r| r.as_deref() == Some(to.as_str()))
-            }
-        };
-        // The delivery in flight counts its time on the clock member-status reads.
-        let in_flight = entry.in_flight;
-        let elapsed = {
-            let to = to.clone();
-            move || match host.member_status(&to) {
-                MemberStatus::Running { since, .. } => {
-                    clock(state.clock.get().saturating_sub(since))
-                }
-                _ => String::new(),
-            }
-        };
-        let (status_text, title) = match (status, verified) {
-            (DeliveryStatus::Delivered, Some(true)) => (
-                "delivered ✓".to_string(),
-                "verified: the bridge sent exactly the bytes this page previews".to_string(),
-            ),
-            (DeliveryStatus::Delivered, Some(false)) => (
-                "delivered ✗".to_string(),
-                "the bridge sent other bytes than this page previews".to_string(),
-            ),
-            (DeliveryStatus::Delivered, None) => (
-                "delivered".to_string(),
-                reason
-                    .clone()
-                    .map_or_else(String::new, |r| format!("incomplete: {r}")),
-            ),
-            (DeliveryStatus::Failed | DeliveryStatus::Cancelled | DeliveryStatus::TimedOut, _) => (
-                status.label().to_string(),
-                reason.clone().unwrap_or_default(),
-            ),
-            (DeliveryStatus::Running, _) => ("running".to_string(), String::new()),
-            (DeliveryStatus::WouldReceive, _) => (
-                "would receive".to_string(),
-                "not handed to its agent yet: due or queued; the prompt is what it would get now"
-                    .to_string(),
-            ),
-        };
-        let on_key = {
-            let to = to.clone();
-            move |ev: leptos::ev::KeyboardEvent| {
-                if ev.key() == "Enter" || ev.key() == " " {
-                    ev.prevent_default();
-                    choose(to.clone(), at);
-                }
-            }
-        };
-        let verified_attr = verified.map(|v| if v { "yes" } else { "no" });
-        let (name_title, usage_title) = (name.clone(), usage.clone());
-        view! {
-            <div class={let selected = selected.clone(); move || if selected() { "delivery-row selected" } else { "delivery-row" }}
-                data-testid="delivery-row" data-status=status.key() data-verified=verified_attr
-                role="option" aria-selected=move || selected().to_string() tabindex="0"
-                style:top=format!("{}px", index as f64 * ROW_HEIGHT)
-                on:click=handler({
-                    let to = to.clone();
-                    move |_| choose(to.clone(), at)
-                })
-                on:keydown=handler(on_key)>
-                <span class="d-number">{number}</span>
-                <span class="d-to" title=name_title>{name}</span>
-                <span class="d-bytes" title=budget>{bytes}</span>
-                <span class=format!("d-status d-{}", status.key()) title=title>
-                    {in_flight.then(|| view! { <span class="spinner" data-testid="delivery-spinner" aria-hidden="true"></span> })}
-                    {status_text}
-                    {(status == DeliveryStatus::Failed).then(|| reason.clone().map(|r| format!(": {r}"))).flatten()}
-                </span>
-                <span class="d-duration">{move || if in_flight { elapsed() } else { duration.clone() }}</span>
-                <span class="d-usage" title=usage_title>{usage}</span>
-            </div>
-        }
-        // Type-erased: one row type instead of nested closure types (7 KB less wasm, gzipped).
-        .into_any()
-    };
     let count = move || {
-        let (shown, total) = (filtered.with(Vec::len), all.with(Vec::len));
-        let mut count = if shown == total {
-            format!("{total} deliveries")
-        } else {
-            format!("{shown} of {total} deliveries")
-        };
-        // Runs under an earlier team: still counted in the usage, no longer listed (the
-        // prompts they were given were built by that team).
         let earlier = state.session.with(|s| s.earlier_runs());
-        if earlier > 0 {
-            count.push_str(&format!(
-                " · {earlier} earlier run(s), before the team changed, are counted in the usage, not listed"
-            ));
-        }
-        count
+        count_words(filtered.with(Vec::len), all.with(Vec::len), earlier)
     };
     view! {
         <div class="deliveries" data-testid="deliveries">
@@ -486,7 +327,7 @@ pub fn Deliveries() -> impl IntoView {
             <div class="deliveries-list" node_ref=scroller on:scroll=handler(move |_| measure())
                 role="listbox" aria-label="deliveries: select one to see its prompt in the inspector">
                 <div class="deliveries-spacer" style:height=move || format!("{}px", filtered.with(Vec::len) as f64 * ROW_HEIGHT)>
-                    {move || shown.get().into_iter().map(row).collect_view()}
+                    {move || shown.get().into_iter().map(|r| delivery_row(state, host, r)).collect_view()}
                 </div>
                 <When when=Memo::new(move |_| filtered.with(Vec::is_empty))>
                     <p class="muted">{move || if all.with(Vec::is_empty) { "no delivery yet" } else { "no delivery matches the filters" }}</p>
@@ -494,6 +335,182 @@ pub fn Deliveries() -> impl IntoView {
             </div>
         </div>
     }
+}
+
+/// What row `index` shows of `entry` (its prompt built here: bytes, digest check), `took`
+/// being how long its run took by the facts' times.
+fn show(s: &Session, host: Host, index: usize, entry: Entry, took: Option<u64>) -> Shown {
+    let name = s
+        .team()
+        .and_then(|t| t.member(&entry.to))
+        .map_or_else(|| entry.to.clone(), |m| m.display_name.clone());
+    let prompt = s
+        .preview(&entry.to, Some(entry.at), &PreviewOverrides::default())
+        .ok();
+    // The share of the budget on hover only: the cell stays short enough
+    // for a phone (docs/architecture.md §13).
+    let (bytes, budget) = prompt.as_ref().map_or_else(
+        || ("—".to_string(), String::new()),
+        |p| {
+            let e = &p.explain;
+            let (bytes, share) = bytes_cell(e.total_bytes, e.max_bytes);
+            let budget = format!("{bytes} of a {} B budget ({share})", e.max_bytes);
+            (bytes, budget)
+        },
+    );
+    let verified = (entry.status == DeliveryStatus::Delivered)
+        .then(|| {
+            let message = &s.messages().get(entry.at)?.id.0;
+            let sent = host.sent_digest(message, &entry.to)?;
+            Some(prompt.as_ref().is_some_and(|p| p.sha256_hex() == sent))
+        })
+        .flatten();
+    let run = entry.run.and_then(|i| s.runs().get(i));
+    let reason = run.and_then(|r| r.failed.clone().or(r.incomplete.clone()));
+    let usage = run.and_then(|r| r.usage.as_ref());
+    let duration = usage
+        .and_then(|u| u.duration_ms)
+        .or(took)
+        .map_or_else(|| "—".to_string(), duration_words);
+    Shown {
+        index,
+        number: format!("#{}", entry.at + 1),
+        name,
+        bytes,
+        budget,
+        verified,
+        reason,
+        duration,
+        usage: usage_cell(usage),
+        entry,
+    }
+}
+
+/// A row's status cell and its title (on hover): a delivery's digest checked (✓, ✗), why it
+/// failed or may be cut short (`reason`), or what "would receive" means.
+fn status_words(
+    status: DeliveryStatus,
+    verified: Option<bool>,
+    reason: Option<&str>,
+) -> (String, String) {
+    match (status, verified) {
+        (DeliveryStatus::Delivered, Some(true)) => (
+            "delivered ✓".to_string(),
+            "verified: the bridge sent exactly the bytes this page previews".to_string(),
+        ),
+        (DeliveryStatus::Delivered, Some(false)) => (
+            "delivered ✗".to_string(),
+            "the bridge sent other bytes than this page previews".to_string(),
+        ),
+        (DeliveryStatus::Delivered, None) => (
+            "delivered".to_string(),
+            reason.map_or_else(String::new, |r| format!("incomplete: {r}")),
+        ),
+        (DeliveryStatus::Failed | DeliveryStatus::Cancelled | DeliveryStatus::TimedOut, _) => (
+            status.label().to_string(),
+            reason.unwrap_or_default().to_string(),
+        ),
+        (DeliveryStatus::Running, _) => ("running".to_string(), String::new()),
+        (DeliveryStatus::WouldReceive, _) => (
+            "would receive".to_string(),
+            "not handed to its agent yet: due or queued; the prompt is what it would get now"
+                .to_string(),
+        ),
+    }
+}
+
+/// Selects delivery's recipient `to` and its message `at` in the inspector.
+fn choose(state: AppState, to: MemberId, at: usize) {
+    state.recipient.set(Some(to));
+    state.selected.set(Some(at));
+}
+
+/// One row of the list, placed at its `index`.
+fn delivery_row(state: AppState, host: Host, shown: Shown) -> AnyView {
+    let Shown {
+        index,
+        entry,
+        name,
+        number,
+        bytes,
+        budget,
+        verified,
+        reason,
+        duration,
+        usage,
+    } = shown;
+    let (to, at, status) = (entry.to.clone(), entry.at, entry.status);
+    let selected = {
+        let to = to.clone();
+        move || {
+            state.shown_at.get() == Some(at)
+                && state
+                    .shown_recipient
+                    .with(|r| r.as_deref() == Some(to.as_str()))
+        }
+    };
+    // The delivery in flight counts its time on the clock member-status reads.
+    let in_flight = entry.in_flight;
+    let elapsed = {
+        let to = to.clone();
+        move || match host.member_status(&to) {
+            MemberStatus::Running { since, .. } => clock(state.clock.get().saturating_sub(since)),
+            _ => String::new(),
+        }
+    };
+    let (status_text, title) = status_words(status, verified, reason.as_deref());
+    let on_key = {
+        let to = to.clone();
+        move |ev: leptos::ev::KeyboardEvent| {
+            if ev.key() == "Enter" || ev.key() == " " {
+                ev.prevent_default();
+                choose(state, to.clone(), at);
+            }
+        }
+    };
+    let verified_attr = verified.map(|v| if v { "yes" } else { "no" });
+    let (name_title, usage_title) = (name.clone(), usage.clone());
+    view! {
+        <div class={let selected = selected.clone(); move || if selected() { "delivery-row selected" } else { "delivery-row" }}
+            data-testid="delivery-row" data-status=status.key() data-verified=verified_attr
+            role="option" aria-selected=move || selected().to_string() tabindex="0"
+            style:top=format!("{}px", index as f64 * ROW_HEIGHT)
+            on:click=handler({
+                let to = to.clone();
+                move |_| choose(state, to.clone(), at)
+            })
+            on:keydown=handler(on_key)>
+            <span class="d-number">{number}</span>
+            <span class="d-to" title=name_title>{name}</span>
+            <span class="d-bytes" title=budget>{bytes}</span>
+            <span class=format!("d-status d-{}", status.key()) title=title>
+                {in_flight.then(|| view! { <span class="spinner" data-testid="delivery-spinner" aria-hidden="true"></span> })}
+                {status_text}
+                {(status == DeliveryStatus::Failed).then(|| reason.clone().map(|r| format!(": {r}"))).flatten()}
+            </span>
+            <span class="d-duration">{move || if in_flight { elapsed() } else { duration.clone() }}</span>
+            <span class="d-usage" title=usage_title>{usage}</span>
+        </div>
+    }
+    // Type-erased: one row type instead of nested closure types (7 KB less wasm, gzipped).
+    .into_any()
+}
+
+/// How many deliveries the filters let through, of how many; and the runs under an earlier
+/// team: still counted in the usage, no longer listed (the prompts they were given were
+/// built by that team).
+fn count_words(shown: usize, total: usize, earlier: usize) -> String {
+    let mut count = if shown == total {
+        format!("{total} deliveries")
+    } else {
+        format!("{shown} of {total} deliveries")
+    };
+    if earlier > 0 {
+        count.push_str(&format!(
+            " · {earlier} earlier run(s), before the team changed, are counted in the usage, not listed"
+        ));
+    }
+    count
 }
 
 #[cfg(test)]
@@ -686,5 +703,30 @@ mod tests {
             ..u
         };
         assert_eq!(usage_cell(Some(&priced)), "$0.0031 · 1200 in · 80 out");
+    }
+
+    #[test]
+    fn a_delivered_row_says_whether_the_bridge_sent_the_bytes_previewed() {
+        let words = |v, r| status_words(DeliveryStatus::Delivered, v, r);
+        assert_eq!(words(Some(true), None).0, "delivered ✓");
+        assert_eq!(words(Some(false), None).0, "delivered ✗");
+        assert_eq!(
+            words(None, Some("cut")),
+            ("delivered".to_string(), "incomplete: cut".to_string())
+        );
+        assert_eq!(
+            status_words(DeliveryStatus::TimedOut, None, Some("600 s")),
+            ("timed out".to_string(), "600 s".to_string())
+        );
+    }
+
+    #[test]
+    fn the_count_says_what_the_filters_leave_and_the_earlier_runs() {
+        assert_eq!(count_words(3, 3, 0), "3 deliveries");
+        assert_eq!(count_words(1, 3, 0), "1 of 3 deliveries");
+        assert_eq!(
+            count_words(3, 3, 2),
+            "3 deliveries · 2 earlier run(s), before the team changed, are counted in the usage, not listed"
+        );
     }
 }

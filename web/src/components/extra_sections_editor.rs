@@ -59,13 +59,10 @@ pub fn ExtraSectionsEditor(
         };
         let set_priority = move |ev: leptos::ev::Event| {
             let v = event_target_value(&ev);
-            match v.trim().parse::<i32>() {
+            match priority(&v) {
                 Ok(p) => edit(Box::new(move |s| s.priority = p), i),
-                Err(_) if v.trim().is_empty() => edit(Box::new(|s| s.priority = 0), i),
-                Err(_) => {
-                    state.report(format!(
-                        "team not changed: extra section priority: expected a whole number, found {v:?}"
-                    ));
+                Err(why) => {
+                    state.report(why);
                     refused.update(|n| *n += 1);
                 }
             }
@@ -117,19 +114,8 @@ pub fn ExtraSectionsEditor(
     };
     let add = move |_| {
         on_edit.run(Box::new(|m: &mut Member| {
-            let n = (m.extra_sections.len() + 1..)
-                .find(|n| {
-                    !m.extra_sections
-                        .iter()
-                        .any(|s| s.name == format!("section{n}"))
-                })
-                .unwrap_or(0);
-            m.extra_sections.push(ExtraSection {
-                name: format!("section{n}"),
-                content: String::new(),
-                priority: 0,
-                compactable: false,
-            });
+            let section = new_section(m);
+            m.extra_sections.push(section);
         }));
     };
     view! {
@@ -139,5 +125,51 @@ pub fn ExtraSectionsEditor(
                 row=Arc::new(move |i| section(i as usize).into_any())/>
             <button class="add-extra" data-testid="add-extra-section" on:click=handler(add)>"+ extra section"</button>
         </div>
+    }
+}
+
+/// A priority as typed: a whole number, empty for 0; anything else refused by name.
+fn priority(typed: &str) -> Result<i32, String> {
+    match typed.trim() {
+        "" => Ok(0),
+        v => v.parse::<i32>().map_err(|_| {
+            format!("team not changed: extra section priority: expected a whole number, found {typed:?}")
+        }),
+    }
+}
+
+/// "+ extra section": an empty section named `section{n}`, `n` the first number from the
+/// member's count of sections on that none of them uses.
+fn new_section(m: &Member) -> ExtraSection {
+    let n = (m.extra_sections.len() + 1..)
+        .find(|n| {
+            !m.extra_sections
+                .iter()
+                .any(|s| s.name == format!("section{n}"))
+        })
+        .unwrap_or(0);
+    ExtraSection {
+        name: format!("section{n}"),
+        content: String::new(),
+        priority: 0,
+        compactable: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::priority;
+
+    #[test]
+    fn a_priority_is_a_whole_number_or_empty_for_zero() {
+        assert_eq!(priority(" 3 "), Ok(3));
+        assert_eq!(priority(" "), Ok(0));
+        assert_eq!(
+            priority("1.5"),
+            Err(
+                "team not changed: extra section priority: expected a whole number, found \"1.5\""
+                    .into()
+            )
+        );
     }
 }

@@ -13,8 +13,8 @@ use crate::components::section_bars::SectionBars;
 use crate::components::whatif_panel::WhatIfPanel;
 use crate::components::when::When;
 use crate::erased::handler;
-use crate::host::use_host;
-use crate::state::use_state;
+use crate::host::{use_host, Host};
+use crate::state::{use_state, AppState};
 
 #[component]
 pub fn Inspector() -> impl IntoView {
@@ -40,47 +40,7 @@ pub fn Inspector() -> impl IntoView {
         })
     });
     let show_diff = RwSignal::new(false);
-    let at_label = move || {
-        let at = match (state.shown_at.get(), state.selected.get()) {
-            (None, _) => return "no message yet (skeleton)".to_string(),
-            (Some(at), Some(_)) => format!("at #{}", at + 1),
-            (Some(at), None) => format!("at #{} (latest)", at + 1),
-        };
-        // The delivery still out (its agent running, or due in simulation) is not yet
-        // received as "delivered" says: it says which.
-        let out = state.due.with(|d| {
-            d.as_ref().is_some_and(|d| {
-                state
-                    .shown_recipient
-                    .with(|r| r.as_deref() == Some(d.to.as_str()))
-                    && state
-                        .session
-                        .with(|s| s.store().position(&d.message) == state.shown_at.get())
-            })
-        });
-        let what = if !state.shown_whatif.get().is_empty() {
-            "what-if"
-        } else if out && host.runs_agents() {
-            "delivered · running"
-        } else if out {
-            "due: what it gets once answered"
-        } else if state.delivered.get() {
-            "delivered"
-        } else if state.session.with(|s| {
-            state
-                .shown_at
-                .get()
-                .and_then(|at| s.run_at(at))
-                .is_some_and(|r| r.failed.is_some())
-        }) {
-            // No agent is ever sent a failure notice as its message: the preview is
-            // hypothetical, and says so.
-            "a failure notice, sent to no agent: shown as if it were"
-        } else {
-            "would receive"
-        };
-        format!("{at} · {what}")
-    };
+    let at_label = move || at_label(state, host);
     // For a delivery the host says it made (a bridge): does the page's preview hash to what
     // it sent? Hashed only when there is such a digest, once per change of what is shown.
     let sent_check = Memo::new(move |_| {
@@ -157,4 +117,49 @@ pub fn Inspector() -> impl IntoView {
             <FateList/>
         </div>
     }
+}
+
+/// Where the inspector is (`inspector-at`): the message shown (the latest unless one is
+/// selected), and what the prompt is for the recipient there — a what-if, delivered, due or
+/// running, a failure notice, or what it would receive.
+fn at_label(state: AppState, host: Host) -> String {
+    let at = match (state.shown_at.get(), state.selected.get()) {
+        (None, _) => return "no message yet (skeleton)".to_string(),
+        (Some(at), Some(_)) => format!("at #{}", at + 1),
+        (Some(at), None) => format!("at #{} (latest)", at + 1),
+    };
+    // The delivery still out (its agent running, or due in simulation) is not yet
+    // received as "delivered" says: it says which.
+    let out = state.due.with(|d| {
+        d.as_ref().is_some_and(|d| {
+            state
+                .shown_recipient
+                .with(|r| r.as_deref() == Some(d.to.as_str()))
+                && state
+                    .session
+                    .with(|s| s.store().position(&d.message) == state.shown_at.get())
+        })
+    });
+    let what = if !state.shown_whatif.get().is_empty() {
+        "what-if"
+    } else if out && host.runs_agents() {
+        "delivered · running"
+    } else if out {
+        "due: what it gets once answered"
+    } else if state.delivered.get() {
+        "delivered"
+    } else if state.session.with(|s| {
+        state
+            .shown_at
+            .get()
+            .and_then(|at| s.run_at(at))
+            .is_some_and(|r| r.failed.is_some())
+    }) {
+        // No agent is ever sent a failure notice as its message: the preview is
+        // hypothetical, and says so.
+        "a failure notice, sent to no agent: shown as if it were"
+    } else {
+        "would receive"
+    };
+    format!("{at} · {what}")
 }

@@ -11,6 +11,7 @@ use agent_chatter::team::{
 };
 use leptos::prelude::*;
 
+use crate::components::agent_status::AgentStatus;
 use crate::components::extra_sections_editor::ExtraSectionsEditor;
 use crate::components::member_edit::MemberEdit;
 use crate::components::member_status::MemberStatusView;
@@ -18,7 +19,7 @@ use crate::components::run_settings::RunSettingsView;
 use crate::components::when::When;
 use crate::erased::handler;
 use crate::host::RunInfo;
-use crate::state::use_state;
+use crate::state::{use_state, AppState};
 use crate::status::MemberStatus;
 
 /// Agent types the core knows (docs/architecture.md §8); a config may name others (plain format).
@@ -76,30 +77,7 @@ pub fn MemberRow(
             }
         }
     };
-    // A window override is a whole number or nothing: anything else is refused by name
-    // (`2.5` used to become "the team's window" without a word).
-    let set_window = move |ev: leptos::ev::Event| {
-        let value = event_target_value(&ev);
-        let value = value.trim();
-        let window = match value {
-            "" => Ok(None),
-            v => v.parse::<usize>().map(Some).map_err(|_| v.to_string()),
-        };
-        match window {
-            Ok(window) => {
-                if !on_edit.run(Box::new(move |m: &mut Member| m.window_size = window)) {
-                    refused.update(|n| *n += 1);
-                }
-            }
-            Err(v) => {
-                state.report(format!(
-                    "team not changed: window override: expected a whole number of messages \
-                     (0 or more), found {v:?}; leave it empty for the team's window"
-                ));
-                refused.update(|n| *n += 1);
-            }
-        }
-    };
+    let set_window = move |ev| set_window(state, on_edit, refused, ev);
     let is_ai = move || member.with(|m| m.as_ref().is_some_and(Member::is_ai));
     let remove = move |_| on_remove.run(());
     view! {
@@ -125,30 +103,7 @@ pub fn MemberRow(
                 <button class="remove" title="remove this member" aria-label="remove this member" on:click=handler(remove)>"×"</button>
             </div>
             <MemberStatusView status=status clock=clock/>
-            {move || {
-                let AgentReport { runs, simulated, command, problem, .. } = report.get()?;
-                let (class, text, title) = match (runs, simulated, command, problem) {
-                    (true, _, command, _) => {
-                        let command = command.unwrap_or_default();
-                        ("agent-status runs", format!("runs: {command}"), command)
-                    }
-                    // Chosen in the team (agentType "simulated") or by --simulate.
-                    (false, true, None, _) => (
-                        "agent-status simulated",
-                        "simulated (chosen)".to_string(),
-                        "the built-in simulator answers this member".to_string(),
-                    ),
-                    (false, true, Some(command), _) => {
-                        let program = command.split(' ').next().unwrap_or("").to_string();
-                        ("agent-status simulated", format!("simulated ({program} is not installed)"), command)
-                    }
-                    (false, false, command, problem) => {
-                        let why = problem.unwrap_or_else(|| "no command".to_string());
-                        ("agent-status cannot-run", format!("cannot run: {why}"), command.unwrap_or(why))
-                    }
-                };
-                Some(view! { <div class=class data-testid="agent-status" title=title>{text}</div> })
-            }}
+            <AgentStatus report=report/>
             {move || usage.get().map(|u| view! {
                 <div class="member-usage" data-testid="member-usage" title="what this member's runs reported in this conversation">{u}</div>
             })}
@@ -171,14 +126,7 @@ pub fn MemberRow(
                         {AGENT_TYPES.iter().map(|t| view! { <option value=*t/> }).collect_view()}
                     </datalist>
                     <span class="format-hint" data-testid="agent-format">{move || {
-                        member.with(|m| m.as_ref().and_then(|m| m.agent_type.as_deref()).map(|t| {
-                            match prompt_format(t) {
-                                PromptFormat::Plain => "plain format (not a type the core knows)",
-                                PromptFormat::Claude => "Claude Code format",
-                                PromptFormat::Codex => "Codex format",
-                                PromptFormat::Gemini => "Gemini format",
-                            }
-                        }))
+                        member.with(|m| m.as_ref().and_then(|m| m.agent_type.as_deref()).map(format_hint))
                     }}</span>
                 </label>
                 <label>"system instruction"
@@ -199,5 +147,71 @@ pub fn MemberRow(
                 <ExtraSectionsEditor member=member on_edit=on_edit/>
             </When>
         </fieldset>
+    }
+}
+
+/// Applies the window override typed in `ev`'s field, or refuses it by name
+/// ([`window_override`]), `refused` bumped so the field shows what is in force.
+fn set_window(
+    state: AppState,
+    on_edit: Callback<MemberEdit, bool>,
+    refused: RwSignal<u32>,
+    ev: leptos::ev::Event,
+) {
+    let value = event_target_value(&ev);
+    let value = value.trim();
+    match window_override(value) {
+        Ok(window) => {
+            if !on_edit.run(Box::new(move |m: &mut Member| m.window_size = window)) {
+                refused.update(|n| *n += 1);
+            }
+        }
+        Err(why) => {
+            state.report(why);
+            refused.update(|n| *n += 1);
+        }
+    }
+}
+
+/// A window override as typed: a whole number, or nothing for the team's window; anything
+/// else is refused by name (`2.5` used to become "the team's window" without a word).
+fn window_override(value: &str) -> Result<Option<usize>, String> {
+    match value {
+        "" => Ok(None),
+        v => v.parse::<usize>().map(Some).map_err(|_| {
+            format!(
+                "team not changed: window override: expected a whole number of messages \
+                 (0 or more), found {v:?}; leave it empty for the team's window"
+            )
+        }),
+    }
+}
+
+/// The prompt format an agent type is given (docs/architecture.md §4).
+fn format_hint(agent_type: &str) -> &'static str {
+    match prompt_format(agent_type) {
+        PromptFormat::Plain => "plain format (not a type the core knows)",
+        PromptFormat::Claude => "Claude Code format",
+        PromptFormat::Codex => "Codex format",
+        PromptFormat::Gemini => "Gemini format",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::window_override;
+
+    #[test]
+    fn a_window_override_is_a_whole_number_or_nothing() {
+        assert_eq!(window_override(""), Ok(None));
+        assert_eq!(window_override("12"), Ok(Some(12)));
+        assert_eq!(
+            window_override("2.5"),
+            Err(
+                "team not changed: window override: expected a whole number of messages \
+                 (0 or more), found \"2.5\"; leave it empty for the team's window"
+                    .to_string()
+            )
+        );
     }
 }

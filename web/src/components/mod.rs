@@ -2,6 +2,7 @@
 //! ([`crate::state::AppState`]) and its host ([`crate::host::Host`]) come by context; what a
 //! component shows that the host alone knows, or that is its own, comes as props.
 
+pub mod agent_status;
 pub mod composer;
 pub mod conversation_view;
 pub mod deliveries;
@@ -21,12 +22,14 @@ pub mod marked_text;
 pub mod member_edit;
 pub mod member_row;
 pub mod member_status;
+pub mod message_list;
 pub mod notices;
 pub mod notify_toggle;
 pub mod popover;
 pub mod prompt_view;
 pub mod reply_controls;
 pub mod retry_failed;
+pub mod routing_status;
 pub mod run_settings;
 pub mod running_agent;
 pub mod running_mark;
@@ -38,7 +41,9 @@ pub mod shared_banner;
 pub mod side_by_side;
 pub mod team_editor;
 pub mod timeline;
+pub mod timeline_head;
 pub mod timeline_row;
 pub mod usage_total;
+pub mod virtual_list;
 pub mod whatif_panel;
 pub mod when;

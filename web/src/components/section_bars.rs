@@ -5,7 +5,7 @@
 //! instruction and team task) says so in one sentence (`whatif-too-small`), in place of the
 //! list of cuts it would cause.
 
-use agent_chatter::explain::{BudgetStatus, Explain};
+use agent_chatter::explain::{BudgetStatus, Explain, SectionExplain};
 use leptos::prelude::*;
 
 use crate::components::extra_sections::BUILT_IN;
@@ -155,64 +155,7 @@ fn budget(e: &Explain, need: usize, whatif_bytes: Option<usize>) -> Budget {
     let bars = e
         .sections
         .iter()
-        .map(|s| {
-            let tokens = s.tokens.map(|t| format!(" · ~{t} tok")).unwrap_or_default();
-            let flag = if s.in_system_flag {
-                " (system flag)"
-            } else {
-                ""
-            };
-            let extra = !BUILT_IN.contains(&s.name.as_str());
-            let mut name = El::new("span").attr("class", "section-name".into());
-            if extra {
-                name = name.attr(
-                    "title",
-                    "an extra section of this member (team config)".into(),
-                );
-            }
-            let label = if extra { "extra: " } else { "" };
-            // The built-in sections by the names the help uses (`teamTask` is JSON's).
-            let shown = if !extra && s.name == "teamTask" {
-                "team task"
-            } else {
-                &s.name
-            };
-            let kind = if extra { "sec-extra" } else { "" };
-            El::new("li")
-                .attr(
-                    "class",
-                    format!("section-bar sec-{} {kind} {status}", s.name),
-                )
-                .attr("data-testid", "section-bar".into())
-                .attr("data-section", s.name.clone())
-                .kid(name.text(format!("{label}{shown}{flag}")))
-                .kid(
-                    El::new("span")
-                        .attr(
-                            "title",
-                            format!(
-                                "{} of the prompt, {} of the budget",
-                                share(s.bytes, e.total_bytes),
-                                share(s.bytes, e.max_bytes)
-                            ),
-                        )
-                        .attr("class", "bar".into())
-                        .kid(
-                            El::new("span")
-                                .attr("class", "fill".into())
-                                .width(percent(s.bytes, e.total_bytes)),
-                        ),
-                )
-                .kid(
-                    El::new("span")
-                        .attr("class", "section-bytes".into())
-                        .text(format!(
-                            "{} B · {}{tokens}",
-                            s.bytes,
-                            share(s.bytes, e.total_bytes)
-                        )),
-                )
-        })
+        .map(|s| section_bar(e, s, status))
         .collect();
     Budget {
         class: format!("budget {status}"),
@@ -229,6 +172,67 @@ fn budget(e: &Explain, need: usize, whatif_bytes: Option<usize>) -> Budget {
         message_cut,
         truncations,
     }
+}
+
+/// One section's bar (`section-bar`): its name (an extra section says so), its share of the
+/// prompt as a bar, and its bytes, share and tokens in words.
+fn section_bar(e: &Explain, s: &SectionExplain, status: &str) -> El {
+    let tokens = s.tokens.map(|t| format!(" · ~{t} tok")).unwrap_or_default();
+    let flag = if s.in_system_flag {
+        " (system flag)"
+    } else {
+        ""
+    };
+    let extra = !BUILT_IN.contains(&s.name.as_str());
+    let mut name = El::new("span").attr("class", "section-name".into());
+    if extra {
+        name = name.attr(
+            "title",
+            "an extra section of this member (team config)".into(),
+        );
+    }
+    let label = if extra { "extra: " } else { "" };
+    // The built-in sections by the names the help uses (`teamTask` is JSON's).
+    let shown = if !extra && s.name == "teamTask" {
+        "team task"
+    } else {
+        &s.name
+    };
+    let kind = if extra { "sec-extra" } else { "" };
+    El::new("li")
+        .attr(
+            "class",
+            format!("section-bar sec-{} {kind} {status}", s.name),
+        )
+        .attr("data-testid", "section-bar".into())
+        .attr("data-section", s.name.clone())
+        .kid(name.text(format!("{label}{shown}{flag}")))
+        .kid(
+            El::new("span")
+                .attr(
+                    "title",
+                    format!(
+                        "{} of the prompt, {} of the budget",
+                        share(s.bytes, e.total_bytes),
+                        share(s.bytes, e.max_bytes)
+                    ),
+                )
+                .attr("class", "bar".into())
+                .kid(
+                    El::new("span")
+                        .attr("class", "fill".into())
+                        .width(percent(s.bytes, e.total_bytes)),
+                ),
+        )
+        .kid(
+            El::new("span")
+                .attr("class", "section-bytes".into())
+                .text(format!(
+                    "{} B · {}{tokens}",
+                    s.bytes,
+                    share(s.bytes, e.total_bytes)
+                )),
+        )
 }
 
 #[component]

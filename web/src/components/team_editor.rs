@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use agent_chatter::message::MemberId;
-use agent_chatter::team::{Member, MemberKind};
+use agent_chatter::team::{Member, MemberKind, Team};
 use leptos::prelude::*;
 
 use crate::components::keyed_list::KeyedList;
@@ -100,24 +100,8 @@ pub fn TeamEditor() -> impl IntoView {
     };
     let add = move |_| {
         host.edit_team(|team| {
-            let n = (team.members.len() + 1..)
-                .find(|n| team.find(&format!("agent{n}")).is_none())
-                .unwrap_or(0);
-            let name = format!("agent{n}");
-            team.members.push(Member {
-                id: name.clone(),
-                name: name.clone(),
-                display_name: name,
-                kind: MemberKind::Ai,
-                agent_type: Some(agent_chatter::team::CLAUDE_CODE.to_string()),
-                system_instruction: None,
-                instruction_file: None,
-                instruction_file_text: None,
-                base_dir: None,
-                window_size: None,
-                run: Default::default(),
-                extra_sections: Vec::new(),
-            });
+            let member = new_member(team);
+            team.members.push(member);
         });
     };
     let team_name = move || {
@@ -148,5 +132,44 @@ pub fn TeamEditor() -> impl IntoView {
             <button class="add-member" on:click=handler(add)>"+ member"</button>
             <SettingsForm/>
         </div>
+    }
+}
+
+/// "+ member": a Claude Code member named `agent{n}`, `n` the first number from the team's
+/// size on that no member uses.
+fn new_member(team: &Team) -> Member {
+    let n = (team.members.len() + 1..)
+        .find(|n| team.find(&format!("agent{n}")).is_none())
+        .unwrap_or(0);
+    let name = format!("agent{n}");
+    Member {
+        id: name.clone(),
+        name: name.clone(),
+        display_name: name,
+        kind: MemberKind::Ai,
+        agent_type: Some(agent_chatter::team::CLAUDE_CODE.to_string()),
+        system_instruction: None,
+        instruction_file: None,
+        instruction_file_text: None,
+        base_dir: None,
+        window_size: None,
+        run: Default::default(),
+        extra_sections: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::new_member;
+
+    #[test]
+    fn a_new_member_takes_the_first_agent_name_free_from_the_team_size_on() {
+        let mut team = agent_chatter::demo::team();
+        let n = team.members.len();
+        let first = new_member(&team);
+        assert_eq!(first.id, format!("agent{}", n + 1));
+        assert!(first.is_ai());
+        team.members.push(first);
+        assert_eq!(new_member(&team).id, format!("agent{}", n + 2));
     }
 }

@@ -3,7 +3,7 @@
 //! deduplicated (struck through, reason on hover), trimmed (greyed), current.
 
 use agent_chatter::explain::{DedupReason, Fate};
-use agent_chatter::message::SpeakerKind;
+use agent_chatter::message::{Message, SpeakerKind};
 use leptos::prelude::*;
 
 use crate::components::marked_text::MarkedText;
@@ -55,19 +55,7 @@ pub fn TimelineRow(
         let _ = state.runs.get();
         state.session.with_untracked(|s| {
             s.messages().get(index).map(|m| {
-                // What the timeline says, where a prompt's context line says "all"
-                // (docs/architecture.md §8): who the message actually reached.
-                let to = if m.speaker.kind == SpeakerKind::System {
-                    "(notice)".to_string()
-                } else if m.routing.is_done {
-                    "(done)".to_string()
-                } else if m.routing.resolved.is_empty() && !m.routing.raw_next.is_empty() {
-                    let names: Vec<&str> =
-                        m.routing.raw_next.iter().map(|a| a.name.as_str()).collect();
-                    format!("no one ({} is no member)", names.join(", "))
-                } else {
-                    m.to_label()
-                };
+                let to = addressee(m);
                 (
                     m.speaker.display_name.clone(),
                     to,
@@ -103,34 +91,10 @@ pub fn TimelineRow(
         })
     });
     let class = move || {
-        let mut class = String::from("timeline-message");
         let (shown, later) = fate.get();
-        if let Some(fate) = shown {
-            class.push(' ');
-            class.push_str(fate_style(fate).0);
-            if matches!(
-                fate,
-                Fate::Included
-                    | Fate::Pinned
-                    | Fate::Deduplicated { .. }
-                    | Fate::TrimmedForBudget
-                    | Fate::Current
-            ) {
-                class.push_str(" in-window");
-            }
-        }
-        if shown.is_none() && later {
-            class.push_str(" fate-later");
-        }
-        if state.selected.get() == Some(index) {
-            class.push_str(" selected");
-        }
-        match outcome.with(|o| o.as_ref().map(|(i, f)| (i.is_some(), f.is_some()))) {
-            Some((_, true)) => class.push_str(" run-failed"),
-            Some((true, false)) => class.push_str(" run-incomplete"),
-            _ => {}
-        }
-        class
+        let selected = state.selected.get() == Some(index);
+        let ended = outcome.with(|o| o.as_ref().map(|(i, f)| (i.is_some(), f.is_some())));
+        row_class(shown, later, selected, ended)
     };
     let hover = move || match fate.get() {
         (Some(f), _) => fate_style(f).1,
@@ -189,5 +153,85 @@ pub fn TimelineRow(
                 })}
             }})}
         </div>
+    }
+}
+
+/// Who a message reached, as the timeline says it where a prompt's context line says "all"
+/// (docs/architecture.md §8): a notice, the end of the conversation, no one (naming the
+/// addressees that are no member), or its recipients.
+fn addressee(m: &Message) -> String {
+    if m.speaker.kind == SpeakerKind::System {
+        "(notice)".to_string()
+    } else if m.routing.is_done {
+        "(done)".to_string()
+    } else if m.routing.resolved.is_empty() && !m.routing.raw_next.is_empty() {
+        let names: Vec<&str> = m.routing.raw_next.iter().map(|a| a.name.as_str()).collect();
+        format!("no one ({} is no member)", names.join(", "))
+    } else {
+        m.to_label()
+    }
+}
+
+/// A row's classes: its fate in the inspector's prompt (`shown`; none and `later` when it
+/// came after the message previewed), `selected`, and how the run that ended there ended
+/// (`ended`: incomplete, failed).
+fn row_class(
+    shown: Option<Fate>,
+    later: bool,
+    selected: bool,
+    ended: Option<(bool, bool)>,
+) -> String {
+    let mut class = String::from("timeline-message");
+    if let Some(fate) = shown {
+        class.push(' ');
+        class.push_str(fate_style(fate).0);
+        if matches!(
+            fate,
+            Fate::Included
+                | Fate::Pinned
+                | Fate::Deduplicated { .. }
+                | Fate::TrimmedForBudget
+                | Fate::Current
+        ) {
+            class.push_str(" in-window");
+        }
+    }
+    if shown.is_none() && later {
+        class.push_str(" fate-later");
+    }
+    if selected {
+        class.push_str(" selected");
+    }
+    match ended {
+        Some((_, true)) => class.push_str(" run-failed"),
+        Some((true, false)) => class.push_str(" run-incomplete"),
+        _ => {}
+    }
+    class
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_in_the_window_failed_and_selected_says_all_three() {
+        assert_eq!(
+            row_class(Some(Fate::Included), false, true, Some((true, true))),
+            "timeline-message fate-included in-window selected run-failed"
+        );
+        assert_eq!(
+            row_class(Some(Fate::OutsideWindow), false, false, Some((true, false))),
+            "timeline-message fate-outside run-incomplete"
+        );
+    }
+
+    #[test]
+    fn a_message_after_the_one_previewed_has_no_fate_but_later() {
+        assert_eq!(
+            row_class(None, true, false, None),
+            "timeline-message fate-later"
+        );
+        assert_eq!(row_class(None, false, false, None), "timeline-message");
     }
 }

@@ -3,13 +3,14 @@
 //! while it is on; *reset* drops it, *apply to team* makes it real (the window as this
 //! member's override, the rest as team settings).
 
+use agent_chatter::message::MemberId;
 use agent_chatter::session::PreviewOverrides;
 use leptos::prelude::*;
 
 use crate::components::when::When;
 use crate::erased::handler;
-use crate::host::use_host;
-use crate::state::use_state;
+use crate::host::{use_host, Host};
+use crate::state::{use_state, AppState};
 
 /// How one input changes the what-if settings; an error (a value that is not a whole number)
 /// changes nothing.
@@ -94,24 +95,7 @@ pub fn WhatIfPanel(
                 .whatif
                 .with_untracked(|w| w.get(&member).cloned().unwrap_or_default());
             match refuse_early(&ev, value.trim()).and_then(|()| change(&mut o, value.trim())) {
-                Ok(()) => {
-                    // The banner's copy of a refused value goes with the panel's, once mended.
-                    if problem.get_untracked().is_some_and(|p| {
-                        state
-                            .error
-                            .with_untracked(|e| e.as_deref() == Some(p.as_str()))
-                    }) {
-                        state.error.set(None);
-                    }
-                    problem.set(None);
-                    state.whatif.update(|w| {
-                        if o.is_empty() {
-                            w.remove(&member);
-                        } else {
-                            w.insert(member, o);
-                        }
-                    })
-                }
+                Ok(()) => keep(state, problem, member, o),
                 Err(e) => {
                     problem.set(Some(e.clone()));
                     state.report(e);
@@ -149,39 +133,7 @@ pub fn WhatIfPanel(
             });
         }
     };
-    let apply = move |_| {
-        let Some(member) = state.shown_recipient.get_untracked() else {
-            return;
-        };
-        let o = state.shown_whatif.get_untracked();
-        if let Some(window) = o.window_size {
-            host.edit_team(|team| {
-                if let Some(m) = team.members.iter_mut().find(|m| m.id == member) {
-                    m.window_size = Some(window);
-                }
-            });
-        }
-        if o.max_bytes.is_some() || o.max_tokens.is_some() || o.pin_first.is_some() {
-            if let Some(mut settings) = state
-                .team
-                .with_untracked(|t| t.as_ref().map(|t| t.settings.clone()))
-            {
-                if let Some(b) = o.max_bytes {
-                    settings.max_bytes = b;
-                }
-                if let Some(t) = o.max_tokens {
-                    settings.max_tokens = Some(t);
-                }
-                if let Some(p) = o.pin_first {
-                    settings.pin_first = p;
-                }
-                host.set_settings(settings);
-            }
-        }
-        state.whatif.update(|w| {
-            w.remove(&member);
-        });
-    };
+    let apply = move |_| apply_to_team(state, host);
     view! {
         <fieldset class=move || if active() { "whatif active" } else { "whatif" } data-testid="whatif-panel">
             <legend>{move || if active() { "what-if (on: the session is unchanged)" } else { "what-if" }}</legend>
@@ -236,4 +188,61 @@ pub fn WhatIfPanel(
             </When>
         </fieldset>
     }
+}
+
+/// "apply to team": the shown recipient's what-if becomes the team's (its window the member's,
+/// the budget and pin-first the settings'), and the what-if is dropped.
+fn apply_to_team(state: AppState, host: Host) {
+    let Some(member) = state.shown_recipient.get_untracked() else {
+        return;
+    };
+    let o = state.shown_whatif.get_untracked();
+    if let Some(window) = o.window_size {
+        host.edit_team(|team| {
+            if let Some(m) = team.members.iter_mut().find(|m| m.id == member) {
+                m.window_size = Some(window);
+            }
+        });
+    }
+    if o.max_bytes.is_some() || o.max_tokens.is_some() || o.pin_first.is_some() {
+        if let Some(mut settings) = state
+            .team
+            .with_untracked(|t| t.as_ref().map(|t| t.settings.clone()))
+        {
+            if let Some(b) = o.max_bytes {
+                settings.max_bytes = b;
+            }
+            if let Some(t) = o.max_tokens {
+                settings.max_tokens = Some(t);
+            }
+            if let Some(p) = o.pin_first {
+                settings.pin_first = p;
+            }
+            host.set_settings(settings);
+        }
+    }
+    state.whatif.update(|w| {
+        w.remove(&member);
+    });
+}
+
+/// Keeps what-if `o` for `member` (none left when it is empty), the problem said by the
+/// fields mended, and the banner's copy of it with it.
+fn keep(state: AppState, problem: RwSignal<Option<String>>, member: MemberId, o: PreviewOverrides) {
+    // The banner's copy of a refused value goes with the panel's, once mended.
+    if problem.get_untracked().is_some_and(|p| {
+        state
+            .error
+            .with_untracked(|e| e.as_deref() == Some(p.as_str()))
+    }) {
+        state.error.set(None);
+    }
+    problem.set(None);
+    state.whatif.update(|w| {
+        if o.is_empty() {
+            w.remove(&member);
+        } else {
+            w.insert(member, o);
+        }
+    })
 }
