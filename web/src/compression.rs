@@ -3,10 +3,13 @@
 //! weighed ~15 KB of the gzipped wasm, docs/architecture.md §18). Links made before, by
 //! `miniz_oxide`, are raw deflate too and open the same.
 
-use js_sys::{Array, Object, Uint8Array};
+use js_sys::{Array, Object, Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{ReadableStream, ReadableStreamDefaultReader, ReadableStreamReadResult};
+use web_sys::{
+    ReadableStreamDefaultReader, ReadableStreamReadResult, ReadableWritablePair,
+    WritableStreamDefaultWriter,
+};
 
 /// Why inflating failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,30 +35,77 @@ extern "C" {
     fn new(format: &str) -> Result<DecompressionStream, JsValue>;
 }
 
-/// `bytes` as a stream piped through `transform` (a `{readable, writable}` pair).
-fn piped(bytes: &[u8], transform: &Object) -> Result<ReadableStream, JsValue> {
-    let blob = web_sys::Blob::new_with_u8_array_sequence(&Array::of1(&Uint8Array::from(bytes)))?;
-    Ok(blob.stream().pipe_through(transform.unchecked_ref()))
-}
+/// At most this many bytes go into a stream at a time. Chromium inflates each chunk it is
+/// given whole, and queues all of its output, before a reader sees any of it; deflate
+/// expands at most ~1032:1, so a 1 KiB chunk of a deflate bomb is ~1 MiB held, not the
+/// gigabyte one large chunk could be.
+const CHUNK_BYTES: usize = 1024;
 
-/// Everything `stream` yields, up to `limit` bytes (`Ok(None)` beyond: reading stops there).
-async fn read_all(stream: ReadableStream, limit: usize) -> Result<Option<Vec<u8>>, JsValue> {
-    let reader: ReadableStreamDefaultReader = stream.get_reader().unchecked_into();
-    let mut out = Vec::new();
+/// `bytes` through `stream` (a `{readable, writable}` pair), fed [`CHUNK_BYTES`] at a time as
+/// it asks for them: everything it yields, or `Ok(None)` as soon as that passes `limit`
+/// bytes. Then reading stops there and the stream is cancelled, so what it still held is
+/// released: no more than `limit` bytes and one chunk's output were ever held.
+async fn through(stream: &Object, bytes: &[u8], limit: usize) -> Result<Option<Vec<u8>>, JsValue> {
+    let pair: &ReadableWritablePair = stream.unchecked_ref();
+    let writer = pair.get_writable().get_writer()?;
+    let reader: ReadableStreamDefaultReader = pair.get_readable().get_reader().unchecked_into();
+    let mut chunks = bytes.chunks(CHUNK_BYTES);
+    let mut feed = |writer: &WritableStreamDefaultWriter| {
+        chunks
+            .next()
+            .map(|chunk| writer.write_with_chunk(&Uint8Array::from(chunk)))
+    };
+    // The write (or the close) under way: the stream takes it once the reader asks for more,
+    // so the read and the write are awaited together (whichever settles first). Every promise
+    // made here is awaited in that race, so none rejects unhandled when the stream is
+    // cancelled or the data is damaged.
+    let mut writing = feed(&writer);
+    let mut closing = writing.is_none().then(|| writer.close());
+    let mut reading: Option<Promise> = None;
+    // What it yielded so far, kept as the browser gave it until the end.
+    let kept = Array::new();
+    let mut total = 0;
     loop {
-        let chunk: ReadableStreamReadResult = JsFuture::from(reader.read()).await?.unchecked_into();
+        let read = reading.take().unwrap_or_else(|| reader.read());
+        let settled = match writing.as_ref().or(closing.as_ref()) {
+            Some(write) => JsFuture::from(Promise::race(&Array::of2(&read, write))).await?,
+            None => JsFuture::from(read.clone()).await?,
+        };
+        if settled.is_undefined() {
+            // The write (or the close) was taken: the next chunk, or the close, goes in.
+            reading = Some(read);
+            if writing.take().is_some() {
+                writing = feed(&writer);
+                if writing.is_none() {
+                    closing = Some(writer.close());
+                }
+            } else {
+                closing = None;
+            }
+            continue;
+        }
+        let chunk: ReadableStreamReadResult = settled.unchecked_into();
         if chunk.get_done().unwrap_or(true) {
+            // Copied into the page's memory once whole, at its size: a refused stream never
+            // grows it (the wasm's memory never shrinks).
+            let mut out = vec![0; total];
+            let mut at = 0;
+            for part in kept.iter() {
+                let part: Uint8Array = part.unchecked_into();
+                let end = at + part.length() as usize;
+                part.copy_to(&mut out[at..end]);
+                at = end;
+            }
             return Ok(Some(out));
         }
-        let chunk = Uint8Array::new(&chunk.get_value());
-        let start = out.len();
-        let end = start + chunk.length() as usize;
-        if end > limit {
+        // A Uint8Array (a view, not `Uint8Array::new`, which would copy it).
+        let part = chunk.get_value();
+        total += part.unchecked_ref::<Uint8Array>().length() as usize;
+        if total > limit {
             let _ = reader.cancel();
             return Ok(None);
         }
-        out.resize(end, 0);
-        chunk.copy_to(&mut out[start..]);
+        kept.push(&part);
     }
 }
 
@@ -63,16 +113,17 @@ async fn read_all(stream: ReadableStream, limit: usize) -> Result<Option<Vec<u8>
 pub async fn deflate(bytes: &[u8]) -> Result<Vec<u8>, String> {
     let failed = |_| "this browser could not compress the link (no CompressionStream)".to_string();
     let stream = CompressionStream::new("deflate-raw").map_err(failed)?;
-    let deflated = piped(bytes, stream.unchecked_ref()).map_err(failed)?;
-    let out = read_all(deflated, usize::MAX).await.map_err(failed)?;
+    let out = through(stream.unchecked_ref(), bytes, usize::MAX)
+        .await
+        .map_err(failed)?;
     Ok(out.unwrap_or_default())
 }
 
-/// `bytes` inflated, refused past `limit` bytes.
+/// `bytes` inflated, refused past `limit` bytes (reading stops there: at most `limit` bytes
+/// and one chunk's output are held).
 pub async fn inflate(bytes: &[u8], limit: usize) -> Result<Vec<u8>, InflateError> {
     let stream = DecompressionStream::new("deflate-raw").map_err(|_| InflateError::Unsupported)?;
-    let inflated = piped(bytes, stream.unchecked_ref()).map_err(|_| InflateError::Unsupported)?;
-    match read_all(inflated, limit).await {
+    match through(stream.unchecked_ref(), bytes, limit).await {
         Ok(Some(out)) => Ok(out),
         Ok(None) => Err(InflateError::TooLarge),
         Err(_) => Err(InflateError::Damaged),

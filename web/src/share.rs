@@ -17,6 +17,19 @@ pub const PREFIX: &str = "#share=";
 pub const MAX_LINK_BYTES: usize = 64 * 1024;
 /// A shared scenario never inflates beyond this (a deflate bomb is refused).
 const MAX_INFLATED_BYTES: usize = 16 * 1024 * 1024;
+/// The most members a shared case's team may have. Real teams have a handful; the core sets
+/// no number, and a link of 20 000 members (67 KB) held the page 46 s at 4.8 GB before its
+/// wasm ran out of memory.
+pub const MAX_LINK_MEMBERS: usize = 100;
+/// The most messages a shared case may hold: the size of session the page is measured at
+/// (docs/architecture.md §13, "10⁴ messages"); a real case this long no longer fits a link.
+pub const MAX_LINK_MESSAGES: usize = 10_000;
+/// The most JSON values (objects, arrays, strings, numbers…) a link's data may hold, wherever
+/// they are: the data is parsed before the scenario is read from it, and a parsed value costs
+/// the page far more than its bytes (an object with a key ~300 B for its 8 bytes of text), so
+/// 16 MiB of tiny objects would take ~700 MB that the page's memory never gives back. A case
+/// at both limits above holds ~60 000.
+pub const MAX_LINK_VALUES: usize = 100_000;
 
 /// What a link holds: a scenario and the member shown.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,12 +135,13 @@ fn deflated_in(fragment: &str) -> Result<Vec<u8>, String> {
 
 /// The shared case in a link's JSON (inflated) bytes.
 fn read_link(json: &[u8]) -> Result<Shared, String> {
+    const NOT_JSON: &str = "the shared link is damaged (its data is not JSON)";
     // Read as text, with the reader every other JSON of the page goes through (a second one,
     // for bytes, would weigh on the page's wasm, docs/architecture.md §18).
-    let value: Value = std::str::from_utf8(json)
-        .ok()
-        .and_then(|text| serde_json::from_str(text).ok())
-        .ok_or("the shared link is damaged (its data is not JSON)")?;
+    let text = std::str::from_utf8(json).map_err(|_| NOT_JSON)?;
+    // Sized before anything is built from it, the parsed JSON included.
+    check_sizes(text)?;
+    let value: Value = serde_json::from_str(text).map_err(|_| NOT_JSON)?;
     if value.get("v").and_then(Value::as_u64) != Some(1) {
         return Err(
             "the shared link was made by another version of agent-chatter (v is not 1)".to_string(),
@@ -140,6 +154,127 @@ fn read_link(json: &[u8]) -> Result<Shared, String> {
         .and_then(Value::as_str)
         .map(str::to_string);
     Ok(Shared { scenario, member })
+}
+
+/// Where a link's JSON holds what [`check_sizes`] counts: the scenario's messages, and its
+/// team's members (ours: `team.members`; the peer's cli-config: `team.team.members`).
+const COUNTED: [&[&str]; 3] = [
+    &["scenario", "messages"],
+    &["scenario", "team", "members"],
+    &["scenario", "team", "team", "members"],
+];
+
+/// Refuses a link's JSON text holding a team, a history or data larger than a shared case may
+/// be, naming which, before anything is built from it (the parsed JSON included): one pass
+/// over the text, counting values and the arrays at [`COUNTED`], holding nothing of it. What
+/// is not JSON is left for the reader to name.
+fn check_sizes(text: &str) -> Result<(), String> {
+    /// An array or an object being read: which paths of [`COUNTED`] lead to it (a bit each),
+    /// and for an array its elements so far.
+    struct Open {
+        array: bool,
+        live: u8,
+        count: usize,
+    }
+    let bytes = text.as_bytes();
+    let mut open: Vec<Open> = Vec::new();
+    let mut lengths = [0usize; COUNTED.len()];
+    let mut values = 0usize;
+    // The paths the next value is on (the root is on all of them; a key narrows them).
+    let mut next: u8 = (1 << COUNTED.len()) - 1;
+    let mut in_key = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b':') {
+            i += 1;
+            continue;
+        }
+        if matches!(b, b'}' | b']' | b',') {
+            if b != b',' {
+                if let Some(done) = open.pop().filter(|o| o.array) {
+                    for (k, path) in COUNTED.iter().enumerate() {
+                        if done.live & (1 << k) != 0 && path.len() == open.len() {
+                            lengths[k] = done.count;
+                        }
+                    }
+                }
+            }
+            next = 0;
+            in_key = b == b',' && open.last().is_some_and(|o| !o.array);
+            i += 1;
+            continue;
+        }
+        let start = i;
+        if b == b'"' {
+            i += 1;
+            while i < bytes.len() && bytes[i] != b'"' {
+                i += if bytes[i] == b'\\' { 2 } else { 1 };
+            }
+        }
+        if in_key {
+            // A key: the paths it continues.
+            // A key written with escapes is read as the reader reads it (`m\u0065mbers` is
+            // `members`), so none hides what it holds.
+            let raw = text.get(start + 1..i).unwrap_or_default();
+            let decoded = raw
+                .contains('\\')
+                .then(|| {
+                    text.get(start..=i)
+                        .and_then(|q| serde_json::from_str::<String>(q).ok())
+                })
+                .flatten();
+            let key = decoded.as_deref().unwrap_or(raw);
+            let (depth, live) = (
+                open.len().saturating_sub(1),
+                open.last().map_or(0, |o| o.live),
+            );
+            next = (0..COUNTED.len())
+                .filter(|&k| live & (1 << k) != 0 && COUNTED[k].get(depth) == Some(&key))
+                .fold(0, |bits, k| bits | (1 << k));
+            in_key = false;
+            i += 1;
+            continue;
+        }
+        // A value starts.
+        values += 1;
+        if values > MAX_LINK_VALUES {
+            return Err(format!(
+                "the shared link holds more data than a shared case may (over {MAX_LINK_VALUES} JSON values): it was not opened"
+            ));
+        }
+        if let Some(parent) = open.last_mut().filter(|o| o.array) {
+            parent.count += 1;
+        }
+        if matches!(b, b'{' | b'[') {
+            open.push(Open {
+                array: b == b'[',
+                live: next,
+                count: 0,
+            });
+            next = 0;
+            in_key = b == b'{';
+        } else if b != b'"' {
+            // A number, true, false or null: to its end.
+            while i + 1 < bytes.len() && !b",]} \t\n\r".contains(&bytes[i + 1]) {
+                i += 1;
+            }
+        }
+        i += 1;
+    }
+    let [messages, ours, peers] = lengths;
+    let members = ours.max(peers);
+    if members > MAX_LINK_MEMBERS {
+        return Err(format!(
+            "the shared link's team has {members} members; a shared case opens with at most {MAX_LINK_MEMBERS}: it was not opened"
+        ));
+    }
+    if messages > MAX_LINK_MESSAGES {
+        return Err(format!(
+            "the shared link holds {messages} messages; a shared case opens with at most {MAX_LINK_MESSAGES}: it was not opened"
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -234,6 +369,83 @@ mod tests {
             err.contains("too long for a link") && err.contains("scenario file"),
             "{err}"
         );
+    }
+
+    /// A link's JSON whose team has `members` humans and whose history has `messages`.
+    fn sized(members: usize, messages: usize) -> String {
+        let members: Vec<String> = (0..members)
+            .map(|i| format!(r#"{{"name":"m{i}","kind":"human"}}"#))
+            .collect();
+        let messages: Vec<&str> = (0..messages)
+            .map(|_| r#"{"from":"m0","content":"hi"}"#)
+            .collect();
+        format!(
+            r#"{{"v":1,"scenario":{{"team":{{"name":"big","members":[{}]}},"messages":[{}]}}}}"#,
+            members.join(","),
+            messages.join(",")
+        )
+    }
+
+    #[test]
+    fn a_team_or_a_history_larger_than_a_shared_case_may_be_is_refused_naming_it() {
+        let at_limits = sized(MAX_LINK_MEMBERS, MAX_LINK_MESSAGES);
+        let shared = read_link(at_limits.as_bytes()).unwrap();
+        assert_eq!(shared.scenario.team.members.len(), MAX_LINK_MEMBERS);
+        assert_eq!(shared.scenario.messages.len(), MAX_LINK_MESSAGES);
+
+        let err = read_link(sized(20_000, 1).as_bytes()).unwrap_err();
+        assert_eq!(
+            err,
+            "the shared link's team has 20000 members; a shared case opens with at most 100: it was not opened"
+        );
+        let err = read_link(sized(MAX_LINK_MEMBERS + 1, 1).as_bytes()).unwrap_err();
+        assert!(err.contains("team has 101 members"), "{err}");
+        let err = read_link(sized(2, MAX_LINK_MESSAGES + 1).as_bytes()).unwrap_err();
+        assert_eq!(
+            err,
+            "the shared link holds 10001 messages; a shared case opens with at most 10000: it was not opened"
+        );
+
+        // The peer's cli-config keeps its members one level deeper.
+        let members: Vec<String> = (0..150).map(|i| format!(r#"{{"name":"m{i}"}}"#)).collect();
+        let peer = format!(
+            r#"{{"v":1,"scenario":{{"team":{{"schemaVersion":"1.2","team":{{"members":[{}]}}}},"messages":[]}}}}"#,
+            members.join(",")
+        );
+        let err = read_link(peer.as_bytes()).unwrap_err();
+        assert!(err.contains("team has 150 members"), "{err}");
+        // A key written with escapes is the same key to the reader.
+        let escaped = sized(101, 0).replace(r#""members""#, r#""m\u0065mbers""#);
+        let err = read_link(escaped.as_bytes()).unwrap_err();
+        assert!(err.contains("team has 101 members"), "{err}");
+
+        // Arrays elsewhere are not members or messages, but they are data all the same.
+        let junk = format!(
+            r#"{{"v":1,"junk":[{}],"scenario":{{}}}}"#,
+            vec!["{}"; MAX_LINK_VALUES].join(",")
+        );
+        let err = read_link(junk.as_bytes()).unwrap_err();
+        assert!(
+            err.contains("more data than a shared case may (over 100000 JSON values)"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_size_check_leaves_other_damage_to_the_reader() {
+        assert_eq!(check_sizes("{not json"), Ok(()));
+        assert_eq!(
+            check_sizes(r#"{"scenario":{"team":"x","messages":7}}"#),
+            Ok(())
+        );
+        assert_eq!(
+            check_sizes(include_str!("../../examples/demo-scenario.json")),
+            Ok(())
+        );
+        let err = read_link(br#"{"v":1,"scenario":{"team":{"members":[]},"messages":"x"}}"#);
+        assert!(err
+            .unwrap_err()
+            .starts_with("the shared link's scenario: team"));
     }
 
     #[test]
