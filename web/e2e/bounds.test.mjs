@@ -161,3 +161,27 @@ test('a deflate bomb link is refused without the tab holding what it inflates to
     await context.close();
   }
 });
+
+test("a long streamed output keeps its last MiB, says earlier output was cut, and goes when the run ends", async () => {
+  const { context, page } = await visit(bridgeUrl);
+  await page.page.goto(bridgeUrl);
+  await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
+  await page.send('[FROM: kailai] Print a lot. [NEXT: max]');
+  const output = page.by('agent-output');
+  await output.filter({ hasText: 'TAIL-OF-THE-OUTPUT' }).waitFor({ timeout: 30_000 });
+  const shown = await output.textContent();
+  assert.ok(Buffer.byteLength(shown) <= 2 ** 20, `${Buffer.byteLength(shown)} bytes shown`);
+  assert.ok(Buffer.byteLength(shown) > 2 ** 20 - 100, 'the whole last MiB');
+  assert.ok(!shown.includes('HEAD-OF-THE-OUTPUT'), 'the start was cut');
+  assert.match(shown, /x\nTAIL-OF-THE-OUTPUT\n$/);
+  assert.match(await page.by('agent-output-cut').textContent(),
+    /^earlier output cut: the page keeps a run's last 1 MiB; 2\.0 MiB before it not shown$/);
+  await page.screenshot('bounds-output-cut.png');
+
+  // Cancelled: the run ends, and its output goes with it.
+  await page.by('agent-cancel').click();
+  await page.page.waitForFunction(() => !document.querySelector('[data-testid="agent-output"]')?.textContent);
+  assert.equal(await page.by('agent-output-cut').count(), 0);
+  page.assertNoErrors();
+  await context.close();
+});

@@ -131,7 +131,7 @@ fn layout(host: Host, state: AppState, attention: Attention) -> impl IntoView {
             let on_cancel = Callback::new(move |()| bridge.cancel_due());
             let due_agent = view! {
                 <DueAgent runs=true>
-                    <RunningAgent verification=bridge.verification() output=bridge.output()
+                    <RunningAgent verification=bridge.verification() output=bridge.output() cut=bridge.output_cut()
                         unavailable=Signal::derive(move || bridge.unavailable()) on_cancel=on_cancel/>
                 </DueAgent>
             };

@@ -10,6 +10,7 @@ mod erased;
 mod files;
 mod host;
 mod library;
+mod output;
 mod patch;
 mod share;
 mod shared_case;

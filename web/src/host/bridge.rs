@@ -32,6 +32,7 @@ use web_sys::{MessageEvent, WebSocket};
 use super::ticket::Ticket;
 use super::RunInfo;
 use crate::browser::now;
+use crate::output;
 use crate::share::{self, Shared};
 use crate::shared_case;
 use crate::state::{AppState, Performed};
@@ -114,8 +115,10 @@ pub struct Bridge {
     sent: RwSignal<BTreeMap<(String, MemberId), String>>,
     /// The last delivery the bridge announced, checked against the page's preview.
     verification: RwSignal<Option<Verification>>,
-    /// The running agent's streamed output so far (not stored).
+    /// The end of the running agent's streamed output (not stored): its last MiB, and how
+    /// many bytes before it were dropped.
     output: RwSignal<String>,
+    output_cut: RwSignal<u64>,
     /// The running delivery the bridge announced (`delivering`), and when it arrived (ms).
     started: RwSignal<Option<(MemberId, u64)>>,
     /// The last retry the running agent's CLI reported, until its run ends.
@@ -159,6 +162,7 @@ impl Bridge {
             sent: RwSignal::new(BTreeMap::new()),
             verification: RwSignal::new(None),
             output: RwSignal::new(String::new()),
+            output_cut: RwSignal::new(0),
             started: RwSignal::new(None),
             retry: RwSignal::new(None),
             outbox: RwSignal::new(Vec::new()),
@@ -234,6 +238,7 @@ impl Bridge {
         self.started.set(None);
         self.retry.set(None);
         self.output.set(String::new());
+        self.output_cut.set(0);
         set_timeout(
             move || {
                 if self.open_socket().is_err() {
@@ -325,9 +330,15 @@ impl Bridge {
         self.verification.into()
     }
 
-    /// The running agent's streamed output so far.
+    /// The end of the running agent's streamed output (its last MiB).
     pub fn output(&self) -> Signal<String> {
         self.output.into()
+    }
+
+    /// How many bytes of the running agent's output came before [`Self::output`] and were
+    /// dropped.
+    pub fn output_cut(&self) -> Signal<u64> {
+        self.output_cut.into()
     }
 
     /// See [`crate::host::Host::sent_digest`].
@@ -665,6 +676,7 @@ impl Bridge {
                     ));
                 }
                 self.output.set(String::new());
+                self.output_cut.set(0);
                 if matches!(fact, Fact::Replied { .. } | Fact::Failed { .. }) {
                     // The run ended: its retries are over.
                     self.retry.set(None);
@@ -745,7 +757,14 @@ impl Bridge {
             Event::Agents { list } => self
                 .agents
                 .set(list.into_iter().map(|a| (a.member.clone(), a)).collect()),
-            Event::Output { delta, .. } => self.output.update(|o| o.push_str(&delta)),
+            Event::Output { delta, .. } => {
+                let mut dropped = 0;
+                self.output
+                    .update(|o| dropped = output::push_kept(o, &delta));
+                if dropped > 0 {
+                    self.output_cut.update(|c| *c += dropped as u64);
+                }
+            }
             Event::Retrying {
                 to,
                 attempt,
