@@ -20,7 +20,7 @@ use tokio::sync::broadcast;
 
 use crate::agents::machine::MachineSettings;
 use crate::clock;
-use crate::hub::{self, Hub, Published};
+use crate::hub::{self, AfterFact, Hub, Observer, Published, Said};
 
 /// A line on stdout as the terminal shows it (see [`terminal_safe`]); a closed stdout
 /// (`chat | head -1`) is not an error worth a panic: the line is dropped.
@@ -360,7 +360,13 @@ async fn retry(hub: &Hub, name: &str) {
         Ok(Err(message)) => return error(&message),
         Err(e) => return error(&e.to_string()),
     };
-    if let Err(e) = hub.apply(Fact::Retry { to, at: clock::now() }).await {
+    if let Err(e) = hub
+        .apply(Fact::Retry {
+            to,
+            at: clock::now(),
+        })
+        .await
+    {
         error(&refusal(&e));
     }
 }
@@ -381,24 +387,15 @@ fn refusal(e: &hub::HubError) -> String {
     }
 }
 
-/// One line the chat prints, on stdout or on stderr (warnings and errors), or the terminal's
-/// bell, rung when a person is waited for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Said {
-    Out(String),
-    Err(String),
-    Bell,
-}
-
 /// What the chat prints of a fact needs of the session as it was before it.
-pub(crate) struct Prior {
+struct Prior {
     team_task: Option<String>,
     /// The human whose turn it was.
     waiting_for: Option<String>,
 }
 
 impl Prior {
-    pub(crate) fn of(session: &Session) -> Prior {
+    fn of(session: &Session) -> Prior {
         Prior {
             team_task: session.store().team_task().map(str::to_string),
             waiting_for: session.conversation().waiting_for().map(str::to_string),
@@ -409,16 +406,20 @@ impl Prior {
 /// What the hub tells the chat to print ([`Hub::report`]): of each fact, from the hub's own
 /// session just before and after it, and of the notices pending when the chat starts. So the
 /// chat keeps no session of its own (docs/architecture.md §14, "Memory").
-#[derive(Clone, Copy)]
-pub(crate) struct Reporter {
-    pub fact: fn(&Prior, &Fact, &Session, &[Action]) -> Vec<Said>,
-    pub actions: fn(&Session, &[Action]) -> Vec<Said>,
-}
+struct Lines;
 
-const REPORTER: Reporter = Reporter {
-    fact: said_of_fact,
-    actions: said_of_notices,
-};
+impl Observer for Lines {
+    fn before(&self, session: &Session) -> AfterFact {
+        let prior = Prior::of(session);
+        Box::new(move |fact: &Fact, session: &Session, actions: &[Action]| {
+            said_of_fact(&prior, fact, session, actions)
+        })
+    }
+
+    fn pending(&self, session: &Session, actions: &[Action]) -> Vec<Said> {
+        said_of_notices(session, actions)
+    }
+}
 
 /// A fact as the terminal shows it ([`print_fact`]), with what the conversation said back.
 fn said_of_fact(prior: &Prior, fact: &Fact, session: &Session, actions: &[Action]) -> Vec<Said> {
@@ -467,7 +468,7 @@ fn show(said: &[Said], bell: bool) {
 type Subscription = (broadcast::Receiver<Arc<Published>>, usize);
 
 async fn subscribe(hub: &Hub) -> Result<Subscription, hub::HubError> {
-    let (events, pending, facts) = hub.report(REPORTER).await?;
+    let (events, pending, facts) = hub.report(Lines).await?;
     show(&pending, false);
     Ok((events, facts))
 }

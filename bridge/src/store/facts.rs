@@ -5,10 +5,9 @@
 use agent_chatter::session::Fact;
 use rusqlite::{params, OptionalExtension, TransactionBehavior};
 
-use super::file::Db;
 use super::lease::claim;
 use super::library::index;
-use super::{SessionInfo, Store, StoreError};
+use super::{Db, SessionInfo, Store, StoreError};
 use crate::clock::now;
 
 impl Store {

@@ -12,23 +12,8 @@ use rusqlite::{Connection, OpenFlags, MAIN_DB};
 
 use super::lease::Holder;
 use super::schema::{self, APPLICATION_ID, SCHEMA, SCHEMA_VERSION};
-use super::{Store, StoreError};
+use super::{Db, Store, StoreError};
 use crate::clock;
-
-/// The connection and the file it was opened on.
-pub(super) struct Db {
-    pub(super) conn: Connection,
-    pub(super) path: PathBuf,
-    /// The file's device and inode when it was opened: another pair (or none) at `path`
-    /// means it was deleted, moved or replaced.
-    file: (u64, u64),
-    /// Why nothing can be written any more (the file was deleted and could not be rewritten).
-    lost: Option<String>,
-    /// This store's name in the `leases` table.
-    pub(super) me: Holder,
-    /// When the leases were last renewed.
-    pub(super) renewed: std::time::Instant,
-}
 
 /// How often an idle bridge checks that its database file is still there.
 const WATCH_EVERY: Duration = Duration::from_secs(1);

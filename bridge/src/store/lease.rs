@@ -6,8 +6,7 @@ use std::time::Duration;
 
 use rusqlite::{params, OptionalExtension, TransactionBehavior};
 
-use super::file::Db;
-use super::{Store, StoreError};
+use super::{Db, Store, StoreError};
 use crate::clock::now;
 
 /// How long a lease lasts unless renewed: a holder that stops renewing (hung, suspended, or

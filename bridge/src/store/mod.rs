@@ -20,6 +20,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use rusqlite::Connection;
 use thiserror::Error;
 
 mod facts;
@@ -34,7 +35,7 @@ pub use lease::LEASE_MS;
 pub(crate) use library::Reader;
 pub use records::{KeptOutput, TeamFile};
 
-use file::Db;
+use lease::Holder;
 use schema::SCHEMA_VERSION;
 
 /// What went wrong with the session database, in the user's terms.
@@ -82,6 +83,21 @@ pub enum StoreError {
         seq: i64,
         message: String,
     },
+}
+
+/// The connection and the file it was opened on.
+struct Db {
+    conn: Connection,
+    path: PathBuf,
+    /// The file's device and inode when it was opened: another pair (or none) at `path`
+    /// means it was deleted, moved or replaced.
+    file: (u64, u64),
+    /// Why nothing can be written any more (the file was deleted and could not be rewritten).
+    lost: Option<String>,
+    /// This store's name in the `leases` table.
+    me: Holder,
+    /// When the leases were last renewed.
+    renewed: std::time::Instant,
 }
 
 /// The session database.

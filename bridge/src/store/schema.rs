@@ -214,7 +214,6 @@ fn clean_machine_settings(conn: &Connection) -> rusqlite::Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::file::beside;
     use crate::store::testing::{fact, old_file, team};
     use crate::store::{Sent, SessionInfo, Store};
 
@@ -307,7 +306,7 @@ mod tests {
         drop(store);
         let bytes: Vec<u8> = ["", "-wal"]
             .iter()
-            .filter_map(|s| std::fs::read(beside(&path, s)).ok())
+            .filter_map(|s| std::fs::read(format!("{}{s}", path.display())).ok())
             .flatten()
             .collect();
         let text = String::from_utf8_lossy(&bytes);

@@ -1,0 +1,178 @@
+//! A run's stream, relayed: its text to every page in frames of bounded size, the retries its
+//! CLI reports, and the last MiB it streamed kept for a page that connects while it runs.
+
+use std::sync::Arc;
+
+use agent_chatter::protocol::Event;
+use tokio::sync::{broadcast, mpsc};
+use tokio::task::JoinHandle;
+
+use super::Published;
+use crate::agents::decode::Retry;
+
+/// Streamed output is relayed in frames of at most this size.
+const OUTPUT_FRAME_BYTES: usize = 64 * 1024;
+/// The most of a run's streamed output the hub keeps for a page that connects while it runs
+/// (its last bytes); the page keeps as much.
+const STREAMED_KEPT_BYTES: usize = 1024 * 1024;
+
+/// What the run in flight has streamed so far (its last [`STREAMED_KEPT_BYTES`]), for a page
+/// that connects while it runs. Each delta is kept and published under its lock, and a page
+/// attaches under it too, so every delta is either in what it is sent first or in its events,
+/// never both, never neither.
+#[derive(Default)]
+pub(super) struct Streamed {
+    pub(super) run: u64,
+    pub(super) to: String,
+    pub(super) text: String,
+}
+
+pub(super) type StreamedSlot = Arc<std::sync::Mutex<Option<Streamed>>>;
+
+impl Streamed {
+    fn push(&mut self, delta: &str) {
+        self.text.push_str(delta);
+        if self.text.len() > STREAMED_KEPT_BYTES {
+            let over = self.text.len() - STREAMED_KEPT_BYTES;
+            // The first character boundary at or after `over` (at most 3 bytes on).
+            let cut = (over..=self.text.len())
+                .find(|&i| self.text.is_char_boundary(i))
+                .unwrap_or(self.text.len());
+            self.text.drain(..cut);
+        }
+    }
+}
+
+/// The relays of one run; each ends once the run has dropped its sender.
+pub(super) struct Relaying {
+    output: JoinHandle<()>,
+    retries: JoinHandle<()>,
+}
+
+impl Relaying {
+    /// Waits until both relays have sent every page what the run produced.
+    pub(super) async fn finish(self) {
+        let _ = self.output.await;
+        let _ = self.retries.await;
+    }
+}
+
+/// Starts relaying the text deltas and the retries of the run `streamed` names, to every page
+/// (see [`relay_output`], [`relay_retries`]); the run sends them into the senders returned.
+pub(super) fn start(
+    to: String,
+    events: broadcast::Sender<Arc<Published>>,
+    streamed: (StreamedSlot, u64),
+) -> (
+    mpsc::UnboundedSender<String>,
+    mpsc::UnboundedSender<Retry>,
+    Relaying,
+) {
+    let (tx, rx) = mpsc::unbounded_channel::<String>();
+    let (retries_tx, retries_rx) = mpsc::unbounded_channel();
+    let retries = tokio::spawn(relay_retries(to.clone(), retries_rx, events.clone()));
+    let output = tokio::spawn(relay_output(to, rx, events, streamed));
+    (tx, retries_tx, Relaying { output, retries })
+}
+
+/// Relays a run's streamed text to every subscriber, in frames of at most
+/// [`OUTPUT_FRAME_BYTES`] (a longer delta is split at character boundaries). What arrived
+/// meanwhile goes in the same event: a burst of tiny deltas is a few frames, not thousands no
+/// page keeps up with.
+async fn relay_output(
+    to: String,
+    mut deltas: mpsc::UnboundedReceiver<String>,
+    events: broadcast::Sender<Arc<Published>>,
+    (streamed, run): (StreamedSlot, u64),
+) {
+    let publish = |delta: String| {
+        let mut kept = streamed.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(kept) = kept.as_mut().filter(|k| k.run == run) {
+            kept.push(&delta);
+        }
+        let _ = events.send(Published::new(Event::Output {
+            to: to.clone(),
+            delta,
+        }));
+    };
+    while let Some(mut delta) = deltas.recv().await {
+        while delta.len() < OUTPUT_FRAME_BYTES {
+            match deltas.try_recv() {
+                Ok(more) => delta.push_str(&more),
+                Err(_) => break,
+            }
+        }
+        if delta.len() <= OUTPUT_FRAME_BYTES {
+            publish(delta);
+            continue;
+        }
+        let mut rest = delta.as_str();
+        while !rest.is_empty() {
+            let end = if rest.len() <= OUTPUT_FRAME_BYTES {
+                rest.len()
+            } else {
+                agent_chatter::text::floor_char_boundary(rest, OUTPUT_FRAME_BYTES)
+            };
+            publish(rest[..end].to_string());
+            rest = &rest[end..];
+        }
+    }
+}
+
+/// Relays the retries a run's CLI reports, as they come (docs/architecture.md §14c).
+async fn relay_retries(
+    to: String,
+    mut retries: mpsc::UnboundedReceiver<Retry>,
+    events: broadcast::Sender<Arc<Published>>,
+) {
+    while let Some(retry) = retries.recv().await {
+        let _ = events.send(Published::new(Event::Retrying {
+            to: to.clone(),
+            attempt: retry.attempt,
+            max: retry.max,
+            reason: retry.reason,
+        }));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_output_kept_for_a_late_page_is_the_last_mib_cut_at_a_character() {
+        let mut kept = Streamed::default();
+        kept.push(&"é".repeat(STREAMED_KEPT_BYTES / 2));
+        kept.push("x");
+        kept.push(&"🦀".repeat(1000));
+        assert!(
+            kept.text.len() <= STREAMED_KEPT_BYTES,
+            "{}",
+            kept.text.len()
+        );
+        assert!(kept.text.len() > STREAMED_KEPT_BYTES - 4);
+        assert!(kept.text.ends_with(&format!("x{}", "🦀".repeat(1000))));
+    }
+
+    #[tokio::test]
+    async fn output_is_relayed_in_frames_of_at_most_the_frame_size_split_at_characters() {
+        let (events, mut pages) = broadcast::channel(1024);
+        let (tx, rx) = mpsc::unbounded_channel();
+        let big = "é€🦀".repeat(30_000); // 270 kB of 2-, 3- and 4-byte characters
+        tx.send("small ".to_string()).unwrap();
+        tx.send(big.clone()).unwrap();
+        tx.send(" end".to_string()).unwrap();
+        drop(tx);
+        relay_output("max".into(), rx, events, (StreamedSlot::default(), 1)).await;
+        let mut relayed = String::new();
+        while let Ok(event) = pages.try_recv() {
+            let Event::Output { to, delta } = event.event() else {
+                panic!("{:?}", event.event())
+            };
+            assert_eq!(to, "max");
+            assert!(delta.len() <= OUTPUT_FRAME_BYTES, "{}", delta.len());
+            relayed.push_str(delta);
+        }
+        assert_eq!(relayed, format!("small {big} end"));
+    }
+}
