@@ -8,12 +8,10 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use serde_json::{json, Value};
-use support::{bin, team, Bridge, Client};
-
-fn human(text: &str) -> Value {
-    json!({"v": 1, "type": "apply", "fact": {"type": "human", "text": text, "sender": null, "at": 1}})
-}
+use agent_chatter::protocol::{Command as Frame, Event, SearchHit, SessionInfo};
+use agent_chatter::session::Fact;
+use serde_json::json;
+use support::{bin, human, team, Bridge, Client, Opened, Replied};
 
 /// `serve --simulate` on the files in `d` with `args` (no `--team` unless given); its stderr
 /// goes to `d/stderr-N`.
@@ -70,39 +68,78 @@ fn with_team(d: &Path) -> String {
 }
 
 /// A conversation of three facts in the open session: the team, `text` to max, max's reply.
-async fn talk(page: &mut Client, text: &str) -> Value {
-    page.send(human(&format!("[NEXT: max] {text}"))).await;
-    page.until_fact("replied").await
-}
-
-async fn sessions(page: &mut Client) -> Vec<Value> {
-    page.send(json!({"v": 1, "type": "listSessions"})).await;
-    let list = page.until(|e| e["type"] == "sessions").await;
-    list["list"].as_array().unwrap().clone()
-}
-
-async fn search(page: &mut Client, query: &str) -> Value {
-    page.send(json!({"v": 1, "type": "searchSessions", "query": query}))
+async fn talk(page: &mut Client, text: &str) -> Replied {
+    page.send_command(human(&format!("[NEXT: max] {text}")))
         .await;
-    page.until(|e| e["type"] == "searchResults" || e["type"] == "error")
+    page.until_replied().await
+}
+
+/// The list of the next `sessions` event.
+async fn until_sessions(page: &mut Client) -> Vec<SessionInfo> {
+    match page.wait_for(|e| matches!(e, Event::Sessions { .. })).await {
+        Event::Sessions { list } => list,
+        _ => unreachable!(),
+    }
+}
+
+async fn sessions(page: &mut Client) -> Vec<SessionInfo> {
+    page.send_command(Frame::ListSessions).await;
+    until_sessions(page).await
+}
+
+/// The answer to `searchSessions` for `query`: its query and hits, after checking that it is
+/// `searchResults` (not an error).
+async fn search_answer(page: &mut Client, query: &str) -> (String, Vec<SearchHit>) {
+    page.send_command(Frame::SearchSessions {
+        query: query.into(),
+    })
+    .await;
+    match page
+        .wait_for(|e| matches!(e, Event::SearchResults { .. } | Event::Error { .. }))
         .await
+    {
+        Event::SearchResults { query, hits } => (query, hits),
+        other => panic!("{query}: {other:?}"),
+    }
+}
+
+/// The hits of `searchSessions` for `query` (see [`search_answer`]).
+async fn search(page: &mut Client, query: &str) -> Vec<SearchHit> {
+    search_answer(page, query).await.1
+}
+
+/// The next `session` event whose id `pred` accepts.
+async fn until_session_where(page: &mut Client, pred: impl Fn(i64) -> bool) -> Opened {
+    match page
+        .wait_for(|e| matches!(e, Event::Session { id, .. } if pred(*id)))
+        .await
+    {
+        Event::Session { id, facts, sent } => Opened { id, facts, sent },
+        _ => unreachable!(),
+    }
+}
+
+fn rename(id: i64, name: &str) -> Frame {
+    Frame::RenameSession {
+        id,
+        name: name.into(),
+    }
 }
 
 #[tokio::test]
 async fn a_restart_without_flags_resumes_the_session_written_last_with_the_same_token() {
     let d = dir();
     let first = serve(d.path(), &["--team", &with_team(d.path())]);
-    let (mut page, session) = first.hello().await;
-    let id = session["id"].as_i64().unwrap();
+    let (mut page, session) = first.join().await;
+    let id = session.id;
     talk(&mut page, "draft the notes").await;
     // Another session, then back to the first: it is the one written last.
-    page.send(json!({"v": 1, "type": "newSession"})).await;
-    page.until(|e| e["type"] == "session").await;
-    page.send(json!({"v": 1, "type": "openSession", "id": id}))
-        .await;
-    page.until(|e| e["type"] == "session").await;
-    page.send(human("[NEXT: max] and again")).await;
-    page.until_fact("replied").await;
+    page.send_command(Frame::NewSession).await;
+    page.until_session().await;
+    page.send_command(Frame::OpenSession { id }).await;
+    page.until_session().await;
+    page.send_command(human("[NEXT: max] and again")).await;
+    page.until_replied().await;
     let token = first.token.clone();
     drop(page);
     drop(first);
@@ -117,25 +154,25 @@ async fn a_restart_without_flags_resumes_the_session_written_last_with_the_same_
         last_stderr(d.path())
     );
     // The old URL's token still opens it: the same session, every fact kept.
-    let (_page, session) = second.hello().await;
-    assert_eq!(session["id"], id);
-    assert_eq!(session["facts"].as_array().unwrap().len(), 5);
+    let (_page, session) = second.join().await;
+    assert_eq!(session.id, id);
+    assert_eq!(session.facts.len(), 5);
     drop(second);
 
     // --new starts a new session with the demo team, on the same token.
     let third = serve(d.path(), &["--new"]);
     assert_eq!(third.token, token);
-    let (_page, session) = third.hello().await;
-    assert_ne!(session["id"], id);
-    assert_eq!(session["facts"].as_array().unwrap().len(), 1);
+    let (_page, session) = third.join().await;
+    assert_ne!(session.id, id);
+    assert_eq!(session.facts.len(), 1);
 }
 
 #[tokio::test]
 async fn a_database_with_no_session_starts_one_with_the_demo_team() {
     let d = dir();
     let bridge = serve(d.path(), &[]);
-    let (_page, session) = bridge.hello().await;
-    assert_eq!(session["facts"][0]["type"], "setTeam");
+    let (_page, session) = bridge.join().await;
+    assert_eq!(session.facts[0].kind(), "setTeam");
     assert!(!last_stderr(d.path()).contains("resuming"));
 }
 
@@ -143,14 +180,13 @@ async fn a_database_with_no_session_starts_one_with_the_demo_team() {
 async fn a_rename_is_sent_to_every_page_and_kept_across_a_restart() {
     let d = dir();
     let bridge = serve(d.path(), &["--team", &with_team(d.path())]);
-    let (mut page, session) = bridge.hello().await;
-    let (mut other, _) = bridge.hello().await;
-    let id = session["id"].as_i64().unwrap();
-    page.send(json!({"v": 1, "type": "renameSession", "id": id, "name": "  Release notes  "}))
-        .await;
-    let list = other.until(|e| e["type"] == "sessions").await;
-    assert_eq!(list["list"][0]["name"], "Release notes");
-    assert_eq!(list["list"][0]["title"], "relay");
+    let (mut page, session) = bridge.join().await;
+    let (mut other, _) = bridge.join().await;
+    let id = session.id;
+    page.send_command(rename(id, "  Release notes  ")).await;
+    let list = until_sessions(&mut other).await;
+    assert_eq!(list[0].name, "Release notes");
+    assert_eq!(list[0].title, "relay");
 
     for (name, error) in [
         (
@@ -162,15 +198,14 @@ async fn a_rename_is_sent_to_every_page_and_kept_across_a_restart() {
             "rename: a session's name is at most 120 characters (this one has 121)".to_string(),
         ),
     ] {
-        page.send(json!({"v": 1, "type": "renameSession", "id": id, "name": name}))
-            .await;
-        let refused = page.until(|e| e["type"] == "error").await;
-        assert_eq!(refused["message"], error);
+        page.send_command(rename(id, name)).await;
+        assert_eq!(page.until_error().await, error);
     }
-    page.send(json!({"v": 1, "type": "renameSession", "id": 99, "name": "x"}))
-        .await;
-    let refused = page.until(|e| e["type"] == "error").await;
-    assert_eq!(refused["message"], "rename: session 99 does not exist");
+    page.send_command(rename(99, "x")).await;
+    assert_eq!(
+        page.until_error().await,
+        "rename: session 99 does not exist"
+    );
     drop((page, other));
     drop(bridge);
 
@@ -185,47 +220,44 @@ async fn a_rename_is_sent_to_every_page_and_kept_across_a_restart() {
         "{listed}"
     );
     let bridge = serve(d.path(), &[]);
-    let (mut page, _) = bridge.hello().await;
-    assert_eq!(sessions(&mut page).await[0]["name"], "Release notes");
+    let (mut page, _) = bridge.join().await;
+    assert_eq!(sessions(&mut page).await[0].name, "Release notes");
 }
 
 #[tokio::test]
 async fn search_finds_a_replys_word_in_another_session_ignoring_case() {
     let d = dir();
     let bridge = serve(d.path(), &["--team", &with_team(d.path())]);
-    let (mut page, session) = bridge.hello().await;
-    let first = session["id"].as_i64().unwrap();
-    let replied = talk(&mut page, "hello").await;
-    let reply = replied["fact"]["text"].as_str().unwrap().to_string();
+    let (mut page, session) = bridge.join().await;
+    let first = session.id;
+    let reply = talk(&mut page, "hello").await.text;
     let word = reply
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| w.len() >= 4 && !"hello".contains(&w.to_lowercase()))
         .max_by_key(|w| w.len())
         .unwrap_or_else(|| panic!("no word in {reply:?}"))
         .to_string();
-    page.send(json!({"v": 1, "type": "newSession"})).await;
-    page.until(|e| e["type"] == "session").await;
+    page.send_command(Frame::NewSession).await;
+    page.until_session().await;
 
-    let found = search(&mut page, &word.to_uppercase()).await;
-    assert_eq!(found["type"], "searchResults", "{found}");
-    assert_eq!(found["query"], word.to_uppercase());
-    let hits = found["hits"].as_array().unwrap();
-    let hit = hits
+    // `search_answer` checks the answer is `searchResults`.
+    let (query, found) = search_answer(&mut page, &word.to_uppercase()).await;
+    assert_eq!(query, word.to_uppercase());
+    let hit = found
         .iter()
-        .find(|h| h["seq"] == 3)
-        .unwrap_or_else(|| panic!("{word}: {found}"));
-    assert_eq!(hit["session"], first);
-    assert_eq!(hit["name"], "relay");
-    let marked: Vec<&str> = hit["snippet"]
-        .as_array()
-        .unwrap()
+        .find(|h| h.seq == 3)
+        .unwrap_or_else(|| panic!("{word}: {found:?}"));
+    assert_eq!(hit.session, first);
+    assert_eq!(hit.name, "relay");
+    let marked: Vec<&str> = hit
+        .snippet
         .iter()
-        .filter(|p| p["hit"] == true)
-        .map(|p| p["text"].as_str().unwrap())
+        .filter(|p| p.hit)
+        .map(|p| p.text.as_str())
         .collect();
     assert!(
         marked.iter().all(|m| m.eq_ignore_ascii_case(&word)) && !marked.is_empty(),
-        "{hit}"
+        "{hit:?}"
     );
 }
 
@@ -235,19 +267,17 @@ async fn search_finds_a_replys_word_in_another_session_ignoring_case() {
 async fn search_finds_a_failures_reason_also_in_a_file_indexed_before_reasons_were() {
     let d = dir();
     let bridge = serve(d.path(), &["--team", &with_team(d.path())]);
-    let (mut page, session) = bridge.hello().await;
-    let first = session["id"].as_i64().unwrap();
-    page.send(human("[NEXT: max] take your time")).await;
-    page.until(|e| e["type"] == "delivering").await;
-    page.send(json!({"v": 1, "type": "cancel", "to": "max"}))
+    let (mut page, session) = bridge.join().await;
+    let first = session.id;
+    page.send_command(human("[NEXT: max] take your time")).await;
+    page.wait_for(|e| matches!(e, Event::Delivering { .. }))
         .await;
-    let failed = page.until_fact("failed").await;
-    assert_eq!(failed["seq"], 3);
+    page.send_command(Frame::Cancel { to: "max".into() }).await;
+    assert_eq!(page.until_failed().await.seq, 3);
     let found = search(&mut page, "STOPPED").await;
-    let hits = found["hits"].as_array().unwrap();
     assert!(
-        hits.iter().any(|h| h["session"] == first && h["seq"] == 3),
-        "{found}"
+        found.iter().any(|h| h.session == first && h.seq == 3),
+        "{found:?}"
     );
     drop(page);
     drop(bridge);
@@ -261,12 +291,11 @@ async fn search_finds_a_failures_reason_also_in_a_file_indexed_before_reasons_we
     .unwrap();
     drop(db);
     let again = serve(d.path(), &[]);
-    let (mut page, _) = again.hello().await;
+    let (mut page, _) = again.join().await;
     let found = search(&mut page, "stopped").await;
-    let hits = found["hits"].as_array().unwrap();
     assert!(
-        hits.iter().any(|h| h["session"] == first && h["seq"] == 3),
-        "{found}"
+        found.iter().any(|h| h.session == first && h.seq == 3),
+        "{found:?}"
     );
 }
 
@@ -274,8 +303,8 @@ async fn search_finds_a_failures_reason_also_in_a_file_indexed_before_reasons_we
 async fn sessions_search_lists_the_matching_facts_in_the_terminal() {
     let d = dir();
     let bridge = serve(d.path(), &["--team", &with_team(d.path())]);
-    let (mut page, session) = bridge.hello().await;
-    let id = session["id"].as_i64().unwrap();
+    let (mut page, session) = bridge.join().await;
+    let id = session.id;
     talk(&mut page, "Draft the Changelog").await;
     drop(page);
     drop(bridge);
@@ -298,7 +327,7 @@ async fn sessions_search_lists_the_matching_facts_in_the_terminal() {
 async fn a_query_with_search_operators_or_quotes_is_answered_not_refused() {
     let d = dir();
     let bridge = serve(d.path(), &["--team", &with_team(d.path())]);
-    let (mut page, _) = bridge.hello().await;
+    let (mut page, _) = bridge.join().await;
     talk(&mut page, "we ship c++ \"quoted\" notes").await;
     for query in [
         "\"",
@@ -309,77 +338,60 @@ async fn a_query_with_search_operators_or_quotes_is_answered_not_refused() {
         "-",
         "\"quoted\" notes*",
     ] {
-        let answer = search(&mut page, query).await;
-        assert_eq!(answer["type"], "searchResults", "{query}: {answer}");
+        // `search` checks the answer is `searchResults`.
+        search(&mut page, query).await;
     }
     // Searched as the phrase `c`: the message (and the simulator's reply quoting it).
     let answer = search(&mut page, "c++").await;
-    assert!(
-        answer["hits"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|h| h["seq"] == 2),
-        "{answer}"
-    );
+    assert!(answer.iter().any(|h| h.seq == 2), "{answer:?}");
 }
 
 #[tokio::test]
 async fn a_fork_has_the_first_n_facts_and_the_original_is_unchanged() {
     let d = dir();
     let bridge = serve(d.path(), &["--team", &with_team(d.path())]);
-    let (mut page, session) = bridge.hello().await;
-    let (mut other, _) = bridge.hello().await;
-    let original = session["id"].as_i64().unwrap();
+    let (mut page, session) = bridge.join().await;
+    let (mut other, _) = bridge.join().await;
+    let original = session.id;
     talk(&mut page, "first").await;
     talk(&mut page, "second").await;
-    page.send(json!({"v": 1, "type": "openSession", "id": original}))
-        .await;
-    let before = page.until(|e| e["type"] == "session").await["facts"].clone();
-    assert_eq!(before.as_array().unwrap().len(), 5);
+    page.send_command(Frame::OpenSession { id: original }).await;
+    let before: Vec<Fact> = page.until_session().await.facts;
+    assert_eq!(before.len(), 5);
 
-    page.send(json!({"v": 1, "type": "forkSession", "id": original, "upto": 3}))
-        .await;
+    page.send_command(Frame::ForkSession {
+        id: original,
+        upto: 3,
+    })
+    .await;
     // Every page follows to the fork.
-    let fork = other
-        .until(|e| e["type"] == "session" && e["id"] != original)
-        .await;
-    assert_eq!(fork["facts"], json!(before.as_array().unwrap()[..3]));
-    let list = other.until(|e| e["type"] == "sessions").await;
-    let listed = list["list"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["id"] == fork["id"])
-        .unwrap()
-        .clone();
+    let fork = until_session_where(&mut other, |id| id != original).await;
+    assert_eq!(fork.facts, before[..3]);
+    let list = until_sessions(&mut other).await;
+    let listed = list.iter().find(|s| s.id == fork.id).unwrap().clone();
     // Named by the message (#2, the reply to "first"), not the fact (3: the team is fact 1).
-    assert_eq!(listed["name"], "relay (fork at #2)");
-    assert_eq!(listed["facts"], 3);
+    assert_eq!(listed.name, "relay (fork at #2)");
+    assert_eq!(listed.facts, 3);
 
-    page.send(json!({"v": 1, "type": "openSession", "id": original}))
-        .await;
-    let again = page
-        .until(|e| e["type"] == "session" && e["id"] == original)
-        .await;
-    assert_eq!(again["facts"], before);
+    page.send_command(Frame::OpenSession { id: original }).await;
+    let again = until_session_where(&mut page, |id| id == original).await;
+    assert_eq!(again.facts, before);
 }
 
 #[tokio::test]
 async fn a_fork_keeps_the_digests_of_what_was_sent_up_to_its_last_message() {
     let d = dir();
     let bridge = serve(d.path(), &["--team", &with_team(d.path())]);
-    let (mut page, session) = bridge.hello().await;
-    let original = session["id"].as_i64().unwrap();
+    let (mut page, session) = bridge.join().await;
+    let original = session.id;
     talk(&mut page, "first").await;
     talk(&mut page, "second").await;
-    page.send(json!({"v": 1, "type": "openSession", "id": original}))
-        .await;
-    let sent = page.until(|e| e["type"] == "session").await["sent"].clone();
-    let sent = sent.as_array().unwrap();
-    let upto_msg_2: Vec<&Value> = sent
+    page.send_command(Frame::OpenSession { id: original }).await;
+    let sent = page.until_session().await.sent;
+    let upto_msg_2: Vec<_> = sent
         .iter()
-        .filter(|s| ["msg-1", "msg-2"].contains(&s["message"].as_str().unwrap()))
+        .filter(|s| ["msg-1", "msg-2"].contains(&s.message.as_str()))
+        .cloned()
         .collect();
     assert!(
         !upto_msg_2.is_empty(),
@@ -388,26 +400,27 @@ async fn a_fork_keeps_the_digests_of_what_was_sent_up_to_its_last_message() {
     assert!(sent.len() > upto_msg_2.len(), "later ones too: {sent:?}");
 
     // Fact 3 is the reply to "first": message #2.
-    page.send(json!({"v": 1, "type": "forkSession", "id": original, "upto": 3}))
-        .await;
-    let fork = page
-        .until(|e| e["type"] == "session" && e["id"] != original)
-        .await;
-    let copied: Vec<&Value> = fork["sent"].as_array().unwrap().iter().collect();
-    assert_eq!(copied, upto_msg_2, "only the digests of messages #1 and #2");
+    page.send_command(Frame::ForkSession {
+        id: original,
+        upto: 3,
+    })
+    .await;
+    let fork = until_session_where(&mut page, |id| id != original).await;
+    assert_eq!(
+        fork.sent, upto_msg_2,
+        "only the digests of messages #1 and #2"
+    );
 }
 
 #[tokio::test]
 async fn forking_at_a_fact_that_does_not_exist_is_refused_naming_it() {
     let d = dir();
     let bridge = serve(d.path(), &["--team", &with_team(d.path())]);
-    let (mut page, session) = bridge.hello().await;
-    let id = session["id"].as_i64().unwrap();
-    page.send(json!({"v": 1, "type": "forkSession", "id": id, "upto": 9}))
-        .await;
-    let refused = page.until(|e| e["type"] == "error").await;
+    let (mut page, session) = bridge.join().await;
+    let id = session.id;
+    page.send_command(Frame::ForkSession { id, upto: 9 }).await;
     assert_eq!(
-        refused["message"],
+        page.until_error().await,
         format!("fork: session {id} \"relay\" has no fact #9 (it has 1)")
     );
     assert_eq!(sessions(&mut page).await.len(), 1, "no session was made");
@@ -468,13 +481,16 @@ async fn a_database_from_before_the_library_is_resumed_with_its_facts() {
         }
     }
     let bridge = serve(d.path(), &[]);
-    let (mut page, session) = bridge.hello().await;
-    assert_eq!(session["id"], 4);
-    assert_eq!(session["facts"].as_array().unwrap().len(), 2);
+    let (mut page, session) = bridge.join().await;
+    assert_eq!(session.id, 4);
+    assert_eq!(session.facts.len(), 2);
     let listed = sessions(&mut page).await;
-    assert_eq!(listed[0]["firstMessage"], "[FROM: kailai] old words");
+    assert_eq!(
+        listed[0].first_message.as_deref(),
+        Some("[FROM: kailai] old words")
+    );
     let found = search(&mut page, "old words").await;
-    assert_eq!(found["hits"][0]["session"], 4, "{found}");
+    assert_eq!(found[0].session, 4, "{found:?}");
 }
 
 /// Issue #45.9: a session made and left with nothing done in it is not kept: a page asking
@@ -485,22 +501,15 @@ async fn new_sessions_left_unused_do_not_accumulate() {
         Bridge::new_dir(&support::team(None), "claude-stream.sh"),
         None,
     );
-    let (mut page, first) = bridge.hello().await;
-    let mut last = first["id"].as_i64().unwrap();
+    let (mut page, first) = bridge.join().await;
+    let mut last = first.id;
     for _ in 0..20 {
-        page.send(json!({"v": 1, "type": "newSession"})).await;
-        let session = page.until(|e| e["type"] == "session").await;
-        let id = session["id"].as_i64().unwrap();
+        page.send_command(Frame::NewSession).await;
+        let id = page.until_session().await.id;
         assert_ne!(id, last);
         last = id;
     }
-    page.send(json!({"v": 1, "type": "listSessions"})).await;
-    let listed = page.until(|e| e["type"] == "sessions").await;
-    let ids: Vec<i64> = listed["list"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["id"].as_i64().unwrap())
-        .collect();
-    assert_eq!(ids, [last], "{listed}");
+    let listed = sessions(&mut page).await;
+    let ids: Vec<i64> = listed.iter().map(|s| s.id).collect();
+    assert_eq!(ids, [last], "{listed:?}");
 }
