@@ -13,7 +13,7 @@ mod ticket;
 use agent_chatter::config;
 use agent_chatter::message::MemberId;
 use agent_chatter::protocol::AgentReport;
-use agent_chatter::session::{Fact, Session};
+use agent_chatter::session::{CannotRemove, Fact, Session};
 use agent_chatter::team::{RunSettings, Team, TeamSettings};
 use leptos::prelude::*;
 
@@ -446,21 +446,16 @@ impl Host {
 }
 
 /// Why `team` cannot replace the team of `session`, in the user's terms, when it leaves out a
-/// member who has spoken (or whose run ended) in the conversation: the history would no
-/// longer be theirs. `None` when every such member stays.
+/// member who has spoken (or whose run ended) in the conversation (the core's rule,
+/// [`Session::can_replace_team`]), with what to do instead. `None` when every such member
+/// stays.
 fn removes_a_speaker(session: &Session, team: &Team) -> Option<String> {
-    let old = session.team()?;
-    let gone = old.members.iter().find(|m| {
-        team.member(&m.id).is_none()
-            && (session.messages().iter().any(|msg| msg.speaker.id == m.id)
-                || session.runs().iter().any(|r| r.to == m.id))
-    })?;
-    let name = &gone.display_name;
+    let refused = session.can_replace_team(team).err()?;
+    let CannotRemove::HasSpoken { name, .. } = &refused;
     Some(format!(
-        "{name} has spoken in this conversation, so removing {name} would rewrite its history; \
-         the team was not changed. To go on without {name}, leave {name} out of the next \
-         [NEXT: …]; to start over with a team without {name}, save the team (⬇ team file), \
-         remove {name} from the file and open it (⬇ save session first to keep this \
+        "{refused}; the team was not changed. To go on without {name}, leave {name} out of the \
+         next [NEXT: …]; to start over with a team without {name}, save the team (⬇ team \
+         file), remove {name} from the file and open it (⬇ save session first to keep this \
          conversation)."
     ))
 }
@@ -481,4 +476,46 @@ fn may_replace(state: &AppState, name: &str, what: &str) -> bool {
         "Open {name}? The {what} replaces this conversation: {count} and what was typed for \
          them will be lost (\"save session\" first to keep them)."
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use agent_chatter::message::Millis;
+
+    use super::*;
+
+    #[test]
+    fn leaving_out_a_member_who_has_spoken_is_refused_saying_what_to_do() {
+        let team = config::load_team(
+            r#"{"name": "Duo", "members": [
+            {"name": "kailai", "displayName": "Kailai", "kind": "human"},
+            {"name": "max", "displayName": "Max", "kind": "ai", "agentType": "claude"},
+            {"name": "sarah", "displayName": "Sarah", "kind": "ai", "agentType": "codex"}]}"#,
+        )
+        .expect("a valid team");
+        let mut session = Session::new();
+        session.apply(&Fact::set_team(team.clone())).unwrap();
+        session
+            .apply(&Fact::human("Plan it [NEXT: max]", Millis(1)))
+            .unwrap();
+        session
+            .apply(&Fact::replied("max", "Done. [DONE]", Millis(2)))
+            .unwrap();
+        let without = |id: &str| {
+            let mut t = team.clone();
+            t.members.retain(|m| m.id != id);
+            t
+        };
+        assert_eq!(removes_a_speaker(&session, &without("sarah")), None);
+        assert_eq!(
+            removes_a_speaker(&session, &without("max")).as_deref(),
+            Some(
+                "Max has spoken in this conversation, so removing Max would rewrite its history; \
+                 the team was not changed. To go on without Max, leave Max out of the next \
+                 [NEXT: …]; to start over with a team without Max, save the team (⬇ team file), \
+                 remove Max from the file and open it (⬇ save session first to keep this \
+                 conversation)."
+            )
+        );
+    }
 }
