@@ -185,3 +185,33 @@ test("a long streamed output keeps its last MiB, says earlier output was cut, an
   page.assertNoErrors();
   await context.close();
 });
+
+test('the library search sends one query per pause, and none longer than a search may be', async () => {
+  const { context, page } = await visit(bridgeUrl);
+  const sent = [];
+  page.page.on('websocket', (socket) => socket.on('framesent', ({ payload }) => {
+    const frame = JSON.parse(payload);
+    if (frame.type === 'searchSessions') sent.push(frame.query);
+  }));
+  await page.page.goto(bridgeUrl);
+  await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
+  await page.by('library-toggle').click();
+  const search = page.by('session-search');
+
+  const words = Array.from({ length: 17 }, (_, i) => `word${i}`).join(' ');
+  await search.fill(words);
+  // The bridge's own rule (protocol::check_search_query), in its words, before it is asked.
+  await page.by('search-too-long').filter({ hasText: /^the search has 17 words; search for at most 16$/ }).waitFor();
+  await search.fill('x'.repeat(201));
+  await page.by('search-too-long').filter({ hasText: /^the search is 201 characters long; search for at most 200 \(a few words\)$/ }).waitFor();
+  assert.equal(await page.by('search-hit').count(), 0);
+
+  // Typed key by key: one search, for what was typed once the typing paused.
+  await search.fill('');
+  await search.pressSequentially('PRINT');
+  await page.page.waitForFunction(() =>
+    document.querySelector('[data-testid="search-hit"], [data-testid="search-none"]') !== null);
+  assert.deepEqual(sent, ['PRINT']);
+  page.assertNoErrors();
+  await context.close();
+});

@@ -5,7 +5,9 @@
 //! `sessions` and `searchResults` events); without a bridge the page keeps one in this
 //! browser ([`crate::storage`]).
 
-use agent_chatter::library::{first_message, searchable_text, session_name, MAX_SEARCH_HITS};
+use agent_chatter::library::{
+    check_search_query, first_message, searchable_text, session_name, MAX_SEARCH_HITS,
+};
 use agent_chatter::protocol::SnippetPart;
 use agent_chatter::session::{Fact, Session};
 use agent_chatter::text::floor_char_boundary;
@@ -13,6 +15,13 @@ use serde::{Deserialize, Serialize};
 
 /// How much text a search hit shows either side of the match.
 const SNIPPET_BYTES: usize = 50;
+/// Why `query` is longer than a search may be (the bridge's own rule,
+/// [`check_search_query`]: at most 200 characters and 16 words), in the words the library
+/// shows instead of searching; `None` when it may be sent. The page's own library keeps it
+/// too.
+pub fn query_too_long(query: &str) -> Option<String> {
+    check_search_query(query).err()
+}
 
 /// One session of the library, as the list shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -296,7 +305,25 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use agent_chatter::library::{MAX_SEARCH_QUERY_CHARS, MAX_SEARCH_QUERY_WORDS};
     use agent_chatter::message::Millis;
+
+    #[test]
+    fn a_query_longer_than_a_search_may_be_says_by_how_much() {
+        assert_eq!(query_too_long("zanzibar release notes"), None);
+        let words = vec!["w"; MAX_SEARCH_QUERY_WORDS].join(" ");
+        assert_eq!(query_too_long(&words), None);
+        assert_eq!(
+            query_too_long(&format!("{words} w")).as_deref(),
+            Some("the search has 17 words; search for at most 16")
+        );
+        let long = "é".repeat(MAX_SEARCH_QUERY_CHARS);
+        assert_eq!(query_too_long(&long), None, "characters, not bytes");
+        assert_eq!(
+            query_too_long(&format!("{long}x")).as_deref(),
+            Some("the search is 201 characters long; search for at most 200 (a few words)")
+        );
+    }
 
     fn demo_facts(humans: &[&str]) -> Vec<Fact> {
         let mut facts = vec![Fact::set_team(agent_chatter::demo::team())];

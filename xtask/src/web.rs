@@ -69,8 +69,13 @@ pub fn installed_smoke(ctx: &Ctx) -> Result<(), String> {
 /// page-alone as a new session of the library instead of over the conversation shown, a
 /// failure notice the inspector says no agent is sent, failures found by their reason, and a
 /// composer draft kept across a reload; and by 500 B for that draft kept per session, so a
-/// message typed for one conversation is never shown (and sent) in another.
-pub const WASM_GZIP_LIMIT: u64 = 487_500;
+/// message typed for one conversation is never shown (and sent) in another. Then to 491 700 B
+/// for the page bounding what it reads (issue 45.7: a shared link sized before it is read,
+/// inflation fed 1 KiB at a time and stopped at its limit, a run's output kept to its last MiB,
+/// a search longer than the bridge takes not sent), +2 474 B measured on 0206dbf (488 504 ->
+/// 490 978 B; that tree was already 1 004 B over the ceiling), 491 678 B for the tree it went
+/// in with.
+pub const WASM_GZIP_LIMIT: u64 = 491_700;
 /// Issue #25's budget for the page's wasm ("does not grow past 400 KB"), not yet met.
 pub const WASM_GZIP_TARGET: u64 = 400_000;
 

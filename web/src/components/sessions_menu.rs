@@ -14,11 +14,16 @@ use crate::components::keyed_list::KeyedList;
 use crate::components::when::When;
 use crate::erased::handler;
 use crate::host::use_host;
-use crate::library::{snippet_text, when, Entry};
+use crate::library::{query_too_long, snippet_text, when, Entry};
 use crate::state::use_state;
 
-/// How long typing may pause before the search runs.
-const SEARCH_DELAY: std::time::Duration = std::time::Duration::from_millis(200);
+/// How long typing must pause before the search runs: one search for what was typed, not
+/// one per key.
+const SEARCH_DELAY: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// What the search box takes: the bridge's limits (`library::check_search_query`), written
+/// out so the page formats nothing for it.
+const SEARCH_TITLE: &str = "a few words: at most 16 words and 200 characters";
 
 /// The user's time zone, in minutes east of UTC.
 fn local_offset() -> i64 {
@@ -62,8 +67,11 @@ pub fn SessionsMenu() -> impl IntoView {
         if let Some(handle) = pending.get_value() {
             handle.clear();
         }
-        let handle = set_timeout_with_handle(move || host.search_sessions(text), SEARCH_DELAY);
-        pending.set_value(handle.ok());
+        // Too long a query is never sent: the library says so instead (below).
+        let handle = query_too_long(&text)
+            .is_none()
+            .then(|| set_timeout_with_handle(move || host.search_sessions(text), SEARCH_DELAY));
+        pending.set_value(handle.and_then(Result::ok));
     };
     // A row lives as long as its session: a save or a reply that lands while the user types
     // a new name updates the row's dates in place and never replaces the input being typed in.
@@ -134,6 +142,10 @@ pub fn SessionsMenu() -> impl IntoView {
                 </ul>
             }
             .into_any();
+        }
+        if let Some(why) = query.with(|q| query_too_long(q)) {
+            return view! { <p class="library-note" data-testid="search-too-long">{why}</p> }
+                .into_any();
         }
         let found = hits
             .get()
@@ -210,6 +222,7 @@ pub fn SessionsMenu() -> impl IntoView {
                     <div class="library-bar">
                         <input type="search" data-testid="session-search" aria-label="search every session"
                             placeholder="search every session's messages…"
+                            title=SEARCH_TITLE
                             prop:value=move || query.get()
                             on:input=handler(move |ev| search(event_target_value(&ev)))/>
                         <button data-testid="library-new" on:click=handler(move |_| {
