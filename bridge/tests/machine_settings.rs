@@ -5,11 +5,7 @@
 mod support;
 
 use serde_json::{json, Value};
-use support::Bridge;
-
-fn human(text: &str) -> Value {
-    json!({"v": 1, "type": "apply", "fact": {"type": "human", "text": text, "sender": null, "at": 1}})
-}
+use support::{human, set_team, Bridge};
 
 /// The test team, max (answered by `claude-settings.sh`, which replies with its arguments, its
 /// `AGENT_CHATTER_TEST_VAR` and its working directory) with `var` in its env, a model, and a
@@ -45,9 +41,8 @@ async fn env_values_and_working_directories_never_reach_a_fact_a_frame_or_the_da
     let work = std::fs::canonicalize(dir.path().join("max-work")).unwrap();
     let work = work.display().to_string();
     let bridge = Bridge::start(dir, None);
-    let mut page = bridge.connect(Some(&bridge.origin())).await.unwrap();
-    page.send(json!({"v": 1, "type": "hello", "token": bridge.token}))
-        .await;
+    // What reaches the page is checked on the frames' text, as sent: raw.
+    let mut page = bridge.greeted().await;
     let session = page.until(|e| e["type"] == "session").await.to_string();
     let agents = page.until(|e| e["type"] == "agents").await;
     assert!(
@@ -71,8 +66,7 @@ async fn env_values_and_working_directories_never_reach_a_fact_a_frame_or_the_da
     let mut sent = support::team(None);
     sent["members"][1]["env"] = json!({"PAGE_SECRET": "page-secret-value"});
     sent["members"][1]["baseDir"] = json!("/");
-    page.send(json!({"v": 1, "type": "apply", "fact": {"type": "setTeam", "team": sent}}))
-        .await;
+    page.send_command(set_team(&sent)).await;
     let fact = page.until_fact("setTeam").await.to_string();
     assert!(
         !fact.contains("page-secret-value") && !fact.contains("PAGE_SECRET"),
@@ -96,17 +90,15 @@ async fn a_member_renamed_away_and_back_runs_with_its_settings_again() {
     .unwrap();
     let work = std::fs::canonicalize(dir.path().join("max-work")).unwrap();
     let bridge = Bridge::start(dir, None);
-    let (mut page, _) = bridge.hello().await;
+    let (mut page, _) = bridge.join().await;
     for name in ["maxx", "max"] {
         let mut renamed = support::team(None);
         renamed["members"][1]["name"] = json!(name);
-        page.send(json!({"v": 1, "type": "apply", "fact": {"type": "setTeam", "team": renamed}}))
-            .await;
-        page.until_fact("setTeam").await;
+        page.send_command(set_team(&renamed)).await;
+        page.until_fact_kind("setTeam").await;
     }
-    page.send(human("[NEXT: max] go")).await;
-    let replied = page.until_fact("replied").await;
-    let text = replied["fact"]["text"].as_str().unwrap();
+    page.send_command(human("[NEXT: max] go")).await;
+    let text = page.until_replied().await.text;
     assert!(text.contains("--model,opus-e2e,"), "{text}");
     assert!(text.contains("var=v1 "), "{text}");
     assert!(text.contains(&format!("dir={}", work.display())), "{text}");
@@ -121,13 +113,11 @@ async fn a_page_team_that_gives_a_member_with_settings_another_cli_is_refused() 
     )
     .unwrap();
     let bridge = Bridge::start(dir, None);
-    let (mut page, _) = bridge.hello().await;
+    let (mut page, _) = bridge.join().await;
     let mut sent = support::team(None);
     sent["members"][1]["agentType"] = json!("gemini");
-    page.send(json!({"v": 1, "type": "apply", "fact": {"type": "setTeam", "team": sent}}))
-        .await;
-    let error = page.until(|e| e["type"] == "error").await;
-    let message = error["message"].as_str().unwrap();
+    page.send_command(set_team(&sent)).await;
+    let message = page.until_error().await;
     assert!(
         message.contains("max") && message.contains("claude") && message.contains("gemini"),
         "{message}"
@@ -149,9 +139,9 @@ async fn a_resumed_session_reads_its_team_file_again_and_says_when_it_changed_or
         stderr.contains("team file") && stderr.contains("changed"),
         "{stderr}"
     );
-    let (mut page, _) = bridge.hello().await;
-    page.send(human("[NEXT: max] go")).await;
-    let text = page.until_fact("replied").await["fact"]["text"].to_string();
+    let (mut page, _) = bridge.join().await;
+    page.send_command(human("[NEXT: max] go")).await;
+    let text = page.until_replied().await.text;
     assert!(text.contains("var=v2 "), "{text}");
     let dir = bridge.kill();
 
@@ -161,9 +151,9 @@ async fn a_resumed_session_reads_its_team_file_again_and_says_when_it_changed_or
     let bridge = Bridge::start_logged(dir, Some(1), &[]);
     let stderr = bridge.stderr();
     assert!(stderr.contains("cannot be read again"), "{stderr}");
-    let (mut page, _) = bridge.hello().await;
-    page.send(human("[NEXT: max] again")).await;
-    let text = page.until_fact("replied").await["fact"]["text"].to_string();
+    let (mut page, _) = bridge.join().await;
+    page.send_command(human("[NEXT: max] again")).await;
+    let text = page.until_replied().await.text;
     assert!(
         text.contains("var= ") && !text.contains("opus-e2e"),
         "{text}"
