@@ -673,7 +673,11 @@ fn doctor(
         println!("{line}");
     }
     if up.problems.is_empty() {
-        println!("no problems: every member can run");
+        if team.is_some() {
+            println!("no problems: every member can run");
+        } else {
+            println!("no problems found (no team checked: `--team FILE` checks its members)");
+        }
         return Ok(Ending::Done);
     }
     println!("problems ({}):", up.problems.len());
