@@ -9,11 +9,13 @@
 
 use std::path::Path;
 use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
 
 use agent_chatter::session::Failure;
 use agent_chatter::usage::Usage;
@@ -88,7 +90,8 @@ pub(crate) struct Job<'a> {
 
 /// Runs `job`; each text delta goes to `deltas` as it is decoded; `cancel` firing kills it.
 /// Also returns what is kept of stdout ([`Output`]), so a reply too big for the conversation
-/// is never lost unseen.
+/// is never lost unseen. In steps: [`spawn`] the agent, [`pump`] its output until it has said
+/// all or exited, [`settle`] its helpers and stderr, and read the [`verdict`].
 pub(crate) async fn run(
     job: Job<'_>,
     deltas: mpsc::UnboundedSender<String>,
@@ -97,104 +100,25 @@ pub(crate) async fn run(
     if let Some(reason) = unsendable(job.command, job.system_flag) {
         return Ran::failed(Failure::CannotRun, reason);
     }
-    // stdout is a regular file, read as it grows: an agent writes a file synchronously, where
-    // a CLI writing a pipe may exit with its last events still queued and lose them (claude
-    // 2.1.197 does, when the reader lags). Unlinked: nothing is left on disk.
-    let (stdout, agent_stdout) = match tempfile::tempfile().and_then(|f| {
-        let ours = reader_of(&f)?;
-        Ok((ours, f))
-    }) {
-        Ok(files) => files,
-        Err(e) => {
-            return Ran::failed(
-                Failure::CannotRun,
-                format!(
-                    "could not start {}: no file for its output: {e}",
-                    job.command.command
-                ),
-            )
-        }
+    let Agent {
+        mut child,
+        mut group,
+        writer,
+        mut stderr_reader,
+        stderr_kept,
+        stdout,
+        closed,
+    } = match spawn(&job) {
+        Ok(agent) => agent,
+        Err(reason) => return Ran::failed(Failure::CannotRun, reason),
     };
-    let mut cmd = Command::new(&job.command.command);
-    cmd.args(&job.command.args);
-    // The member's run settings (docs/architecture.md §14c): its variables on top of the
-    // bridge's environment, its working directory.
-    cmd.envs(&job.command.env);
-    if let Some(dir) = &job.command.dir {
-        cmd.current_dir(dir);
-    }
-    if let Some(flag) = job.system_flag {
-        cmd.arg("--append-system-prompt").arg(flag);
-    }
-    // Watched before the agent can close it.
-    let closed = Closed::watch(&stdout);
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::from(agent_stdout))
-        .stderr(Stdio::piped());
-    process::own_group(&mut cmd);
-    let spawned = cmd.spawn();
-    drop(cmd); // its copy of the agent's stdout
-    let mut child = match spawned {
-        Ok(child) => child,
-        Err(e) => {
-            return Ran::failed(
-                Failure::CannotRun,
-                format!("could not start {}: {e}", job.command.command),
-            )
-        }
-    };
-    let mut group = GroupGuard::new(child.id());
-    let mut stdin = child.stdin.take();
-    let stderr = child.stderr.take();
-    let prompt = job.prompt.as_bytes().to_vec();
-    // Write the prompt concurrently with reading, so a large prompt cannot deadlock on a
-    // full pipe; then close stdin (the CLIs read until EOF).
-    let writer = tokio::spawn(async move {
-        if let Some(mut stdin) = stdin.take() {
-            let _ = stdin.write_all(&prompt).await;
-            let _ = stdin.shutdown().await;
-        }
-    });
-    let stderr_kept = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let mut stderr_reader = tokio::spawn(stderr_tail(stderr, stderr_kept.clone()));
-
     let mut tail = Tail::new(
         stdout,
         Decoder::new(job.command.output.unwrap_or(job.agent_type)),
         job.retries,
         closed,
     );
-    // The reply is taken when the agent's final event arrives, or when its stdout is closed
-    // (by it and every helper holding a copy) and read to its end, or when it exits, whichever
-    // comes first. The timeout and a cancel hold over all of it.
-    let ended = tokio::select! {
-        ended = async {
-            loop {
-                let read = tail.read(&deltas).await;
-                if tail.decoder.ended() {
-                    break Ended::Said;
-                }
-                if read == 0 {
-                    // Closed: everything it wrote before is in the file, so one more read
-                    // takes the rest.
-                    if tail.closed() {
-                        tail.read(&deltas).await;
-                        break Ended::Said;
-                    }
-                    tokio::select! {
-                        status = child.wait() => {
-                            tail.read(&deltas).await;
-                            break Ended::Exited(status);
-                        }
-                        () = tokio::time::sleep(POLL) => {}
-                    }
-                }
-            }
-        } => Ok(ended),
-        () = tokio::time::sleep(job.timeout) => Err((Failure::Timeout, format!("no reply within {}: the agent was stopped", human(job.timeout)))),
-        _ = cancel => Err((Failure::Cancelled, CANCELLED.to_string())),
-    };
-    let status = match ended {
+    let status = match pump(&mut tail, &mut child, &deltas, job.timeout, cancel).await {
         Ok(Ended::Exited(status)) => Some(status),
         // All said: half a second to exit on its own (its exit status then counts as it
         // would have), then it is stopped with its group.
@@ -218,26 +142,14 @@ pub(crate) async fn run(
             };
         }
     };
-    // The agent exited, or was stopped. Helpers it left behind are stopped with its group,
-    // once stderr is read to its end or after a short grace while one holds it (what they
-    // wrote meanwhile is read too). A holder outside the group (`setsid`) is not waited for:
-    // after one more grace its pipe is left behind.
-    let stderr_done = tokio::time::timeout(AFTER_EXIT, &mut stderr_reader)
-        .await
-        .is_ok();
-    group.kill();
-    if !stderr_done
-        && tokio::time::timeout(AFTER_EXIT, &mut stderr_reader)
-            .await
-            .is_err()
-    {
-        stderr_reader.abort();
-    }
-    tail.read(&deltas).await;
-    let stderr = {
-        let kept = stderr_kept.lock().map(|k| k.clone()).unwrap_or_default();
-        String::from_utf8_lossy(&kept).into_owned()
-    };
+    let stderr = settle(
+        &mut group,
+        &mut stderr_reader,
+        &stderr_kept,
+        &mut tail,
+        &deltas,
+    )
+    .await;
     // Over: nothing more to kill (and its pid may be reused from here on).
     group.release();
     writer.abort();
@@ -246,12 +158,177 @@ pub(crate) async fn run(
     } = tail;
     let overlong = decoder.overlong();
     let usage = decoder.usage();
-    let (last, verdict) = decoder.finish();
+    let (last, said) = decoder.finish();
     for delta in last {
         let _ = deltas.send(delta);
     }
-    let said_on_stderr = stderr_summary(&stderr);
-    let outcome = match (status, verdict) {
+    let outcome = match verdict(status, said, &stderr, &job.command.command) {
+        Outcome::Failed(failure, reason) => {
+            Outcome::Failed(failure, with_overlong(cap(reason), overlong))
+        }
+        other => other,
+    };
+    Ran {
+        outcome,
+        usage,
+        output,
+    }
+}
+
+/// An agent started: its process and group, the task writing its prompt, the task keeping the
+/// end of its stderr (and what it kept), and the file it writes its stdout to, with the watch
+/// that says when that is closed.
+struct Agent {
+    child: tokio::process::Child,
+    group: GroupGuard,
+    writer: JoinHandle<()>,
+    stderr_reader: JoinHandle<()>,
+    stderr_kept: Arc<Mutex<Vec<u8>>>,
+    stdout: std::fs::File,
+    closed: Option<Closed>,
+}
+
+/// Starts `job`'s command in a process group of its own, its stdout a file (see [`Tail`]), its
+/// prompt written to stdin and stdin closed, its stderr read as it comes; or why it could not.
+fn spawn(job: &Job<'_>) -> Result<Agent, String> {
+    // stdout is a regular file, read as it grows: an agent writes a file synchronously, where
+    // a CLI writing a pipe may exit with its last events still queued and lose them (claude
+    // 2.1.197 does, when the reader lags). Unlinked: nothing is left on disk.
+    let (stdout, agent_stdout) = tempfile::tempfile()
+        .and_then(|f| {
+            let ours = reader_of(&f)?;
+            Ok((ours, f))
+        })
+        .map_err(|e| {
+            format!(
+                "could not start {}: no file for its output: {e}",
+                job.command.command
+            )
+        })?;
+    let mut cmd = Command::new(&job.command.command);
+    cmd.args(&job.command.args);
+    // The member's run settings (docs/architecture.md §14c): its variables on top of the
+    // bridge's environment, its working directory.
+    cmd.envs(&job.command.env);
+    if let Some(dir) = &job.command.dir {
+        cmd.current_dir(dir);
+    }
+    if let Some(flag) = job.system_flag {
+        cmd.arg("--append-system-prompt").arg(flag);
+    }
+    // Watched before the agent can close it.
+    let closed = Closed::watch(&stdout);
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::from(agent_stdout))
+        .stderr(Stdio::piped());
+    process::own_group(&mut cmd);
+    let spawned = cmd.spawn();
+    drop(cmd); // its copy of the agent's stdout
+    let mut child = spawned.map_err(|e| format!("could not start {}: {e}", job.command.command))?;
+    let group = GroupGuard::new(child.id());
+    let mut stdin = child.stdin.take();
+    let stderr = child.stderr.take();
+    let prompt = job.prompt.as_bytes().to_vec();
+    // Write the prompt concurrently with reading, so a large prompt cannot deadlock on a
+    // full pipe; then close stdin (the CLIs read until EOF).
+    let writer = tokio::spawn(async move {
+        if let Some(mut stdin) = stdin.take() {
+            let _ = stdin.write_all(&prompt).await;
+            let _ = stdin.shutdown().await;
+        }
+    });
+    let stderr_kept = Arc::new(Mutex::new(Vec::new()));
+    let stderr_reader = tokio::spawn(stderr_tail(stderr, stderr_kept.clone()));
+    Ok(Agent {
+        child,
+        group,
+        writer,
+        stderr_reader,
+        stderr_kept,
+        stdout,
+        closed,
+    })
+}
+
+/// Reads the agent's output into `tail` until it has said all: its final event arrived, or
+/// its stdout was closed (by it and every helper holding a copy) and read to its end, or it
+/// exited, whichever comes first. The timeout and a cancel hold over all of it: they end it
+/// with the failure they are.
+async fn pump(
+    tail: &mut Tail,
+    child: &mut tokio::process::Child,
+    deltas: &mpsc::UnboundedSender<String>,
+    timeout: Duration,
+    cancel: oneshot::Receiver<()>,
+) -> Result<Ended, (Failure, String)> {
+    tokio::select! {
+        ended = async {
+            loop {
+                let read = tail.read(deltas).await;
+                if tail.decoder.ended() {
+                    break Ended::Said;
+                }
+                if read == 0 {
+                    // Closed: everything it wrote before is in the file, so one more read
+                    // takes the rest.
+                    if tail.closed() {
+                        tail.read(deltas).await;
+                        break Ended::Said;
+                    }
+                    tokio::select! {
+                        status = child.wait() => {
+                            tail.read(deltas).await;
+                            break Ended::Exited(status);
+                        }
+                        () = tokio::time::sleep(POLL) => {}
+                    }
+                }
+            }
+        } => Ok(ended),
+        () = tokio::time::sleep(timeout) => Err((Failure::Timeout, format!("no reply within {}: the agent was stopped", human(timeout)))),
+        _ = cancel => Err((Failure::Cancelled, CANCELLED.to_string())),
+    }
+}
+
+/// Once the agent exited, or was stopped: helpers it left behind are stopped with its group,
+/// once stderr is read to its end or after a short grace while one holds it (what they wrote
+/// meanwhile is read too). A holder outside the group (`setsid`) is not waited for: after one
+/// more grace its pipe is left behind. Then the rest of its output is read into `tail`.
+/// Returns the end of stderr.
+async fn settle(
+    group: &mut GroupGuard,
+    stderr_reader: &mut JoinHandle<()>,
+    stderr_kept: &Mutex<Vec<u8>>,
+    tail: &mut Tail,
+    deltas: &mpsc::UnboundedSender<String>,
+) -> String {
+    let stderr_done = tokio::time::timeout(AFTER_EXIT, &mut *stderr_reader)
+        .await
+        .is_ok();
+    group.kill();
+    if !stderr_done
+        && tokio::time::timeout(AFTER_EXIT, &mut *stderr_reader)
+            .await
+            .is_err()
+    {
+        stderr_reader.abort();
+    }
+    tail.read(deltas).await;
+    let kept = stderr_kept.lock().map(|k| k.clone()).unwrap_or_default();
+    String::from_utf8_lossy(&kept).into_owned()
+}
+
+/// The run's outcome from how the agent ended (`status`: its exit, or `None` when it was
+/// stopped after saying all), what its stream said, and its stderr; `command` is the program
+/// it ran.
+fn verdict(
+    status: Option<std::io::Result<std::process::ExitStatus>>,
+    said: Verdict,
+    stderr: &str,
+    command: &str,
+) -> Outcome {
+    let said_on_stderr = stderr_summary(stderr);
+    match (status, said) {
         (None, Verdict::Reply(text)) => Outcome::Replied(text),
         (_, Verdict::Incomplete { text, reason }) => Outcome::Incomplete { text, reason },
         (None, Verdict::Error(message)) => Outcome::Failed(Failure::AgentError, message),
@@ -287,7 +364,6 @@ pub(crate) async fn run(
                 .map_or_else(|| "a signal".to_string(), |c| format!("code {c}"));
             // The cause first: the page's status lines and columns are cut at their ends, and
             // the program's full path is in its run settings.
-            let command = &job.command.command;
             let program = Path::new(command)
                 .file_name()
                 .and_then(|name| name.to_str())
@@ -306,19 +382,8 @@ pub(crate) async fn run(
         }
         (Some(Err(e)), _) => Outcome::Failed(
             Failure::Crashed,
-            format!("could not wait for {}: {e}", job.command.command),
+            format!("could not wait for {command}: {e}"),
         ),
-    };
-    let outcome = match outcome {
-        Outcome::Failed(failure, reason) => {
-            Outcome::Failed(failure, with_overlong(cap(reason), overlong))
-        }
-        other => other,
-    };
-    Ran {
-        outcome,
-        usage,
-        output,
     }
 }
 
