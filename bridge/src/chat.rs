@@ -125,6 +125,25 @@ pub(crate) fn parse_line(line: &str) -> Line {
     }
 }
 
+/// Waits until `to`'s delivery is no longer in flight (its cancelled run's outcome recorded),
+/// for at most 10 s: a killed agent's outcome comes within moments.
+async fn until_not_in_flight(hub: &Hub, to: &str) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while tokio::time::Instant::now() < deadline {
+        let still = hub
+            .query({
+                let to = to.to_string();
+                move |s, _| s.conversation().in_flight().is_some_and(|f| f.to == to)
+            })
+            .await
+            .unwrap_or(false);
+        if !still {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 /// An error as docs/architecture.md §19 (seed 004)'s catalogue prints it: plain text after
 /// `Error: `, the lines after the first as they are (no emoji, no indent: some terminals show
 /// neither well).
@@ -221,11 +240,12 @@ pub async fn run(hub: Hub, bell: bool) -> Result<Ending, String> {
                     .ok()
                     .flatten();
                 match running {
-                    Some(to) => {
-                        if let Err(e) = hub.cancel(&to).await {
-                            error(&e.to_string());
-                        }
-                    }
+                    Some(to) => match hub.cancel(&to).await {
+                        // The next command is read once the run's outcome is recorded, so it
+                        // never meets the cancelled run still in flight.
+                        Ok(()) => until_not_in_flight(&hub, &to).await,
+                        Err(e) => error(&e.to_string()),
+                    },
                     None => error("No agent is running"),
                 }
             }
