@@ -3,11 +3,14 @@
 
 mod support;
 
+use agent_chatter::protocol::{Command, Event};
+use agent_chatter::session::{Fact, Failure};
 use serde_json::json;
-use support::{team, Bridge};
+use support::{cancel, human, is_delivering, retry, team, Bridge};
 
-fn human(text: &str) -> serde_json::Value {
-    json!({"v": 1, "type": "apply", "fact": {"type": "human", "text": text, "sender": null, "at": 1}})
+/// The facts' kinds, in order.
+fn kinds(facts: &[Fact]) -> Vec<&'static str> {
+    facts.iter().map(Fact::kind).collect()
 }
 
 /// A second connection on the bridge's database file, as another program would open it.
@@ -25,7 +28,7 @@ fn db_of(bridge: &Bridge) -> rusqlite::Connection {
 #[tokio::test]
 async fn an_outcome_that_cannot_be_written_is_written_later_and_the_conversation_goes_on() {
     let bridge = Bridge::start(Bridge::new_dir(&team(None), "claude-stream.sh"), None);
-    let (mut page, _) = bridge.hello().await;
+    let (mut page, _) = bridge.join().await;
     let db = db_of(&bridge);
     db.execute_batch(
         "CREATE TABLE fault (x INTEGER);
@@ -37,9 +40,8 @@ async fn an_outcome_that_cannot_be_written_is_written_later_and_the_conversation
     )
     .unwrap();
 
-    page.send(human("[NEXT: max] hi")).await;
-    let error = page.until(|e| e["type"] == "error").await;
-    let message = error["message"].as_str().unwrap();
+    page.send_command(human("[NEXT: max] hi")).await;
+    let message = page.until_error().await;
     assert!(
         message.contains("the outcome of max's run could not be written")
             && message.contains("disk I/O error (injected)")
@@ -47,34 +49,24 @@ async fn an_outcome_that_cannot_be_written_is_written_later_and_the_conversation
         "{message}"
     );
     // Meanwhile max's run has ended, and cancel says why its outcome is not there yet.
-    page.send(json!({"v": 1, "type": "cancel", "to": "max"}))
-        .await;
-    let error = page.until(|e| e["type"] == "error").await;
+    page.send_command(cancel("max")).await;
+    let error = page.until_error().await;
     assert!(
-        error["message"]
-            .as_str()
-            .unwrap()
-            .contains("max's run has ended; its outcome could not be written"),
+        error.contains("max's run has ended; its outcome could not be written"),
         "{error}"
     );
 
     // The disk takes writes again: the reply is stored, as the next fact.
     db.execute_batch("DELETE FROM fault").unwrap();
-    let replied = page.until_fact("replied").await;
-    assert_eq!(replied["seq"], 3, "{replied}");
-    assert!(
-        replied["fact"]["text"]
-            .as_str()
-            .unwrap()
-            .starts_with("Relay héllo"),
-        "{replied}"
-    );
+    let replied = page.until_replied().await;
+    assert_eq!(replied.seq, 3, "{replied:?}");
+    assert!(replied.text.starts_with("Relay héllo"), "{replied:?}");
 
     // And the conversation goes on: the next message is delivered and answered.
-    page.send(human("[NEXT: max] again")).await;
-    page.until(|e| e["type"] == "delivering").await;
-    let again = page.until_fact("replied").await;
-    assert_eq!(again["seq"], 5, "{again}");
+    page.send_command(human("[NEXT: max] again")).await;
+    page.wait_for(is_delivering).await;
+    let again = page.until_replied().await;
+    assert_eq!(again.seq, 5, "{again:?}");
 
     // The log as stored replays to the same conversation.
     let kinds: Vec<String> = db
@@ -132,10 +124,10 @@ fn stored_kinds(db: &rusqlite::Connection) -> Vec<String> {
 #[tokio::test]
 async fn a_second_bridge_never_runs_a_session_another_one_holds() {
     let first = Bridge::start(Bridge::new_dir(&team(None), "hang.sh"), None);
-    let (mut page, session) = first.hello().await;
-    let id = session["id"].as_i64().unwrap();
-    page.send(human("[NEXT: max] take your time")).await;
-    page.until(|e| e["type"] == "delivering").await;
+    let (mut page, session) = first.join().await;
+    let id = session.id;
+    page.send_command(human("[NEXT: max] take your time")).await;
+    page.wait_for(is_delivering).await;
 
     let (code, stderr) = second_serve(first.dir.path(), id);
     assert_eq!(code, Some(1), "{stderr}");
@@ -147,24 +139,18 @@ async fn a_second_bridge_never_runs_a_session_another_one_holds() {
 
     // A bridge on a session of its own is welcome, but cannot open the held one.
     let second = first.beside(None);
-    let (mut other, _) = second.hello().await;
-    other
-        .send(json!({"v": 1, "type": "openSession", "id": id}))
-        .await;
-    let error = other.until(|e| e["type"] == "error").await;
-    assert!(
-        error["message"].as_str().unwrap().contains(&holder),
-        "{error}"
-    );
+    let (mut other, _) = second.join().await;
+    other.send_command(Command::OpenSession { id }).await;
+    let error = other.until_error().await;
+    assert!(error.contains(&holder), "{error}");
 
     // max was delivered once, and still runs in the first bridge only.
     page.no_fact_for_half_a_second().await;
     let db = db_of(&first);
     let kinds = stored_kinds(&db);
     assert_eq!(kinds, ["setTeam", "human", "setTeam"], "{kinds:?}");
-    page.send(json!({"v": 1, "type": "cancel", "to": "max"}))
-        .await;
-    assert_eq!(page.until_fact("failed").await["seq"], 3);
+    page.send_command(cancel("max")).await;
+    assert_eq!(page.until_failed().await.seq, 3);
 }
 
 /// Issue #28.4: a holder killed by SIGKILL leaves its session to the next bridge at once (its
@@ -174,20 +160,29 @@ async fn a_second_bridge_never_runs_a_session_another_one_holds() {
 #[tokio::test]
 async fn a_dead_holders_session_is_taken_over_and_an_expired_lease_too() {
     let first = Bridge::start(Bridge::new_dir(&team(None), "hang.sh"), None);
-    let (mut page, session) = first.hello().await;
-    let id = session["id"].as_i64().unwrap();
-    page.send(human("[NEXT: max] take your time")).await;
-    page.until(|e| e["type"] == "delivering").await;
+    let (mut page, session) = first.join().await;
+    let id = session.id;
+    page.send_command(human("[NEXT: max] take your time")).await;
+    page.wait_for(is_delivering).await;
 
     // SIGKILL: nothing is released, yet the next bridge takes the session over at once; the
     // run cut short is recorded as interrupted, and the user's retry runs it again.
     let dir = first.kill();
     let second = Bridge::start(dir, Some(id));
-    let (mut page, session) = second.hello().await;
-    assert_eq!(session["facts"][2]["failure"], "interrupted", "{session}");
-    page.send(json!({"v": 1, "type": "apply", "fact": {"type": "retry", "to": "max", "at": 5}}))
-        .await;
-    page.until(|e| e["type"] == "delivering").await;
+    let (mut page, session) = second.join().await;
+    assert!(
+        matches!(
+            &session.facts[2],
+            Fact::Failed {
+                failure: Some(Failure::Interrupted),
+                ..
+            }
+        ),
+        "{:?}",
+        kinds(&session.facts)
+    );
+    page.send_command(retry("max", 5)).await;
+    page.wait_for(is_delivering).await;
 
     // Stopped, the holder is alive but renews nothing: refused until its lease expires.
     let pid = second.child.id() as i32;
@@ -222,30 +217,36 @@ async fn a_dead_holders_session_is_taken_over_and_an_expired_lease_too() {
         stopped.elapsed()
     );
     // The second's run, cut short for the third, is recorded as interrupted there.
-    let (mut page3, session3) = third.hello().await;
-    assert_eq!(session3["facts"][4]["failure"], "interrupted", "{session3}");
+    let (mut page3, session3) = third.join().await;
+    assert!(
+        matches!(
+            &session3.facts[4],
+            Fact::Failed {
+                failure: Some(Failure::Interrupted),
+                ..
+            }
+        ),
+        "{:?}",
+        kinds(&session3.facts)
+    );
 
     // The old holder runs again: what it would write is refused, naming the new one.
     // SAFETY: as above.
     unsafe { libc::kill(pid, libc::SIGCONT) };
-    page.send(human("[FROM: kailai] still here?")).await;
-    let error = page.until(|e| e["type"] == "error").await;
+    page.send_command(human("[FROM: kailai] still here?")).await;
+    let error = page.until_error().await;
     assert!(
-        error["message"].as_str().unwrap().contains(&format!(
+        error.contains(&format!(
             "session {id} is open in another agent-chatter (process {}",
             third.child.id()
         )),
         "{error}"
     );
     // Retried, the delivery runs in the third bridge, which alone records its end.
-    page3
-        .send(json!({"v": 1, "type": "apply", "fact": {"type": "retry", "to": "max", "at": 6}}))
-        .await;
-    page3.until(|e| e["type"] == "delivering").await;
-    page3
-        .send(json!({"v": 1, "type": "cancel", "to": "max"}))
-        .await;
-    assert_eq!(page3.until_fact("failed").await["seq"], 7);
+    page3.send_command(retry("max", 6)).await;
+    page3.wait_for(is_delivering).await;
+    page3.send_command(cancel("max")).await;
+    assert_eq!(page3.until_failed().await.seq, 7);
     assert_eq!(
         stored_kinds(&db_of(&second)),
         ["setTeam", "human", "failed", "retry", "failed", "retry", "failed"]
@@ -288,21 +289,27 @@ fn agent_starts(dir: &std::path::Path) -> usize {
 async fn a_run_cut_short_by_a_killed_bridge_is_recorded_as_interrupted_not_made_again() {
     let first = Bridge::start(counting_hang_dir(), None);
     let starts = first.dir.path().to_path_buf();
-    let (mut page, session) = first.hello().await;
-    let id = session["id"].as_i64().unwrap();
-    page.send(human("[NEXT: max] take your time")).await;
-    page.until(|e| e["type"] == "delivering").await;
+    let (mut page, session) = first.join().await;
+    let id = session.id;
+    page.send_command(human("[NEXT: max] take your time")).await;
+    page.wait_for(is_delivering).await;
     wait_for_starts(&starts, 1);
 
     let second = Bridge::start(first.kill(), Some(id));
-    let (mut page, session) = second.hello().await;
-    let facts = session["facts"].as_array().unwrap();
-    assert_eq!(facts.len(), 3, "{session}");
-    let failed = &facts[2];
-    assert_eq!(failed["type"], "failed");
-    assert_eq!(failed["to"], "max");
-    assert_eq!(failed["failure"], "interrupted");
-    let reason = failed["reason"].as_str().unwrap();
+    let (mut page, session) = second.join().await;
+    let facts = &session.facts;
+    assert_eq!(facts.len(), 3, "{session:?}");
+    let Fact::Failed {
+        to,
+        reason,
+        failure,
+        ..
+    } = &facts[2]
+    else {
+        panic!("not failed: {:?}", facts[2])
+    };
+    assert_eq!(to, "max");
+    assert_eq!(*failure, Some(Failure::Interrupted));
     assert!(
         reason.starts_with("interrupted: the bridge stopped while it ran (it started 20")
             && reason.ends_with(
@@ -317,14 +324,12 @@ async fn a_run_cut_short_by_a_killed_bridge_is_recorded_as_interrupted_not_made_
         "the interrupted run was made again"
     );
 
-    page.send(json!({"v": 1, "type": "apply", "fact": {"type": "retry", "to": "max", "at": 5}}))
-        .await;
-    page.until(|e| e["type"] == "delivering").await;
+    page.send_command(retry("max", 5)).await;
+    page.wait_for(is_delivering).await;
     wait_for_starts(&starts, 2);
-    page.send(json!({"v": 1, "type": "cancel", "to": "max"}))
-        .await;
-    let cancelled = page.until_fact("failed").await;
-    assert_eq!(cancelled["fact"]["failure"], "cancelled", "{cancelled}");
+    page.send_command(cancel("max")).await;
+    let cancelled = page.until_failed().await;
+    assert_eq!(cancelled.failure, Some(Failure::Cancelled), "{cancelled:?}");
 }
 
 /// Waits (up to 10 s) until the agent of [`counting_hang_dir`] `dir` has started `n` times.
@@ -341,12 +346,14 @@ fn wait_for_starts(dir: &std::path::Path, n: usize) {
 #[tokio::test]
 async fn a_clean_stop_leaves_no_wal_file_behind() {
     let bridge = Bridge::start(Bridge::new_dir(&team(None), "claude-stream.sh"), None);
-    let (mut page, _) = bridge.hello().await;
+    let (mut page, _) = bridge.join().await;
     for n in 0..20 {
         let text = format!("[FROM: kailai] note {n}");
-        page.send(human(&text)).await;
-        page.until(|e| e["type"] == "fact" && e["fact"]["text"] == text.as_str())
-            .await;
+        page.send_command(human(&text)).await;
+        page.wait_for(
+            |e| matches!(e, Event::Fact { fact: Fact::Human { text: t, .. }, .. } if *t == *text),
+        )
+        .await;
     }
     let wal = bridge.dir.path().join("sessions.db-wal");
     assert!(

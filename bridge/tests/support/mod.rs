@@ -238,6 +238,24 @@ pub fn apply(fact: Fact) -> Command {
     }
 }
 
+/// The `apply` command of the user's retry of `to`'s failed delivery.
+pub fn retry(to: &str, at: u64) -> Command {
+    apply(Fact::Retry {
+        to: to.into(),
+        at: Millis(at),
+    })
+}
+
+/// The `cancel` command of `to`'s run.
+pub fn cancel(to: &str) -> Command {
+    Command::Cancel { to: to.into() }
+}
+
+/// Whether `e` announces a delivery.
+pub fn is_delivering(e: &Event) -> bool {
+    matches!(e, Event::Delivering { .. })
+}
+
 /// The `apply` command of a `setTeam` fact of `team` (a team file's JSON, as [`team`] makes).
 pub fn set_team(team: &Value) -> Command {
     apply(Fact::set_team(
