@@ -7,7 +7,10 @@ use std::path::Path;
 fn main() {
     println!("cargo::rerun-if-changed=../web/dist");
     println!("cargo::rustc-check-cfg=cfg(page_missing)");
-    let index = Path::new(env!("CARGO_MANIFEST_DIR")).join("../web/dist/index.html");
+    // Read when the script runs (not when it was compiled): one compiled script may serve
+    // checkouts in other places that share a target directory.
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default();
+    let index = Path::new(&manifest).join("../web/dist/index.html");
     if !index.is_file() {
         println!("cargo::rustc-cfg=page_missing");
     }
