@@ -53,6 +53,8 @@ impl Hub {
                 let (machine, note) = MachineSettings::resume(id, store.team_file(id)?);
                 if let Some(note) = note {
                     eprintln!("agent-chatter: warning: {note}");
+                    // Said once: the file as it is now is the one the session runs with.
+                    let _ = store.remember_team_file(id, machine.file());
                 }
                 (id, session, machine)
             }

@@ -53,6 +53,8 @@ impl Actor {
             if let Some(note) = note {
                 eprintln!("agent-chatter: warning: {note}");
                 self.publish(Event::Error { message: note });
+                // Said once: the file as it is now is the one the session runs with.
+                let _ = self.store.remember_team_file(id, machine.file());
             }
             self.machine = machine;
         }
