@@ -4,8 +4,10 @@
 
 mod support;
 
+use agent_chatter::protocol::Event;
+use agent_chatter::session::Fact;
 use serde_json::json;
-use support::{fixture, team, Bridge};
+use support::{fixture, human, team, Bridge};
 
 #[tokio::test]
 async fn a_huge_output_reaches_the_page_in_bounded_frames_and_its_ends_are_kept() {
@@ -17,21 +19,27 @@ async fn a_huge_output_reaches_the_page_in_bounded_frames_and_its_ends_are_kept(
     }}});
     std::fs::write(dir.path().join("agents.json"), agents.to_string()).unwrap();
     let bridge = Bridge::start(dir, None);
-    let (mut page, _) = bridge.hello().await;
-    page.send(json!({"v": 1, "type": "apply", "fact": {"type": "human",
-        "text": "[NEXT: max] write a lot", "sender": null, "at": 1}}))
-        .await;
-    let events = page.collect_until_fact("failed").await;
+    let (mut page, _) = bridge.join().await;
+    page.send_command(human("[NEXT: max] write a lot")).await;
+    let events = page.collect_until_fact_kind("failed").await;
     let deltas: Vec<&str> = events
         .iter()
-        .filter(|e| e["type"] == "output")
-        .map(|e| e["delta"].as_str().unwrap())
+        .filter_map(|e| match e {
+            Event::Output { delta, .. } => Some(delta.as_str()),
+            _ => None,
+        })
         .collect();
     // (A page that falls behind skips frames: how many arrive depends on its pace.)
     assert!(!deltas.is_empty());
     assert!(deltas.iter().all(|d| d.len() <= 64 * 1024));
     assert!(deltas.iter().map(|d| d.len()).sum::<usize>() <= 5_000_001);
-    let reason = events.last().unwrap()["fact"]["reason"].as_str().unwrap();
+    let Some(Event::Fact {
+        fact: Fact::Failed { reason, .. },
+        ..
+    }) = events.last()
+    else {
+        panic!("not failed: {:?}", events.last())
+    };
     assert!(
         reason.starts_with("reply of 5000001 bytes is above the 1048576 byte message limit")
             && reason.ends_with(
