@@ -10,8 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::json;
-use support::{bin, team, Bridge};
+use agent_chatter::protocol::Event;
+use agent_chatter::session::Fact;
+use support::{bin, human, team, Bridge};
 
 /// `agent-chatter serve` on the files of a [`Bridge::new_dir`] directory, its stderr kept in
 /// `stderr.log` there; `nofile` sets its open-file limit (soft and hard) before it starts.
@@ -161,18 +162,31 @@ async fn sockets_without_the_token_never_lock_out_the_page_nor_an_agent_launch()
     .unwrap();
     assert!(held.len() > 100, "only {} sockets opened", held.len());
 
-    let (mut page, _) = tokio::time::timeout(Duration::from_secs(30), bridge.hello())
+    let (mut page, _) = tokio::time::timeout(Duration::from_secs(30), bridge.join())
         .await
         .expect("the page could not connect past the held sockets");
-    page.send(json!({"v": 1, "type": "apply", "fact": {"type": "human", "text": "[NEXT: max] go", "sender": null, "at": 1}}))
-        .await;
+    page.send_command(human("[NEXT: max] go")).await;
     let outcome = page
-        .until(|e| {
-            e["type"] == "fact"
-                && ["replied", "failed"].contains(&e["fact"]["type"].as_str().unwrap_or(""))
+        .wait_for(|e| {
+            matches!(
+                e,
+                Event::Fact {
+                    fact: Fact::Replied { .. } | Fact::Failed { .. },
+                    ..
+                }
+            )
         })
         .await;
-    assert_eq!(outcome["fact"]["type"], "replied", "{outcome}");
+    assert!(
+        matches!(
+            outcome,
+            Event::Fact {
+                fact: Fact::Replied { .. },
+                ..
+            }
+        ),
+        "{outcome:?}"
+    );
     drop(held);
     let log = stderr_of(bridge.dir.path());
     assert!(
@@ -286,10 +300,6 @@ fn more_than_64_kib_before_the_token_closes_the_socket() {
 
 // ---- 3. The database deleted while serving ------------------------------------------------
 
-fn human(text: &str) -> serde_json::Value {
-    json!({"v": 1, "type": "apply", "fact": {"type": "human", "text": text, "sender": null, "at": 1}})
-}
-
 fn sessions_listed(db: &Path) -> String {
     let out = Command::new(bin())
         .args(["sessions", "--db"])
@@ -310,9 +320,9 @@ fn sessions_listed(db: &Path) -> String {
 async fn a_database_deleted_while_serving_is_written_back_with_every_fact() {
     let bridge = start(Bridge::new_dir(&team(None), "claude-stream.sh"), None, &[]);
     let db = bridge.dir.path().join("sessions.db");
-    let (mut page, _) = bridge.hello().await;
-    page.send(human("[NEXT: max] first")).await;
-    page.until_fact("replied").await;
+    let (mut page, _) = bridge.join().await;
+    page.send_command(human("[NEXT: max] first")).await;
+    page.until_replied().await;
 
     std::fs::remove_file(&db).unwrap();
     // Idle: noticed within about a second (30 s is only a bound for a slow machine).
@@ -324,19 +334,26 @@ async fn a_database_deleted_while_serving_is_written_back_with_every_fact() {
     assert!(db.exists());
     // Deleted again, and a fact follows at once: it goes into the file at the path.
     std::fs::remove_file(&db).unwrap();
-    page.send(human("[NEXT: max] second")).await;
+    page.send_command(human("[NEXT: max] second")).await;
     let replied = page
-        .until(|e| e["type"] == "fact" && e["fact"]["type"] == "replied" || e["type"] == "error")
+        .wait_for(|e| {
+            matches!(
+                e,
+                Event::Fact {
+                    fact: Fact::Replied { .. },
+                    ..
+                } | Event::Error { .. }
+            )
+        })
         .await;
-    assert_eq!(
-        replied["type"],
-        "fact",
-        "{replied}\n{}",
+    assert!(
+        matches!(replied, Event::Fact { .. }),
+        "{replied:?}\n{}",
         stderr_of(bridge.dir.path())
     );
-    let (_, session) = bridge.hello().await;
-    let facts = session["facts"].as_array().unwrap().len();
-    assert_eq!(facts, 5, "{session}");
+    let (_, session) = bridge.join().await;
+    let facts = session.facts.len();
+    assert_eq!(facts, 5, "{session:?}");
 
     let d = bridge.kill();
     let listed = sessions_listed(&db);
@@ -658,7 +675,7 @@ fn without_dist_the_page_built_into_the_binary_is_served_never_a_folder() {
 #[tokio::test]
 async fn the_bridges_end_of_a_page_connection_has_tcp_nodelay() {
     let bridge = start(Bridge::new_dir(&team(None), "claude-stream.sh"), None, &[]);
-    let (page, _) = bridge.hello().await;
+    let (page, _) = bridge.join().await;
     let tokio_tungstenite::MaybeTlsStream::Plain(tcp) = page.ws.get_ref() else {
         panic!("not a plain TCP stream")
     };
