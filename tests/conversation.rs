@@ -499,39 +499,27 @@ fn parallel(policy: DeliveryPolicy) -> Harness {
     h
 }
 
+/// Latest: carol gets max's answer as [MESSAGE], addressed by the human's message. Parent:
+/// each agent gets the message that addressed it.
 #[test]
-fn latest_policy_gives_each_agent_the_newest_message() {
-    let h = parallel(DeliveryPolicy::Latest);
-    let seen: Vec<_> = h
-        .deliveries()
-        .iter()
-        .map(|d| (d.to.as_str(), d.message.clone(), d.parent.clone()))
-        .collect();
-    assert_eq!(
-        seen,
-        [
-            ("max", msg(1), Some(msg(1))),
-            ("carol", msg(2), Some(msg(1)))
-        ],
-        "carol gets max's answer as [MESSAGE], addressed by the human's message"
-    );
-}
-
-#[test]
-fn parent_policy_gives_each_agent_the_message_that_addressed_it() {
-    let h = parallel(DeliveryPolicy::Parent);
-    let seen: Vec<_> = h
-        .deliveries()
-        .iter()
-        .map(|d| (d.to.as_str(), d.message.clone(), d.parent.clone()))
-        .collect();
-    assert_eq!(
-        seen,
-        [
-            ("max", msg(1), Some(msg(1))),
-            ("carol", msg(1), Some(msg(1)))
-        ]
-    );
+fn each_policy_gives_each_agent_its_message_and_the_one_that_addressed_it() {
+    let cases = [
+        (DeliveryPolicy::Latest, [("max", 1, 1), ("carol", 2, 1)]),
+        (DeliveryPolicy::Parent, [("max", 1, 1), ("carol", 1, 1)]),
+    ];
+    for (policy, want) in cases {
+        let h = parallel(policy);
+        let seen: Vec<_> = h
+            .deliveries()
+            .iter()
+            .map(|d| (d.to.as_str(), d.message.clone(), d.parent.clone()))
+            .collect();
+        let want: Vec<_> = want
+            .iter()
+            .map(|&(to, message, parent)| (to, msg(message), Some(msg(parent))))
+            .collect();
+        assert_eq!(seen, want, "{policy:?}");
+    }
 }
 
 #[test]
