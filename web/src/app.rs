@@ -4,15 +4,18 @@ use leptos::prelude::*;
 
 use crate::attention::{self, Attention};
 use crate::browser;
-use crate::components::{
-    composer::Composer, conversation_view::ConversationView, due_agent::DueAgent,
-    error_banner::ErrorBanner, files_menu::FilesMenu, header::Header, help::Help,
-    inspector::Inspector, notices::Notices, notify_toggle::NotifyToggle,
+use crate::components::conversation::{
+    composer::Composer, conversation_view::ConversationView, due_agent::DueAgent, notices::Notices,
     reply_controls::ReplyControls, retry_failed::RetryFailed, running_agent::RunningAgent,
-    running_mark::RunningMark, sessions_menu::SessionsMenu, share_link::ShareLink,
-    shared_banner::SharedBanner, side_by_side::SideBySide, team_editor::TeamEditor,
-    usage_total::UsageTotal,
+    running_mark::RunningMark,
 };
+use crate::components::header::{
+    error_banner::ErrorBanner, files_menu::FilesMenu, help::Help, notify_toggle::NotifyToggle,
+    share_link::ShareLink, shared_banner::SharedBanner, usage_total::UsageTotal, Header,
+};
+use crate::components::inspector::{side_by_side::SideBySide, Inspector};
+use crate::components::library::sessions_menu::SessionsMenu;
+use crate::components::team::team_editor::TeamEditor;
 use crate::host::Host;
 use crate::share;
 use crate::shared_case;

@@ -1,49 +1,17 @@
-//! One component per file (docs/architecture.md §13). The page's state
-//! ([`crate::state::AppState`]) and its host ([`crate::host::Host`]) come by context; what a
-//! component shows that the host alone knows, or that is its own, comes as props.
+//! The page's components, one per file (docs/architecture.md §13), in a folder per pane they
+//! draw, as the screen reads: the header (and the banners under it), the team, the
+//! conversation, the deliveries, the inspector; and the library (the sessions popover). The
+//! pieces every pane uses stand alone here: a keyed list, a virtual list's arithmetic, `When`.
+//! The page's state ([`crate::state::AppState`]) and its host ([`crate::host::Host`]) come by
+//! context; what a component shows that the host alone knows, or that is its own, comes as
+//! props.
 
-pub mod agent_status;
-pub mod composer;
-pub mod conversation_view;
+pub mod conversation;
 pub mod deliveries;
-pub mod delivery_run;
-pub mod diff_view;
-pub mod due_agent;
-pub mod error_banner;
-pub mod extra_sections;
-pub mod extra_sections_editor;
-pub mod fate_list;
-pub mod files_menu;
 pub mod header;
-pub mod help;
 pub mod inspector;
 pub mod keyed_list;
-pub mod marked_text;
-pub mod member_edit;
-pub mod member_row;
-pub mod member_status;
-pub mod message_list;
-pub mod notices;
-pub mod notify_toggle;
-pub mod popover;
-pub mod prompt_view;
-pub mod reply_controls;
-pub mod retry_failed;
-pub mod routing_status;
-pub mod run_settings;
-pub mod running_agent;
-pub mod running_mark;
-pub mod section_bars;
-pub mod sessions_menu;
-pub mod settings_form;
-pub mod share_link;
-pub mod shared_banner;
-pub mod side_by_side;
-pub mod team_editor;
-pub mod timeline;
-pub mod timeline_head;
-pub mod timeline_row;
-pub mod usage_total;
+pub mod library;
+pub mod team;
 pub mod virtual_list;
-pub mod whatif_panel;
 pub mod when;

@@ -2,7 +2,7 @@
 //! placed at the sum of the heights before it, a row not yet measured counting as an
 //! estimate; which rows are in the DOM for a scroll position; where to scroll to bring a row
 //! into view. Pure functions over the measured heights, so the conversation's list
-//! ([`crate::components::message_list`]) and the deliveries' keep only the DOM and the
+//! ([`crate::components::conversation::message_list`]) and the deliveries' keep only the DOM and the
 //! signals.
 
 use std::ops::Range;

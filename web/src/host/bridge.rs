@@ -19,7 +19,8 @@ use std::time::Duration;
 use crate::library::{Entry, Hit};
 use agent_chatter::message::MemberId;
 use agent_chatter::protocol::{
-    decode_event, encode_command, AgentReport, Command, Event, FrameError, SessionInfo, SnippetPart,
+    decode_event, encode_command, AgentReport, Command, Event, FrameError, SearchHit, Sent,
+    SessionInfo, SnippetPart,
 };
 use agent_chatter::scenario::Scenario;
 use agent_chatter::session::{Fact, Session};
@@ -617,82 +618,8 @@ impl Bridge {
             None => return,
         };
         match event {
-            Event::Session { id, facts, sent } => {
-                // Back after a restart: the session shown before, if the bridge opened another.
-                let mut resume = None;
-                self.line.update_value(|l| {
-                    resume = l.resume.take();
-                    // Connected for good: the next drop starts over at the first wait.
-                    l.heard = true;
-                    l.backoff = RETRY_FIRST;
-                });
-                if let Some(before) = resume.filter(|&before| before != id) {
-                    self.send(&Command::OpenSession { id: before });
-                }
-                self.session_id.set(Some(id));
-                self.started.set(None);
-                self.retry.set(None);
-                self.sent.set(
-                    sent.into_iter()
-                        .map(|d| ((d.message, d.to), d.prompt_sha256))
-                        .collect(),
-                );
-                // The list may have grown (a new session): ask again.
-                self.send(&Command::ListSessions);
-                self.acknowledge(&facts);
-                match Session::replay(facts) {
-                    Ok(session) => {
-                        // A new session shown: earlier errors were about another.
-                        state.error.set(None);
-                        self.performed(state.show(session));
-                        // The new session a share link asked for: the case goes in as its fact.
-                        let mut shared = None;
-                        self.pending_share.update_value(|p| shared = p.take());
-                        if let Some(shared) = shared {
-                            shared_case::opened_as(id);
-                            state.recipient.set(shared.member);
-                            self.apply(Fact::LoadScenario {
-                                scenario: Box::new(shared.scenario),
-                            });
-                        }
-                    }
-                    Err(e) => {
-                        state.report(format!("the bridge's session does not replay here: {e}"))
-                    }
-                }
-            }
-            Event::Fact { seq, fact } => {
-                // Facts are applied in `seq` order (docs/architecture.md §14b): one already
-                // held is skipped, and a gap is never papered over (the bridge resends the
-                // whole log to a page that fell behind; anything else is a bug worth seeing).
-                let held = state.session.with_untracked(|s| s.facts().len()) as u64;
-                if seq <= held {
-                    return;
-                }
-                if seq != held + 1 {
-                    return state.report(format!(
-                        "the bridge sent fact #{seq} while this page holds {held}: reload the \
-                         page to get the whole log"
-                    ));
-                }
-                self.output.set(String::new());
-                self.output_cut.set(0);
-                if matches!(fact, Fact::Replied { .. } | Fact::Failed { .. }) {
-                    // The run ended: its retries are over.
-                    self.retry.set(None);
-                    self.started.set(None);
-                }
-                // A fact a page caused was taken: an earlier refusal is no longer news.
-                let from_a_page = !matches!(fact, Fact::Replied { .. } | Fact::Failed { .. });
-                let performed = state.apply_fact(&fact);
-                self.acknowledge(std::slice::from_ref(&fact));
-                if let Some(performed) = performed {
-                    self.performed(performed);
-                    if from_a_page {
-                        state.error.set(None);
-                    }
-                }
-            }
+            Event::Session { id, facts, sent } => self.on_session(id, facts, sent),
+            Event::Fact { seq, fact } => self.on_fact(seq, fact),
             Event::Delivering {
                 to,
                 message,
@@ -720,40 +647,7 @@ impl Bridge {
                 crate::storage::prune_drafts(self.drafts, &live);
                 self.sessions.set(list)
             }
-            Event::SearchResults { query, hits } => {
-                if self.line.with_value(|l| l.asked != query) {
-                    return;
-                }
-                // The bridge searches texts; names are the page's to match, listed first.
-                let wanted = query.trim().to_lowercase();
-                let mut found: Vec<Hit> = self.sessions.with_untracked(|list| {
-                    list.iter()
-                        .filter(|s| {
-                            s.name.to_lowercase().contains(&wanted)
-                                && !hits.iter().any(|h| h.session == s.id)
-                        })
-                        .map(|s| Hit {
-                            session: s.id,
-                            name: s.name.clone(),
-                            snippet: vec![SnippetPart {
-                                text: s.name.clone(),
-                                hit: false,
-                            }],
-                        })
-                        .collect()
-                });
-                // One line per session: its best match (the bridge sends the best first).
-                for h in hits {
-                    if found.iter().all(|f| f.session != h.session) {
-                        found.push(Hit {
-                            session: h.session,
-                            name: h.name,
-                            snippet: h.snippet,
-                        });
-                    }
-                }
-                self.hits.set(Some((query, found)));
-            }
+            Event::SearchResults { query, hits } => self.on_search_results(query, hits),
             Event::Agents { list } => self
                 .agents
                 .set(list.into_iter().map(|a| (a.member.clone(), a)).collect()),
@@ -778,6 +672,124 @@ impl Bridge {
             })),
             Event::Error { message } => state.report(format!("bridge: {message}")),
         }
+    }
+
+    /// The session shown, whole (on connecting, after a restart, or another one opened): its
+    /// log replayed, the digests of what was sent, and a shared case it was opened for.
+    fn on_session(&self, id: i64, facts: Vec<Fact>, sent: Vec<Sent>) {
+        let state = self.state;
+        // Back after a restart: the session shown before, if the bridge opened another.
+        let mut resume = None;
+        self.line.update_value(|l| {
+            resume = l.resume.take();
+            // Connected for good: the next drop starts over at the first wait.
+            l.heard = true;
+            l.backoff = RETRY_FIRST;
+        });
+        if let Some(before) = resume.filter(|&before| before != id) {
+            self.send(&Command::OpenSession { id: before });
+        }
+        self.session_id.set(Some(id));
+        self.started.set(None);
+        self.retry.set(None);
+        self.sent.set(
+            sent.into_iter()
+                .map(|d| ((d.message, d.to), d.prompt_sha256))
+                .collect(),
+        );
+        // The list may have grown (a new session): ask again.
+        self.send(&Command::ListSessions);
+        self.acknowledge(&facts);
+        match Session::replay(facts) {
+            Ok(session) => {
+                // A new session shown: earlier errors were about another.
+                state.error.set(None);
+                self.performed(state.show(session));
+                // The new session a share link asked for: the case goes in as its fact.
+                let mut shared = None;
+                self.pending_share.update_value(|p| shared = p.take());
+                if let Some(shared) = shared {
+                    shared_case::opened_as(id);
+                    state.recipient.set(shared.member);
+                    self.apply(Fact::LoadScenario {
+                        scenario: Box::new(shared.scenario),
+                    });
+                }
+            }
+            Err(e) => state.report(format!("the bridge's session does not replay here: {e}")),
+        }
+    }
+
+    /// One new fact, `seq` its position in the log.
+    fn on_fact(&self, seq: u64, fact: Fact) {
+        let state = self.state;
+        // Facts are applied in `seq` order (docs/architecture.md §14b): one already
+        // held is skipped, and a gap is never papered over (the bridge resends the
+        // whole log to a page that fell behind; anything else is a bug worth seeing).
+        let held = state.session.with_untracked(|s| s.facts().len()) as u64;
+        if seq <= held {
+            return;
+        }
+        if seq != held + 1 {
+            return state.report(format!(
+                "the bridge sent fact #{seq} while this page holds {held}: reload the \
+                 page to get the whole log"
+            ));
+        }
+        self.output.set(String::new());
+        self.output_cut.set(0);
+        if matches!(fact, Fact::Replied { .. } | Fact::Failed { .. }) {
+            // The run ended: its retries are over.
+            self.retry.set(None);
+            self.started.set(None);
+        }
+        // A fact a page caused was taken: an earlier refusal is no longer news.
+        let from_a_page = !matches!(fact, Fact::Replied { .. } | Fact::Failed { .. });
+        let performed = state.apply_fact(&fact);
+        self.acknowledge(std::slice::from_ref(&fact));
+        if let Some(performed) = performed {
+            self.performed(performed);
+            if from_a_page {
+                state.error.set(None);
+            }
+        }
+    }
+
+    /// The bridge's answer to the search last asked (an older one is dropped): sessions whose
+    /// name matches first, then one line per session found by its texts.
+    fn on_search_results(&self, query: String, hits: Vec<SearchHit>) {
+        if self.line.with_value(|l| l.asked != query) {
+            return;
+        }
+        // The bridge searches texts; names are the page's to match, listed first.
+        let wanted = query.trim().to_lowercase();
+        let mut found: Vec<Hit> = self.sessions.with_untracked(|list| {
+            list.iter()
+                .filter(|s| {
+                    s.name.to_lowercase().contains(&wanted)
+                        && !hits.iter().any(|h| h.session == s.id)
+                })
+                .map(|s| Hit {
+                    session: s.id,
+                    name: s.name.clone(),
+                    snippet: vec![SnippetPart {
+                        text: s.name.clone(),
+                        hit: false,
+                    }],
+                })
+                .collect()
+        });
+        // One line per session: its best match (the bridge sends the best first).
+        for h in hits {
+            if found.iter().all(|f| f.session != h.session) {
+                found.push(Hit {
+                    session: h.session,
+                    name: h.name,
+                    snippet: h.snippet,
+                });
+            }
+        }
+        self.hits.set(Some((query, found)));
     }
 }
 

@@ -1,4 +1,17 @@
+//! The header pane (docs/architecture.md §13), under `Header`: the spend, notifications, the
+//! sessions, share, open and save menus (closing as one: [`popover`]), help; and the banners
+//! under it (an error, a shared case).
+//!
 //! The skip link, title, team name, connection status and the menus.
+
+pub mod error_banner;
+pub mod files_menu;
+pub mod help;
+pub mod notify_toggle;
+pub mod popover;
+pub mod share_link;
+pub mod shared_banner;
+pub mod usage_total;
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;

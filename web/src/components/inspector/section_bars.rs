@@ -8,7 +8,7 @@
 use agent_chatter::explain::{BudgetStatus, Explain, SectionExplain};
 use leptos::prelude::*;
 
-use crate::components::extra_sections::BUILT_IN;
+use crate::components::inspector::extra_sections::BUILT_IN;
 use crate::patch::{patch, El};
 use crate::state::use_state;
 

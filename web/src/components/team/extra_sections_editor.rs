@@ -10,7 +10,7 @@ use agent_chatter::team::Member;
 use leptos::prelude::*;
 
 use crate::components::keyed_list::KeyedList;
-use crate::components::member_edit::MemberEdit;
+use crate::components::team::member_edit::MemberEdit;
 use crate::erased::handler;
 use crate::state::use_state;
 

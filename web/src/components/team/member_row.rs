@@ -11,11 +11,11 @@ use agent_chatter::team::{
 };
 use leptos::prelude::*;
 
-use crate::components::agent_status::AgentStatus;
-use crate::components::extra_sections_editor::ExtraSectionsEditor;
-use crate::components::member_edit::MemberEdit;
-use crate::components::member_status::MemberStatusView;
-use crate::components::run_settings::RunSettingsView;
+use crate::components::team::agent_status::AgentStatus;
+use crate::components::team::extra_sections_editor::ExtraSectionsEditor;
+use crate::components::team::member_edit::MemberEdit;
+use crate::components::team::member_status::MemberStatusView;
+use crate::components::team::run_settings::RunSettingsView;
 use crate::components::when::When;
 use crate::erased::handler;
 use crate::host::RunInfo;

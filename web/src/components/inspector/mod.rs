@@ -1,16 +1,25 @@
 //! The prompt inspector: for the selected recipient and message, the exact prompt and system
 //! flag, the budget per section, and every history message's fate.
 
+pub mod delivery_run;
+pub mod diff_view;
+pub mod extra_sections;
+pub mod fate_list;
+pub mod prompt_view;
+pub mod section_bars;
+pub mod side_by_side;
+pub mod whatif_panel;
+
 use leptos::prelude::*;
 
 use crate::browser;
-use crate::components::delivery_run::DeliveryRun;
-use crate::components::diff_view::DiffView;
-use crate::components::extra_sections::ExtraSections;
-use crate::components::fate_list::FateList;
-use crate::components::prompt_view::PromptView;
-use crate::components::section_bars::SectionBars;
-use crate::components::whatif_panel::WhatIfPanel;
+use crate::components::inspector::delivery_run::DeliveryRun;
+use crate::components::inspector::diff_view::DiffView;
+use crate::components::inspector::extra_sections::ExtraSections;
+use crate::components::inspector::fate_list::FateList;
+use crate::components::inspector::prompt_view::PromptView;
+use crate::components::inspector::section_bars::SectionBars;
+use crate::components::inspector::whatif_panel::WhatIfPanel;
 use crate::components::when::When;
 use crate::erased::handler;
 use crate::host::{use_host, Host};

@@ -8,7 +8,7 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::components::timeline_row::fate_style;
+use crate::components::conversation::timeline_row::fate_style;
 use crate::erased::handler;
 use crate::patch::{patch, El};
 use crate::state::use_state;

@@ -4,8 +4,8 @@
 
 use leptos::prelude::*;
 
+use crate::components::conversation::timeline::Timeline;
 use crate::components::deliveries::Deliveries;
-use crate::components::timeline::Timeline;
 use crate::components::when::When;
 use crate::erased::handler;
 

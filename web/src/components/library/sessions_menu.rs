@@ -13,9 +13,9 @@ use leptos::prelude::*;
 use crate::components::keyed_list::KeyedList;
 use crate::components::when::When;
 use crate::erased::handler;
-use crate::host::use_host;
-use crate::library::{query_too_long, snippet_text, when, Entry};
-use crate::state::use_state;
+use crate::host::{use_host, Host};
+use crate::library::{query_too_long, snippet_text, when, Entry, Hit};
+use crate::state::{use_state, AppState};
 
 /// How long typing must pause before the search runs: one search for what was typed, not
 /// one per key.
@@ -47,14 +47,6 @@ pub fn SessionsMenu() -> impl IntoView {
     let kept = RwSignal::new(0u32);
     let pending = StoredValue::new(None::<TimeoutHandle>);
     let offset = local_offset();
-    // The open session's count is the page's own (the list is as of when it was sent).
-    let facts_of = move |e: &Entry| {
-        if shown.get() == Some(e.id) {
-            state.session.with(|s| s.facts().len())
-        } else {
-            e.facts
-        }
-    };
     let choose = move |id: i64| {
         if host.open_session(id) {
             open.set(false);
@@ -78,59 +70,7 @@ pub fn SessionsMenu() -> impl IntoView {
     let entry = move |id: i64| {
         Memo::new(move |_| sessions.with(|l| l.iter().find(|e| e.id == id).cloned()))
     };
-    let row = move |id: i64| {
-        let entry = entry(id);
-        let is_shown = move || shown.get() == Some(id);
-        let name = Memo::new(move |_| {
-            entry
-                .with(|e| e.as_ref().map(|e| e.name.clone()))
-                .unwrap_or_default()
-        });
-        let dates = move || {
-            let Some(e) = entry.get() else {
-                return String::new();
-            };
-            let now = state.clock.get();
-            let created = when(e.created_at, now, offset);
-            let updated = when(e.updated_at, now, offset);
-            let facts = plural(facts_of(&e), "fact");
-            if created == updated {
-                format!("{created} · {facts}")
-            } else {
-                format!("{created}, changed {updated} · {facts}")
-            }
-        };
-        let first = Memo::new(move |_| {
-            entry.with(|e| {
-                e.as_ref()
-                    .and_then(|e| e.first_message.as_deref())
-                    .map_or_else(
-                        || "(no message yet)".to_string(),
-                        |m| markers::strip_all(m).into_owned(),
-                    )
-            })
-        });
-        view! {
-            <li class="session-entry" class:shown=is_shown data-testid="session-entry" data-id=id>
-                <div class="session-line">
-                    <input class="session-name" data-testid="session-name" aria-label="session name"
-                        prop:value=name title="rename: type a name, then Enter"
-                        on:change=handler(move |ev| host.rename_session(id, &event_target_value(&ev)))
-                        on:keydown=handler(move |ev: leptos::ev::KeyboardEvent| {
-                            if ev.key() == "Enter" {
-                                let _ = event_target::<web_sys::HtmlInputElement>(&ev).blur();
-                            }
-                        })/>
-                    <button data-testid="session-open" prop:disabled=is_shown
-                        on:click=handler(move |_| choose(id))>
-                        {move || if is_shown() { "shown" } else { "open" }}
-                    </button>
-                </div>
-                <div class="session-dates">{dates}</div>
-                <div class="session-first" title=first>{first}</div>
-            </li>
-        }
-    };
+    let row = move |id: i64| session_row(state, host, id, entry(id), shown, choose, offset);
     let list = move || {
         let searching = query.with(|q| !q.trim().is_empty());
         if !searching {
@@ -157,36 +97,14 @@ pub fn SessionsMenu() -> impl IntoView {
                 let q = query.get();
                 view! { <p class="library-note" data-testid="search-none">{format!("no session holds “{}”", q.trim())}</p> }.into_any()
             }
-            Some(found) => {
-                let rows = found
-                    .into_iter()
-                    .map(|hit| {
-                        let id = hit.session;
-                        let title = format!("open {}: {}", hit.name, snippet_text(&hit.snippet));
-                        view! {
-                            <li>
-                                <button class="search-hit" data-testid="search-hit" data-id=id title=title
-                                    on:click=handler(move |_| choose(id))>
-                                    <span class="hit-name">{hit.name}</span>
-                                    <span class="hit-snippet">{hit.snippet.into_iter().map(|p| if p.hit {
-                                        view! { <mark>{p.text}</mark> }.into_any()
-                                    } else {
-                                        p.text.into_any()
-                                    }).collect_view()}</span>
-                                </button>
-                            </li>
-                        }
-                    })
-                    .collect_view();
-                view! { <ul class="library-hits">{rows}</ul> }.into_any()
-            }
+            Some(found) => hit_list(found, choose),
         }
     };
     // As the open/save menus: a click or tap outside the open library closes it, and so does
     // Escape wherever the focus is, putting it back on the library's button.
     let root = NodeRef::<leptos::html::Div>::new();
     let toggle = NodeRef::<leptos::html::Button>::new();
-    crate::components::files_menu::close_popover_on_outside_or_escape(
+    crate::components::header::popover::close_popover_on_outside_or_escape(
         move || root.get_untracked().map(Into::into),
         move || toggle.get_untracked().map(Into::into),
         move || open.get_untracked(),
@@ -200,17 +118,7 @@ pub fn SessionsMenu() -> impl IntoView {
                         choose(id);
                     }
                 })>
-                    {move || sessions.get().into_iter().map(|e| {
-                        let selected = move || {
-                            kept.track();
-                            shown.get() == Some(e.id)
-                        };
-                        let label = {
-                            let e = e.clone();
-                            move || format!("{} · {}", e.name, when(e.updated_at, state.clock.get(), offset))
-                        };
-                        view! { <option value=e.id.to_string() prop:selected=selected>{label}</option> }
-                    }).collect_view()}
+                    {move || sessions.get().into_iter().map(|e| session_option(state, e, shown, kept, offset)).collect_view()}
                 </select>
             </label>
             <button data-testid="library-toggle" node_ref=toggle aria-expanded=move || open.get().to_string()
@@ -236,5 +144,153 @@ pub fn SessionsMenu() -> impl IntoView {
                 </div>
             </When>
         </div>
+    }
+}
+
+/// One session of the library (`session-entry`): its name, editable in place, when it was
+/// made and last changed, its fact count and first message; "open" unless it is
+/// the one `shown`.
+fn session_row(
+    state: AppState,
+    host: Host,
+    id: i64,
+    entry: Memo<Option<Entry>>,
+    shown: Signal<Option<i64>>,
+    choose: impl Fn(i64) + Copy + 'static,
+    offset: i64,
+) -> impl IntoView {
+    // The open session's count is the page's own (the list is as of when it was sent).
+    let facts_of = move |e: &Entry| {
+        if shown.get() == Some(e.id) {
+            state.session.with(|s| s.facts().len())
+        } else {
+            e.facts
+        }
+    };
+    let is_shown = move || shown.get() == Some(id);
+    let name = Memo::new(move |_| {
+        entry
+            .with(|e| e.as_ref().map(|e| e.name.clone()))
+            .unwrap_or_default()
+    });
+    let dates = move || {
+        let Some(e) = entry.get() else {
+            return String::new();
+        };
+        let now = state.clock.get();
+        let facts = plural(facts_of(&e), "fact");
+        dates_words(
+            &when(e.created_at, now, offset),
+            &when(e.updated_at, now, offset),
+            &facts,
+        )
+    };
+    let first = Memo::new(move |_| {
+        entry.with(|e| {
+            e.as_ref()
+                .and_then(|e| e.first_message.as_deref())
+                .map_or_else(
+                    || "(no message yet)".to_string(),
+                    |m| markers::strip_all(m).into_owned(),
+                )
+        })
+    });
+    view! {
+        <li class="session-entry" class:shown=is_shown data-testid="session-entry" data-id=id>
+            <div class="session-line">
+                <input class="session-name" data-testid="session-name" aria-label="session name"
+                    prop:value=name title="rename: type a name, then Enter"
+                    on:change=handler(move |ev| host.rename_session(id, &event_target_value(&ev)))
+                    on:keydown=handler(move |ev: leptos::ev::KeyboardEvent| {
+                        if ev.key() == "Enter" {
+                            let _ = event_target::<web_sys::HtmlInputElement>(&ev).blur();
+                        }
+                    })/>
+                <button data-testid="session-open" prop:disabled=is_shown
+                    on:click=handler(move |_| choose(id))>
+                    {move || if is_shown() { "shown" } else { "open" }}
+                </button>
+            </div>
+            <div class="session-dates">{dates}</div>
+            <div class="session-first" title=first>{first}</div>
+        </li>
+    }
+}
+
+/// The quick switch's option for a session: its name and when it last changed, selected
+/// while it is shown (again when a switch is called off: `kept`).
+fn session_option(
+    state: AppState,
+    e: Entry,
+    shown: Signal<Option<i64>>,
+    kept: RwSignal<u32>,
+    offset: i64,
+) -> impl IntoView {
+    let selected = move || {
+        kept.track();
+        shown.get() == Some(e.id)
+    };
+    let label = {
+        let e = e.clone();
+        move || {
+            format!(
+                "{} · {}",
+                e.name,
+                when(e.updated_at, state.clock.get(), offset)
+            )
+        }
+    };
+    view! { <option value=e.id.to_string() prop:selected=selected>{label}</option> }
+}
+
+/// The search's answer: one button per session found (`search-hit`), its snippet with the
+/// matches marked.
+fn hit_list(found: Vec<Hit>, choose: impl Fn(i64) + Copy + 'static) -> AnyView {
+    let rows = found
+        .into_iter()
+        .map(|hit| {
+            let id = hit.session;
+            let title = format!("open {}: {}", hit.name, snippet_text(&hit.snippet));
+            view! {
+                <li>
+                    <button class="search-hit" data-testid="search-hit" data-id=id title=title
+                        on:click=handler(move |_| choose(id))>
+                        <span class="hit-name">{hit.name}</span>
+                        <span class="hit-snippet">{hit.snippet.into_iter().map(|p| if p.hit {
+                            view! { <mark>{p.text}</mark> }.into_any()
+                        } else {
+                            p.text.into_any()
+                        }).collect_view()}</span>
+                    </button>
+                </li>
+            }
+        })
+        .collect_view();
+    view! { <ul class="library-hits">{rows}</ul> }.into_any()
+}
+
+/// When a session was made and, if later, last changed, with its fact count.
+fn dates_words(created: &str, updated: &str, facts: &str) -> String {
+    if created == updated {
+        format!("{created} · {facts}")
+    } else {
+        format!("{created}, changed {updated} · {facts}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::dates_words;
+
+    #[test]
+    fn a_session_changed_since_it_was_made_says_both_dates() {
+        assert_eq!(
+            dates_words("today 09:00", "today 09:00", "3 facts"),
+            "today 09:00 · 3 facts"
+        );
+        assert_eq!(
+            dates_words("yesterday 18:00", "today 09:00", "1 fact"),
+            "yesterday 18:00, changed today 09:00 · 1 fact"
+        );
     }
 }

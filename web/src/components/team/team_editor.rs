@@ -9,9 +9,9 @@ use agent_chatter::team::{Member, MemberKind, Team};
 use leptos::prelude::*;
 
 use crate::components::keyed_list::KeyedList;
-use crate::components::member_edit::MemberEdit;
-use crate::components::member_row::MemberRow;
-use crate::components::settings_form::SettingsForm;
+use crate::components::team::member_edit::MemberEdit;
+use crate::components::team::member_row::MemberRow;
+use crate::components::team::settings_form::SettingsForm;
 use crate::erased::handler;
 use crate::host::use_host;
 use crate::state::use_state;

@@ -6,7 +6,7 @@ use agent_chatter::explain::{DedupReason, Fate};
 use agent_chatter::message::{Message, SpeakerKind};
 use leptos::prelude::*;
 
-use crate::components::marked_text::MarkedText;
+use crate::components::conversation::marked_text::MarkedText;
 use crate::erased::handler;
 use crate::host::use_host;
 use crate::state::use_state;

@@ -10,15 +10,12 @@ use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
 use crate::browser;
-use crate::components::popover::{close_menu_of, close_on_outside_or_escape};
-use crate::components::share_link::OpenLink;
+use crate::components::header::popover::{close_menu_of, close_on_outside_or_escape};
+use crate::components::header::share_link::OpenLink;
 use crate::erased::handler;
 use crate::files;
 use crate::host::use_host;
 use crate::state::{use_state, AppState};
-
-/// Also reached by this path from `sessions_menu`.
-pub use crate::components::popover::close_popover_on_outside_or_escape;
 
 const JSON: &str = "application/json";
 

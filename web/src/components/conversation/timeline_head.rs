@@ -9,11 +9,10 @@ use crate::erased::handler;
 use crate::host::use_host;
 use crate::state::use_state;
 
-#[component]
-pub fn TimelineHead(
-    /// The "jump to #n" box (the list's `g` focuses it).
+/// The head; `jump` is the "jump to #n" box (the list's `g` focuses it), `on_select` selects
+/// a message from the keyboard (the focus follows it into the list).
+pub fn timeline_head(
     jump: NodeRef<leptos::html::Input>,
-    /// Selects a message from the keyboard (the focus follows it into the list).
     on_select: Callback<usize>,
 ) -> impl IntoView {
     let state = use_state();

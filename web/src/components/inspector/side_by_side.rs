@@ -6,7 +6,7 @@
 
 use leptos::prelude::*;
 
-use crate::components::section_bars::{status_class, status_label};
+use crate::components::inspector::section_bars::{status_class, status_label};
 use crate::erased::handler;
 use crate::state::use_state;
 
@@ -34,7 +34,7 @@ pub fn SideBySide() -> impl IntoView {
                     let (head, body, class) = match &c.prompt {
                         Ok(p) => (
                             format!("{} · {} · {} / {} B · {}{whatif}", c.display_name, c.agent_type, p.explain.total_bytes, p.explain.max_bytes, status_label(p.explain.status)),
-                            crate::components::diff_view::handed_text(p),
+                            crate::components::inspector::diff_view::handed_text(p),
                             status_class(p.explain.status),
                         ),
                         Err(e) => (c.display_name.clone(), e.clone(), "status-critical"),

@@ -1,12 +1,12 @@
-//! The conversation pane: its head (`TimelineHead`: "jump to #n", "continue from #n", the
+//! The conversation pane: its head (`timeline_head`: "jump to #n", "continue from #n", the
 //! team task), the team's messages (`MessageList`, virtualised) and below them who runs, who
-//! is queued and who we wait for (`RoutingStatus`).
+//! is queued and who we wait for (`routing_status`).
 
 use leptos::prelude::*;
 
-use crate::components::message_list::MessageList;
-use crate::components::routing_status::RoutingStatus;
-use crate::components::timeline_head::TimelineHead;
+use crate::components::conversation::message_list::MessageList;
+use crate::components::conversation::routing_status::routing_status;
+use crate::components::conversation::timeline_head::timeline_head;
 use crate::host::use_host;
 use crate::state::use_state;
 
@@ -23,8 +23,8 @@ pub fn Timeline() -> impl IntoView {
     });
     let agents_run = host.runs_agents();
     view! {
-        <TimelineHead jump=jump on_select=on_select/>
+        {timeline_head(jump, on_select)}
         <MessageList jump=jump focus_next=focus_next on_select=on_select/>
-        <RoutingStatus agents_run=agents_run/>
+        {routing_status(agents_run)}
     }
 }

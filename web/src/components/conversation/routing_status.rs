@@ -6,11 +6,9 @@ use leptos::prelude::*;
 
 use crate::state::use_state;
 
-#[component]
-pub fn RoutingStatus(
-    /// Whether the host runs the agents (a bridge): the agent in flight "running", else "due".
-    agents_run: bool,
-) -> impl IntoView {
+/// The routing status line; `agents_run`: whether the host runs the agents (a bridge), so the
+/// agent in flight is "running" rather than "due".
+pub fn routing_status(agents_run: bool) -> impl IntoView {
     let state = use_state();
     let status_line = move || {
         state.session.with(|s| {

@@ -8,7 +8,7 @@ use agent_chatter::scenario::Scenario;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::components::popover::{close_menu_of, close_popover_on_outside_or_escape};
+use crate::components::header::popover::{close_menu_of, close_popover_on_outside_or_escape};
 use crate::components::when::When;
 use crate::erased::handler;
 use crate::host::use_host;

@@ -16,8 +16,8 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::components::conversation::timeline_row::{TimelineRow, ROW_ESTIMATE};
 use crate::components::keyed_list::KeyedList;
-use crate::components::timeline_row::{TimelineRow, ROW_ESTIMATE};
 use crate::components::virtual_list;
 use crate::erased::handler;
 use crate::state::{use_state, AppState};
