@@ -144,6 +144,11 @@ async fn a_resumed_session_reads_its_team_file_again_and_says_when_it_changed_or
     let text = page.until_replied().await.text;
     assert!(text.contains("var=v2 "), "{text}");
     let dir = bridge.kill();
+    // Said once: a restart with the file as it is now says nothing more of it.
+    let bridge = Bridge::start_logged(dir, Some(1), &[]);
+    let stderr = bridge.stderr();
+    assert!(!stderr.contains("changed"), "{stderr}");
+    let dir = bridge.kill();
 
     // Gone: said at start, and max runs with no settings of its own (nothing from the database).
     // (`serve --session` does not read --team: the session's own file is the one gone.)
