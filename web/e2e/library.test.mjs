@@ -182,6 +182,10 @@ test('the one session stored before the library becomes its first session', asyn
   }, log);
   await page.reload();
   assert.match(await page.lastMessageText(), /kept from before the library/);
+  // The page moves the old key after it has shown the session: wait for the move, never
+  // read right after the reload.
+  await page.page.waitForFunction(() => localStorage.getItem('agent-chatter/session') === null
+    && localStorage.getItem('agent-chatter/library') !== null);
   const stored = await page.page.evaluate(() => ({
     old: localStorage.getItem('agent-chatter/session'),
     library: JSON.parse(localStorage.getItem('agent-chatter/library')),
