@@ -125,6 +125,97 @@ pub(crate) fn parse_line(line: &str) -> Line {
     }
 }
 
+/// What the chat does after a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Continue,
+    Exit,
+}
+
+/// Does what one line of input says (a command or a message); `/exit` ends the chat.
+async fn handle(hub: &Hub, line: Line) -> Flow {
+    match line {
+        Line::Empty => {}
+        Line::Help => say!("{HELP}"),
+        Line::Exit => {
+            let running = hub
+                .query(|s, id| (s.conversation().in_flight().map(|f| f.to.clone()), id))
+                .await;
+            if let Ok((Some(to), id)) = running {
+                if hub.stopping("the chat was exited while it ran").await {
+                    tell!(
+                        "Stopping {to}: `--resume {id}` records its run as interrupted, and \
+                         /retry runs it again"
+                    );
+                } else {
+                    tell!("Stopping {to}: its delivery is made again on `--resume {id}`");
+                }
+            }
+            return Flow::Exit;
+        }
+        Line::Cancel => {
+            let running = hub
+                .query(|s, _| s.conversation().in_flight().map(|f| f.to.clone()))
+                .await
+                .ok()
+                .flatten();
+            match running {
+                Some(to) => match hub.cancel(&to).await {
+                    // The next command is read once the run's outcome is recorded, so it
+                    // never meets the cancelled run still in flight.
+                    Ok(()) => until_not_in_flight(hub, &to).await,
+                    Err(e) => error(&e.to_string()),
+                },
+                None => error("No agent is running"),
+            }
+        }
+        Line::Retry(name) => retry(hub, &name).await,
+        Line::Cost => match hub.query(|s, _| cost_report(s)).await {
+            Ok(Some(report)) => say!("{report}"),
+            Ok(None) => error(NO_TEAM),
+            Err(e) => error(&e.to_string()),
+        },
+        Line::List => match hub.query(|s, _| s.team().cloned()).await.ok().flatten() {
+            Some(team) => {
+                say!("Team \"{}\":", team.name);
+                for m in &team.members {
+                    let kind = m.agent_type.as_deref().unwrap_or("human");
+                    say!("  {} ({}) - {kind}", m.display_name, m.id);
+                }
+            }
+            None => error(NO_TEAM),
+        },
+        Line::Deploy(file) if file.is_empty() => error("Usage: /team deploy <config.json>"),
+        Line::Deploy(file) => match MachineSettings::read(Path::new(&file)) {
+            Ok((team, machine)) => {
+                let name = team.name.clone();
+                match hub.deploy(team, machine).await {
+                    Ok(()) => {
+                        say!("✓ Team \"{name}\" loaded");
+                        say!("Type your first message to begin conversation...");
+                    }
+                    Err(e) => error(&e.to_string()),
+                }
+            }
+            Err(e) => error(&e),
+        },
+        Line::Start(message) => {
+            tell!("⚠ WARNING: /start command is deprecated and will be removed in v0.3.0");
+            tell!("  → Just type your message directly (no /start needed)");
+            if message.is_empty() {
+                tell!("Usage: Type your message directly");
+            } else {
+                send(hub, message).await;
+            }
+        }
+        Line::Message(message) => send(hub, message).await,
+        Line::Unknown(command) => error(&format!(
+            "Unknown command: {command}\nType /help for the commands"
+        )),
+    }
+    Flow::Continue
+}
+
 /// Waits until `to`'s delivery is no longer in flight (its cancelled run's outcome recorded),
 /// for at most 10 s: a killed agent's outcome comes within moments.
 async fn until_not_in_flight(hub: &Hub, to: &str) {
@@ -213,85 +304,9 @@ pub async fn run(hub: Hub, bell: bool) -> Result<Ending, String> {
                 say!("{b}");
             }
         }
-        match line {
-            Line::Empty => {}
-            Line::Help => say!("{HELP}"),
-            Line::Exit => {
-                let running = hub
-                    .query(|s, id| (s.conversation().in_flight().map(|f| f.to.clone()), id))
-                    .await;
-                if let Ok((Some(to), id)) = running {
-                    if hub.stopping("the chat was exited while it ran").await {
-                        tell!(
-                            "Stopping {to}: `--resume {id}` records its run as interrupted, and \
-                             /retry runs it again"
-                        );
-                    } else {
-                        tell!("Stopping {to}: its delivery is made again on `--resume {id}`");
-                    }
-                }
-                printer.abort();
-                return Ok(Ending::Done);
-            }
-            Line::Cancel => {
-                let running = hub
-                    .query(|s, _| s.conversation().in_flight().map(|f| f.to.clone()))
-                    .await
-                    .ok()
-                    .flatten();
-                match running {
-                    Some(to) => match hub.cancel(&to).await {
-                        // The next command is read once the run's outcome is recorded, so it
-                        // never meets the cancelled run still in flight.
-                        Ok(()) => until_not_in_flight(&hub, &to).await,
-                        Err(e) => error(&e.to_string()),
-                    },
-                    None => error("No agent is running"),
-                }
-            }
-            Line::Retry(name) => retry(&hub, &name).await,
-            Line::Cost => match hub.query(|s, _| cost_report(s)).await {
-                Ok(Some(report)) => say!("{report}"),
-                Ok(None) => error(NO_TEAM),
-                Err(e) => error(&e.to_string()),
-            },
-            Line::List => match hub.query(|s, _| s.team().cloned()).await.ok().flatten() {
-                Some(team) => {
-                    say!("Team \"{}\":", team.name);
-                    for m in &team.members {
-                        let kind = m.agent_type.as_deref().unwrap_or("human");
-                        say!("  {} ({}) - {kind}", m.display_name, m.id);
-                    }
-                }
-                None => error(NO_TEAM),
-            },
-            Line::Deploy(file) if file.is_empty() => error("Usage: /team deploy <config.json>"),
-            Line::Deploy(file) => match MachineSettings::read(Path::new(&file)) {
-                Ok((team, machine)) => {
-                    let name = team.name.clone();
-                    match hub.deploy(team, machine).await {
-                        Ok(()) => {
-                            say!("✓ Team \"{name}\" loaded");
-                            say!("Type your first message to begin conversation...");
-                        }
-                        Err(e) => error(&e.to_string()),
-                    }
-                }
-                Err(e) => error(&e),
-            },
-            Line::Start(message) => {
-                tell!("⚠ WARNING: /start command is deprecated and will be removed in v0.3.0");
-                tell!("  → Just type your message directly (no /start needed)");
-                if message.is_empty() {
-                    tell!("Usage: Type your message directly");
-                } else {
-                    send(&hub, message).await;
-                }
-            }
-            Line::Message(message) => send(&hub, message).await,
-            Line::Unknown(command) => error(&format!(
-                "Unknown command: {command}\nType /help for the commands"
-            )),
+        if handle(&hub, line).await == Flow::Exit {
+            printer.abort();
+            return Ok(Ending::Done);
         }
     }
     // Piped input with nothing in it, for a conversation with no message yet:

@@ -14,7 +14,7 @@ use std::io::IsTerminal;
 use agent_chatter::conversation::{Action, Notice};
 use agent_chatter::explain::{BudgetStatus, DedupReason, Fate};
 use agent_chatter::markers::{self, MarkerKind};
-use agent_chatter::message::{MessageId, SpeakerKind};
+use agent_chatter::message::{Message, MessageId, SpeakerKind};
 use agent_chatter::session::{Fact, Session};
 use tracing::debug;
 
@@ -155,6 +155,21 @@ fn lines(before: &Before, fact: &Fact, session: &Session, actions: &[Action]) ->
         Fact::Human { text, .. } | Fact::Replied { text, .. } => Some(text.as_str()),
         _ => None,
     };
+    sender_lines(before, fact, message, session, &mut out);
+    team_task_lines(text, message, session, actions, &mut out);
+    let queued_now = routing_lines(before, message, session, actions, &mut out);
+    queue_lines(before, fact, session, actions, &queued_now, grew, &mut out);
+    out
+}
+
+/// Who a human message was credited to, and why.
+fn sender_lines(
+    before: &Before,
+    fact: &Fact,
+    message: Option<&Message>,
+    session: &Session,
+    out: &mut Vec<String>,
+) {
     // Who the human message was credited to, and why (the core's order: explicit id →
     // [FROM] → the awaited human → the only human).
     if let (Fact::Human { text, sender, .. }, Some(m)) = (fact, message) {
@@ -179,6 +194,16 @@ fn lines(before: &Before, fact: &Fact, session: &Session, actions: &[Action]) ->
             ));
         }
     }
+}
+
+/// The team task a message set (and a warning when it set several, or it was cut).
+fn team_task_lines(
+    text: Option<&str>,
+    message: Option<&Message>,
+    session: &Session,
+    actions: &[Action],
+    out: &mut Vec<String>,
+) {
     if let (Some(text), Some(m)) = (text, message) {
         let tasks = markers::spans(text)
             .filter(|s| s.kind == MarkerKind::TeamTask)
@@ -207,6 +232,16 @@ fn lines(before: &Before, fact: &Fact, session: &Session, actions: &[Action]) ->
             ));
         }
     }
+}
+
+/// Where a new message goes, and whom it queued; returns the members it queued.
+fn routing_lines<'a>(
+    before: &Before,
+    message: Option<&'a Message>,
+    session: &Session,
+    actions: &[Action],
+    out: &mut Vec<String>,
+) -> Vec<&'a str> {
     let mut queued_now: Vec<&str> = Vec::new();
     if let Some(m) = message {
         let pos = session.messages().len() - 1;
@@ -270,6 +305,19 @@ fn lines(before: &Before, fact: &Fact, session: &Session, actions: &[Action]) ->
             }
         }
     }
+    queued_now
+}
+
+/// What the queue does now: deliveries, pauses for a human, the end.
+fn queue_lines(
+    before: &Before,
+    fact: &Fact,
+    session: &Session,
+    actions: &[Action],
+    queued_now: &[&str],
+    grew: bool,
+    out: &mut Vec<String>,
+) {
     let delivering = actions.iter().any(|a| matches!(a, Action::Deliver(_)));
     // A human awaited because the queue reached them, not because it ran dry.
     let was_queued =
@@ -325,7 +373,6 @@ fn lines(before: &Before, fact: &Fact, session: &Session, actions: &[Action]) ->
             queue.join(", ")
         ));
     }
-    out
 }
 
 /// What the explain of a delivered prompt says worth a debug line: its size against the

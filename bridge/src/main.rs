@@ -423,35 +423,7 @@ fn run(cli: Cli) -> Result<Ending, String> {
             agents,
             simulate,
             no_bell,
-        } => {
-            let team = match (team, resume) {
-                (Some(path), Some(id)) => {
-                    eprintln!(
-                        "agent-chatter: warning: --team {} is not used: session {id} goes on with \
-                         its own team (`/team deploy FILE` changes it)",
-                        path.display()
-                    );
-                    None
-                }
-                (team, _) => team,
-            };
-            // Resuming, the team comes from the session (the demo team only fills the slot),
-            // and its run settings from the team file it remembers.
-            let (team, machine) = read_team(team)?;
-            let agents = read_agents(agents)?;
-            if resume.is_none() {
-                agents::check_team(&team, &agents, simulate)?;
-            }
-            let db = data::database(db)?;
-            data::name_the_old_default(&db);
-            let store = store::Store::open(&db).map_err(|e| e.to_string())?;
-            until_stopped(async move {
-                let hub = hub::Hub::start(store, resume, team, agents, simulate, machine)
-                    .map_err(|e| e.to_string())?;
-                say_who_cannot_run(&hub, simulate).await;
-                agent_chatter_bridge::chat::run(hub, !no_bell).await
-            })
-        }
+        } => chat(team, resume, db, agents, simulate, no_bell),
         Commands::Export {
             session,
             format,
@@ -464,110 +436,12 @@ fn run(cli: Cli) -> Result<Ending, String> {
             member,
             db,
         } => outputs(&data::database(db)?, &session, member.as_deref()).map(|()| Ending::Done),
-        Commands::Sessions { db, search } => {
-            let db = data::database(db)?;
-            if !db.is_file() {
-                return Err(format!(
-                    "{}: no session database here (serve and chat create it)",
-                    db.display()
-                ));
-            }
-            // Only read: nothing is written, and a read-only file is read.
-            let store = store::Store::open_read_only(&db).map_err(|e| e.to_string())?;
-            if let Some(query) = search {
-                for hit in store.search(&query).map_err(|e| e.to_string())? {
-                    let snippet: String = hit
-                        .snippet
-                        .iter()
-                        .map(|p| match p.hit {
-                            true => format!("«{}»", p.text),
-                            false => p.text.clone(),
-                        })
-                        .collect();
-                    let snippet = snippet.split_whitespace().collect::<Vec<_>>().join(" ");
-                    println!(
-                        "{}  {}  #{}  {}",
-                        hit.session,
-                        terminal_line(&hit.name),
-                        hit.seq,
-                        terminal_line(&snippet)
-                    );
-                }
-                return Ok(Ending::Done);
-            }
-            for s in store.list().map_err(|e| e.to_string())? {
-                // What its agent runs cost (docs/architecture.md §14c), from its outcome facts.
-                let mut spend = agent_chatter::usage::Spend::default();
-                for fact in store.facts(s.id).unwrap_or_default() {
-                    use agent_chatter::session::{Fact, Failure};
-                    match fact {
-                        Fact::Replied { usage, .. } => spend.add_run(usage.as_deref(), false),
-                        Fact::Failed { usage, failure, .. } => {
-                            spend.add_run(usage.as_deref(), failure == Some(Failure::Interrupted))
-                        }
-                        _ => {}
-                    }
-                }
-                let cost = if spend.runs == 0 {
-                    String::new()
-                } else {
-                    format!("  {}", spend.summary())
-                };
-                let when = |ms| store.local_time(ms).unwrap_or_default();
-                println!(
-                    "{}  {}  {} facts  created {}  updated {}{cost}",
-                    s.id,
-                    terminal_line(&s.name),
-                    s.facts,
-                    when(s.created_at),
-                    when(s.updated_at)
-                );
-                if let Some(first) = &s.first_message {
-                    println!("    {}", terminal_line(first));
-                }
-            }
-            Ok(Ending::Done)
-        }
+        Commands::Sessions { db, search } => sessions(db, search),
         Commands::Agents {
             team,
             agents,
             simulate,
-        } => {
-            let (team, _) = read_team(team)?;
-            let file = read_agents(agents)?;
-            for m in agents::members(&team, &file, simulate) {
-                let command = m.command.as_ref().map_or(
-                    "(no command for this agent type)".to_string(),
-                    |c| {
-                        std::iter::once(&c.command)
-                            .chain(&c.args)
-                            .map(|word| shell_word(word))
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    },
-                );
-                match &m.answerer {
-                    agents::Answerer::Cli(path) => println!(
-                        "{}  {}  runs: {command}  [{}; {}]",
-                        m.member,
-                        m.agent_type,
-                        path.display(),
-                        agents::version(path)
-                    ),
-                    agents::Answerer::Simulator if m.command.is_none() => {
-                        println!("{}  {}  simulated (chosen)", m.member, m.agent_type)
-                    }
-                    agents::Answerer::Simulator => println!(
-                        "{}  {}  simulated ({command}: not installed; the demo team)",
-                        m.member, m.agent_type
-                    ),
-                    agents::Answerer::Nobody(why) => {
-                        println!("{}  {}  cannot run: {why}", m.member, m.agent_type)
-                    }
-                }
-            }
-            Ok(Ending::Done)
-        }
+        } => agents_here(team, agents, simulate),
         Commands::Serve(args) => serve(args, false),
         Commands::Doctor {
             team,
@@ -576,6 +450,153 @@ fn run(cli: Cli) -> Result<Ending, String> {
             port,
         } => doctor(team, agents, db, port),
     }
+}
+
+/// `chat`: the terminal conversation, on a new session with the team file's team or on the
+/// one resumed.
+fn chat(
+    team: Option<PathBuf>,
+    resume: Option<i64>,
+    db: Option<PathBuf>,
+    agents: Option<PathBuf>,
+    simulate: bool,
+    no_bell: bool,
+) -> Result<Ending, String> {
+    let team = match (team, resume) {
+        (Some(path), Some(id)) => {
+            eprintln!(
+                "agent-chatter: warning: --team {} is not used: session {id} goes on with \
+                 its own team (`/team deploy FILE` changes it)",
+                path.display()
+            );
+            None
+        }
+        (team, _) => team,
+    };
+    // Resuming, the team comes from the session (the demo team only fills the slot),
+    // and its run settings from the team file it remembers.
+    let (team, machine) = read_team(team)?;
+    let agents = read_agents(agents)?;
+    if resume.is_none() {
+        agents::check_team(&team, &agents, simulate)?;
+    }
+    let db = data::database(db)?;
+    data::name_the_old_default(&db);
+    let store = store::Store::open(&db).map_err(|e| e.to_string())?;
+    until_stopped(async move {
+        let hub = hub::Hub::start(store, resume, team, agents, simulate, machine)
+            .map_err(|e| e.to_string())?;
+        say_who_cannot_run(&hub, simulate).await;
+        agent_chatter_bridge::chat::run(hub, !no_bell).await
+    })
+}
+
+/// `sessions [--search TEXT]`: the stored sessions (or the facts matching TEXT), read only.
+fn sessions(db: Option<PathBuf>, search: Option<String>) -> Result<Ending, String> {
+    let db = data::database(db)?;
+    if !db.is_file() {
+        return Err(format!(
+            "{}: no session database here (serve and chat create it)",
+            db.display()
+        ));
+    }
+    // Only read: nothing is written, and a read-only file is read.
+    let store = store::Store::open_read_only(&db).map_err(|e| e.to_string())?;
+    if let Some(query) = search {
+        for hit in store.search(&query).map_err(|e| e.to_string())? {
+            let snippet: String = hit
+                .snippet
+                .iter()
+                .map(|p| match p.hit {
+                    true => format!("«{}»", p.text),
+                    false => p.text.clone(),
+                })
+                .collect();
+            let snippet = snippet.split_whitespace().collect::<Vec<_>>().join(" ");
+            println!(
+                "{}  {}  #{}  {}",
+                hit.session,
+                terminal_line(&hit.name),
+                hit.seq,
+                terminal_line(&snippet)
+            );
+        }
+        return Ok(Ending::Done);
+    }
+    for s in store.list().map_err(|e| e.to_string())? {
+        // What its agent runs cost (docs/architecture.md §14c), from its outcome facts.
+        let mut spend = agent_chatter::usage::Spend::default();
+        for fact in store.facts(s.id).unwrap_or_default() {
+            use agent_chatter::session::{Fact, Failure};
+            match fact {
+                Fact::Replied { usage, .. } => spend.add_run(usage.as_deref(), false),
+                Fact::Failed { usage, failure, .. } => {
+                    spend.add_run(usage.as_deref(), failure == Some(Failure::Interrupted))
+                }
+                _ => {}
+            }
+        }
+        let cost = if spend.runs == 0 {
+            String::new()
+        } else {
+            format!("  {}", spend.summary())
+        };
+        let when = |ms| store.local_time(ms).unwrap_or_default();
+        println!(
+            "{}  {}  {} facts  created {}  updated {}{cost}",
+            s.id,
+            terminal_line(&s.name),
+            s.facts,
+            when(s.created_at),
+            when(s.updated_at)
+        );
+        if let Some(first) = &s.first_message {
+            println!("    {}", terminal_line(first));
+        }
+    }
+    Ok(Ending::Done)
+}
+
+/// `agents`: which CLI answers each AI member here, or the simulator, or why none can.
+fn agents_here(
+    team: Option<PathBuf>,
+    agents: Option<PathBuf>,
+    simulate: bool,
+) -> Result<Ending, String> {
+    let (team, _) = read_team(team)?;
+    let file = read_agents(agents)?;
+    for m in agents::members(&team, &file, simulate) {
+        let command =
+            m.command
+                .as_ref()
+                .map_or("(no command for this agent type)".to_string(), |c| {
+                    std::iter::once(&c.command)
+                        .chain(&c.args)
+                        .map(|word| shell_word(word))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                });
+        match &m.answerer {
+            agents::Answerer::Cli(path) => println!(
+                "{}  {}  runs: {command}  [{}; {}]",
+                m.member,
+                m.agent_type,
+                path.display(),
+                agents::version(path)
+            ),
+            agents::Answerer::Simulator if m.command.is_none() => {
+                println!("{}  {}  simulated (chosen)", m.member, m.agent_type)
+            }
+            agents::Answerer::Simulator => println!(
+                "{}  {}  simulated ({command}: not installed; the demo team)",
+                m.member, m.agent_type
+            ),
+            agents::Answerer::Nobody(why) => {
+                println!("{}  {}  cannot run: {why}", m.member, m.agent_type)
+            }
+        }
+    }
+    Ok(Ending::Done)
 }
 
 /// `serve`: the page and the agents on 127.0.0.1 until stopped; `open`: the page is opened in

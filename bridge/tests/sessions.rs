@@ -323,6 +323,27 @@ async fn sessions_search_lists_the_matching_facts_in_the_terminal() {
     );
 }
 
+/// Issue #45.9: a search that starts with `-` is text, never read as a flag.
+#[tokio::test]
+async fn sessions_search_takes_a_query_that_starts_with_a_dash() {
+    let d = dir();
+    let bridge = serve(d.path(), &["--team", &with_team(d.path())]);
+    let (mut page, _) = bridge.join().await;
+    talk(&mut page, "Draft the Changelog").await;
+    drop(page);
+    drop(bridge);
+    for query in ["- x", "-changelog"] {
+        let out = Command::new(bin())
+            .args(["sessions", "--search", query, "--db"])
+            .arg(d.path().join("sessions.db"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{query}: {stderr}");
+        assert!(!stderr.contains("unexpected argument"), "{query}: {stderr}");
+    }
+}
+
 #[tokio::test]
 async fn a_query_with_search_operators_or_quotes_is_answered_not_refused() {
     let d = dir();
