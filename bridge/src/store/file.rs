@@ -66,27 +66,11 @@ impl Store {
             source,
         };
         let mut in_use = false;
-        for (file, suffix) in std::iter::once((path.to_path_buf(), ""))
-            .chain(COMPANIONS.map(|suffix| (beside(path, suffix), suffix)))
-        {
-            let what = if suffix.is_empty() {
-                "it".to_string()
-            } else {
-                format!("its {suffix} file {}", file.display())
-            };
-            match std::fs::symlink_metadata(&file) {
-                Ok(meta) if meta.file_type().is_symlink() => {
-                    return Err(unusable(format!(
-                        "{what} is a symbolic link; the session database and its -wal and -shm \
-                         files must be plain files (give the link's target as --db)"
-                    )))
-                }
-                Ok(meta) if !meta.is_file() => {
-                    return Err(unusable(format!("{what} is not a regular file")))
-                }
-                Ok(_) => in_use |= suffix == "-wal",
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound && !suffix.is_empty() => {}
-                Err(e) => return Err(unusable(crate::files::reason(&e))),
+        for (_, suffix, _, meta) in plain_files(path).map_err(unusable)? {
+            match meta {
+                Some(_) => in_use |= suffix == "-wal",
+                None if suffix.is_empty() => return Err(unusable("no such file".to_string())),
+                None => {}
             }
         }
         let file = identity(path).map_err(unusable)?;
@@ -169,6 +153,39 @@ pub(super) fn beside(path: &Path, suffix: &str) -> PathBuf {
 /// The files SQLite keeps beside a database.
 const COMPANIONS: [&str; 3] = ["-wal", "-shm", "-journal"];
 
+/// The database at `path` and the files SQLite keeps beside it, as they stand: each one's
+/// path, suffix, name in messages and metadata (`None`: it does not exist). A symbolic link or
+/// anything but a regular file is refused: SQLite would follow it, or misread it.
+#[allow(clippy::type_complexity)]
+fn plain_files(
+    path: &Path,
+) -> Result<Vec<(PathBuf, &'static str, String, Option<std::fs::Metadata>)>, String> {
+    let mut files = Vec::new();
+    for (file, suffix) in
+        std::iter::once((path.to_path_buf(), "")).chain(COMPANIONS.map(|s| (beside(path, s), s)))
+    {
+        let what = if suffix.is_empty() {
+            "it".to_string()
+        } else {
+            format!("its {suffix} file {}", file.display())
+        };
+        let meta = match std::fs::symlink_metadata(&file) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(format!(
+                    "{what} is a symbolic link; the session database and its -wal and -shm files \
+                     must be plain files (give the link's target as --db)"
+                ))
+            }
+            Ok(meta) if !meta.is_file() => return Err(format!("{what} is not a regular file")),
+            Ok(meta) => Some(meta),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(crate::files::reason(&e)),
+        };
+        files.push((file, suffix, what, meta));
+    }
+    Ok(files)
+}
+
 /// Checks, before SQLite touches anything, that the database at `path` and the files SQLite
 /// keeps beside it are plain files this process can write, and creates the database (0600,
 /// its directory 0700 when missing) if it does not exist. SQLite itself would follow a
@@ -180,27 +197,11 @@ fn prepare(path: &Path) -> Result<(), StoreError> {
         why,
     };
     let mut missing_companion = false;
-    for (file, suffix) in std::iter::once((path.to_path_buf(), ""))
-        .chain(COMPANIONS.map(|suffix| (beside(path, suffix), suffix)))
-    {
-        let what = if suffix.is_empty() {
-            "it".to_string()
-        } else {
-            format!("its {suffix} file {}", file.display())
-        };
-        match std::fs::symlink_metadata(&file) {
-            Ok(meta) if meta.file_type().is_symlink() => {
-                return Err(unusable(format!(
-                    "{what} is a symbolic link; the session database and its -wal and -shm files \
-                     must be plain files (give the link's target as --db)"
-                )))
-            }
-            Ok(meta) if !meta.is_file() => {
-                return Err(unusable(format!("{what} is not a regular file")))
-            }
+    for (file, suffix, what, meta) in plain_files(path).map_err(unusable)? {
+        match meta {
             // Asked, not opened: closing a descriptor of a file would drop every SQLite lock
             // this process holds on it.
-            Ok(meta) => {
+            Some(meta) => {
                 owned_by_me_alone(&file, &what, &meta).map_err(unusable)?;
                 access(&file, libc::W_OK).map_err(|e| {
                     unusable(format!(
@@ -209,10 +210,7 @@ fn prepare(path: &Path) -> Result<(), StoreError> {
                     ))
                 })?
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                missing_companion |= suffix == "-wal" || suffix == "-shm";
-            }
-            Err(e) => return Err(unusable(crate::files::reason(&e))),
+            None => missing_companion |= suffix == "-wal" || suffix == "-shm",
         }
     }
     let dir = crate::files::parent_dir(path);
