@@ -2,6 +2,7 @@
 //!
 //! - `setup` — install or check the pinned tools (see [`setup`]).
 //! - `test`  — every check CI runs, in order, stopping at the first failure.
+//! - `clis`  — install or check the real agent CLIs and ACP adapters (see [`clis`]).
 //! - `bench` — criterion benches (+ the npm package's Node bench) into `target/bench-report.md`.
 //! - `dist`  — build the npm package into `pkg/`.
 //! - `run`   — build the page and the bridge (release) and start `agent-chatter serve`.
@@ -38,6 +39,8 @@ commands:
   test             fmt, clippy, cargo test, the bridge with the real agent CLIs (installed
                    from npm into target/agent-clis), wasm32 build and tests, npm package
                    tests, the web page built by Trunk and its e2e suite in Chromium
+  clis             install/check the real agent CLIs and their ACP adapters (npm, pinned, in
+                   target/agent-clis) and print the AGENT_CHATTER_REAL_CLIS to set
   bench [--quick]  criterion benches + Node bench of the npm package -> target/bench-report.md
   dist             build the npm package into pkg/
   run [--port N]   build the page and the bridge (release) and start `agent-chatter serve`
@@ -81,6 +84,12 @@ fn dispatch(args: &[String]) -> Result<(), String> {
         "test" => {
             no_extra_args(command, rest)?;
             testing::test(&ctx)
+        }
+        "clis" => {
+            no_extra_args(command, rest)?;
+            eprintln!("clis: {}", clis::ensure(&ctx)?);
+            println!("{}={}", clis::ENV, clis::bin_dir(&ctx).display());
+            Ok(())
         }
         "bench" => {
             let quick = parse_bench_args(rest)?;
