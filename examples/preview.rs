@@ -158,5 +158,6 @@ fn fate_label(fate: Fate) -> String {
         Fate::Pinned => "pinned".to_string(),
         Fate::ParentContext => "parent context".to_string(),
         Fate::Related => "related answer".to_string(),
+        Fate::Withheld => "withheld (a cancelled run)".to_string(),
     }
 }

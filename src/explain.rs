@@ -44,6 +44,9 @@ pub enum Fate {
     ParentContext,
     /// Shown in the related-answers section (`[RELATED_CONTEXT]`).
     Related,
+    /// In no prompt: the notice of a run the user cancelled
+    /// ([`crate::session::Failure::reaches_prompts`]); windows reach back past it.
+    Withheld,
 }
 
 /// One message's fate.

@@ -241,8 +241,14 @@ pub(crate) fn gather_as_of<'a>(
     let mut markers_stripped = markers(cur_pos);
     let mut fates = Vec::with_capacity(settings.window.min(cur_pos) + 8);
 
-    let win = window::select(cur_pos, settings.window, settings.pin_first);
-    let pinned = match win.pinned {
+    let win = window::select(
+        cur_pos,
+        settings.window,
+        settings.pin_first,
+        store.withheld(),
+    );
+    let withheld = |pos: usize| store.is_withheld(pos);
+    let pinned = match win.pinned.filter(|&p| !withheld(p)) {
         Some(p) => {
             fates.push(MessageFate {
                 index: p,
@@ -257,7 +263,7 @@ pub(crate) fn gather_as_of<'a>(
     let routed = settings.delivery == DeliveryPolicy::Parent && target.parent.is_some();
     let current_line = line(cur_pos)?;
     let mut context: Vec<LineRef<'a>> = Vec::with_capacity(win.range.len());
-    for pos in win.range.clone() {
+    for pos in win.range.clone().filter(|&p| !withheld(p)) {
         context.push(line(pos)?);
     }
     let mut removed: Vec<(usize, DedupReason)> = Vec::new();
@@ -287,6 +293,13 @@ pub(crate) fn gather_as_of<'a>(
         }
     }
     for pos in win.range.clone() {
+        if withheld(pos) {
+            fates.push(MessageFate {
+                index: pos,
+                fate: Fate::Withheld,
+            });
+            continue;
+        }
         let fate = match removed.iter().find(|(p, _)| *p == pos) {
             Some((_, reason)) => Fate::Deduplicated { reason: *reason },
             None => Fate::Included,
@@ -303,7 +316,7 @@ pub(crate) fn gather_as_of<'a>(
     let mut parent = None;
     if let Some(pp) = parent_pos {
         let in_window = win.range.contains(&pp) || win.pinned == Some(pp);
-        if pp != cur_pos && !in_window {
+        if pp != cur_pos && !in_window && !withheld(pp) {
             parent = Some(line(pp)?);
             markers_stripped += markers(pp);
             fates.push(MessageFate {
@@ -323,6 +336,13 @@ pub(crate) fn gather_as_of<'a>(
             }
             let speaker = &messages[pos].speaker;
             if speaker.id == recipient.id || pos == cur_pos {
+                continue;
+            }
+            if withheld(pos) {
+                fates.push(MessageFate {
+                    index: pos,
+                    fate: Fate::Withheld,
+                });
                 continue;
             }
             let mut l = line(pos)?;

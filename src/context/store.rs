@@ -110,6 +110,9 @@ pub struct Store {
     /// Positions of the answers to each message (`routing.parent`), oldest first, so sibling
     /// answers are found without scanning history.
     children: HashMap<MessageId, Vec<usize>>,
+    /// Positions of the messages no agent's prompt shows (the notice of a run the user
+    /// cancelled, [`crate::session::Failure::reaches_prompts`]), ascending.
+    withheld: Vec<usize>,
     team_task: Option<String>,
     next_seq: u64,
 }
@@ -207,6 +210,26 @@ impl Store {
         self.position(id).map(|i| &self.messages[i])
     }
 
+    /// Keeps the latest message out of every prompt: no window, parent or related section
+    /// shows it, and windows count the messages around it as if it were not there.
+    pub(crate) fn withhold_latest(&mut self) {
+        if let Some(pos) = self.messages.len().checked_sub(1) {
+            if self.withheld.last() != Some(&pos) {
+                self.withheld.push(pos);
+            }
+        }
+    }
+
+    /// Whether no agent's prompt shows the message at `pos` ([`Self::withhold_latest`]).
+    pub fn is_withheld(&self, pos: usize) -> bool {
+        self.withheld.binary_search(&pos).is_ok()
+    }
+
+    /// Positions of the withheld messages, ascending.
+    pub(crate) fn withheld(&self) -> &[usize] {
+        &self.withheld
+    }
+
     /// Positions of the stored answers to `parent`, oldest first.
     pub(crate) fn children(&self, parent: &MessageId) -> &[usize] {
         self.children.get(parent).map_or(&[], Vec::as_slice)
@@ -263,6 +286,7 @@ impl Store {
             views,
             index,
             children,
+            withheld: Vec::new(),
             team_task,
             next_seq,
         };

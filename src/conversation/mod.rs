@@ -505,6 +505,18 @@ impl Conversation {
         reason: String,
         at: Millis,
     ) -> Result<MessageId, InputError> {
+        self.agent_failed(member, reason, at, true)
+    }
+
+    /// [`Self::handle_agent_failed`], its notice shown in later prompts only when
+    /// `reaches_prompts` ([`crate::session::Failure::reaches_prompts`]).
+    pub(crate) fn agent_failed(
+        &mut self,
+        member: &str,
+        reason: String,
+        at: Millis,
+        reaches_prompts: bool,
+    ) -> Result<MessageId, InputError> {
         self.check_in_flight(member)?;
         let Some(flight) = self.in_flight.take() else {
             return Err(self.not_in_flight(member));
@@ -528,6 +540,9 @@ impl Conversation {
             .push(Speaker::system(), content, routing, at)
             .id
             .clone();
+        if !reaches_prompts {
+            self.store.withhold_latest();
+        }
         self.advance(at);
         Ok(id)
     }

@@ -230,6 +230,12 @@ impl Failure {
         ("interrupted", Failure::Interrupted),
     ];
 
+    /// Whether its notice enters the other agents' later prompts: every failure's does but a
+    /// cancel's, the user's own act, which their next message explains (docs/architecture.md §14c).
+    pub fn reaches_prompts(self) -> bool {
+        self != Failure::Cancelled
+    }
+
     /// The words the conversation stores: `{name} failed: {words}`.
     pub fn words(self) -> &'static str {
         match self {

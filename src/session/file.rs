@@ -25,7 +25,7 @@ use super::{Fact, Failure, Session, SessionFileError};
 use crate::config;
 use crate::json::fields::{json_object, required, Field, List, Read};
 use crate::json::{self, FieldError, JsonSyntaxError, Path};
-use crate::message::Millis;
+use crate::message::{Message, Millis};
 use crate::scenario::Scenario;
 use crate::snapshot::{self, Snapshot};
 use crate::team;
@@ -59,15 +59,39 @@ impl Session {
     /// The session as a scenario (§11b): the team with the settings in force, every message
     /// with its sender and resolved addressees, and the team task. Previewing the scenario
     /// gives the bytes [`Self::preview`] gives for the last message (unless that member was
-    /// delivered it with a parent outside its window; see the module doc). `None` before
-    /// `setTeam`.
+    /// delivered it with a parent outside its window; see the module doc). A message no
+    /// prompt shows (a cancelled run's notice, [`crate::context::Store::is_withheld`]) is left
+    /// out, so the scenario's windows are the session's. `None` before `setTeam`.
     pub fn to_scenario(&self) -> Option<Scenario> {
         let team = self.team()?.clone();
+        let history = self.shown_history(self.messages().len());
         Some(Scenario::from_history(
             team,
-            self.messages(),
+            &history,
             self.store().team_task(),
         ))
+    }
+
+    /// The first `len` messages but those no prompt shows (a cancelled run's notice,
+    /// [`crate::context::Store::is_withheld`]): the history a scenario of the session holds,
+    /// so that its prompts are the session's.
+    pub fn shown_history(&self, len: usize) -> Cow<'_, [Message]> {
+        let store = self.store();
+        let messages = &store.messages()[..len.min(store.len())];
+        if store
+            .withheld()
+            .first()
+            .is_none_or(|&first| first >= messages.len())
+        {
+            return Cow::Borrowed(messages);
+        }
+        let shown = messages
+            .iter()
+            .enumerate()
+            .filter(|&(pos, _)| !store.is_withheld(pos))
+            .map(|(_, m)| m.clone())
+            .collect();
+        Cow::Owned(shown)
     }
 }
 

@@ -285,9 +285,10 @@ impl Session {
                 let spent = self.count_cost(usage.as_deref());
                 // The other agents read one short line in words; the people get the reason.
                 let said = failure.map_or_else(|| reason.clone(), |f| f.words().to_string());
+                let shown = failure.is_none_or(Failure::reaches_prompts);
                 let id = self
                     .conversation
-                    .handle_agent_failed(to, said, *at)
+                    .agent_failed(to, said, *at, shown)
                     .inspect_err(|_| self.conversation.set_spent(spent))?;
                 let usage = usage.as_deref().copied();
                 let failed = Some((reason.clone(), *failure));

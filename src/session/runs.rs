@@ -46,6 +46,12 @@ impl Run {
         self.failure == Some(Failure::Interrupted)
     }
 
+    /// Whether the message it ended in enters the other agents' later prompts: a reply does,
+    /// a failure's notice as [`Failure::reaches_prompts`] says (one of no stated kind does).
+    pub fn reaches_prompts(&self) -> bool {
+        self.failed.is_none() || self.failure.is_none_or(Failure::reaches_prompts)
+    }
+
     /// What happened to a run that did not reply, as a sentence's verb: `failed`, `was
     /// cancelled` or `timed out` ([`Self::outcome`]'s word), `None` when it replied.
     pub fn failed_verb(&self) -> Option<&'static str> {

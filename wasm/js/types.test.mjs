@@ -26,7 +26,7 @@ function conforms(name, value, where = name) {
   }
 }
 
-const FATES = ['included', 'outsideWindow', 'deduplicated', 'trimmedForBudget', 'current', 'pinned', 'parentContext', 'related'];
+const FATES = ['included', 'outsideWindow', 'deduplicated', 'trimmedForBudget', 'current', 'pinned', 'parentContext', 'related', 'withheld'];
 
 function explainConforms(explain, where) {
   conforms('Explain', explain, where);

@@ -55,7 +55,8 @@ export type Fate =
   | { fate: "current" }
   | { fate: "pinned" }
   | { fate: "parentContext" }
-  | { fate: "related" };
+  | { fate: "related" }
+  | { fate: "withheld" };
 
 /** One message's fate. */
 export type MessageFate = {

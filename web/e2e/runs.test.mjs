@@ -151,8 +151,9 @@ test('bridge: statuses, usage, honest outcomes, read-only run settings, title an
   // Her crashed run reported no cost: her usage says so, and the total is a floor (≥).
   assert.match(await page.by('member-row').nth(3).getByTestId('member-usage').textContent(), /^1 run · .* \(cost not known\)$/);
   assert.match(await page.by('usage-total').textContent(), /^usage: 3 runs · ≥ \$0\.0041 · cap \$1\.00$/);
-  // The inspector at her failure notice (the latest) says no agent is sent it.
-  assert.match(await page.by('inspector-at').textContent(), /^at #\d+ \(latest\) · a failure notice, sent to no agent: shown as if it were$/);
+  // The inspector at her failure notice (the latest) says later prompts hold it as history,
+  // though no agent is sent it as its message.
+  assert.match(await page.by('inspector-at').textContent(), /^at #\d+ \(latest\) · a failure notice, in later prompts' history, never an agent's message: shown as if it were$/);
   await page.screenshot('runs-failed.png');
   // Her delivery, chosen in the deliveries list: the inspector says how her run answered it
   // (not only the run that wrote the message she was given).

@@ -28,6 +28,10 @@ pub fn fate_style(fate: Fate) -> (&'static str, String) {
         Fate::Pinned => ("fate-pinned", "pinned first message".into()),
         Fate::ParentContext => ("fate-parent", "shown as the parent context".into()),
         Fate::Related => ("fate-related", "shown as a related answer".into()),
+        Fate::Withheld => (
+            "fate-withheld",
+            "in no prompt: a run the user cancelled".into(),
+        ),
     }
 }
 

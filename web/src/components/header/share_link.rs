@@ -54,10 +54,10 @@ pub fn ShareLink() -> impl IntoView {
                 team.settings = settings;
             }
             let len = at.map_or(0, |at| at + 1);
-            let messages = &s.messages()[..len];
+            let messages = s.shown_history(len);
             Some(Scenario::from_history(
                 team,
-                messages,
+                &messages,
                 s.team_task_after(len),
             ))
         });

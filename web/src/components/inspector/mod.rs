@@ -157,16 +157,18 @@ fn at_label(state: AppState, host: Host) -> String {
         "due: what it gets once answered"
     } else if state.delivered.get() {
         "delivered"
-    } else if state.session.with(|s| {
-        state
-            .shown_at
-            .get()
-            .and_then(|at| s.run_at(at))
-            .is_some_and(|r| r.failed.is_some())
+    } else if let Some(reaches) = state.session.with(|s| {
+        let run = state.shown_at.get().and_then(|at| s.run_at(at))?;
+        run.failed.as_ref().map(|_| run.reaches_prompts())
     }) {
         // No agent is ever sent a failure notice as its message: the preview is
-        // hypothetical, and says so.
-        "a failure notice, sent to no agent: shown as if it were"
+        // hypothetical, and says so. Whether later prompts show it in their history is the
+        // core's rule (`Failure::reaches_prompts`): a cancel's they never do.
+        if reaches {
+            "a failure notice, in later prompts' history, never an agent's message: shown as if it were"
+        } else {
+            "a cancelled run, in no agent's prompt: shown as if it were"
+        }
     } else {
         "would receive"
     };
