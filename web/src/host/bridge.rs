@@ -464,7 +464,10 @@ impl Bridge {
         }
         let scenario = state
             .session
-            .with_untracked(|s| Scenario::from_history(team, s.messages(), s.store().team_task()));
+            .with_untracked(|s| {
+                let history = s.shown_history(s.messages().len());
+                Scenario::from_history(team, &history, s.store().team_task())
+            });
         self.apply(Fact::LoadScenario {
             scenario: Box::new(scenario),
         })
