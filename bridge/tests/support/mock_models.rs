@@ -4,9 +4,10 @@
 //! ?alt=sse`, and `:generateContent` for the CLI's own side calls such as the model router).
 //!
 //! Every request is recorded with its JSON body. Each API's *main* requests (the ones that
-//! carry the conversation: Claude's streamed requests with tools, every Codex request, Gemini's
-//! streamed ones) get the [`Answer`] scripted for that API; side requests get a short, valid
-//! answer of their own. The server runs on a runtime of its own, so a test may be sync or
+//! carry the conversation: Claude's streamed requests with tools, every Codex request but those
+//! asking for JSON output (the session title), Gemini's streamed ones) get the [`Answer`] scripted for that API; side requests get a short, valid
+//! answer of their own. [`Answer::ToolThenText`] makes the model call a tool, in each API's
+//! shape, and answer text once the tool's result comes back (docs/acp-adapters.md). The server runs on a runtime of its own, so a test may be sync or
 //! async, and it stops when the mock is dropped.
 
 use std::sync::{Arc, Mutex};
@@ -37,6 +38,25 @@ pub enum Answer {
     Hang,
     /// A well-formed, finished stream with no text in it.
     Empty,
+    /// A main request whose conversation ends with a tool's result (allowed, failed or
+    /// refused alike) gets `text` as [`Answer::Text`] does; any other main request gets a call
+    /// of `tool`, with [`usage`].
+    ToolThenText { tool: Tool, text: String },
+}
+
+/// A tool call the mock model makes, named and shaped for the tools each request offers
+/// (a name `X` also matches an MCP-style `mcp__server__X`).
+#[derive(Clone, Debug)]
+pub enum Tool {
+    /// Create `path` holding `content`: Claude `Write {file_path, content}`, Codex
+    /// `apply_patch` (an `*** Add File` patch), Gemini `write_file {file_path, content}`.
+    Write { path: String, content: String },
+    /// Read `path`: Claude `Read {file_path}`, Gemini `read_file {file_path}`, Codex (which
+    /// has no read tool) the shell command `cat <path>`.
+    Read { path: String },
+    /// Run `command`: Claude `Bash {command}`, Gemini `run_shell_command {command}`, Codex
+    /// `exec_command {cmd}` (or `shell {command: [bash, -lc, …]}` where that is offered).
+    Shell { command: String },
 }
 
 /// One recorded request.
@@ -262,7 +282,8 @@ async fn handle(State(script): State<Shared>, method: Method, uri: Uri, body: By
         Some(Api::Claude) => {
             body["stream"] == true && body["tools"].as_array().is_some_and(|t| !t.is_empty())
         }
-        Some(Api::Codex) => true,
+        // codex-acp asks for a session title with `text.format` a JSON schema.
+        Some(Api::Codex) => request_schema(Api::Codex, &body).is_none(),
         Some(Api::Gemini) => path.ends_with(":streamGenerateContent"),
         None => false,
     };
@@ -296,16 +317,282 @@ async fn handle(State(script): State<Shared>, method: Method, uri: Uri, body: By
         }
         Answer::Text(text) => reply(api, &body, main, Some(&text)),
         Answer::Empty => reply(api, &body, main, None),
+        Answer::ToolThenText { text, .. } if ends_with_tool_result(api, &body) => {
+            reply(api, &body, main, Some(&text))
+        }
+        Answer::ToolThenText { tool, .. } => tool_call(api, &body, &tool),
     }
 }
 
-/// The answer to a side call: for Gemini's (the model router, the next-speaker and loop
-/// checks) JSON in the schema the request asks for; otherwise a short text.
-fn side_text(api: Api, request: &Value) -> String {
-    match &request["generationConfig"]["responseJsonSchema"] {
-        schema if api == Api::Gemini && schema.is_object() => from_schema(schema).to_string(),
-        _ => "mock side answer".to_string(),
+/// Whether the conversation of a main request ends with a tool's result: Claude's last
+/// message holds a `tool_result` block, Codex's input has a `*_output` item after its last
+/// user message, Gemini's last content holds a `functionResponse` part.
+fn ends_with_tool_result(api: Api, request: &Value) -> bool {
+    let last = |key: &str| request[key].as_array().and_then(|a| a.last()).cloned();
+    match api {
+        Api::Claude => last("messages").is_some_and(|m| {
+            m["content"]
+                .as_array()
+                .is_some_and(|c| c.iter().any(|b| b["type"] == "tool_result"))
+        }),
+        Api::Codex => {
+            let items = request["input"].as_array().cloned().unwrap_or_default();
+            let position = |f: &dyn Fn(&Value) -> bool| items.iter().rposition(f);
+            let output = position(&|i| i["type"].as_str().is_some_and(|t| t.ends_with("_output")));
+            let user = position(&|i| i["role"] == "user");
+            output.is_some_and(|o| user.is_none_or(|u| o > u))
+        }
+        Api::Gemini => last("contents").is_some_and(|c| {
+            c["parts"]
+                .as_array()
+                .is_some_and(|p| p.iter().any(|p| p.get("functionResponse").is_some()))
+        }),
     }
+}
+
+/// The tools a request offers, as `(name, declaration)`: Claude's `tools`, Codex's `tools`
+/// and the namespaces of its `additional_tools` input items, Gemini's
+/// `tools[].functionDeclarations`.
+fn offered_tools(api: Api, request: &Value) -> Vec<(String, Value)> {
+    let list = |v: &Value| v.as_array().cloned().unwrap_or_default();
+    let tools = list(&request["tools"]);
+    let declarations: Vec<Value> = match api {
+        Api::Claude => tools,
+        Api::Codex => {
+            let additional = list(&request["input"])
+                .into_iter()
+                .filter(|item| item["type"] == "additional_tools")
+                .flat_map(|item| list(&item["tools"]));
+            tools
+                .into_iter()
+                .chain(additional)
+                .flat_map(|t| match t["type"].as_str() {
+                    Some("namespace") => list(&t["tools"]),
+                    _ => vec![t],
+                })
+                .collect()
+        }
+        Api::Gemini => tools
+            .iter()
+            .flat_map(|t| list(&t["functionDeclarations"]))
+            .collect(),
+    };
+    declarations
+        .into_iter()
+        .filter_map(|d| Some((d["name"].as_str()?.to_string(), d)))
+        .collect()
+}
+
+/// The offered tool named `name` (or `mcp__<server>__<name>`), with its declaration.
+fn find_tool(offered: &[(String, Value)], name: &str) -> Option<(String, Value)> {
+    let suffix = format!("__{name}");
+    offered
+        .iter()
+        .find(|(n, _)| n == name)
+        .or_else(|| offered.iter().find(|(n, _)| n.ends_with(&suffix)))
+        .cloned()
+}
+
+/// Which of `names` a Gemini declaration's parameters have (`file_path` unless another is).
+fn param_name(declaration: &Value, names: &[&'static str]) -> &'static str {
+    let schema = &declaration["parametersJsonSchema"];
+    let schema = if schema.is_object() {
+        schema
+    } else {
+        &declaration["parameters"]
+    };
+    names
+        .iter()
+        .find(|n| schema["properties"].get(**n).is_some())
+        .copied()
+        .unwrap_or(names[0])
+}
+
+/// A model answer that calls `tool`, in `api`'s streaming shape.
+fn tool_call(api: Api, request: &Value, tool: &Tool) -> Response {
+    let offered = offered_tools(api, request);
+    match api {
+        Api::Claude => {
+            let (name, input) = match tool {
+                Tool::Write { path, content } => {
+                    ("Write", json!({"file_path": path, "content": content}))
+                }
+                Tool::Read { path } => ("Read", json!({"file_path": path})),
+                Tool::Shell { command } => (
+                    "Bash",
+                    json!({"command": command, "description": "Run a command"}),
+                ),
+            };
+            let name = find_tool(&offered, name).map_or(name.to_string(), |(n, _)| n);
+            let model = request["model"].as_str().unwrap_or("mock-model");
+            let mut start_usage = usage(Api::Claude);
+            start_usage["output_tokens"] = json!(1);
+            sse(&[
+                (
+                    Some("message_start"),
+                    json!({"type": "message_start", "message": {"id": "msg_mock_tool",
+                        "type": "message", "role": "assistant", "model": model, "content": [],
+                        "stop_reason": null, "stop_sequence": null, "usage": start_usage}}),
+                ),
+                (
+                    Some("content_block_start"),
+                    json!({"type": "content_block_start", "index": 0, "content_block":
+                        {"type": "tool_use", "id": "toolu_mock", "name": name, "input": {}}}),
+                ),
+                (
+                    Some("content_block_delta"),
+                    json!({"type": "content_block_delta", "index": 0, "delta":
+                        {"type": "input_json_delta", "partial_json": input.to_string()}}),
+                ),
+                (
+                    Some("content_block_stop"),
+                    json!({"type": "content_block_stop", "index": 0}),
+                ),
+                (
+                    Some("message_delta"),
+                    json!({"type": "message_delta",
+                        "delta": {"stop_reason": "tool_use", "stop_sequence": null},
+                        "usage": {"output_tokens": usage(Api::Claude)["output_tokens"]}}),
+                ),
+                (Some("message_stop"), json!({"type": "message_stop"})),
+            ])
+        }
+        Api::Codex => {
+            let item = codex_tool_item(&offered, tool);
+            sse(&[
+                (
+                    Some("response.created"),
+                    json!({"type": "response.created", "response": {"id": "resp_mock_tool"}}),
+                ),
+                (
+                    Some("response.output_item.added"),
+                    json!({"type": "response.output_item.added", "output_index": 0,
+                        "item": item}),
+                ),
+                (
+                    Some("response.output_item.done"),
+                    json!({"type": "response.output_item.done", "output_index": 0,
+                        "item": item}),
+                ),
+                (
+                    Some("response.completed"),
+                    json!({"type": "response.completed",
+                        "response": {"id": "resp_mock_tool", "usage": usage(Api::Codex)}}),
+                ),
+            ])
+        }
+        Api::Gemini => {
+            let (name, args) = match tool {
+                Tool::Write { path, content } => {
+                    let decl = find_tool(&offered, "write_file").map(|(_, d)| d);
+                    let key = decl.map_or("file_path", |d| param_name(&d, &["file_path", "path"]));
+                    ("write_file", json!({key: path, "content": content}))
+                }
+                Tool::Read { path } => {
+                    let decl = find_tool(&offered, "read_file").map(|(_, d)| d);
+                    let key = decl.map_or("file_path", |d| {
+                        param_name(&d, &["file_path", "absolute_path", "path"])
+                    });
+                    ("read_file", json!({key: path}))
+                }
+                Tool::Shell { command } => (
+                    "run_shell_command",
+                    json!({"command": command, "description": "Run a command"}),
+                ),
+            };
+            let name = find_tool(&offered, name).map_or(name.to_string(), |(n, _)| n);
+            let chunk = json!({"candidates": [{"content": {"role": "model",
+                    "parts": [{"functionCall": {"name": name, "args": args}}]},
+                    "finishReason": "STOP", "index": 0}],
+                "usageMetadata": usage(Api::Gemini), "modelVersion": model_name(request)});
+            sse(&[(None, chunk)])
+        }
+    }
+}
+
+/// Codex's output item calling `tool` with what the request offers. Codex 0.166+ offers one
+/// custom tool `exec` running JavaScript: the call is `tools.apply_patch(<patch>)` for a write,
+/// `tools.exec_command({cmd})` otherwise. Else `apply_patch` (custom: the patch text; function:
+/// `{input}`) for a write, and `exec_command {cmd}` or `shell {command}` for a command.
+fn codex_tool_item(offered: &[(String, Value)], tool: &Tool) -> Value {
+    let call = |name: &str, arguments: Value| {
+        json!({"type": "function_call", "id": "fc_mock", "call_id": "call_mock",
+            "name": name, "arguments": arguments.to_string(), "status": "completed"})
+    };
+    let custom = |name: &str, input: &str| {
+        json!({"type": "custom_tool_call", "id": "ctc_mock", "call_id": "call_mock",
+            "name": name, "input": input, "status": "completed"})
+    };
+    let patch = match tool {
+        Tool::Write { path, content } => {
+            let mut patch = format!("*** Begin Patch\n*** Add File: {path}\n");
+            for line in content.lines() {
+                patch.push_str(&format!("+{line}\n"));
+            }
+            patch.push_str("*** End Patch\n");
+            Some(patch)
+        }
+        _ => None,
+    };
+    let command = match tool {
+        Tool::Write { path, content } => {
+            format!(
+                "printf '%s' '{}' > '{path}'",
+                content.replace('\'', "'\\''")
+            )
+        }
+        Tool::Read { path } => format!("cat '{path}'"),
+        Tool::Shell { command } => command.clone(),
+    };
+    if let Some((name, declaration)) = find_tool(offered, "exec") {
+        if declaration["type"] == "custom" {
+            // A JSON string is a JavaScript string literal.
+            let script = match &patch {
+                Some(patch) => format!("text(await tools.apply_patch({}));", json!(patch)),
+                None => format!(
+                    "const r = await tools.exec_command({{cmd: {}}});\ntext(r.output);",
+                    json!(command)
+                ),
+            };
+            return custom(&name, &script);
+        }
+    }
+    if let (Some(patch), Some((name, declaration))) = (&patch, find_tool(offered, "apply_patch")) {
+        return if declaration["type"] == "custom" {
+            custom(&name, patch)
+        } else {
+            call(&name, json!({"input": patch}))
+        };
+    }
+    match find_tool(offered, "exec_command") {
+        Some((name, _)) => call(&name, json!({"cmd": command})),
+        None => {
+            let name = find_tool(offered, "shell").map_or("shell".to_string(), |(n, _)| n);
+            call(&name, json!({"command": ["bash", "-lc", command]}))
+        }
+    }
+}
+
+/// The answer to a side call: JSON in the schema the request asks for (Gemini's model router,
+/// next-speaker and loop checks; Codex's session title); otherwise a short text.
+fn side_text(api: Api, request: &Value) -> String {
+    match request_schema(api, request) {
+        Some(schema) => from_schema(schema).to_string(),
+        None => "mock side answer".to_string(),
+    }
+}
+
+/// The JSON schema a request asks its answer to follow: Gemini's
+/// `generationConfig.responseJsonSchema`, Codex's `text.format.schema`.
+fn request_schema(api: Api, request: &Value) -> Option<&Value> {
+    let schema = match api {
+        Api::Gemini => &request["generationConfig"]["responseJsonSchema"],
+        Api::Codex if request["text"]["format"]["type"] == "json_schema" => {
+            &request["text"]["format"]["schema"]
+        }
+        _ => return None,
+    };
+    schema.is_object().then_some(schema)
 }
 
 /// A value of JSON schema `schema`: every property filled, the lowest numbers (a loop check's
