@@ -141,6 +141,7 @@
 // `pub(crate)`.
 #![warn(unreachable_pub)]
 
+pub mod activity;
 pub mod assemble;
 mod budget;
 pub mod config;

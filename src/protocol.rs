@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use thiserror::Error;
 
+use crate::activity::{Activity, ApprovalRequest, DecidedBy, RunActivity};
 use crate::session::Fact;
 use crate::team::RunSettings;
 
@@ -68,6 +69,13 @@ pub enum Command {
         id: i64,
         upto: u64,
     },
+    /// Answers the open approval `request` of the member `to` with the agent's option
+    /// `option` (DESIGN §14d); only for the session the page has open.
+    AnswerApproval {
+        to: String,
+        request: String,
+        option: String,
+    },
 }
 
 /// Bridge → page (and the terminal chat, which reads the same events).
@@ -85,6 +93,10 @@ pub enum Event {
         id: i64,
         facts: Vec<Fact>,
         sent: Vec<Sent>,
+        /// The activity of each run of the session that reported any (agents over ACP),
+        /// the run in flight's so far included.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        activity: Vec<RunActivity>,
     },
     /// One new fact, committed; `seq` is its 1-based position in the log.
     Fact {
@@ -113,6 +125,27 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         max: Option<u32>,
         reason: String,
+    },
+    /// What the running agent did (a tool call's latest state, its plan, a thought, its
+    /// context fill, a settled approval): shown and stored with the run, never a fact.
+    Activity {
+        to: String,
+        message: String,
+        item: Activity,
+    },
+    /// The running agent asks whether it may make a tool call: the member *needs you*.
+    Approval {
+        to: String,
+        message: String,
+        request: ApprovalRequest,
+    },
+    /// An approval was answered (by a person, a rule, the timeout, or the run's end).
+    ApprovalSettled {
+        to: String,
+        request: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        option: Option<String>,
+        by: DecidedBy,
     },
     Sessions {
         list: Vec<SessionInfo>,
@@ -361,6 +394,11 @@ pub fn decode_command(text: &str) -> Result<Command, FrameError> {
                     expected: "a fact number (1 or more)",
                 })?,
         },
+        "answerApproval" => Command::AnswerApproval {
+            to: string(&obj, "answerApproval", "to")?,
+            request: string(&obj, "answerApproval", "request")?,
+            option: string(&obj, "answerApproval", "option")?,
+        },
         _ => return Err(FrameError::UnknownCommand(kind)),
     })
 }
@@ -377,6 +415,28 @@ pub fn decode_event(text: &str) -> Result<Event, FrameError> {
         id: i64,
         facts: Vec<Fact>,
         sent: Vec<Sent>,
+        #[serde(default)]
+        activity: Vec<RunActivity>,
+    }
+    #[derive(Deserialize)]
+    struct Doing {
+        to: String,
+        message: String,
+        item: Activity,
+    }
+    #[derive(Deserialize)]
+    struct Asking {
+        to: String,
+        message: String,
+        request: ApprovalRequest,
+    }
+    #[derive(Deserialize)]
+    struct Settled {
+        to: String,
+        request: String,
+        #[serde(default)]
+        option: Option<String>,
+        by: DecidedBy,
     }
     #[derive(Deserialize)]
     struct Committed {
@@ -423,9 +483,12 @@ pub fn decode_event(text: &str) -> Result<Event, FrameError> {
 
     let (_, kind) = envelope(text)?;
     let event = match kind.as_str() {
-        "session" => {
-            read(text).map(|Session { id, facts, sent }| Event::Session { id, facts, sent })
-        }
+        "session" => read(text).map(|s: Session| Event::Session {
+            id: s.id,
+            facts: s.facts,
+            sent: s.sent,
+            activity: s.activity,
+        }),
         "fact" => read(text).map(|Committed { seq, fact }| Event::Fact { seq, fact }),
         "delivering" => read(text).map(|d: Delivering| Event::Delivering {
             to: d.to,
@@ -439,6 +502,22 @@ pub fn decode_event(text: &str) -> Result<Event, FrameError> {
             attempt: r.attempt,
             max: r.max,
             reason: r.reason,
+        }),
+        "activity" => read(text).map(|d: Doing| Event::Activity {
+            to: d.to,
+            message: d.message,
+            item: d.item,
+        }),
+        "approval" => read(text).map(|a: Asking| Event::Approval {
+            to: a.to,
+            message: a.message,
+            request: a.request,
+        }),
+        "approvalSettled" => read(text).map(|s: Settled| Event::ApprovalSettled {
+            to: s.to,
+            request: s.request,
+            option: s.option,
+            by: s.by,
         }),
         "sessions" => read(text).map(|List { list }| Event::Sessions { list }),
         "agents" => read(text).map(|List { list }| Event::Agents { list }),
@@ -538,6 +617,11 @@ mod tests {
                 query: "\"changelog\" OR".into(),
             },
             Command::ForkSession { id: 7, upto: 3 },
+            Command::AnswerApproval {
+                to: "max".into(),
+                request: "max-1".into(),
+                option: "allow".into(),
+            },
         ];
         for command in commands {
             let frame = encode_command(&command);
@@ -557,6 +641,34 @@ mod tests {
                     to: "max".into(),
                     prompt_sha256: "ab".into(),
                 }],
+                activity: vec![RunActivity {
+                    message: "msg-1".into(),
+                    to: "max".into(),
+                    items: vec![Activity::Context { used: 5, size: 9 }],
+                }],
+            },
+            Event::Activity {
+                to: "max".into(),
+                message: "msg-1".into(),
+                item: Activity::ToolCall(crate::activity::ToolCall {
+                    id: "t1".into(),
+                    title: "Write a.txt".into(),
+                    kind: crate::activity::ToolKind::Edit,
+                    status: crate::activity::ToolStatus::Pending,
+                    files: vec!["a.txt".into()],
+                    diff: Some(crate::activity::DiffSize {
+                        added: 1,
+                        removed: 0,
+                    }),
+                }),
+            },
+            Event::ApprovalSettled {
+                to: "max".into(),
+                request: "max-1".into(),
+                option: Some("allow".into()),
+                by: DecidedBy::Person {
+                    r#where: "page".into(),
+                },
             },
             Event::Fact {
                 seq: 2,

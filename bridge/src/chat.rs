@@ -619,6 +619,7 @@ async fn print_events(
             }
             Event::Error { message } => error(message),
             Event::Sessions { .. } | Event::Agents { .. } | Event::SearchResults { .. } => {}
+            Event::Activity { .. } | Event::Approval { .. } | Event::ApprovalSettled { .. } => {}
         }
         printed.send_replace(seen);
     }

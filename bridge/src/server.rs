@@ -245,14 +245,14 @@ async fn connection(mut socket: WebSocket, state: AppState, peer: Peer) {
         mut events,
         session,
         agents,
-        output,
+        live,
     } = attached;
     if !send_owned(&mut socket, session).await || !send_owned(&mut socket, agents).await {
         return;
     }
-    // What the run in flight streamed before this page connected.
-    if let Some(output) = output {
-        if !send_owned(&mut socket, output).await {
+    // What the run in flight streamed before this page connected, and its open questions.
+    for event in live {
+        if !send_owned(&mut socket, event).await {
             return;
         }
     }
@@ -358,6 +358,11 @@ async fn handle(state: &AppState, socket: &mut WebSocket, text: &str) -> Result<
             send(socket, &Event::SearchResults { query, hits }).await;
         }
         Command::ForkSession { id, upto } => hub.fork(id, upto).await?,
+        Command::AnswerApproval {
+            to,
+            request,
+            option,
+        } => hub.answer_approval(to, request, option, "page").await?,
     }
     Ok(())
 }

@@ -114,7 +114,9 @@ async fn until_session_where(page: &mut Client, pred: impl Fn(i64) -> bool) -> O
         .wait_for(|e| matches!(e, Event::Session { id, .. } if pred(*id)))
         .await
     {
-        Event::Session { id, facts, sent } => Opened { id, facts, sent },
+        Event::Session {
+            id, facts, sent, ..
+        } => Opened { id, facts, sent },
         _ => unreachable!(),
     }
 }

@@ -7,12 +7,15 @@
 //! change either. The core's simulated agent (`agent_chatter::demo`) answers only where it was
 //! chosen (see [`Answerer`]).
 
+pub(crate) mod acp;
 pub mod decode;
 pub mod machine;
 mod process;
 pub mod reaper;
+pub(crate) mod reason;
 pub(crate) mod run;
 pub(crate) mod settings;
+mod stderr;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -62,18 +65,55 @@ pub struct AgentCommand {
     pub env: BTreeMap<String, String>,
     /// Where it runs; the bridge's working directory when `None`.
     pub dir: Option<PathBuf>,
+    /// Set when it speaks ACP (DESIGN §14d) rather than printing a stream: the member's
+    /// approval rule and wait.
+    pub acp: Option<AcpSettings>,
+}
+
+/// How a member over ACP is run, from the machine's agents file only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AcpSettings {
+    pub approve: acp::Approve,
+    /// How long an approval waits for a person before it is answered with the reject option.
+    pub approval_timeout: Duration,
+}
+
+impl Default for AcpSettings {
+    fn default() -> AcpSettings {
+        AcpSettings {
+            approve: acp::Approve::default(),
+            approval_timeout: acp::DEFAULT_APPROVAL_TIMEOUT,
+        }
+    }
 }
 
 /// One entry of the agents file as written (read with serde: unknown keys refused, a
 /// misspelt `comand` would otherwise run the default command).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 struct CommandEntry {
-    command: String,
+    /// Optional only for `protocol: "acp"` on a known agent type (its built-in profile).
+    #[serde(default)]
+    command: Option<String>,
     #[serde(default)]
     args: Option<Vec<String>>,
     #[serde(default)]
     output: Option<OutputName>,
+    #[serde(default)]
+    protocol: Option<ProtocolName>,
+    #[serde(default)]
+    approve: Option<acp::Approve>,
+    #[serde(default)]
+    approval_timeout_ms: Option<u64>,
+}
+
+/// How an agent is spoken to: its stream-json output (the default), or ACP.
+#[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum ProtocolName {
+    Stream,
+    Acp,
 }
 
 /// The names of [`AgentType`] in the agents file's `output`.
@@ -134,6 +174,23 @@ pub fn default_command(agent_type: &str) -> Option<AgentCommand> {
     })
 }
 
+/// The built-in ACP profiles (DESIGN §14d): Claude and Codex through their adapters from npm,
+/// Gemini's own `--acp`. Chosen by `{"protocol": "acp"}` for the agent type in the agents file.
+pub fn acp_profile(agent_type: &str) -> Option<AgentCommand> {
+    let (command, args): (&str, &[&str]) = match agent_type {
+        CLAUDE_CODE => ("claude-agent-acp", &[]),
+        OPENAI_CODEX => ("codex-acp", &[]),
+        GOOGLE_GEMINI => ("gemini", &["--acp"]),
+        _ => return None,
+    };
+    Some(AgentCommand {
+        command: command.to_string(),
+        args: args.iter().map(|a| a.to_string()).collect(),
+        acp: Some(AcpSettings::default()),
+        ..Default::default()
+    })
+}
+
 /// The machine-local agents file: agent type (or member id) → command. Read once at start.
 ///
 /// `{"agents": {"<agent type or member id>": {"command": "claude", "args": ["-p", …],
@@ -159,18 +216,53 @@ impl AgentsFile {
             agent_chatter::read_json(text).map_err(|e| e.to_string())?;
         let mut agents = BTreeMap::new();
         for (key, Object(entry)) in file.agents {
-            if entry.command.trim().is_empty() {
-                return Err(format!("agents.{key}.command: empty"));
-            }
-            let command = AgentCommand {
-                command: entry.command,
-                args: entry.args.unwrap_or_default(),
-                output: entry.output.map(AgentType::from),
-                ..Default::default()
-            };
-            agents.insert(key, command);
+            agents.insert(key.clone(), AgentsFile::entry(&key, entry)?);
         }
         Ok(AgentsFile { agents })
+    }
+
+    /// One entry: a stream command, or an ACP agent (its command may be left to the built-in
+    /// profile of the agent type, filled in by [`AgentsFile::command_for`]).
+    fn entry(key: &str, entry: CommandEntry) -> Result<AgentCommand, String> {
+        let is_acp = entry.protocol == Some(ProtocolName::Acp);
+        let command = match entry.command {
+            Some(c) if c.trim().is_empty() => return Err(format!("agents.{key}.command: empty")),
+            Some(c) => c,
+            None if is_acp => String::new(),
+            None => return Err(format!("agents.{key}.command: missing")),
+        };
+        if !is_acp {
+            if entry.approve.is_some() {
+                return Err(format!(
+                    "agents.{key}.approve: only for an agent with \"protocol\": \"acp\""
+                ));
+            }
+            if entry.approval_timeout_ms.is_some() {
+                return Err(format!(
+                    "agents.{key}.approvalTimeoutMs: only for an agent with \"protocol\": \"acp\""
+                ));
+            }
+        } else if entry.output.is_some() {
+            return Err(format!(
+                "agents.{key}.output: an ACP agent's output is read as ACP; leave it out"
+            ));
+        }
+        if entry.approval_timeout_ms == Some(0) {
+            return Err(format!("agents.{key}.approvalTimeoutMs: must be above 0"));
+        }
+        let acp = is_acp.then(|| AcpSettings {
+            approve: entry.approve.unwrap_or_default(),
+            approval_timeout: entry
+                .approval_timeout_ms
+                .map_or(acp::DEFAULT_APPROVAL_TIMEOUT, Duration::from_millis),
+        });
+        Ok(AgentCommand {
+            command,
+            args: entry.args.unwrap_or_default(),
+            output: entry.output.map(AgentType::from),
+            acp,
+            ..Default::default()
+        })
     }
     /// The command for `member` (by id) or its agent type; the file wins over the defaults.
     /// A key that is no member's id names an agent type, in any of the team config's
@@ -186,6 +278,22 @@ impl AgentsFile {
                     .map(|(_, command)| command)
             })
             .cloned()
+            .map(|command| match command.acp {
+                // An ACP entry with no command: the agent type's built-in profile.
+                Some(_) if command.command.is_empty() => match acp_profile(&agent_type) {
+                    Some(profile) => AgentCommand {
+                        command: profile.command,
+                        args: if command.args.is_empty() {
+                            profile.args
+                        } else {
+                            command.args
+                        },
+                        ..command
+                    },
+                    None => command,
+                },
+                _ => command,
+            })
             .or_else(|| default_command(&agent_type))
     }
 }
@@ -237,6 +345,11 @@ pub fn check_team(
         let Some(member) = team.member(&agent.member) else {
             continue;
         };
+        if command.acp.is_some() {
+            // Over ACP, model and mode are the session's, checked when it opens (the agent
+            // says which it offers); nothing is a flag.
+            continue;
+        }
         let kind = command.output.unwrap_or(AgentType::of(&agent.agent_type));
         let args =
             settings::setting_args(kind, &member.run).map_err(|e| format!("{}: {e}", member.id))?;
@@ -304,6 +417,11 @@ fn member_agent(
         || agent_chatter::team::normalize_agent_type(&agent_type) == agent_chatter::team::SIMULATED;
     let answerer = match (&command, simulated) {
         (_, true) => Answerer::Simulator,
+        (Some(c), false) if c.command.is_empty() => Answerer::Nobody(format!(
+            "{}: agent type {agent_type:?} has no built-in ACP command; set \"command\" in its \
+             agents-file entry",
+            m.id
+        )),
         (Some(c), false) => match locate(&c.command) {
             Some(path) => Answerer::Cli(path),
             None if demo => Answerer::Simulator,
@@ -468,9 +586,47 @@ mod tests {
         assert_eq!(
             AgentsFile::load(&path).unwrap_err(),
             format!(
-                "{}: agents.x.arg: not a key here (expected \"command\", \"args\" or \"output\")",
+                "{}: agents.x.arg: not a key here (expected \"command\", \"args\", \"output\", \"protocol\", \"approve\" or \"approvalTimeoutMs\")",
                 path.display()
             )
+        );
+    }
+
+    #[test]
+    fn an_acp_entry_without_a_command_runs_its_agent_types_built_in_profile() {
+        let file = AgentsFile::parse(
+            r#"{"agents": {"claude-code": {"protocol": "acp", "approve": "reads"},
+                "google-gemini": {"protocol": "acp"},
+                "goose": {"protocol": "acp", "command": "goose", "args": ["acp"]},
+                "opencode": {"protocol": "acp"}}}"#,
+        )
+        .unwrap();
+        let claude = file.command_for("max", "claude").unwrap();
+        assert_eq!(
+            (claude.command.as_str(), claude.args.len()),
+            ("claude-agent-acp", 0)
+        );
+        assert_eq!(claude.acp.unwrap().approve, acp::Approve::Reads);
+        let gemini = file.command_for("carol", "gemini").unwrap();
+        assert_eq!(
+            (gemini.command.as_str(), gemini.args.as_slice()),
+            ("gemini", &["--acp".to_string()][..])
+        );
+        let goose = file.command_for("g", "goose").unwrap();
+        assert_eq!(
+            (goose.command.as_str(), goose.acp.is_some()),
+            ("goose", true)
+        );
+        // An agent type with no profile and no command: nobody can run it, and it says why.
+        let team: agent_chatter::team::Team = serde_json::from_str(
+            r#"{"name": "t", "members": [{"name": "kai", "kind": "human"},
+                {"name": "oc", "kind": "ai", "agentType": "opencode"}]}"#,
+        )
+        .unwrap();
+        let report = members(&team, &file, false);
+        assert!(
+            matches!(&report[0].answerer, Answerer::Nobody(why) if why.contains("no built-in ACP command")),
+            "{report:?}"
         );
     }
 
@@ -480,7 +636,7 @@ mod tests {
             (r#"{"agents": 5}"#, "agents: expected an object, found 5"),
             (
                 r#"{"agents": {"max": {"comand": "x"}}}"#,
-                r#"agents.max.comand: not a key here (expected "command", "args" or "output")"#,
+                r#"agents.max.comand: not a key here (expected "command", "args", "output", "protocol", "approve" or "approvalTimeoutMs")"#,
             ),
             (r#"{"agents": {"max": {}}}"#, "agents.max.command: missing"),
             (
@@ -502,6 +658,26 @@ mod tests {
             (
                 r#"{"agent": {}}"#,
                 r#"agent: not a key here (expected "agents")"#,
+            ),
+            (
+                r#"{"agents": {"max": {"protocol": "acp", "approve": "some"}}}"#,
+                r#"agents.max.approve: expected "ask", "reads", "edits" or "all", found "some""#,
+            ),
+            (
+                r#"{"agents": {"max": {"command": "x", "approve": "all"}}}"#,
+                r#"agents.max.approve: only for an agent with "protocol": "acp""#,
+            ),
+            (
+                r#"{"agents": {"max": {"protocol": "acp", "output": "claude"}}}"#,
+                "agents.max.output: an ACP agent's output is read as ACP; leave it out",
+            ),
+            (
+                r#"{"agents": {"max": {"protocol": "acp", "approvalTimeoutMs": 0}}}"#,
+                "agents.max.approvalTimeoutMs: must be above 0",
+            ),
+            (
+                r#"{"agents": {"max": {"protocol": "grpc"}}}"#,
+                r#"agents.max.protocol: expected "stream" or "acp", found "grpc""#,
             ),
             ("[]", "(top level): expected an object, found an array"),
             (

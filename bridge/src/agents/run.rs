@@ -12,7 +12,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::process::Command;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
@@ -22,6 +22,8 @@ use agent_chatter::usage::Usage;
 
 use super::decode::{Decoder, Overlong, Retry, Verdict, CUT_OFF, MAX_LINE_BYTES};
 use super::process::{self, GroupGuard};
+use super::reason::{cap, cap_to, human, MAX_REASON};
+use super::stderr::{stderr_summary, stderr_tail};
 use super::{AgentCommand, AgentType};
 
 /// The reason recorded when a run is cancelled (`cancel{to}`, `/cancel`).
@@ -404,10 +406,6 @@ const POLL: Duration = Duration::from_millis(15);
 /// What is kept of stdout for a reply too big for the conversation or a failed run: its
 /// first and its last this many bytes.
 pub(crate) const KEPT_END: usize = 1024 * 1024;
-/// The stderr kept: its end, where the reason for a failure is.
-const STDERR_TAIL: usize = 64 * 1024;
-/// The longest failure reason recorded (an agent's own error text can be megabytes).
-const MAX_REASON: usize = 4 * 1024;
 /// How much of the output file is read at once (and so the most one plain delta holds).
 const READ_BYTES: usize = 64 * 1024;
 
@@ -682,75 +680,6 @@ fn with_overlong(reason: String, overlong: Overlong) -> String {
              at most {MAX_LINE_BYTES} bytes)",
             overlong.bytes
         ),
-    }
-}
-
-/// Reads stderr to its end — an agent writing more than a pipe holds must never block, or die
-/// of a closed pipe — keeping its last [`STDERR_TAIL`] bytes in `kept` as it goes (so a reader
-/// stopped early still leaves what it read).
-async fn stderr_tail(
-    stderr: Option<tokio::process::ChildStderr>,
-    kept: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
-) {
-    let Some(mut stderr) = stderr else { return };
-    let mut buf = vec![0u8; 16 * 1024];
-    while let Ok(n) = stderr.read(&mut buf).await {
-        if n == 0 {
-            break;
-        }
-        let Ok(mut tail) = kept.lock() else { return };
-        tail.extend_from_slice(&buf[..n]);
-        if tail.len() > STDERR_TAIL {
-            let extra = tail.len() - STDERR_TAIL;
-            tail.drain(..extra);
-        }
-    }
-}
-
-/// The line of stderr that says why: among its last lines (stack frames such as `at f (x.js:1)`
-/// and a runtime's version footer such as Node's `Node.js v20.20.2` left out), the last that
-/// starts like an error (`Error: …`, `TypeError …`, `error: …`), else the last one.
-fn stderr_summary(stderr: &str) -> String {
-    let lines: Vec<&str> = stderr
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with("at ") && !l.starts_with("Node.js v"))
-        .collect();
-    let recent = &lines[lines.len().saturating_sub(12)..];
-    let names_an_error = |l: &&&str| {
-        let head = l.split([':', ' ']).next().unwrap_or_default();
-        head.ends_with("Error") || head.eq_ignore_ascii_case("error") || head.ends_with("Exception")
-    };
-    recent
-        .iter()
-        .rev()
-        .find(names_an_error)
-        .or(recent.last())
-        .map_or_else(String::new, |l| (*l).to_string())
-}
-
-/// A failure reason of at most [`MAX_REASON`] bytes, cut at a character boundary.
-fn cap(reason: String) -> String {
-    cap_to(reason, MAX_REASON)
-}
-
-/// `text` cut to about `max` bytes at a character boundary, saying how much was left out.
-fn cap_to(text: String, max: usize) -> String {
-    if text.len() <= max {
-        return text;
-    }
-    let end = agent_chatter::text::floor_char_boundary(&text, max);
-    format!("{} … ({} more bytes)", &text[..end], text.len() - end)
-}
-
-/// `300 ms`, `1.5 s`, `30 s`, `30 min`: exact, so a timeout set to 1500 ms never reads `1 s`.
-fn human(d: Duration) -> String {
-    let ms = d.as_millis();
-    match (ms / 1000, ms % 1000) {
-        (0, _) => format!("{ms} ms"),
-        (s, 0) if s % 60 == 0 => format!("{} min", s / 60),
-        (s, 0) => format!("{s} s"),
-        (s, rest) => format!("{}.{} s", s, format!("{rest:03}").trim_end_matches('0')),
     }
 }
 
@@ -1034,21 +963,6 @@ mod tests {
         );
     }
 
-    #[test]
-    fn the_stderr_line_chosen_names_the_error_not_a_stack_frame() {
-        let node = "node:events:497\n      throw er; // Unhandled 'error' event\n      ^\n\n\
-                    Error: connect ECONNREFUSED 127.0.0.1:443\n    at TCPConnectWrap.afterConnect (node:net:1555:16)\n\
-                    Emitted 'error' event on Socket instance at:\n    at emitErrorNT (node:internal/streams/destroy:169:8)\n\
-                    at emitErrorCloseNT (node:internal/streams/destroy:128:3) {\n  errno: -111,\n  code: 'ECONNREFUSED',\n}\n\nNode.js v20.20.2\n";
-        assert_eq!(
-            stderr_summary(node),
-            "Error: connect ECONNREFUSED 127.0.0.1:443"
-        );
-        let python = "Traceback (most recent call last):\n  File \"x.py\", line 1\nRuntimeError: 401 Unauthorized\n";
-        assert_eq!(stderr_summary(python), "RuntimeError: 401 Unauthorized");
-        assert_eq!(stderr_summary("plain last words\n"), "plain last words");
-    }
-
     #[tokio::test]
     async fn a_crash_is_a_failure_naming_stderr_then_the_exit_code() {
         for (script, reason) in [
@@ -1142,20 +1056,6 @@ mod tests {
             gone(&helper).await,
             "the agent's helper {helper} outlived the timeout"
         );
-    }
-
-    #[test]
-    fn durations_read_exactly() {
-        for (ms, want) in [
-            (300, "300 ms"),
-            (1500, "1.5 s"),
-            (1250, "1.25 s"),
-            (30_000, "30 s"),
-            (1_800_000, "30 min"),
-            (90_000, "90 s"),
-        ] {
-            assert_eq!(human(Duration::from_millis(ms)), want);
-        }
     }
 
     #[tokio::test]

@@ -63,7 +63,13 @@ pub(crate) fn command_for_member(
     kind: AgentType,
     member: &Member,
 ) -> Result<AgentCommand, String> {
-    let extra = setting_args(kind, &member.run).map_err(|e| format!("{}: {e}", member.id))?;
+    // Over ACP the model and the mode are set in the session (acp/session.rs): only the
+    // member's own arguments are added.
+    let extra = if command.acp.is_some() {
+        member.run.additional_args.clone()
+    } else {
+        setting_args(kind, &member.run).map_err(|e| format!("{}: {e}", member.id))?
+    };
     let mut args = command.args.clone();
     let at = if args.last().is_some_and(|a| a == "-") {
         args.len() - 1
@@ -77,6 +83,7 @@ pub(crate) fn command_for_member(
         command: command.command.clone(),
         args,
         output: command.output,
+        acp: command.acp,
         env,
         dir: member
             .base_dir

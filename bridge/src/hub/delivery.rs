@@ -19,6 +19,7 @@ use super::actor::{gone_elsewhere, Actor, Finished, Msg, Running, Unstored};
 use super::outcome::failed;
 use super::relay::{self, Streamed};
 use super::{HubError, UNSTORED_RETRY};
+use crate::agents::acp::{self, AcpJob, Streams};
 use crate::agents::run::{self, Job, Outcome, CANCELLED};
 use crate::agents::settings;
 use crate::agents::{AgentCommand, AgentType, Answerer, MemberAgent};
@@ -126,8 +127,13 @@ impl Actor {
                 };
                 match command {
                     Ok(command) => {
-                        let unsendable =
-                            run::unsendable(&command, delivery.prompt.system_flag.as_deref());
+                        // Over ACP the system part travels in the session, not as an argument.
+                        let unsendable = match command.acp {
+                            Some(_) => None,
+                            None => {
+                                run::unsendable(&command, delivery.prompt.system_flag.as_deref())
+                            }
+                        };
                         (agent_type, Some(command), unsendable)
                     }
                     Err(why) => (agent_type, None, Some(why)),
@@ -258,7 +264,8 @@ impl Actor {
         });
     }
 
-    /// Runs the member's CLI on the runtime, its stream relayed to every page as it comes.
+    /// Runs the member's CLI (or its ACP agent) on the runtime, its stream relayed to every
+    /// page as it comes.
     fn spawn_cli(
         &mut self,
         delivery: Delivery,
@@ -270,23 +277,58 @@ impl Actor {
     ) {
         let events = self.events.clone();
         let prompt = delivery.prompt;
+        let message = delivery.message.0.clone();
         *self.streamed.lock().unwrap_or_else(|e| e.into_inner()) = Some(Streamed {
             run: end.run,
             to: delivery.to.clone(),
-            text: String::new(),
+            message: message.clone(),
+            ..Streamed::default()
         });
         let streamed = (Arc::clone(&self.streamed), end.run);
+        let run_settings = self
+            .session
+            .team()
+            .and_then(|t| t.member(&delivery.to))
+            .map(|m| self.machine.dress(m).run)
+            .unwrap_or_default();
         self.runtime.spawn(async move {
-            let (deltas, retries, relaying) = relay::start(delivery.to, events, streamed);
-            let job = Job {
-                command: &command,
-                agent_type,
-                prompt: &prompt.prompt,
-                system_flag: prompt.system_flag.as_deref(),
-                timeout,
-                retries: Some(retries),
+            let (senders, relaying) = relay::start(delivery.to.clone(), message, events, streamed);
+            // Each sender the run does not take is dropped here, so its relay ends.
+            let relay::Senders {
+                deltas,
+                retries,
+                signals,
+            } = senders;
+            let ran = match command.acp {
+                Some(acp_settings) => {
+                    let job = AcpJob {
+                        command: &command,
+                        member: &delivery.to,
+                        run: end.run,
+                        prompt: &prompt.prompt,
+                        system: prompt.system_flag.as_deref(),
+                        model: run_settings.model.as_deref(),
+                        permission_mode: run_settings.permission_mode,
+                        approve: acp_settings.approve,
+                        approval_timeout: acp_settings.approval_timeout,
+                        timeout,
+                    };
+                    drop(retries);
+                    acp::run(job, Streams { deltas, signals }, cancel).await
+                }
+                None => {
+                    let job = Job {
+                        command: &command,
+                        agent_type,
+                        prompt: &prompt.prompt,
+                        system_flag: prompt.system_flag.as_deref(),
+                        timeout,
+                        retries: Some(retries),
+                    };
+                    drop(signals);
+                    run::run(job, deltas, cancel).await
+                }
             };
-            let ran = run::run(job, deltas, cancel).await;
             relaying.finish().await;
             end.send(ran.outcome, ran.usage, ran.output);
         });

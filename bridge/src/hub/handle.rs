@@ -12,6 +12,8 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use super::actor::{Actor, Msg, Query, Reply, ACTORS};
 use super::relay::StreamedSlot;
 use super::sessions::{create, reopen};
+use agent_chatter::activity::ApprovalRequest;
+
 use super::{Attached, HubError, Observer, Published, Said, EVENT_BUFFER};
 use crate::agents::machine::MachineSettings;
 use crate::agents::AgentsFile;
@@ -136,6 +138,25 @@ impl Hub {
         self.ask(|reply| Msg::Cancel { to, reply }).await
     }
 
+    /// Answers the open question `request` of the running member `to` with the agent's option
+    /// `option` (DESIGN §14d); `place` says where the person answered (`page`, `chat`). Only a
+    /// question of the run in flight of the open session can be answered, once.
+    pub(crate) async fn answer_approval(
+        &self,
+        to: String,
+        request: String,
+        option: String,
+        place: &'static str,
+    ) -> Result<(), HubError> {
+        self.read(move |actor| actor.answer_approval(&to, &request, &option, place))
+            .await?
+    }
+
+    /// The questions the running agent has open: (member, request).
+    pub(crate) async fn open_approvals(&self) -> Result<Vec<(String, ApprovalRequest)>, HubError> {
+        self.read(|actor| actor.open_approvals()).await
+    }
+
     /// Switches every page to session `id` (or a new one with the current team). The session
     /// being left keeps its log as it is: its running agent is stopped, and when the session is
     /// reopened that run is recorded as interrupted (as after a restart), not made again. A session that cannot be opened changes nothing, and nothing is stopped.
@@ -241,19 +262,27 @@ impl Hub {
     pub(crate) async fn attach(&self) -> Result<Attached, HubError> {
         let events = self.events.clone();
         self.read(move |actor| {
+            let session = actor.session_event();
             let streamed = actor.streamed.lock().unwrap_or_else(|e| e.into_inner());
-            let output = streamed
-                .as_ref()
-                .filter(|s| !s.text.is_empty())
-                .map(|s| Event::Output {
+            let mut live = Vec::new();
+            if let Some(s) = streamed.as_ref() {
+                if !s.text.is_empty() {
+                    live.push(Event::Output {
+                        to: s.to.clone(),
+                        delta: s.text.clone(),
+                    });
+                }
+                live.extend(s.open.iter().map(|o| Event::Approval {
                     to: s.to.clone(),
-                    delta: s.text.clone(),
-                });
+                    message: s.message.clone(),
+                    request: o.request.clone(),
+                }));
+            }
             Attached {
                 events: events.subscribe(),
-                session: actor.session_event(),
+                session,
                 agents: actor.agents_event(),
-                output,
+                live,
             }
         })
         .await

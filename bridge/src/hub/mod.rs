@@ -65,6 +65,9 @@ pub enum HubError {
     /// A session command (`rename`, `fork`) that could not be done: nothing changed.
     #[error("{what}: {why}")]
     Library { what: &'static str, why: String },
+    /// An approval answer that cannot be given (no such question, no such option).
+    #[error("answerApproval: {0}")]
+    Approval(String),
     #[error("cancel: {0} is not running")]
     NotRunning(String),
     /// The run ended, but its outcome is not yet in the database (it is being written again).
@@ -127,6 +130,6 @@ pub(crate) struct Attached {
     pub events: broadcast::Receiver<Arc<Published>>,
     pub session: Event,
     pub agents: Event,
-    /// What the run in flight has streamed so far, if anything.
-    pub output: Option<Event>,
+    /// What the run in flight has streamed so far and the questions it has open, if any.
+    pub live: Vec<Event>,
 }

@@ -3,6 +3,7 @@
 //! without the store; [`Actor::finished`] keeps the output it says to keep and records the
 //! fact, keeping it to write again when the disk fails.
 
+use agent_chatter::activity::{Activity, DecidedBy, Decision, RunActivity};
 use agent_chatter::message::{Millis, MAX_MESSAGE_BYTES};
 use agent_chatter::protocol::Event;
 use agent_chatter::session::{Fact, Failure};
@@ -134,6 +135,7 @@ impl Actor {
         if self.running.as_ref().is_some_and(|r| r.run == run) {
             self.running = None;
         }
+        self.keep_activity(session, run);
         self.forget_streamed(run);
         let fact = match judge(finished, self.opening, at) {
             Judged::Stale => {
@@ -177,6 +179,49 @@ impl Actor {
             Err(e) => self.publish(Event::Error {
                 message: format!("the outcome of {to}'s run was not recorded: {e}"),
             }),
+        }
+    }
+
+    /// Keeps what run `run` of `session` did (an ACP agent's activity), before its outcome is
+    /// recorded, so a page that reloads on the outcome finds it.
+    fn keep_activity(&self, session: i64, run: u64) {
+        let activity = {
+            let mut streamed = self.streamed.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(s) = streamed.as_mut().filter(|s| s.run == run) {
+                // Questions the run left open (it was stopped mid-question): settled by its end.
+                for open in std::mem::take(&mut s.open) {
+                    let decision = Decision {
+                        request: open.request.id.clone(),
+                        tool_call: open.request.tool_call,
+                        option: None,
+                        by: DecidedBy::RunEnded,
+                        at: now(),
+                    };
+                    self.publish(Event::ApprovalSettled {
+                        to: s.to.clone(),
+                        request: decision.request.clone(),
+                        option: None,
+                        by: DecidedBy::RunEnded,
+                    });
+                    s.activity.push(Activity::Decision(decision));
+                }
+            }
+            match streamed.as_mut().filter(|s| s.run == run) {
+                Some(s) if !s.activity.is_empty() => Some(RunActivity {
+                    message: s.message.clone(),
+                    to: s.to.clone(),
+                    items: std::mem::take(&mut s.activity).into_items(),
+                }),
+                _ => None,
+            }
+        };
+        if let Some(activity) = activity {
+            if let Err(e) = self.store.record_activity(session, &activity) {
+                eprintln!(
+                    "bridge: what {}'s run did (its tool calls and approvals) was not kept: {e}",
+                    activity.to
+                );
+            }
         }
     }
 

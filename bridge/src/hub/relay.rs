@@ -1,13 +1,17 @@
 //! A run's stream, relayed: its text to every page in frames of bounded size, the retries its
-//! CLI reports, and the last MiB it streamed kept for a page that connects while it runs.
+//! CLI reports, an ACP agent's activity and questions (DESIGN §14d), and what a page that
+//! connects while it runs needs: the last MiB it streamed, its activity, its open questions.
 
 use std::sync::Arc;
 
+use agent_chatter::activity::{Activity, ActivityLog, ApprovalRequest, DecidedBy};
 use agent_chatter::protocol::Event;
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-use super::Published;
+use super::actor::Actor;
+use super::{HubError, Published};
+use crate::agents::acp::Signal;
 use crate::agents::decode::Retry;
 
 /// Streamed output is relayed in frames of at most this size.
@@ -24,10 +28,81 @@ const STREAMED_KEPT_BYTES: usize = 1024 * 1024;
 pub(super) struct Streamed {
     pub(super) run: u64,
     pub(super) to: String,
+    /// The message the delivery answers (`msg-3`), which keys its activity.
+    pub(super) message: String,
     pub(super) text: String,
+    /// Its activity so far (one row per tool call).
+    pub(super) activity: ActivityLog,
+    /// Its questions no one has answered yet, each with where its answer goes.
+    pub(super) open: Vec<Open>,
+}
+
+/// A question of the running agent's, waiting for a person.
+pub(super) struct Open {
+    pub(super) request: ApprovalRequest,
+    pub(super) answer: oneshot::Sender<(String, DecidedBy)>,
 }
 
 pub(super) type StreamedSlot = Arc<std::sync::Mutex<Option<Streamed>>>;
+
+impl Actor {
+    /// See [`Hub::answer_approval`](super::Hub::answer_approval).
+    pub(super) fn answer_approval(
+        &self,
+        to: &str,
+        request: &str,
+        option: &str,
+        place: &str,
+    ) -> Result<(), HubError> {
+        let refused = |why: String| Err(HubError::Approval(why));
+        let mut streamed = self.streamed.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(slot) = streamed.as_mut().filter(|s| s.to == to) else {
+            return refused(format!(
+                "{to} is not running, so it has no question to answer"
+            ));
+        };
+        let Some(at) = slot.open.iter().position(|o| o.request.id == request) else {
+            return refused(format!(
+                "{to}'s question {request} is not open (already answered, timed out, or its \
+                 run ended)"
+            ));
+        };
+        if !slot.open[at].request.options.iter().any(|o| o.id == option) {
+            let offered: Vec<&str> = slot.open[at]
+                .request
+                .options
+                .iter()
+                .map(|o| o.id.as_str())
+                .collect();
+            return refused(format!(
+                "{to}'s question {request} has no option {option:?} (its options: {})",
+                offered.join(", ")
+            ));
+        }
+        let open = slot.open.remove(at);
+        let by = DecidedBy::Person {
+            r#where: place.to_string(),
+        };
+        if open.answer.send((option.to_string(), by)).is_err() {
+            return refused(format!("{to}'s run ended before the answer reached it"));
+        }
+        Ok(())
+    }
+
+    /// See [`Hub::open_approvals`](super::Hub::open_approvals).
+    pub(super) fn open_approvals(&self) -> Vec<(String, ApprovalRequest)> {
+        let streamed = self.streamed.lock().unwrap_or_else(|e| e.into_inner());
+        streamed
+            .as_ref()
+            .map(|s| {
+                s.open
+                    .iter()
+                    .map(|o| (s.to.clone(), o.request.clone()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
 
 impl Streamed {
     fn push(&mut self, delta: &str) {
@@ -47,32 +122,106 @@ impl Streamed {
 pub(super) struct Relaying {
     output: JoinHandle<()>,
     retries: JoinHandle<()>,
+    signals: JoinHandle<()>,
 }
 
 impl Relaying {
-    /// Waits until both relays have sent every page what the run produced.
+    /// Waits until every relay has sent every page what the run produced.
     pub(super) async fn finish(self) {
         let _ = self.output.await;
         let _ = self.retries.await;
+        let _ = self.signals.await;
     }
 }
 
-/// Starts relaying the text deltas and the retries of the run `streamed` names, to every page
-/// (see [`relay_output`], [`relay_retries`]); the run sends them into the senders returned.
+/// The senders a run streams into.
+pub(super) struct Senders {
+    pub(super) deltas: mpsc::UnboundedSender<String>,
+    pub(super) retries: mpsc::UnboundedSender<Retry>,
+    pub(super) signals: mpsc::UnboundedSender<Signal>,
+}
+
+/// Starts relaying the text deltas, the retries and the signals of the run `streamed` names,
+/// to every page (see [`relay_output`], [`relay_retries`], [`relay_signals`]); the run sends
+/// them into the senders returned.
 pub(super) fn start(
     to: String,
+    message: String,
     events: broadcast::Sender<Arc<Published>>,
     streamed: (StreamedSlot, u64),
-) -> (
-    mpsc::UnboundedSender<String>,
-    mpsc::UnboundedSender<Retry>,
-    Relaying,
-) {
+) -> (Senders, Relaying) {
     let (tx, rx) = mpsc::unbounded_channel::<String>();
     let (retries_tx, retries_rx) = mpsc::unbounded_channel();
+    let (signals_tx, signals_rx) = mpsc::unbounded_channel();
     let retries = tokio::spawn(relay_retries(to.clone(), retries_rx, events.clone()));
+    let signals = tokio::spawn(relay_signals(
+        (to.clone(), message),
+        signals_rx,
+        events.clone(),
+        streamed.clone(),
+    ));
     let output = tokio::spawn(relay_output(to, rx, events, streamed));
-    (tx, retries_tx, Relaying { output, retries })
+    let senders = Senders {
+        deltas: tx,
+        retries: retries_tx,
+        signals: signals_tx,
+    };
+    (
+        senders,
+        Relaying {
+            output,
+            retries,
+            signals,
+        },
+    )
+}
+
+/// Relays an ACP run's activity and questions as they come (DESIGN §14d): each is kept in the
+/// run's slot (its activity log; its open questions until settled) and published under the
+/// slot's lock, as output is, so a page attaching meanwhile gets each exactly once.
+async fn relay_signals(
+    (to, message): (String, String),
+    mut signals: mpsc::UnboundedReceiver<Signal>,
+    events: broadcast::Sender<Arc<Published>>,
+    (streamed, run): (StreamedSlot, u64),
+) {
+    while let Some(signal) = signals.recv().await {
+        let mut kept = streamed.lock().unwrap_or_else(|e| e.into_inner());
+        let mut slot = kept.as_mut().filter(|k| k.run == run);
+        match signal {
+            Signal::Activity(item) => {
+                if let Activity::Decision(decision) = &item {
+                    if let Some(slot) = slot.as_deref_mut() {
+                        slot.open.retain(|o| o.request.id != decision.request);
+                    }
+                    let _ = events.send(Published::new(Event::ApprovalSettled {
+                        to: to.clone(),
+                        request: decision.request.clone(),
+                        option: decision.option.as_ref().map(|o| o.id.clone()),
+                        by: decision.by.clone(),
+                    }));
+                }
+                if let Some(slot) = slot {
+                    slot.activity.push(item.clone());
+                }
+                let _ = events.send(Published::new(Event::Activity {
+                    to: to.clone(),
+                    message: message.clone(),
+                    item,
+                }));
+            }
+            Signal::Ask { request, answer } => {
+                let _ = events.send(Published::new(Event::Approval {
+                    to: to.clone(),
+                    message: message.clone(),
+                    request: request.clone(),
+                }));
+                if let Some(slot) = slot {
+                    slot.open.push(Open { request, answer });
+                }
+            }
+        }
+    }
 }
 
 /// Relays a run's streamed text to every subscriber, in frames of at most

@@ -1,6 +1,7 @@
 //! The sessions the actor opens: a stored one replayed, a new one created, a fork, a rename,
 //! an unused one discarded, and the open one reloaded from the database after a write failed.
 
+use agent_chatter::activity::RunActivity;
 use agent_chatter::conversation::Action;
 use agent_chatter::protocol::Event;
 use agent_chatter::session::{Fact, Session};
@@ -139,6 +140,21 @@ impl Actor {
         }
     }
 
+    /// What the session's ACP runs did: each kept run's, then the run in flight's so far.
+    fn activity(&self) -> Vec<RunActivity> {
+        let mut runs = self.store.activity(self.session_id).unwrap_or_default();
+        let streamed = self.streamed.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(s) = streamed.as_ref().filter(|s| !s.activity.is_empty()) {
+            runs.retain(|r| !(r.message == s.message && r.to == s.to));
+            runs.push(RunActivity {
+                message: s.message.clone(),
+                to: s.to.clone(),
+                items: s.activity.items().to_vec(),
+            });
+        }
+        runs
+    }
+
     /// The `session` event: the whole log.
     pub(super) fn session_event(&self) -> Event {
         Event::Session {
@@ -146,6 +162,7 @@ impl Actor {
             facts: self.session.facts().to_vec(),
             // Only for showing: a database that cannot say leaves the page without them.
             sent: self.store.sent(self.session_id).unwrap_or_default(),
+            activity: self.activity(),
         }
     }
 

@@ -210,6 +210,14 @@ impl Store {
              SELECT ?2, path, sha256 FROM team_files WHERE session_id = ?1",
             params![session, id],
         )?;
+        // And what those deliveries' agents did.
+        tx.execute(
+            "INSERT INTO activity (session_id, message, member, items)
+             SELECT ?2, message, member, items FROM activity
+             WHERE session_id = ?1 AND message LIKE 'msg-%'
+               AND CAST(substr(message, 5) AS INTEGER) BETWEEN 1 AND ?3",
+            params![session, id, number as i64],
+        )?;
         tx.commit()?;
         Ok(id)
     }
@@ -253,7 +261,15 @@ impl Store {
             "DELETE FROM fact_text WHERE rowid IN (SELECT rowid FROM facts WHERE session_id = ?1)",
             [session],
         )?;
-        for table in ["facts", "sent", "outputs", "leases", "runs", "team_files"] {
+        for table in [
+            "facts",
+            "sent",
+            "outputs",
+            "leases",
+            "runs",
+            "team_files",
+            "activity",
+        ] {
             tx.execute(
                 &format!("DELETE FROM {table} WHERE session_id = ?1"),
                 [session],

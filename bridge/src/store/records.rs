@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 
+use agent_chatter::activity::RunActivity;
 use rusqlite::{params, OptionalExtension};
 
 use super::{Sent, Store, StoreError};
@@ -89,6 +90,46 @@ impl Store {
             params![session, message, member, sha256],
         )?;
         Ok(())
+    }
+
+    /// Keeps what `member`'s run for `message` did (agents over ACP): replaces what was kept
+    /// for that delivery (a retry of it is the same delivery, shown as its last run).
+    pub(crate) fn record_activity(
+        &self,
+        session: i64,
+        run: &RunActivity,
+    ) -> Result<(), StoreError> {
+        // Our own types: they always serialise.
+        let items = serde_json::to_string(&run.items).unwrap_or_default();
+        self.writable()?.conn.execute(
+            "INSERT OR REPLACE INTO activity (session_id, message, member, items) VALUES (?1, ?2, ?3, ?4)",
+            params![session, run.message, run.to, items],
+        )?;
+        Ok(())
+    }
+
+    /// The activity kept for `session`, in the order its runs were kept; a row that does not
+    /// read (a newer version's items) is left out.
+    pub(crate) fn activity(&self, session: i64) -> Result<Vec<RunActivity>, StoreError> {
+        let db = self.db();
+        let mut stmt = db.conn.prepare(
+            "SELECT message, member, items FROM activity WHERE session_id = ?1 ORDER BY rowid",
+        )?;
+        let rows = stmt.query_map([session], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })?;
+        let mut runs = Vec::new();
+        for row in rows {
+            let (message, to, items) = row?;
+            if let Ok(items) = serde_json::from_str(&items) {
+                runs.push(RunActivity { message, to, items });
+            }
+        }
+        Ok(runs)
     }
 
     /// Every digest noted by [`Self::record_sent`] for `session`.

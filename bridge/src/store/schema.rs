@@ -85,6 +85,20 @@ CREATE TABLE IF NOT EXISTS team_files (
 );
 ";
 
+/// What each run of an agent over ACP did (DESIGN §14d): its tool calls, plan, thoughts,
+/// context fill and approval decisions, as JSON (`Vec<agent_chatter::activity::Activity>`),
+/// keyed as its digest is. Shown and exported, never a fact: it reaches no prompt. Added to
+/// older files when they are opened.
+const ACTIVITY_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS activity (
+    session_id INTEGER NOT NULL REFERENCES sessions(id),
+    message    TEXT NOT NULL,
+    member     TEXT NOT NULL,
+    items      TEXT NOT NULL,
+    PRIMARY KEY (session_id, message, member)
+);
+";
+
 /// The session library (docs/architecture.md §14): a session's own name (NULL: its title)
 /// and when it was last written (NULL: when it was created), and the search index of its
 /// texts, one row per fact whose rowid is the fact's (`protocol::searchable_text`; empty for
@@ -105,6 +119,7 @@ pub(super) fn bring_up_to_date(conn: &Connection, path: &Path) -> rusqlite::Resu
     conn.execute_batch(LEASE_SCHEMA)?;
     conn.execute_batch(RUNS_SCHEMA)?;
     conn.execute_batch(TEAM_FILES_SCHEMA)?;
+    conn.execute_batch(ACTIVITY_SCHEMA)?;
     add_library(conn)?;
     let cleaned = clean_machine_settings(conn)?;
     if cleaned > 0 {

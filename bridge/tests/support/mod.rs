@@ -413,7 +413,9 @@ impl Client {
     /// The next `session` event.
     pub async fn until_session(&mut self) -> Opened {
         match self.wait_for(|e| matches!(e, Event::Session { .. })).await {
-            Event::Session { id, facts, sent } => Opened { id, facts, sent },
+            Event::Session {
+                id, facts, sent, ..
+            } => Opened { id, facts, sent },
             _ => unreachable!(),
         }
     }

@@ -621,7 +621,9 @@ impl Bridge {
             None => return,
         };
         match event {
-            Event::Session { id, facts, sent } => self.on_session(id, facts, sent),
+            Event::Session {
+                id, facts, sent, ..
+            } => self.on_session(id, facts, sent),
             Event::Fact { seq, fact } => self.on_fact(seq, fact),
             Event::Delivering {
                 to,
@@ -674,6 +676,8 @@ impl Bridge {
                 reason,
             })),
             Event::Error { message } => state.report(format!("bridge: {message}")),
+            // Shown by the page from the next step of issue 41 on.
+            Event::Activity { .. } | Event::Approval { .. } | Event::ApprovalSettled { .. } => {}
         }
     }
 

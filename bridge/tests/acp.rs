@@ -1,0 +1,442 @@
+//! Agents over ACP (DESIGN §14d, issue #41) against the test's own ACP agent
+//! (`fixtures/agents/acp-agent.mjs`, run by Node): exact bytes, activity, approvals by a
+//! person, a rule and the timeout, usage and the context fill, and every way a run ends.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use agent_chatter::activity::{Activity, DecidedBy, ToolKind, ToolStatus};
+use agent_chatter::protocol::{Command, Event};
+use agent_chatter::session::Failure;
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use support::{cancel, human, Bridge, Client};
+
+/// A bridge whose `max` (claude-code) is the fixture agent over ACP playing `scenario`, with
+/// `entry` added to its agents-file entry and `member` to its team member; the fixture's log
+/// and working directory are in the bridge's directory.
+struct Lab {
+    bridge: Bridge,
+    log: PathBuf,
+    work: PathBuf,
+}
+
+fn lab(scenario: &str, entry: Value, member: Value, timeout_ms: u64) -> Lab {
+    let dir = Bridge::new_dir(&json!({}), "claude-settings.sh");
+    let log = dir.path().join("acp.log");
+    let work = dir.path().join("max-work");
+    std::fs::create_dir_all(&work).unwrap();
+    let mut team = support::team(Some(timeout_ms));
+    team["members"][1]["baseDir"] = json!(work.display().to_string());
+    for (k, v) in member.as_object().unwrap() {
+        team["members"][1][k] = v.clone();
+    }
+    std::fs::write(dir.path().join("team.json"), team.to_string()).unwrap();
+    let mut max = json!({
+        "protocol": "acp",
+        "command": support::fixture("acp-agent.mjs").display().to_string(),
+        "args": [scenario, log.display().to_string()],
+    });
+    for (k, v) in entry.as_object().unwrap() {
+        max[k] = v.clone();
+    }
+    let agents = json!({"agents": {"max": max}});
+    std::fs::write(dir.path().join("agents.json"), agents.to_string()).unwrap();
+    let work = std::fs::canonicalize(&work).unwrap();
+    Lab {
+        bridge: Bridge::start(dir, None),
+        log,
+        work,
+    }
+}
+
+fn plain(scenario: &str) -> Lab {
+    lab(scenario, json!({}), json!({}), 20_000)
+}
+
+/// The messages the fixture received, in order.
+fn received(log: &Path) -> Vec<Value> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn request<'a>(log: &'a [Value], method: &str) -> Option<&'a Value> {
+    log.iter().find(|m| m["method"] == method)
+}
+
+async fn ask_max(lab: &Lab) -> Client {
+    let (mut page, _) = lab.bridge.join().await;
+    page.send_command(human("[NEXT: max] please do it")).await;
+    page
+}
+
+#[tokio::test]
+async fn the_prompt_and_system_part_reach_the_agent_exactly_as_the_digest_says() {
+    let lab = plain("reply");
+    let mut page = ask_max(&lab).await;
+    let Event::Delivering { prompt_sha256, .. } = page.wait_for(support::is_delivering).await
+    else {
+        unreachable!()
+    };
+    let replied = page.until_replied().await;
+    assert_eq!(replied.text, "done [NEXT: kailai]");
+    let log = received(&lab.log);
+    let new = request(&log, "session/new").expect("session/new");
+    assert_eq!(new["params"]["cwd"], json!(lab.work.display().to_string()));
+    assert_eq!(new["params"]["mcpServers"], json!([]));
+    assert_eq!(new["params"]["systemPrompt"]["mode"], "append");
+    let system = new["params"]["systemPrompt"]["content"][0]["text"]
+        .as_str()
+        .unwrap();
+    assert!(system.contains("You are Max."), "{system}");
+    let prompt = &request(&log, "session/prompt").expect("prompt")["params"]["prompt"];
+    assert_eq!(prompt.as_array().unwrap().len(), 1, "one text block");
+    let text = prompt[0]["text"].as_str().unwrap();
+    let mut sha = Sha256::new();
+    sha.update(text.as_bytes());
+    sha.update([0u8]);
+    sha.update(system.as_bytes());
+    let digest: String = sha.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(
+        digest, prompt_sha256,
+        "the digest covers exactly what was sent"
+    );
+    let init = request(&log, "initialize").unwrap();
+    assert_eq!(
+        init["params"]["clientCapabilities"]["terminal"],
+        json!(false)
+    );
+}
+
+#[tokio::test]
+async fn tool_calls_plan_thoughts_and_the_context_fill_stream_and_are_kept_with_the_run() {
+    let lab = plain("reply");
+    let mut page = ask_max(&lab).await;
+    let events = page
+        .collect_events_until(|e| matches!(e, Event::Fact { fact, .. } if fact.kind() == "replied"))
+        .await;
+    let items: Vec<&Activity> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Activity { to, item, .. } if to == "max" => Some(item),
+            _ => None,
+        })
+        .collect();
+    assert!(items
+        .iter()
+        .any(|i| matches!(i, Activity::Thought { text } if text == "Let me look.")));
+    assert!(items
+        .iter()
+        .any(|i| matches!(i, Activity::Plan { entries } if entries.len() == 1)));
+    assert!(items.iter().any(|i| matches!(
+        i,
+        Activity::Context {
+            used: 1200,
+            size: 200_000
+        }
+    )));
+    assert!(items.iter().any(|i| matches!(i,
+        Activity::ToolCall(c) if c.id == "r1" && c.kind == ToolKind::Read
+            && c.status == ToolStatus::Completed && c.files[0].ends_with("README.md"))));
+    // Usage: tokens from the prompt's response, the cost from the usage update.
+    let usage = events
+        .iter()
+        .find_map(|e| match e {
+            Event::Fact {
+                fact: agent_chatter::session::Fact::Replied { usage, .. },
+                ..
+            } => usage.as_deref().cloned(),
+            _ => None,
+        })
+        .expect("usage");
+    assert_eq!(usage.input_tokens, Some(1200));
+    assert_eq!(usage.output_tokens, Some(100));
+    assert_eq!(usage.cost_usd.map(|c| c.dollars()), Some(0.02));
+    // A page that comes later is sent the run's activity with the session.
+    let mut late = lab.bridge.greeted().await;
+    let Event::Session { activity, .. } =
+        late.wait_for(|e| matches!(e, Event::Session { .. })).await
+    else {
+        unreachable!()
+    };
+    assert_eq!(activity.len(), 1);
+    assert_eq!(activity[0].to, "max");
+    assert!(activity[0]
+        .items
+        .iter()
+        .any(|i| matches!(i, Activity::ToolCall(c) if c.id == "r1")));
+}
+
+/// Waits for max's question and answers it with `option`.
+async fn answer(page: &mut Client, option: &str) -> String {
+    let Event::Approval { request, to, .. } =
+        page.wait_for(|e| matches!(e, Event::Approval { .. })).await
+    else {
+        unreachable!()
+    };
+    assert_eq!(to, "max");
+    assert_eq!(request.tool_call.title, "Write hello.txt");
+    assert_eq!(request.tool_call.kind, ToolKind::Edit);
+    let ids: Vec<&str> = request.options.iter().map(|o| o.id.as_str()).collect();
+    assert_eq!(ids, ["allow", "always", "reject"]);
+    page.send_command(Command::AnswerApproval {
+        to: "max".into(),
+        request: request.id.clone(),
+        option: option.into(),
+    })
+    .await;
+    request.id
+}
+
+async fn settled(page: &mut Client) -> (Option<String>, DecidedBy) {
+    match page
+        .wait_for(|e| matches!(e, Event::ApprovalSettled { .. }))
+        .await
+    {
+        Event::ApprovalSettled { option, by, .. } => (option, by),
+        _ => unreachable!(),
+    }
+}
+
+#[tokio::test]
+async fn an_approval_allowed_from_the_page_lets_the_agent_write_and_is_recorded() {
+    let lab = plain("ask");
+    let mut page = ask_max(&lab).await;
+    answer(&mut page, "allow").await;
+    let (option, by) = settled(&mut page).await;
+    assert_eq!(option.as_deref(), Some("allow"));
+    assert_eq!(
+        by,
+        DecidedBy::Person {
+            r#where: "page".into()
+        }
+    );
+    assert_eq!(
+        page.until_replied().await.text,
+        "wrote hello.txt [NEXT: kailai]"
+    );
+    assert_eq!(
+        std::fs::read_to_string(lab.work.join("hello.txt")).unwrap(),
+        "hello\n"
+    );
+    let mut late = lab.bridge.greeted().await;
+    let Event::Session { activity, .. } =
+        late.wait_for(|e| matches!(e, Event::Session { .. })).await
+    else {
+        unreachable!()
+    };
+    let decision = activity[0]
+        .items
+        .iter()
+        .find_map(|i| match i {
+            Activity::Decision(d) => Some(d),
+            _ => None,
+        })
+        .expect("the decision is kept with the run");
+    assert_eq!(decision.option.as_ref().unwrap().name, "Allow");
+}
+
+#[tokio::test]
+async fn an_approval_denied_from_the_page_keeps_the_file_unwritten_and_the_agent_is_told() {
+    let lab = plain("ask");
+    let mut page = ask_max(&lab).await;
+    answer(&mut page, "reject").await;
+    assert_eq!(
+        page.until_replied().await.text,
+        "not allowed (reject) [NEXT: kailai]"
+    );
+    assert!(!lab.work.join("hello.txt").exists());
+}
+
+#[tokio::test]
+async fn an_answer_naming_no_option_of_the_question_is_refused_by_name() {
+    let lab = plain("ask");
+    let mut page = ask_max(&lab).await;
+    let Event::Approval { request, .. } =
+        page.wait_for(|e| matches!(e, Event::Approval { .. })).await
+    else {
+        unreachable!()
+    };
+    page.send_command(Command::AnswerApproval {
+        to: "max".into(),
+        request: request.id.clone(),
+        option: "yes-please".into(),
+    })
+    .await;
+    let Event::Error { message } = page.wait_for(|e| matches!(e, Event::Error { .. })).await else {
+        unreachable!()
+    };
+    assert!(
+        message.contains("no option \"yes-please\"") && message.contains("allow, always, reject"),
+        "{message}"
+    );
+    // The question is still open and can be answered.
+    page.send_command(Command::AnswerApproval {
+        to: "max".into(),
+        request: request.id,
+        option: "allow".into(),
+    })
+    .await;
+    assert_eq!(
+        page.until_replied().await.text,
+        "wrote hello.txt [NEXT: kailai]"
+    );
+}
+
+#[tokio::test]
+async fn an_approval_no_one_answers_is_rejected_at_the_members_timeout() {
+    let lab = lab("ask", json!({"approvalTimeoutMs": 300}), json!({}), 20_000);
+    let mut page = ask_max(&lab).await;
+    let (option, by) = settled(&mut page).await;
+    assert_eq!(
+        (option.as_deref(), by),
+        (Some("reject"), DecidedBy::Timeout)
+    );
+    assert_eq!(
+        page.until_replied().await.text,
+        "not allowed (reject) [NEXT: kailai]"
+    );
+    assert!(!lab.work.join("hello.txt").exists());
+}
+
+#[tokio::test]
+async fn an_approve_rule_answers_for_the_kinds_it_allows_and_no_one_is_asked() {
+    let lab = lab("ask", json!({"approve": "edits"}), json!({}), 20_000);
+    let mut page = ask_max(&lab).await;
+    let events = page
+        .collect_events_until(|e| matches!(e, Event::Fact { fact, .. } if fact.kind() == "replied"))
+        .await;
+    assert!(!events.iter().any(|e| matches!(e, Event::Approval { .. })));
+    let by = events.iter().find_map(|e| match e {
+        Event::ApprovalSettled { by, .. } => Some(by.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        by,
+        Some(DecidedBy::Rule {
+            rule: "approve: edits".into()
+        })
+    );
+    assert!(lab.work.join("hello.txt").exists());
+}
+
+#[tokio::test]
+async fn a_cancel_during_a_question_withdraws_it_and_the_run_ends_cancelled() {
+    let lab = plain("ask");
+    let mut page = ask_max(&lab).await;
+    page.wait_for(|e| matches!(e, Event::Approval { .. })).await;
+    page.send_command(cancel("max")).await;
+    let (option, by) = settled(&mut page).await;
+    assert_eq!((option, by), (None, DecidedBy::RunEnded));
+    let failed = page.until_failed().await;
+    assert_eq!(failed.failure, Some(Failure::Cancelled));
+    assert!(!lab.work.join("hello.txt").exists());
+}
+
+#[tokio::test]
+async fn mode_and_model_are_set_in_the_session_from_the_members_run_settings() {
+    let lab = lab(
+        "reply",
+        json!({}),
+        json!({"permissionMode": "edit", "model": "m-large"}),
+        20_000,
+    );
+    let mut page = ask_max(&lab).await;
+    page.until_replied().await;
+    let log = received(&lab.log);
+    assert_eq!(
+        request(&log, "session/set_mode").unwrap()["params"]["modeId"],
+        "acceptEdits"
+    );
+    let set = &request(&log, "session/set_config_option").unwrap()["params"];
+    assert_eq!(
+        (&set["configId"], &set["value"]),
+        (&json!("model"), &json!("m-large"))
+    );
+}
+
+#[tokio::test]
+async fn a_model_the_agent_does_not_offer_fails_naming_member_value_and_offer() {
+    let lab = lab("reply", json!({}), json!({"model": "gpt-9"}), 20_000);
+    let mut page = ask_max(&lab).await;
+    let failed = page.until_failed().await;
+    assert_eq!(failed.failure, Some(Failure::CannotRun));
+    assert_eq!(
+        failed.reason,
+        "max: model \"gpt-9\": the agent offers no such model (its models: m-small, m-large)"
+    );
+}
+
+/// Each way an ACP run can end, and what the conversation records.
+#[tokio::test]
+async fn every_stop_reason_and_fault_ends_the_run_as_the_design_says() {
+    let table: [(&str, u64, &str, Option<Failure>, &str); 8] = [
+        ("max_tokens", 20_000, "replied", None, "output token limit"),
+        (
+            "max_turn_requests",
+            20_000,
+            "replied",
+            None,
+            "limit of model requests",
+        ),
+        (
+            "refusal",
+            20_000,
+            "failed",
+            Some(Failure::AgentError),
+            "refused",
+        ),
+        (
+            "crash",
+            20_000,
+            "failed",
+            Some(Failure::Crashed),
+            "code 3: Error: the fixture crashed on purpose",
+        ),
+        (
+            "silent",
+            1_500,
+            "failed",
+            Some(Failure::Timeout),
+            "never answered initialize",
+        ),
+        (
+            "rpc_error",
+            20_000,
+            "failed",
+            Some(Failure::AgentError),
+            "model overloaded, try later",
+        ),
+        ("garbage", 20_000, "failed", None, "session/prompt"),
+        (
+            "no_system",
+            20_000,
+            "failed",
+            Some(Failure::CannotRun),
+            "does not take a system prompt",
+        ),
+    ];
+    for (scenario, timeout, kind, failure, says) in table {
+        let lab = lab(scenario, json!({}), json!({}), timeout);
+        let mut page = ask_max(&lab).await;
+        let Event::Fact { fact, .. } = page
+            .wait_for(|e| matches!(e, Event::Fact { fact, .. } if matches!(fact.kind(), "replied" | "failed")))
+            .await
+        else {
+            unreachable!()
+        };
+        assert_eq!(fact.kind(), kind, "{scenario}: {fact:?}");
+        let text = serde_json::to_string(&fact).unwrap();
+        assert!(text.contains(says), "{scenario}: {text}");
+        if let Some(failure) = failure {
+            assert!(
+                matches!(&fact, agent_chatter::session::Fact::Failed { failure: Some(f), .. } if *f == failure),
+                "{scenario}: {fact:?}"
+            );
+        }
+    }
+}
