@@ -64,6 +64,36 @@ fn received(log: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// The fixture's process id (the first line of its log), once it has started.
+async fn fixture_pid(log: &Path) -> u32 {
+    for _ in 0..600 {
+        if let Some(pid) = received(log).first().and_then(|l| l["pid"].as_u64()) {
+            return pid as u32;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("the fixture never started");
+}
+
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(") ")
+            .next()
+            .is_some_and(|s| !s.starts_with('Z'))
+    })
+}
+
+/// Waits (30 s at most) until `pid` is gone.
+async fn gone(pid: u32) -> bool {
+    for _ in 0..600 {
+        if !alive(pid) {
+            return true;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    false
+}
+
 fn request<'a>(log: &'a [Value], method: &str) -> Option<&'a Value> {
     log.iter().find(|m| m["method"] == method)
 }
@@ -104,6 +134,11 @@ async fn the_prompt_and_system_part_reach_the_agent_exactly_as_the_digest_says()
     assert_eq!(
         digest, prompt_sha256,
         "the digest covers exactly what was sent"
+    );
+    // No permission mode set: the agent's asking mode, not its own `auto`.
+    assert_eq!(
+        request(&log, "session/set_mode").unwrap()["params"]["modeId"],
+        "default"
     );
     let init = request(&log, "initialize").unwrap();
     assert_eq!(
@@ -253,6 +288,20 @@ async fn an_approval_denied_from_the_page_keeps_the_file_unwritten_and_the_agent
 }
 
 #[tokio::test]
+async fn an_agent_that_ends_its_turn_on_a_refusal_fails_saying_what_was_refused_and_by_whom() {
+    let lab = plain("ask_strict");
+    let mut page = ask_max(&lab).await;
+    answer(&mut page, "reject").await;
+    let failed = page.until_failed().await;
+    assert_eq!(failed.failure, Some(Failure::AgentError));
+    assert_eq!(
+        failed.reason,
+        "the agent stopped its turn without a reply: \"Write hello.txt\" was refused by you, \
+         in the page"
+    );
+}
+
+#[tokio::test]
 async fn an_answer_naming_no_option_of_the_question_is_refused_by_name() {
     let lab = plain("ask");
     let mut page = ask_max(&lab).await;
@@ -369,6 +418,35 @@ async fn a_model_the_agent_does_not_offer_fails_naming_member_value_and_offer() 
         failed.reason,
         "max: model \"gpt-9\": the agent offers no such model (its models: m-small, m-large)"
     );
+}
+
+#[tokio::test]
+async fn a_cancel_the_agent_ignores_stops_its_process_after_the_grace() {
+    let lab = plain("deaf");
+    let mut page = ask_max(&lab).await;
+    page.wait_for(|e| matches!(e, Event::Output { .. })).await;
+    let pid = fixture_pid(&lab.log).await;
+    page.send_command(cancel("max")).await;
+    let failed = page.until_failed().await;
+    assert_eq!(failed.failure, Some(Failure::Cancelled));
+    assert!(
+        received(&lab.log)
+            .iter()
+            .any(|m| m["method"] == "session/cancel"),
+        "session/cancel was sent first"
+    );
+    assert!(gone(pid).await, "the agent {pid} still runs");
+}
+
+#[tokio::test]
+async fn a_bridge_killed_with_sigkill_leaves_no_acp_agent_running() {
+    let lab = plain("hang");
+    let mut page = ask_max(&lab).await;
+    page.wait_for(|e| matches!(e, Event::Output { .. })).await;
+    let pid = fixture_pid(&lab.log).await;
+    assert!(alive(pid));
+    let _dir = lab.bridge.kill();
+    assert!(gone(pid).await, "the agent {pid} outlived the bridge");
 }
 
 /// Each way an ACP run can end, and what the conversation records.

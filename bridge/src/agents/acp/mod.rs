@@ -20,7 +20,7 @@ use agent_chatter::usage::Usage;
 use tokio::process::Command;
 use tokio::sync::{mpsc, oneshot};
 
-pub use policy::Approve;
+pub(crate) use policy::Approve;
 pub(crate) use policy::DEFAULT_APPROVAL_TIMEOUT;
 
 use super::process::{self, GroupGuard};
@@ -163,6 +163,8 @@ pub(crate) enum Talked {
         text: String,
         usage: Usage,
         cancelled: bool,
+        /// A tool call refused during the turn, in words.
+        refused: Option<String>,
     },
     /// The user cancelled and the agent did not end its turn within the grace.
     Cancelled { usage: Usage },
@@ -197,7 +199,11 @@ impl Talked {
                 usage,
             ),
             Talked::Stopped {
-                stop, text, usage, ..
+                stop,
+                text,
+                usage,
+                refused,
+                ..
             } => {
                 let outcome = match stop {
                     StopReason::EndTurn if text.trim().is_empty() => Outcome::Failed(
@@ -219,11 +225,22 @@ impl Talked {
                         Failure::AgentError,
                         "the agent refused to answer (stopReason refusal)".to_string(),
                     ),
-                    StopReason::Cancelled => Outcome::Failed(
-                        Failure::AgentError,
-                        "the agent ended its turn as cancelled, though no one cancelled it"
-                            .to_string(),
-                    ),
+                    // Codex's adapter ends the turn when a tool call is refused.
+                    StopReason::Cancelled => match refused {
+                        Some(refused) if !text.trim().is_empty() => Outcome::Incomplete {
+                            text,
+                            reason: format!("the agent stopped its turn: {refused}"),
+                        },
+                        Some(refused) => Outcome::Failed(
+                            Failure::AgentError,
+                            format!("the agent stopped its turn without a reply: {refused}"),
+                        ),
+                        None => Outcome::Failed(
+                            Failure::AgentError,
+                            "the agent ended its turn as cancelled, though no one cancelled it"
+                                .to_string(),
+                        ),
+                    },
                     _ => Outcome::Failed(
                         Failure::AgentError,
                         "the agent ended its turn with a stop reason this bridge does not know"

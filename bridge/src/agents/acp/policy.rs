@@ -63,22 +63,35 @@ pub(crate) fn reject_option(request: &ApprovalRequest) -> Option<String> {
         .map(|o| o.id.clone())
 }
 
-/// The mode ids that stand for our permission mode in the agents we know (Claude's adapter:
-/// `plan`, `acceptEdits`, `bypassPermissions`; Gemini: `autoEdit`, `yolo`; Codex's adapter:
-/// `read-only`, `auto`, `full-access`), the first advertised one is used.
+/// The mode ids that stand for our permission mode in the agents we know
+/// (docs/acp-adapters.md: Claude's adapter `plan`, `acceptEdits`, `bypassPermissions`;
+/// Gemini `plan`, `autoEdit`, `yolo`; Codex's adapter `read-only`, `workspace-write`,
+/// `agent-full-access`); the first the agent offers is used.
 fn mode_candidates(mode: PermissionMode) -> &'static [&'static str] {
     match mode {
         PermissionMode::ReadOnly => &["plan", "read-only", "readOnly", "read_only"],
-        PermissionMode::Edit => &["acceptEdits", "autoEdit", "auto_edit", "auto", "edit"],
+        PermissionMode::Edit => &[
+            "acceptEdits",
+            "autoEdit",
+            "workspace-write",
+            "auto_edit",
+            "edit",
+        ],
         PermissionMode::Full => &[
             "bypassPermissions",
             "yolo",
+            "agent-full-access",
             "full-access",
             "danger-full-access",
             "full",
         ],
     }
 }
+
+/// The mode in which the agent asks before a risky step, chosen when the member sets no
+/// permission mode: `default` (Claude's "Manual", Gemini's default). Claude's adapter starts
+/// in `auto`, where a classifier allows steps and no one is asked.
+pub(crate) const ASKING_MODE: &str = "default";
 
 /// The agent's mode id for `mode` among the `advertised` ones, or why there is none.
 pub(crate) fn mode_id(mode: PermissionMode, advertised: &[String]) -> Result<String, String> {

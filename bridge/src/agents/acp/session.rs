@@ -160,6 +160,7 @@ async fn converse(
         cost: None,
         pending: HashMap::new(),
         asked: 0,
+        refused: None,
     };
     step.set(TURN);
     turn.run(cx, prompt, inbox, cancel).await
@@ -210,14 +211,22 @@ async fn open(
     step.set("session/new");
     let created = ask(cx, "session/new", new, START_TIMEOUT).await?;
     let session = created.session_id.clone();
-    if let Some(mode) = job.permission_mode {
-        let advertised: Vec<String> = created
-            .modes
-            .as_ref()
-            .map(|m| m.available_modes.iter().map(|m| m.id.to_string()).collect())
-            .unwrap_or_default();
-        let id = policy::mode_id(mode, &advertised)
-            .map_err(|e| Talked::Refused(format!("{}: {e}", job.member)))?;
+    let modes = created.modes.as_ref();
+    let advertised: Vec<String> = modes
+        .map(|m| m.available_modes.iter().map(|m| m.id.to_string()).collect())
+        .unwrap_or_default();
+    let mode = match job.permission_mode {
+        Some(mode) => Some(
+            policy::mode_id(mode, &advertised)
+                .map_err(|e| Talked::Refused(format!("{}: {e}", job.member)))?,
+        ),
+        // No mode set: the agent's asking mode, so a risky step comes to a person.
+        None => modes
+            .filter(|m| m.current_mode_id.to_string() != policy::ASKING_MODE)
+            .filter(|_| advertised.iter().any(|a| a == policy::ASKING_MODE))
+            .map(|_| policy::ASKING_MODE.to_string()),
+    };
+    if let Some(id) = mode {
         step.set("session/set_mode");
         ask(
             cx,
@@ -228,7 +237,36 @@ async fn open(
         .await?;
     }
     if let Some(model) = job.model {
-        let (config, value) = model_choice(created.config_options.as_deref(), model)
+        set_model(
+            cx,
+            job,
+            step,
+            &session,
+            created.config_options.as_deref(),
+            model,
+        )
+        .await?;
+    }
+    Ok(session)
+}
+
+/// Sets `model`: through the agent's model selector when it offers one (`session/set_config_option`,
+/// checked against its values), else with `session/set_model` (Gemini's and Codex's adapters),
+/// whose refusal names the value.
+async fn set_model(
+    cx: &ConnectionTo<Agent>,
+    job: &AcpJob<'_>,
+    step: &Step,
+    session: &acp::SessionId,
+    options: Option<&[acp::SessionConfigOption]>,
+    model: &str,
+) -> Result<(), Talked> {
+    let has_selector = options
+        .unwrap_or_default()
+        .iter()
+        .any(|o| o.category == Some(acp::SessionConfigOptionCategory::Model));
+    if has_selector {
+        let (config, value) = model_choice(options, model)
             .map_err(|e| Talked::Refused(format!("{}: {e}", job.member)))?;
         step.set("session/set_config_option");
         ask(
@@ -238,8 +276,25 @@ async fn open(
             START_TIMEOUT,
         )
         .await?;
+        return Ok(());
     }
-    Ok(session)
+    step.set("session/set_model");
+    let request = agent_client_protocol::UntypedMessage::new(
+        "session/set_model",
+        serde_json::json!({"sessionId": session.to_string(), "modelId": model}),
+    )
+    .map_err(|e| Talked::Broken {
+        step: "session/set_model",
+        why: words(&e),
+    })?;
+    match ask(cx, "session/set_model", request, START_TIMEOUT).await {
+        Ok(_) => Ok(()),
+        Err(Talked::Broken { why, .. }) => Err(Talked::Refused(format!(
+            "{}: model {model:?}: the agent refused it ({why})",
+            job.member
+        ))),
+        Err(other) => Err(other),
+    }
 }
 
 /// The agent's model selector and the value for `model` in it (matched by value id, else by
@@ -306,6 +361,9 @@ struct Turn<'j, 'a> {
     cost: Option<f64>,
     pending: HashMap<String, Pending>,
     asked: u64,
+    /// The last tool call refused, and by whom, for a turn the agent then ends as cancelled
+    /// (Codex's adapter does).
+    refused: Option<String>,
 }
 
 impl Turn<'_, '_> {
@@ -342,6 +400,7 @@ impl Turn<'_, '_> {
                             text: std::mem::take(&mut self.text),
                             usage: self.usage(done.usage.as_ref(), done.meta.as_ref()),
                             cancelled,
+                            refused: self.refused.take(),
                         },
                         Err(e) => Talked::Broken { step: "session/prompt", why: words(&e) },
                     };
@@ -459,7 +518,7 @@ impl Turn<'_, '_> {
 
     /// Answers the agent with `option` (`None`: `cancelled`) and records the decision.
     fn settle(
-        &self,
+        &mut self,
         request: ApprovalRequest,
         responder: Responder<acp::RequestPermissionResponse>,
         option: Option<String>,
@@ -473,6 +532,13 @@ impl Turn<'_, '_> {
         };
         let _ = responder.respond(acp::RequestPermissionResponse::new(outcome));
         let option = option.and_then(|id| request.options.iter().find(|o| o.id == id).cloned());
+        if option.as_ref().is_some_and(|o| !o.kind.allows()) {
+            self.refused = Some(format!(
+                "{:?} was refused by {}",
+                request.tool_call.title,
+                by.describe()
+            ));
+        }
         self.signal(Activity::Decision(Decision {
             request: request.id,
             tool_call: request.tool_call,
