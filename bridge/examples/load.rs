@@ -105,6 +105,74 @@ async fn main() {
         pct(0.95) / 1000.0,
         pct(1.0) / 1000.0
     );
+    acp_chatty(10, 1000).await;
+}
+
+/// The median, 95th percentile and largest of `values` (µs), in ms.
+fn spread(mut values: Vec<f64>) -> String {
+    values.sort_by(|a, b| a.total_cmp(b));
+    let pct = |p: f64| {
+        values
+            .get(((values.len() as f64 - 1.0) * p) as usize)
+            .copied()
+            .unwrap_or(f64::NAN)
+            / 1000.0
+    };
+    format!("{:.2} / {:.2} / {:.2} ms", pct(0.5), pct(0.95), pct(1.0))
+}
+
+/// A chatty ACP agent (tests/fixtures/agents/acp-agent.mjs `chatty:N`): `runs` deliveries of
+/// `updates` tool-call updates each, with a text line every 10th; the relay latency of each
+/// (agent writes → page receives), activity and text apart (DESIGN §14d: activity must not
+/// slow the relay).
+async fn acp_chatty(runs: usize, updates: usize) {
+    let team = json!({"name": "acp", "members": [
+        {"name": "kailai", "kind": "human"},
+        {"name": "max", "kind": "ai", "agentType": "claude-code"}]});
+    let dir = Bridge::new_dir(&team, "load-agent.mjs");
+    let agent = support::fixture("acp-agent.mjs").display().to_string();
+    let agents = json!({"agents": {"max": {"protocol": "acp", "command": agent,
+        "args": [format!("chatty:{updates}"), "/dev/null"]}}});
+    std::fs::write(dir.path().join("agents.json"), agents.to_string()).unwrap();
+    let bridge = Bridge::start(dir, None);
+    let (mut page, _) = bridge.hello().await;
+    let (mut activity_us, mut text_us) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        page.send(json!({"v": 1, "type": "apply", "fact": {"type": "human", "text": "[NEXT: max] go", "sender": null, "at": 1}})).await;
+        loop {
+            let event = page.next().await.expect("socket open");
+            let received = now_ns();
+            let stamp = |text: &str| {
+                text.split("stamp ")
+                    .nth(1)
+                    .and_then(|s| s.trim().parse::<u128>().ok())
+                    .map(|s| received.saturating_sub(s) as f64 / 1000.0)
+            };
+            match event["type"].as_str().unwrap_or_default() {
+                "activity" => {
+                    activity_us.extend(stamp(event["item"]["title"].as_str().unwrap_or("")))
+                }
+                "output" => {
+                    for line in event["delta"].as_str().unwrap_or_default().lines() {
+                        text_us.extend(stamp(line));
+                    }
+                }
+                "fact" if event["fact"]["type"] == "replied" => break,
+                "fact" if event["fact"]["type"] == "failed" => panic!("{}", event["fact"]),
+                _ => {}
+            }
+        }
+    }
+    println!(
+        "| ACP agent, {updates} tool-call updates per run × {runs}: activity relay median / p95 / max ({} updates) | {} |",
+        activity_us.len(),
+        spread(activity_us)
+    );
+    println!(
+        "| … its text relay median / p95 / max meanwhile ({} lines) | {} |",
+        text_us.len(),
+        spread(text_us)
+    );
 }
 
 /// What one session of the load run measured.

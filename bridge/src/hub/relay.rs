@@ -185,7 +185,54 @@ async fn relay_signals(
     events: broadcast::Sender<Arc<Published>>,
     (streamed, run): (StreamedSlot, u64),
 ) {
-    while let Some(signal) = signals.recv().await {
+    while let Some(first) = signals.recv().await {
+        // What arrived meanwhile is relayed with it, a tool call's updates as its last state
+        // only: a chatty agent (1 000 updates a run) never floods the pages.
+        let mut batch = vec![first];
+        while batch.len() < SIGNAL_BATCH {
+            match signals.try_recv() {
+                Ok(more) => batch.push(more),
+                Err(_) => break,
+            }
+        }
+        for signal in coalesce(batch) {
+            relay_signal(&to, &message, signal, &events, &streamed, run);
+        }
+    }
+}
+
+/// The most signals relayed together.
+const SIGNAL_BATCH: usize = 1024;
+
+/// `batch` without the tool-call states a later one in it replaces (same id), in order.
+fn coalesce(batch: Vec<Signal>) -> Vec<Signal> {
+    let mut last = std::collections::HashMap::new();
+    for (i, signal) in batch.iter().enumerate() {
+        if let Signal::Activity(Activity::ToolCall(call)) = signal {
+            last.insert(call.id.clone(), i);
+        }
+    }
+    batch
+        .into_iter()
+        .enumerate()
+        .filter(|(i, signal)| match signal {
+            Signal::Activity(Activity::ToolCall(call)) => last.get(&call.id) == Some(i),
+            _ => true,
+        })
+        .map(|(_, signal)| signal)
+        .collect()
+}
+
+/// Keeps and publishes one signal of run `run` (see [`relay_signals`]).
+fn relay_signal(
+    to: &str,
+    message: &str,
+    signal: Signal,
+    events: &broadcast::Sender<Arc<Published>>,
+    streamed: &StreamedSlot,
+    run: u64,
+) {
+    {
         let mut kept = streamed.lock().unwrap_or_else(|e| e.into_inner());
         let mut slot = kept.as_mut().filter(|k| k.run == run);
         match signal {
@@ -195,7 +242,7 @@ async fn relay_signals(
                         slot.open.retain(|o| o.request.id != decision.request);
                     }
                     let _ = events.send(Published::new(Event::ApprovalSettled {
-                        to: to.clone(),
+                        to: to.to_string(),
                         request: decision.request.clone(),
                         option: decision.option.as_ref().map(|o| o.id.clone()),
                         by: decision.by.clone(),
@@ -205,15 +252,15 @@ async fn relay_signals(
                     slot.activity.push(item.clone());
                 }
                 let _ = events.send(Published::new(Event::Activity {
-                    to: to.clone(),
-                    message: message.clone(),
+                    to: to.to_string(),
+                    message: message.to_string(),
                     item,
                 }));
             }
             Signal::Ask { request, answer } => {
                 let _ = events.send(Published::new(Event::Approval {
-                    to: to.clone(),
-                    message: message.clone(),
+                    to: to.to_string(),
+                    message: message.to_string(),
                     request: request.clone(),
                 }));
                 if let Some(slot) = slot {
@@ -301,6 +348,38 @@ mod tests {
         );
         assert!(kept.text.len() > STREAMED_KEPT_BYTES - 4);
         assert!(kept.text.ends_with(&format!("x{}", "🦀".repeat(1000))));
+    }
+
+    #[test]
+    fn a_batch_keeps_each_tool_calls_last_state_in_order_and_every_other_signal() {
+        use agent_chatter::activity::{ToolCall, ToolKind, ToolStatus};
+        let call = |id: &str, status| {
+            Signal::Activity(Activity::ToolCall(ToolCall {
+                id: id.into(),
+                title: id.into(),
+                kind: ToolKind::Execute,
+                status,
+                files: vec![],
+                diff: None,
+            }))
+        };
+        let thought = || Signal::Activity(Activity::Thought { text: "t".into() });
+        let batch = vec![
+            call("a", ToolStatus::Pending),
+            thought(),
+            call("b", ToolStatus::InProgress),
+            call("a", ToolStatus::InProgress),
+            call("a", ToolStatus::Completed),
+        ];
+        let kept: Vec<String> = coalesce(batch)
+            .into_iter()
+            .map(|s| match s {
+                Signal::Activity(Activity::ToolCall(c)) => format!("{} {:?}", c.id, c.status),
+                Signal::Activity(_) => "thought".into(),
+                Signal::Ask { .. } => "ask".into(),
+            })
+            .collect();
+        assert_eq!(kept, ["thought", "b InProgress", "a Completed"]);
     }
 
     #[tokio::test]
