@@ -13,6 +13,9 @@ use crate::storage;
 /// The tab's title when nothing needs the user (index.html's).
 pub const TITLE: &str = "agent-chatter · prompt inspector";
 
+/// What the tab's title starts with while a running agent waits for an approval.
+pub const NEEDS_YOU: &str = "(needs you) ";
+
 /// The user's choice to be notified; `Copy`.
 #[derive(Clone, Copy)]
 pub struct Attention {
@@ -63,12 +66,43 @@ pub fn follow(state: AppState) -> Attention {
             .with(status::attention)
             .filter(|(facts, _)| *facts > seen)
     });
+    // The approvals running agents wait for (DESIGN §14d): the title says so while any is
+    // open, and each is notified once when the browser allows notifications (never asked
+    // here: only the header's toggle asks).
+    let host = crate::host::use_host();
+    let asking = Memo::new(move |_| host.approvals());
     crate::erased::effect(move || {
         let title = match news.get() {
             Some((_, text)) => format!("{text} — agent-chatter"),
             None => TITLE.to_string(),
         };
+        let title = if asking.with(Vec::is_empty) {
+            title
+        } else {
+            format!("{NEEDS_YOU}{title}")
+        };
         browser::set_title(&title);
+    });
+    let asked = StoredValue::new(std::collections::BTreeSet::<String>::new());
+    crate::erased::effect(move || {
+        asking.with(|open| {
+            for (member, request) in open {
+                if asked.with_value(|a| a.contains(&request.id)) {
+                    continue;
+                }
+                asked.update_value(|a| {
+                    a.insert(request.id.clone());
+                });
+                let name = state.members.with_untracked(|ms| {
+                    crate::state::member(ms, member)
+                        .map_or_else(|| member.clone(), |m| m.display_name.clone())
+                });
+                browser::notify(
+                    &format!("{name} needs you — agent-chatter"),
+                    &format!("may it: {}?", request.tool_call.title),
+                );
+            }
+        });
     });
     // Each piece of news is notified once, and only while the tab is hidden.
     let notified = StoredValue::new(0usize);

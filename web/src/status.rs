@@ -34,6 +34,8 @@ pub enum MemberStatus {
     },
     /// The conversation waits for this human.
     Waiting,
+    /// Its running agent asks whether it may make a tool call (DESIGN §14d).
+    NeedsYou,
     /// Its delivery was in flight when the bridge went away: whether it still runs, and how
     /// it ended, is known only once the bridge is back (nothing is shown as running then).
     Unknown,
@@ -72,6 +74,12 @@ impl MemberStatus {
                 "waiting",
                 "waiting for this human".into(),
                 "the conversation waits for this human to write".into(),
+            ),
+            MemberStatus::NeedsYou => (
+                "needs-you",
+                "needs you: approve or reject".into(),
+                "its agent asks whether it may make a tool call: answer it in the approval panel"
+                    .into(),
             ),
             MemberStatus::Unknown => (
                 "unknown",

@@ -75,7 +75,8 @@ pub fn installed_smoke(ctx: &Ctx) -> Result<(), String> {
 /// a search longer than the bridge takes not sent), +2 474 B measured on 0206dbf (488 504 ->
 /// 490 978 B; that tree was already 1 004 B over the ceiling), 491 678 B for the tree it went
 /// in with.
-pub const WASM_GZIP_LIMIT: u64 = 491_700;
+/// Raised to 541 000 B for agents over ACP on the page (activity list, approvals, context meter).
+pub const WASM_GZIP_LIMIT: u64 = 541_000;
 /// Issue #25's budget for the page's wasm ("does not grow past 400 KB"), not yet met.
 pub const WASM_GZIP_TARGET: u64 = 400_000;
 

@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::library::{Entry, Hit};
+use agent_chatter::activity::{Activity, ActivityLog, ApprovalRequest, RunActivity};
 use agent_chatter::message::MemberId;
 use agent_chatter::protocol::{
     decode_event, encode_command, AgentReport, Command, Event, FrameError, SearchHit, Sent,
@@ -124,6 +125,13 @@ pub struct Bridge {
     started: RwSignal<Option<(MemberId, u64)>>,
     /// The last retry the running agent's CLI reported, until its run ends.
     retry: RwSignal<Option<Retry>>,
+    /// What each delivery's run did (agents over ACP, DESIGN §14d), by (message id, member):
+    /// tool calls merged by id, the plan, thoughts, context fills, decisions.
+    activity: RwSignal<BTreeMap<(String, MemberId), ActivityLog>>,
+    /// The approvals each member's running agent asked for and no one settled yet.
+    approvals: RwSignal<BTreeMap<MemberId, Vec<ApprovalRequest>>>,
+    /// The last context fill each member's agent reported: `used` of `size` tokens.
+    context: RwSignal<BTreeMap<MemberId, (u64, u64)>>,
     /// Human messages sent and not yet back as facts, with their tickets.
     outbox: RwSignal<Vec<(Ticket, Fact)>>,
     socket: StoredValue<Option<WebSocket>, LocalStorage>,
@@ -166,6 +174,9 @@ impl Bridge {
             output_cut: RwSignal::new(0),
             started: RwSignal::new(None),
             retry: RwSignal::new(None),
+            activity: RwSignal::new(BTreeMap::new()),
+            approvals: RwSignal::new(BTreeMap::new()),
+            context: RwSignal::new(BTreeMap::new()),
             outbox: RwSignal::new(Vec::new()),
             socket: StoredValue::new_local(None),
             drafts: Drafts::of_bridge(&token),
@@ -240,6 +251,8 @@ impl Bridge {
         self.retry.set(None);
         self.output.set(String::new());
         self.output_cut.set(0);
+        // Whether a question is still open is known once back (the session comes again).
+        self.approvals.set(BTreeMap::new());
         set_timeout(
             move || {
                 if self.open_socket().is_err() {
@@ -622,8 +635,14 @@ impl Bridge {
         };
         match event {
             Event::Session {
-                id, facts, sent, ..
-            } => self.on_session(id, facts, sent),
+                id,
+                facts,
+                sent,
+                activity,
+            } => {
+                self.on_activity_whole(activity);
+                self.on_session(id, facts, sent)
+            }
             Event::Fact { seq, fact } => self.on_fact(seq, fact),
             Event::Delivering {
                 to,
@@ -676,8 +695,104 @@ impl Bridge {
                 reason,
             })),
             Event::Error { message } => state.report(format!("bridge: {message}")),
-            // Shown by the page from the next step of issue 41 on.
-            Event::Activity { .. } | Event::Approval { .. } | Event::ApprovalSettled { .. } => {}
+            Event::Activity { to, message, item } => self.on_activity(to, message, item),
+            Event::Approval { to, request, .. } => self.approvals.update(|open| {
+                let asked = open.entry(to).or_default();
+                asked.retain(|r| r.id != request.id);
+                asked.push(request);
+            }),
+            Event::ApprovalSettled { to, request, .. } => self.settled(&to, &request),
+        }
+    }
+
+    /// A session's activity, whole: every run's, and the last context fill of each member.
+    /// Approvals asked before are not known open any more (the bridge asks again).
+    fn on_activity_whole(&self, runs: Vec<RunActivity>) {
+        let mut logs = BTreeMap::new();
+        let mut context = BTreeMap::new();
+        for run in runs {
+            let log: &mut ActivityLog = logs.entry((run.message, run.to.clone())).or_default();
+            for item in run.items {
+                if let Activity::Context { used, size } = item {
+                    context.insert(run.to.clone(), (used, size));
+                }
+                log.push(item);
+            }
+        }
+        self.activity.set(logs);
+        self.context.set(context);
+        self.approvals.set(BTreeMap::new());
+    }
+
+    /// One more thing a running agent did.
+    fn on_activity(&self, to: MemberId, message: String, item: Activity) {
+        if let Activity::Context { used, size } = item {
+            self.context.update(|c| {
+                c.insert(to.clone(), (used, size));
+            });
+        }
+        if let Activity::Decision(d) = &item {
+            self.settled(&to, &d.request);
+        }
+        self.activity
+            .update(|logs| logs.entry((message, to)).or_default().push(item));
+    }
+
+    /// The approval `request` of `to` is no longer open.
+    fn settled(&self, to: &str, request: &str) {
+        if self
+            .approvals
+            .with_untracked(|o| o.get(to).is_some_and(|a| a.iter().any(|r| r.id == request)))
+        {
+            self.approvals.update(|open| {
+                if let Some(asked) = open.get_mut(to) {
+                    asked.retain(|r| r.id != request);
+                    if asked.is_empty() {
+                        open.remove(to);
+                    }
+                }
+            });
+        }
+    }
+
+    /// What the run of `member` for the message `message` did (reactive).
+    pub fn activity(&self, message: &str, member: &str) -> Vec<Activity> {
+        self.activity.with(|logs| {
+            logs.get(&(message.to_string(), member.to_string()))
+                .map(|l| l.items().to_vec())
+                .unwrap_or_default()
+        })
+    }
+
+    /// Every open approval, by member (reactive).
+    pub fn approvals(&self) -> Vec<(MemberId, ApprovalRequest)> {
+        self.approvals.with(|open| {
+            open.iter()
+                .flat_map(|(m, asked)| asked.iter().map(|r| (m.clone(), r.clone())))
+                .collect()
+        })
+    }
+
+    /// Whether `member`'s agent waits for an answer (reactive).
+    pub fn needs_you(&self, member: &str) -> bool {
+        self.approvals.with(|open| open.contains_key(member))
+    }
+
+    /// The last context fill `member`'s agent reported (reactive).
+    pub fn context_fill(&self, member: &str) -> Option<(u64, u64)> {
+        self.context.with(|c| c.get(member).copied())
+    }
+
+    /// Answers `to`'s open approval `request` with `option`; the bridge settles it for every
+    /// page (`approvalSettled`).
+    pub fn answer_approval(&self, to: &str, request: &str, option: &str) {
+        if !self.send(&Command::AnswerApproval {
+            to: to.to_string(),
+            request: request.to_string(),
+            option: option.to_string(),
+        }) {
+            self.state
+                .report("not connected to the bridge: the approval was not answered");
         }
     }
 

@@ -10,6 +10,7 @@ mod bridge;
 mod simulation;
 mod ticket;
 
+use agent_chatter::activity::{Activity, ApprovalRequest};
 use agent_chatter::config;
 use agent_chatter::message::MemberId;
 use agent_chatter::protocol::AgentReport;
@@ -283,10 +284,47 @@ impl Host {
         }
     }
 
+    /// What the run of `member` for the message `message` (`msg-3`) did (reactive): its tool
+    /// calls, plan, thoughts, context fill and decisions; empty in simulation.
+    pub fn activity(&self, message: &str, member: &str) -> Vec<Activity> {
+        match self {
+            Host::Simulation(_) => Vec::new(),
+            Host::Bridge(b) => b.activity(message, member),
+        }
+    }
+
+    /// The approvals running agents asked for and no one settled yet, by member (reactive).
+    pub fn approvals(&self) -> Vec<(MemberId, ApprovalRequest)> {
+        match self {
+            Host::Simulation(_) => Vec::new(),
+            Host::Bridge(b) => b.approvals(),
+        }
+    }
+
+    /// Answers `member`'s open approval `request` with the agent's option `option`.
+    pub fn answer_approval(&self, member: &str, request: &str, option: &str) {
+        if let Host::Bridge(b) = self {
+            b.answer_approval(member, request, option);
+        }
+    }
+
+    /// The last context fill `member`'s agent reported, `used` of `size` tokens (reactive).
+    pub fn context_fill(&self, member: &str) -> Option<(u64, u64)> {
+        match self {
+            Host::Simulation(_) => None,
+            Host::Bridge(b) => b.context_fill(member),
+        }
+    }
+
     /// What `member` is doing (reactive; a running one's time counts from when the host saw
     /// its run start).
     pub fn member_status(&self, member: &MemberId) -> MemberStatus {
         let state = self.state();
+        if let Host::Bridge(b) = self {
+            if b.needs_you(member) {
+                return MemberStatus::NeedsYou;
+            }
+        }
         let (since, runner, retry) = match self {
             Host::Simulation(_) => {
                 let due = state

@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use crate::components::conversation::approval_panel::ApprovalPanel;
 use crate::components::conversation::timeline::Timeline;
 use crate::components::deliveries::Deliveries;
 use crate::components::when::When;
@@ -22,6 +23,7 @@ pub fn ConversationView() -> impl IntoView {
         }
     };
     view! {
+        <ApprovalPanel/>
         <div class="conversation-tabs" role="tablist">
             <button role="tab" data-testid="messages-tab" class=tab(false)
                 aria-selected=move || (!deliveries.get()).to_string()

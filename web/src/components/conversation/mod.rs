@@ -2,6 +2,7 @@
 //! (virtualised) and routing status, the running agent or the one due, notices, retrying a
 //! failed run, and the composer.
 
+pub mod approval_panel;
 pub mod composer;
 pub mod conversation_view;
 pub mod due_agent;

@@ -1,6 +1,7 @@
 //! The prompt inspector: for the selected recipient and message, the exact prompt and system
 //! flag, the budget per section, and every history message's fate.
 
+pub mod activity_list;
 pub mod delivery_run;
 pub mod diff_view;
 pub mod extra_sections;
@@ -13,6 +14,7 @@ pub mod whatif_panel;
 use leptos::prelude::*;
 
 use crate::browser;
+use crate::components::inspector::activity_list::ActivityList;
 use crate::components::inspector::delivery_run::DeliveryRun;
 use crate::components::inspector::diff_view::DiffView;
 use crate::components::inspector::extra_sections::ExtraSections;
@@ -112,6 +114,7 @@ pub fn Inspector() -> impl IntoView {
                 </When>
             </div>
             <DeliveryRun/>
+            <ActivityList/>
             {move || problem().map(|e| view! { <p class="preview-error">{e}</p> })}
             <WhatIfPanel on_diff=Callback::new(move |()| show_diff.set(true))/>
             <SectionBars/>

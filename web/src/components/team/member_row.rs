@@ -12,6 +12,7 @@ use agent_chatter::team::{
 use leptos::prelude::*;
 
 use crate::components::team::agent_status::AgentStatus;
+use crate::components::team::context_meter::ContextMeter;
 use crate::components::team::extra_sections_editor::ExtraSectionsEditor;
 use crate::components::team::member_edit::MemberEdit;
 use crate::components::team::member_status::MemberStatusView;
@@ -46,6 +47,9 @@ pub fn MemberRow(
     /// What its runs cost in this conversation (`None` before its first run).
     #[prop(into)]
     usage: Signal<Option<String>>,
+    /// How full its context window is, as its agent last said: `used` of `size` tokens.
+    #[prop(into)]
+    context: Signal<Option<(u64, u64)>>,
     /// Its run settings, read only (`None` for a human, or before the bridge says).
     #[prop(into)]
     run_info: Signal<Option<RunInfo>>,
@@ -107,6 +111,7 @@ pub fn MemberRow(
             {move || usage.get().map(|u| view! {
                 <div class="member-usage" data-testid="member-usage" title="what this member's runs reported in this conversation">{u}</div>
             })}
+            <ContextMeter fill=context/>
             <RunSettingsView info=run_info team_timeout_ms=team_timeout_ms/>
             <label>"display name"
                 <input class="member-display" prop:value=field(|m| m.display_name.clone())

@@ -2,6 +2,7 @@
 //! how a bridge runs them and their extra sections) and the settings.
 
 pub mod agent_status;
+pub mod context_meter;
 pub mod extra_sections_editor;
 pub mod member_edit;
 pub mod member_row;

@@ -71,6 +71,10 @@ pub fn TeamEditor() -> impl IntoView {
                     .with_untracked(|s| usage_words(&s.usage(Some(&id))))
             }
         });
+        let context = Memo::new({
+            let id = id.clone();
+            move |_| host.context_fill(&id)
+        });
         let run_info = Memo::new({
             let id = id.clone();
             move |_| host.run_info(&id)
@@ -94,7 +98,7 @@ pub fn TeamEditor() -> impl IntoView {
             host.edit_team(|team| team.members.retain(|m| m.id != id));
         });
         view! {
-            <MemberRow member=member report=report status=status clock=state.clock usage=usage
+            <MemberRow member=member report=report status=status clock=state.clock usage=usage context=context
                 run_info=run_info team_timeout_ms=team_timeout_ms on_edit=on_edit on_remove=on_remove/>
         }
     };

@@ -1,0 +1,108 @@
+// Agents over ACP on the page (DESIGN §14d, issue 41): an approval answered from the page
+// (the member's card says "needs you", the tab's title too, and the panel's buttons answer
+// it), the activity list of a delivery (tool calls with kind, status, files and diff size;
+// plan, thoughts, decisions) and the context meter on the member's card. Against a real
+// `agent-chatter serve` whose max and sarah are the ACP fixture agent
+// (bridge/tests/fixtures/agents/acp-agent.mjs): max plays `ask`, sarah `reply`.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { InspectorPage } from './support/inspector-page.mjs';
+import { servedPage } from './support/served.mjs';
+import { bridgeDir, demoTeam, fixture, startBridge } from './support/bridge.mjs';
+import { assertNoSevere, axeFindings } from './support/axe.mjs';
+
+const served = servedPage();
+let bridge;
+let work;
+
+before(async () => {
+  const dir = await bridgeDir('acp');
+  work = path.join(dir, 'work');
+  await mkdir(work);
+  const team = await demoTeam();
+  for (const id of ['max', 'sarah']) {
+    Object.assign(team.members.find((m) => m.id === id), { agentType: 'claude-code', baseDir: work });
+  }
+  const acp = (scenario) => ({
+    protocol: 'acp', command: fixture('acp-agent.mjs'), args: [scenario, path.join(dir, `${scenario}.log`)],
+  });
+  bridge = await startBridge(dir, { team, agents: { max: acp('ask'), sarah: acp('reply') } });
+});
+
+after(() => bridge?.kill());
+
+const statusOf = (page, n) => page.by('member-row').nth(n).getByTestId('member-status');
+
+test('bridge over ACP: an approval answered from the page, the activity list, the context meter', async () => {
+  // The bridge's Content-Security-Policy forbids the inline script axe is injected as.
+  const context = await served.browser.newContext({ viewport: { width: 1280, height: 720 }, bypassCSP: true });
+  const page = new InspectorPage(await context.newPage(), bridge.url);
+  await page.page.goto(bridge.url);
+  await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
+  await page.by('agent-status').first().waitFor();
+  const severe = [];
+
+  // Max asks whether he may write hello.txt: his card says he needs you, so does the title,
+  // and the panel shows the tool call with one button per option, in view at 1280×720.
+  await page.send('[FROM: kailai] Write hello.txt. [NEXT: max]');
+  const approval = page.by('approval');
+  await approval.waitFor();
+  await statusOf(page, 1).filter({ hasText: /^needs you/ }).waitFor();
+  assert.equal(await statusOf(page, 1).getAttribute('data-status'), 'needs-you');
+  assert.match(await page.page.title(), /^\(needs you\) /);
+  assert.match(await approval.textContent(), /Max needs you/);
+  assert.equal(await approval.getByTestId('tool-title').textContent(), 'Write hello.txt');
+  assert.equal(await approval.getByTestId('tool-kind').textContent(), 'edit');
+  assert.deepEqual(await approval.getByTestId('approval-option').allTextContents(), ['Allow', 'Always allow', 'Reject']);
+  assert.ok(await approval.isVisible());
+  const box = await approval.boundingBox();
+  assert.ok(box && box.y >= 0 && box.y + box.height <= 720, `the approval is in view: ${JSON.stringify(box)}`);
+  const found = await axeFindings(page.page, 'approval open');
+  severe.push(...found.severe);
+
+  // Allowed from the page: the panel goes, the reply arrives, and the inspector's activity
+  // for Max's delivery shows the write done with its file and diff size, and the decision.
+  await approval.getByTestId('approval-option').filter({ hasText: /^Allow$/ }).click();
+  await page.page.waitForFunction(() => document.querySelectorAll('[data-testid="timeline-message"]').length === 2);
+  await page.by('approval').waitFor({ state: 'detached' });
+  assert.match(await page.by('timeline-message').nth(1).textContent(), /wrote hello\.txt/);
+  assert.doesNotMatch(await page.page.title(), /needs you/);
+  await page.by('timeline-message').nth(0).click();
+  await page.by('recipient-select').selectOption('max');
+  const write = page.by('activity').getByTestId('activity-row').filter({ hasText: 'Write hello.txt' });
+  await page.by('activity').locator('[data-testid="activity-row"][data-status="done"]').waitFor();
+  assert.equal(await write.getAttribute('data-status'), 'done');
+  assert.equal(await write.getByTestId('tool-kind').textContent(), 'edit');
+  assert.equal(await write.getByTestId('tool-status').textContent(), 'done');
+  assert.match(await write.getByTestId('tool-files').textContent(), /hello\.txt/);
+  assert.equal(await write.getByTestId('tool-diff').textContent(), '+1 −0');
+  assert.match(await page.by('activity-decision').textContent(), /Write hello\.txt: “Allow”, by you, in the page/);
+
+  // Sarah plays `reply`: a read row, her plan and a collapsed thought; her card's context meter.
+  await page.send('[FROM: kailai] Read the README. [NEXT: sarah]');
+  await page.page.waitForFunction(() => document.querySelectorAll('[data-testid="timeline-message"]').length === 4);
+  await page.by('timeline-message').nth(2).click();
+  await page.by('recipient-select').selectOption('sarah');
+  const read = page.by('activity').getByTestId('activity-row');
+  await read.first().waitFor();
+  assert.equal(await read.count(), 1);
+  assert.equal(await read.getByTestId('tool-title').textContent(), 'Read README.md');
+  assert.equal(await read.getByTestId('tool-kind').textContent(), 'read');
+  assert.equal(await read.getByTestId('tool-status').textContent(), 'done');
+  assert.match(await read.getByTestId('tool-files').textContent(), /README\.md/);
+  assert.match(await page.by('activity-plan').textContent(), /read the file/);
+  const thought = page.by('activity-thought').locator('details');
+  assert.equal(await thought.getAttribute('open'), null, 'a thought is collapsed');
+  const meter = page.by('member-row').nth(2).getByTestId('context-meter');
+  await meter.waitFor();
+  assert.equal(await meter.locator('meter').getAttribute('aria-label'), 'context 1 200 of 200 000 tokens (1 %)');
+  assert.equal(await meter.locator('meter').getAttribute('value'), '1200');
+  assert.equal(await page.by('member-row').nth(3).getByTestId('context-meter').count(), 0);
+  const later = await axeFindings(page.page, 'activity shown');
+  severe.push(...later.severe);
+  assertNoSevere(severe);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
