@@ -71,11 +71,19 @@ fn run_steps(ctx: &Ctx, steps: &mut Steps) -> Result<(), String> {
         // The real CLIs' tests have a step of their own, next; here they say they are skipped.
         proc::run(ctx.cargo(&["test", "--workspace"]).env_remove(clis::ENV))
     })?;
-    steps.run("bridge with the real agent CLIs", || {
+    steps.run("bridge with the real agent CLIs and ACP adapters", || {
         // `--workspace`, as the step before: the same features, so nothing is built again.
+        // `real_clis`: the CLIs streaming; `real_acp`: the ACP adapters.
         proc::run(
-            ctx.cargo(&["test", "--workspace", "--test", "real_clis"])
-                .env(clis::ENV, clis::bin_dir(ctx)),
+            ctx.cargo(&[
+                "test",
+                "--workspace",
+                "--test",
+                "real_clis",
+                "--test",
+                "real_acp",
+            ])
+            .env(clis::ENV, clis::bin_dir(ctx)),
         )
     })?;
     steps.run("core on wasm32", || {
