@@ -11,6 +11,7 @@
 
 use serde_json::{json, Value};
 
+use crate::activity::{Activity, Decision, RunActivity, ToolCall};
 use crate::context::Prompt;
 use crate::message::{Message, Millis};
 use crate::session::{PreviewOverrides, Run, Session};
@@ -63,10 +64,22 @@ impl Format {
 
     /// `session` in this format, stamped `exported` when given.
     pub fn render(self, session: &Session, exported: Option<Millis>) -> String {
+        self.render_with_activity(session, exported, &[])
+    }
+
+    /// [`Self::render`], with each agent run's activity (its tool calls and approval
+    /// decisions, DESIGN §14d) shown after the message the run ended in. `activity` is what
+    /// the host kept of each run, keyed by the message it was delivered and its recipient.
+    pub fn render_with_activity(
+        self,
+        session: &Session,
+        exported: Option<Millis>,
+        activity: &[RunActivity],
+    ) -> String {
         match self {
-            Format::Markdown => markdown(session, exported),
-            Format::Html => html(session, exported),
-            Format::Json => json(session, exported),
+            Format::Markdown => markdown_with_activity(session, exported, activity),
+            Format::Html => html_with_activity(session, exported, activity),
+            Format::Json => json_with_activity(session, exported, activity),
         }
     }
 }
@@ -81,6 +94,8 @@ struct Entry<'s> {
     to: String,
     run: Option<&'s Run>,
     deliveries: Vec<Delivered>,
+    /// What the run that ended in this message did (tool calls, approvals), when kept.
+    activity: Option<&'s RunActivity>,
 }
 
 /// The prompt one recipient was delivered (rebuilt by the session, so the bytes it got).
@@ -95,8 +110,27 @@ fn display_name(team: Option<&Team>, id: &str) -> String {
         .map_or_else(|| id.to_string(), |m| m.display_name.clone())
 }
 
-fn entries(session: &Session) -> Vec<Entry<'_>> {
+/// The position of the message each run's activity belongs after: the one the run ended in
+/// (its reply or failure's notice), which is the first run of its recipient after the message
+/// it was delivered. Activity whose run is not in the session (before a team change) has none.
+fn ended_in(session: &Session, run: &RunActivity) -> Option<usize> {
+    let delivered = session
+        .messages()
+        .iter()
+        .position(|m| m.id.0 == run.message)?;
+    session
+        .runs()
+        .iter()
+        .find(|r| r.to == run.to && r.message > delivered)
+        .map(|r| r.message)
+}
+
+fn entries<'s>(session: &'s Session, activity: &'s [RunActivity]) -> Vec<Entry<'s>> {
     let team = session.team();
+    let placed: Vec<(usize, &RunActivity)> = activity
+        .iter()
+        .filter_map(|a| Some((ended_in(session, a)?, a)))
+        .collect();
     session
         .messages()
         .iter()
@@ -132,6 +166,7 @@ fn entries(session: &Session) -> Vec<Entry<'_>> {
                 to,
                 run: session.run_at(at),
                 deliveries,
+                activity: placed.iter().find(|(m, _)| *m == at).map(|(_, a)| *a),
             }
         })
         .collect()
@@ -285,6 +320,16 @@ fn markdown_said(lead: &str, text: &str) -> String {
 /// (fenced, as stored), its outcome and usage, and each delivered prompt fenced. Every other
 /// text from an agent, a member, a team or a file is escaped ([`markdown_inline`]) or fenced.
 pub fn markdown(session: &Session, exported: Option<Millis>) -> String {
+    markdown_with_activity(session, exported, &[])
+}
+
+/// [`markdown`], each run's activity listed after the message it ended in
+/// ([`Format::render_with_activity`]).
+pub fn markdown_with_activity(
+    session: &Session,
+    exported: Option<Millis>,
+    activity: &[RunActivity],
+) -> String {
     let title = match session.team() {
         Some(team) => format!("Transcript: {}", markdown_inline(&team.name)),
         None => "Transcript".to_string(),
@@ -293,7 +338,7 @@ pub fn markdown(session: &Session, exported: Option<Millis>) -> String {
     for (label, value) in header(session, exported, markdown_inline) {
         out += &format!("- {label}: {value}\n");
     }
-    for e in entries(session) {
+    for e in entries(session, activity) {
         out += &format!(
             "\n## #{} {} → {}\n\n",
             e.number,
@@ -310,6 +355,12 @@ pub fn markdown(session: &Session, exported: Option<Millis>) -> String {
         }
         if let Some(usage) = e.run.and_then(|r| r.usage.as_ref()) {
             out += &format!("\nusage: {}\n", usage.summary());
+        }
+        if let Some(lines) = e.activity.map(activity_lines).filter(|l| !l.is_empty()) {
+            out += "\nActivity:\n\n";
+            for line in lines {
+                out += &format!("- {}\n", line.render(markdown_inline));
+            }
         }
         for d in &e.deliveries {
             let name = markdown_inline(&d.name);
@@ -362,6 +413,16 @@ pre{white-space:pre-wrap;word-break:break-word;background:#f4f4f6;padding:.6rem;
 /// The session as one HTML document: no script, no external resource (its Content-Security-Policy
 /// allows none), each delivered prompt in a collapsible `<details>` block.
 pub fn html(session: &Session, exported: Option<Millis>) -> String {
+    html_with_activity(session, exported, &[])
+}
+
+/// [`html`], each run's activity listed after the message it ended in
+/// ([`Format::render_with_activity`]).
+pub fn html_with_activity(
+    session: &Session,
+    exported: Option<Millis>,
+    activity: &[RunActivity],
+) -> String {
     let title = escape_html(&title(session));
     let mut out = format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -372,7 +433,7 @@ pub fn html(session: &Session, exported: Option<Millis>) -> String {
         out += &format!("<li>{label}: {}</li>\n", escape_html(&value));
     }
     out += "</ul>\n";
-    for e in entries(session) {
+    for e in entries(session, activity) {
         out += &format!(
             "<article class=\"message\" id=\"m{n}\">\n<h2>#{n} {} → {}</h2>\n",
             escape_html(e.from),
@@ -398,6 +459,17 @@ pub fn html(session: &Session, exported: Option<Millis>) -> String {
                 "<p class=\"usage\">usage: {}</p>\n",
                 escape_html(&usage.summary())
             );
+        }
+        if let Some(lines) = e.activity.map(activity_lines).filter(|l| !l.is_empty()) {
+            out += "<ul class=\"activity\">\n";
+            for line in lines {
+                out += &format!(
+                    "<li class=\"{}\">{}</li>\n",
+                    line.class,
+                    line.render(escape_html)
+                );
+            }
+            out += "</ul>\n";
         }
         for d in &e.deliveries {
             let name = escape_html(&d.name);
@@ -448,9 +520,22 @@ pub fn html(session: &Session, exported: Option<Millis>) -> String {
 /// `outcome` is `null` for a message no agent run ended in (a human's, a history loaded from
 /// a scenario). A prompt that cannot be rebuilt has `"error"` in place of its fields.
 pub fn json(session: &Session, exported: Option<Millis>) -> String {
+    json_with_activity(session, exported, &[])
+}
+
+/// [`json`], with `"activity"`: each run's activity, keyed by the message it was delivered
+/// (`"message": "msg-3"`) and its recipient (`"member": "max"`), with the number of the
+/// message it ended in (`"endedIn"`, `null` when that run is not in the session) and its items
+/// as the host kept them (`{"type": "toolCall" | "decision" | "plan" | "thought" | "context",
+/// …}`, src/activity.rs). Left out when no run has any.
+pub fn json_with_activity(
+    session: &Session,
+    exported: Option<Millis>,
+    activity: &[RunActivity],
+) -> String {
     let team = session.team();
     let spend = session.usage(None);
-    let messages: Vec<Value> = entries(session)
+    let messages: Vec<Value> = entries(session, activity)
         .iter()
         .map(|e| {
             let outcome = e.run.map(|run| match (&run.failed, &run.incomplete) {
@@ -487,7 +572,7 @@ pub fn json(session: &Session, exported: Option<Millis>) -> String {
             })
         })
         .collect();
-    let value = json!({
+    let mut value = json!({
         "format": TRANSCRIPT_FORMAT,
         "exportedAt": exported,
         "team": team,
@@ -496,14 +581,168 @@ pub fn json(session: &Session, exported: Option<Millis>) -> String {
         "usage": (spend.runs > 0).then_some(spend.usage),
         "messages": messages,
     });
+    if !activity.is_empty() {
+        let runs: Vec<Value> = activity
+            .iter()
+            .map(|a| {
+                json!({
+                    "message": a.message, "member": a.to,
+                    "endedIn": ended_in(session, a).map(|at| at + 1),
+                    "items": a.items,
+                })
+            })
+            .collect();
+        value["activity"] = Value::Array(runs);
+    }
     let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
     text.push('\n');
     text
 }
 
+// ---------------------------------------------------------------------------- Activity
+
+/// One line of a run's activity in the text formats: pieces of text from the agent (escaped
+/// by the format) between fixed words.
+struct ActivityLine {
+    /// `tool` or `decision` (the HTML class).
+    class: &'static str,
+    parts: Vec<Part>,
+}
+
+enum Part {
+    /// Words of ours.
+    Fixed(String),
+    /// Text from the agent or the host (a title, a file, an option's name).
+    Said(String),
+}
+
+impl ActivityLine {
+    fn render(&self, text: impl Fn(&str) -> String) -> String {
+        self.parts
+            .iter()
+            .map(|p| match p {
+                Part::Fixed(s) => s.clone(),
+                Part::Said(s) => text(s),
+            })
+            .collect()
+    }
+}
+
+/// A tool call's description: `Write hello.txt (edit, done; files: a, b; +3 −1)`.
+fn tool_parts(call: &ToolCall, with_status: bool, parts: &mut Vec<Part>) {
+    parts.push(Part::Said(call.title.clone()));
+    let mut facts = call.kind.label().to_string();
+    if with_status {
+        facts += &format!(", {}", call.status.label());
+    }
+    parts.push(Part::Fixed(format!(" ({facts}")));
+    if !call.files.is_empty() {
+        parts.push(Part::Fixed("; files: ".into()));
+        parts.push(Part::Said(call.files.join(", ")));
+    }
+    if let Some(d) = call.diff {
+        parts.push(Part::Fixed(format!("; +{} −{}", d.added, d.removed)));
+    }
+    parts.push(Part::Fixed(")".into()));
+}
+
+fn decision_line(d: &Decision) -> ActivityLine {
+    let mut parts = vec![Part::Fixed("approval: ".into())];
+    tool_parts(&d.tool_call, false, &mut parts);
+    parts.push(Part::Fixed(" → ".into()));
+    match &d.option {
+        Some(option) => parts.push(Part::Said(option.name.clone())),
+        None => parts.push(Part::Fixed("withdrawn".into())),
+    }
+    parts.push(Part::Fixed(", by ".into()));
+    parts.push(Part::Said(d.by.describe()));
+    if d.at.0 > 0 {
+        parts.push(Part::Fixed(format!(", {}", utc(d.at))));
+    }
+    ActivityLine {
+        class: "decision",
+        parts,
+    }
+}
+
+/// The lines a run's activity shows in the text formats: each tool call (title, kind, status,
+/// files, diff size) and each approval decision (tool call, option, who or which rule, when),
+/// in the order they came. Plans, thoughts and context fills stay in the JSON.
+fn activity_lines(run: &RunActivity) -> Vec<ActivityLine> {
+    run.items
+        .iter()
+        .filter_map(|item| match item {
+            Activity::ToolCall(call) => {
+                let mut parts = vec![Part::Fixed("tool: ".into())];
+                tool_parts(call, true, &mut parts);
+                Some(ActivityLine {
+                    class: "tool",
+                    parts,
+                })
+            }
+            Activity::Decision(d) => Some(decision_line(d)),
+            _ => None,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::markdown_inline;
+
+    #[test]
+    fn activity_lines_escape_what_the_agent_said_in_each_format() {
+        use super::{activity_lines, escape_html};
+        use crate::activity::*;
+        let call = ToolCall {
+            id: "t".into(),
+            title: "</li><script>x</script>".into(),
+            kind: ToolKind::Execute,
+            status: ToolStatus::Failed,
+            files: vec!["a<b>.txt".into()],
+            diff: Some(DiffSize {
+                added: 3,
+                removed: 1,
+            }),
+        };
+        let run = RunActivity {
+            message: "msg-1".into(),
+            to: "max".into(),
+            items: vec![
+                Activity::ToolCall(call.clone()),
+                Activity::Thought { text: "hm".into() },
+                Activity::Decision(Decision {
+                    request: "max-1".into(),
+                    tool_call: call,
+                    option: Some(ApprovalOption {
+                        id: "no".into(),
+                        name: "<b>Reject</b>".into(),
+                        kind: OptionKind::RejectOnce,
+                    }),
+                    by: DecidedBy::Rule {
+                        rule: "approve: reads".into(),
+                    },
+                    at: crate::message::Millis(1_000),
+                }),
+            ],
+        };
+        let lines = activity_lines(&run);
+        assert_eq!(lines.len(), 2, "thoughts stay in the JSON");
+        assert_eq!(
+            lines[0].render(escape_html),
+            "tool: &lt;/li&gt;&lt;script&gt;x&lt;/script&gt; (command, failed; files: a&lt;b&gt;.txt; +3 −1)"
+        );
+        assert_eq!(
+            lines[1].render(escape_html),
+            "approval: &lt;/li&gt;&lt;script&gt;x&lt;/script&gt; (command; files: a&lt;b&gt;.txt; +3 −1) \
+             → &lt;b&gt;Reject&lt;/b&gt;, by the rule approve: reads, 1970-01-01 00:00:01 UTC"
+        );
+        let md = lines[1].render(markdown_inline);
+        assert!(
+            md.contains(r"\<script\>") && !md.contains("<script>"),
+            "{md}"
+        );
+    }
 
     #[test]
     fn inline_text_reads_as_itself_on_one_line() {

@@ -110,7 +110,7 @@ impl Store {
 
     /// The activity kept for `session`, in the order its runs were kept; a row that does not
     /// read (a newer version's items) is left out.
-    pub(crate) fn activity(&self, session: i64) -> Result<Vec<RunActivity>, StoreError> {
+    pub fn activity(&self, session: i64) -> Result<Vec<RunActivity>, StoreError> {
         let db = self.db();
         let mut stmt = db.conn.prepare(
             "SELECT message, member, items FROM activity WHERE session_id = ?1 ORDER BY rowid",

@@ -18,9 +18,12 @@ use agent_chatter::protocol::Event;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::broadcast;
 
+mod approvals;
+
 use crate::agents::machine::MachineSettings;
 use crate::clock;
 use crate::hub::{self, AfterFact, Hub, Observer, Published, Said};
+use approvals::Answer;
 
 /// A line on stdout as the terminal shows it (see [`terminal_safe`]); a closed stdout
 /// (`chat | head -1`) is not an error worth a panic: the line is dropped.
@@ -67,6 +70,9 @@ Available commands:
   /cost - What the agents' runs cost so far, per member
   /cancel - Stop the agent that is running
   /retry [name] - Run a failed agent's delivery again (the last one that failed)
+  /allow - Allow the tool call an agent asks about, once (the oldest question open)
+  /allow always - Allow it, and let the agent stop asking for such calls
+  /deny - Refuse the tool call an agent asks about
   /exit - Exit conversation mode
   /help - Show this help
 
@@ -89,6 +95,8 @@ pub(crate) enum Line {
     Cancel,
     /// `/retry [name]`: run a failed agent's delivery again; empty: the last that failed.
     Retry(String),
+    /// `/allow`, `/allow always`, `/deny`: an answer to the open approval.
+    Answer(Answer),
     Exit,
     Help,
     Empty,
@@ -115,6 +123,9 @@ pub(crate) fn parse_line(line: &str) -> Line {
         "cancel" => Line::Cancel,
         "cost" => Line::Cost,
         "retry" => Line::Retry(rest.to_string()),
+        "allow" if rest.is_empty() => Line::Answer(Answer::Allow),
+        "allow" if rest == "always" => Line::Answer(Answer::AllowAlways),
+        "deny" if rest.is_empty() => Line::Answer(Answer::Deny),
         "start" => Line::Start(rest.to_string()),
         "team" => match rest.split_once(char::is_whitespace).unwrap_or((rest, "")) {
             ("list", _) => Line::List,
@@ -170,6 +181,10 @@ async fn handle(hub: &Hub, line: Line) -> Flow {
             }
         }
         Line::Retry(name) => retry(hub, &name).await,
+        Line::Answer(answer) => match approvals::answer(hub, answer).await {
+            Ok(line) => say!("{line}"),
+            Err(e) => error(&e),
+        },
         Line::Cost => match hub.query(|s, _| cost_report(s)).await {
             Ok(Some(report)) => say!("{report}"),
             Ok(None) => error(NO_TEAM),
@@ -536,6 +551,15 @@ async fn print_events(
 ) {
     printed.send_replace(seen);
     let mut spinner: Option<ProgressBar> = None;
+    let mut shown = approvals::Shown::default();
+    // Activity lines print above the spinner, which goes on.
+    fn above(spinner: &Option<ProgressBar>, said: Vec<Said>, out: &mut dyn FnMut(&[Said])) {
+        match spinner {
+            _ if said.is_empty() => {}
+            Some(bar) => bar.suspend(|| out(&said)),
+            None => out(&said),
+        }
+    }
     loop {
         let published = match events.recv().await {
             Ok(published) => published,
@@ -557,6 +581,7 @@ async fn print_events(
         };
         match published.event() {
             Event::Delivering { to, bytes, .. } => {
+                shown.new_run();
                 let name = name(&hub, to).await;
                 let bar = ProgressBar::new_spinner();
                 bar.set_style(
@@ -619,7 +644,23 @@ async fn print_events(
             }
             Event::Error { message } => error(message),
             Event::Sessions { .. } | Event::Agents { .. } | Event::SearchResults { .. } => {}
-            Event::Activity { .. } | Event::Approval { .. } | Event::ApprovalSettled { .. } => {}
+            Event::Activity { to, item, .. } => {
+                let said = shown.activity(to, &name(&hub, to).await, item);
+                above(&spinner, said, &mut out);
+            }
+            Event::Approval { to, request, .. } => {
+                let said = shown.approval(&name(&hub, to).await, request);
+                above(&spinner, said, &mut out);
+            }
+            Event::ApprovalSettled {
+                to,
+                request,
+                option,
+                by,
+            } => {
+                let said = shown.settled(&name(&hub, to).await, request, option.as_deref(), by);
+                above(&spinner, said, &mut out);
+            }
         }
         printed.send_replace(seen);
     }
@@ -880,6 +921,10 @@ mod tests {
             ("/cost", Line::Cost),
             ("/retry", Line::Retry(String::new())),
             ("/retry Max", Line::Retry("Max".into())),
+            ("/allow", Line::Answer(Answer::Allow)),
+            ("/allow always", Line::Answer(Answer::AllowAlways)),
+            ("/deny", Line::Answer(Answer::Deny)),
+            ("/allow maybe", Line::Unknown("/allow maybe".into())),
             ("/team list", Line::List),
             (
                 "/team deploy my team.json",
