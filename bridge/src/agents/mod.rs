@@ -16,6 +16,7 @@ pub(crate) mod reason;
 pub(crate) mod run;
 pub(crate) mod settings;
 mod stderr;
+mod tail;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
