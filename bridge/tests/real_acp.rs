@@ -494,9 +494,14 @@ async fn each_adapter_replies_and_its_model_gets_the_exact_prompt_the_digest_cov
 /// A lab whose max is Claude over ACP, its model writing `hello.txt` in max's directory, then
 /// saying `Done.`.
 fn claude_writes(test: &str, entry: Value) -> Option<Lab> {
-    let lab = Lab::new(test, "claude-code", entry, json!({}))?;
+    writes(test, "claude-code", Api::Claude, entry)
+}
+
+/// [`claude_writes`] for max of `agent_type`, its model at `api`.
+fn writes(test: &str, agent_type: &str, api: Api, entry: Value) -> Option<Lab> {
+    let lab = Lab::new(test, agent_type, entry, json!({}))?;
     lab.mock.answer(
-        Api::Claude,
+        api,
         Answer::ToolThenText {
             tool: Tool::Write {
                 path: lab.work.join("hello.txt").display().to_string(),
@@ -634,12 +639,49 @@ async fn claude_under_approve_edits_writes_and_no_one_is_asked() {
     assert!(lab.work.join("hello.txt").exists());
 }
 
+/// Gemini (its own `default` mode, which asks before `write_file`): allowed, then denied, from
+/// the page.
+#[tokio::test]
+async fn gemini_asks_before_writing_and_the_pages_answer_decides() {
+    for (kind, written) in [
+        (OptionKind::AllowOnce, true),
+        (OptionKind::RejectOnce, false),
+    ] {
+        let Some(lab) = writes("gemini_approval", "google-gemini", Api::Gemini, json!({})) else {
+            return;
+        };
+        let (_serve, mut page) = lab.serve().await;
+        page.send_command(human("[NEXT: max] Write hello.txt please."))
+            .await;
+        let (request, option) = approval(&mut page, kind).await;
+        page.send_command(Command::AnswerApproval {
+            to: "max".into(),
+            request,
+            option: option.clone(),
+        })
+        .await;
+        let events = until(&mut page, is_outcome).await;
+        assert_eq!(
+            settled(&events),
+            [(
+                Some(option),
+                DecidedBy::Person {
+                    r#where: "page".into()
+                }
+            )],
+            "{kind:?}"
+        );
+        assert!(replied_text(&lab, &events).contains("Done."), "{kind:?}");
+        assert_eq!(lab.work.join("hello.txt").exists(), written, "{kind:?}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // c. Activity rows for a read, an edit and a command.
 
 #[tokio::test]
 async fn a_read_an_edit_and_a_command_are_activity_rows() {
-    for (agent_type, api, adapter) in [ADAPTERS[0], ADAPTERS[2]] {
+    for (agent_type, api, adapter) in ADAPTERS {
         let Some(lab) = Lab::new(
             "activity_rows",
             agent_type,
@@ -741,7 +783,7 @@ async fn a_cancel_during_claudes_approval_withdraws_it_and_nothing_is_left_runni
 
 #[tokio::test]
 async fn a_cancel_during_a_running_command_stops_it_and_nothing_is_left_running() {
-    for (agent_type, api, adapter) in [ADAPTERS[0], ADAPTERS[2]] {
+    for (agent_type, api, adapter) in ADAPTERS {
         let Some(lab) = Lab::new(
             "cancel_command",
             agent_type,
