@@ -33,11 +33,28 @@ before(async () => {
 
 after(() => bridge?.kill());
 
+// A browser that already allows notifications: they are recorded, and asking is an error.
+const stubNotifications = () => {
+  window.__notes = [];
+  window.__asked = 0;
+  window.Notification = class {
+    static permission = 'granted';
+    static requestPermission() {
+      window.__asked += 1;
+      return Promise.resolve('granted');
+    }
+    constructor(title, options) {
+      window.__notes.push([title, options?.body ?? '']);
+    }
+  };
+};
+
 const statusOf = (page, n) => page.by('member-row').nth(n).getByTestId('member-status');
 
 test('bridge over ACP: an approval answered from the page, the activity list, the context meter', async () => {
   // The bridge's Content-Security-Policy forbids the inline script axe is injected as.
   const context = await served.browser.newContext({ viewport: { width: 1280, height: 720 }, bypassCSP: true });
+  await context.addInitScript(stubNotifications);
   const page = new InspectorPage(await context.newPage(), bridge.url);
   await page.page.goto(bridge.url);
   await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
@@ -59,6 +76,11 @@ test('bridge over ACP: an approval answered from the page, the activity list, th
   assert.ok(await approval.isVisible());
   const box = await approval.boundingBox();
   assert.ok(box && box.y >= 0 && box.y + box.height <= 720, `the approval is in view: ${JSON.stringify(box)}`);
+  // One notification for it (the browser allows them), the permission never asked.
+  await page.page.waitForFunction(() => window.__notes.length > 0);
+  assert.deepEqual(await page.page.evaluate(() => window.__notes),
+    [['Max needs you — agent-chatter', 'may it: Write hello.txt?']]);
+  assert.equal(await page.page.evaluate(() => window.__asked), 0);
   const found = await axeFindings(page.page, 'approval open');
   severe.push(...found.severe);
 
@@ -103,6 +125,7 @@ test('bridge over ACP: an approval answered from the page, the activity list, th
   const later = await axeFindings(page.page, 'activity shown');
   severe.push(...later.severe);
   assertNoSevere(severe);
+  assert.equal(await page.page.evaluate(() => window.__notes.length), 1, 'one notification per approval');
   assert.deepEqual(page.errors, []);
   await context.close();
 });
