@@ -188,7 +188,9 @@ async fn tool_calls_plan_thoughts_and_the_context_fill_stream_and_are_kept_with_
             _ => None,
         })
         .expect("usage");
-    assert_eq!(usage.input_tokens, Some(1200));
+    // ACP's inputTokens (1 200) leave the cached ones (300) out; ours count them in.
+    assert_eq!(usage.input_tokens, Some(1500));
+    assert_eq!(usage.cached_tokens, Some(300));
     assert_eq!(usage.output_tokens, Some(100));
     assert_eq!(usage.cost_usd.map(|c| c.dollars()), Some(0.02));
     // A page that comes later is sent the run's activity with the session.
@@ -489,7 +491,13 @@ async fn every_stop_reason_and_fault_ends_the_run_as_the_design_says() {
             Some(Failure::AgentError),
             "model overloaded, try later",
         ),
-        ("garbage", 20_000, "failed", None, "session/prompt"),
+        (
+            "garbage",
+            20_000,
+            "failed",
+            Some(Failure::AgentError),
+            "it printed a line that is not ACP (JSON-RPC): \\\"this is not json-rpc\\\"",
+        ),
         (
             "no_system",
             20_000,

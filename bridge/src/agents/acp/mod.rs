@@ -6,6 +6,7 @@
 //! tool calls, plans, thoughts and the context fill are activity; a permission request is
 //! answered by the member's rule or put to a person. The prompt's `stopReason` is the outcome.
 
+mod frames;
 mod policy;
 mod session;
 mod updates;

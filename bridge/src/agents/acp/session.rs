@@ -11,11 +11,11 @@ use agent_chatter::usage::{Usage, Usd};
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema as acp;
 use agent_client_protocol::v1::{ConnectionTo, Responder};
-use agent_client_protocol::{Agent, ByteStreams, Client};
+use agent_client_protocol::{Agent, Client};
 use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::{mpsc, oneshot};
-use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 
+use super::frames::{self, Malformed};
 use super::policy::{self, allow_option, reject_option};
 use super::updates::{self, Said};
 use super::{AcpJob, Signal, Streams, Talked, CANCEL_GRACE, START_TIMEOUT};
@@ -61,7 +61,8 @@ pub(super) async fn talk(
 ) -> Talked {
     let (updates_tx, updates_rx) = mpsc::unbounded_channel::<acp::SessionNotification>();
     let (asks_tx, asks_rx) = mpsc::unbounded_channel::<Asked>();
-    let transport = ByteStreams::new(stdin.compat_write(), stdout.compat());
+    let malformed = Malformed::default();
+    let transport = frames::transport(stdin, stdout, malformed.clone());
     let inbox = Inbox {
         updates: updates_rx,
         asks: asks_rx,
@@ -87,10 +88,18 @@ pub(super) async fn talk(
             Ok(converse(&cx, job, streams, inbox, cancel, step).await)
         })
         .await;
-    talked.unwrap_or_else(|e| Talked::Broken {
+    let talked = talked.unwrap_or_else(|e| Talked::Broken {
         step: "the connection",
         why: words(&e),
-    })
+    });
+    // What the agent printed that is no protocol says more than a closed connection does.
+    match (talked, malformed.first()) {
+        (Talked::Broken { step, .. }, Some(line)) => Talked::Broken {
+            step,
+            why: format!("it printed a line that is not ACP (JSON-RPC): {line:?}"),
+        },
+        (talked, _) => talked,
+    }
 }
 
 /// What the agent sends us besides responses.
@@ -103,7 +112,9 @@ struct Inbox {
 /// JSON-RPC code only when the message is empty.
 fn words(e: &agent_client_protocol::Error) -> String {
     let message = e.message.trim();
-    if message.is_empty() {
+    if message == "Incoming transport closed" {
+        "it closed its output without answering".to_string()
+    } else if message.is_empty() {
         format!("error {}", i32::from(e.code))
     } else {
         message.to_string()
@@ -556,7 +567,10 @@ impl Turn<'_, '_> {
             ..Usage::default()
         };
         if let Some(u) = usage {
-            ours.input_tokens = Some(u.input_tokens);
+            // ACP's `inputTokens` leaves the cached ones out (both adapters: codex-acp's 900
+            // of the model's 1 202); ours counts them in, as the stream decoders do.
+            let cached = u.cached_read_tokens.unwrap_or(0) + u.cached_write_tokens.unwrap_or(0);
+            ours.input_tokens = Some(u.input_tokens + cached);
             ours.output_tokens = Some(u.output_tokens);
             ours.cached_tokens = u.cached_read_tokens;
         } else if let Some(count) = meta
