@@ -475,12 +475,10 @@ impl Bridge {
             ));
             return false;
         }
-        let scenario = state
-            .session
-            .with_untracked(|s| {
-                let history = s.shown_history(s.messages().len());
-                Scenario::from_history(team, &history, s.store().team_task())
-            });
+        let scenario = state.session.with_untracked(|s| {
+            let history = s.shown_history(s.messages().len());
+            Scenario::from_history(team, &history, s.store().team_task())
+        });
         self.apply(Fact::LoadScenario {
             scenario: Box::new(scenario),
         })
