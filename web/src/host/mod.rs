@@ -43,6 +43,9 @@ pub struct RunInfo {
 
 /// The page's host: either the simulation or a bridge. `Copy`: every part is a signal or a
 /// stored value.
+/// One value per page, copied into closures: a `Box` would end `Copy`, and the size of a
+/// handful of signal ids does not matter here.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Copy)]
 pub enum Host {
     /// No bridge: the page applies its own facts, agents are answered by the user or the
