@@ -61,7 +61,7 @@ pub fn ensure(ctx: &Ctx) -> Result<String, String> {
     eprintln!("clis: installing {} ({})", list(), wrong.join("; "));
     let start = Instant::now();
     // Claude's real binary is put in place by its postinstall script, and Codex's native
-    // binary is an optional dependency (docs/architecture.md §17.5).
+    // binary is an optional dependency (docs/agents.md, 17.5).
     let packages: Vec<(&str, &str)> = PACKAGES.iter().map(|(p, v, _)| (*p, *v)).collect();
     proc::npm_install_exact(ctx, &dir, &packages, false)?;
     let wrong = problems(ctx, &dir);

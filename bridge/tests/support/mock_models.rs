@@ -1,4 +1,4 @@
-//! A loopback mock of the three model APIs the real agent CLIs call (docs/architecture.md §17.6,
+//! A loopback mock of the three model APIs the real agent CLIs call (docs/agents.md, 17.6,
 //! driving the CLIs offline): Anthropic Messages (`POST /v1/messages`, SSE or JSON), OpenAI Responses
 //! (`POST /v1/responses`, SSE) and Gemini (`POST /v1beta/models/<model>:streamGenerateContent
 //! ?alt=sse`, and `:generateContent` for the CLI's own side calls such as the model router).
