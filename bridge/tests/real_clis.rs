@@ -24,12 +24,11 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use agent_chatter::conversation::Action;
+use agent_chatter::protocol::{self, Event};
 use agent_chatter::session::{Fact, Session};
-use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use support::mock_models::{claude_system, user_texts, Answer, Api, MockModels, Request};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-use tokio_tungstenite::tungstenite::Message;
 
 /// Where `cargo xtask test` put the CLIs: the `node_modules/.bin` holding `claude`, `codex` and
 /// `gemini`.
@@ -223,8 +222,8 @@ impl Lab {
         }
     }
 
-    /// The facts of session 1 in the database, as JSON.
-    fn facts(&self) -> Vec<Value> {
+    /// The facts of session 1 in the database.
+    fn facts(&self) -> Vec<Fact> {
         let db = rusqlite::Connection::open(self.path("sessions.db")).unwrap();
         let mut stmt = db
             .prepare("SELECT fact FROM facts WHERE session_id = 1 ORDER BY seq")
@@ -499,16 +498,13 @@ struct Chat {
     stdout: String,
     stderr: String,
     code: Option<i32>,
-    facts: Vec<Value>,
+    facts: Vec<Fact>,
 }
 
 impl Chat {
     /// The outcome facts (`replied`, `failed`), in order.
-    fn outcomes(&self) -> Vec<&Value> {
-        self.facts
-            .iter()
-            .filter(|f| f["type"] == "replied" || f["type"] == "failed")
-            .collect()
+    fn outcomes(&self) -> Vec<&Fact> {
+        self.facts.iter().filter(|f| is_outcome(f)).collect()
     }
 
     /// The one outcome of a chat that asked one member: a failure's reason.
@@ -516,17 +512,30 @@ impl Chat {
         let outcomes = self.outcomes();
         assert_eq!(outcomes.len(), 1, "{self}");
         let outcome = outcomes[0];
-        assert_eq!(
-            (&outcome["type"], &outcome["to"]),
-            (&json!("failed"), &json!(member)),
-            "{self}"
-        );
+        let Fact::Failed { to, reason, .. } = outcome else {
+            panic!("not a failure of {member}: {self}")
+        };
+        assert_eq!(to, member, "{self}");
         assert!(
             self.stderr.contains(&format!("Error: {member}'s run ")),
             "{self}"
         );
         assert_eq!(self.code, Some(3), "ended on a failure: {self}");
-        outcome["reason"].as_str().unwrap().to_string()
+        reason.clone()
+    }
+}
+
+/// Whether `fact` is an outcome (`replied` or `failed`).
+fn is_outcome(fact: &Fact) -> bool {
+    matches!(fact, Fact::Replied { .. } | Fact::Failed { .. })
+}
+
+/// An outcome's kind, member and text (`""` for a failure).
+fn kind_to_text(outcome: &Fact) -> (&str, &str, &str) {
+    match outcome {
+        Fact::Replied { to, text, .. } => ("replied", to, text),
+        Fact::Failed { to, .. } => ("failed", to, ""),
+        other => panic!("not an outcome: {other:?}"),
     }
 }
 
@@ -540,7 +549,7 @@ impl std::fmt::Display for Chat {
             self.stderr,
             self.facts
                 .iter()
-                .map(|f| cut(&f.to_string(), 2000))
+                .map(|f| cut(&serde_json::to_string(f).unwrap(), 2000))
                 .collect::<Vec<_>>()
                 .join("\n")
         )
@@ -573,9 +582,6 @@ impl Drop for Serve {
     }
 }
 
-type Socket =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
 impl Serve {
     /// A page: connected, greeted, past the `session` and `agents` events.
     async fn page(&self) -> Page {
@@ -586,48 +592,38 @@ impl Serve {
         req.headers_mut().insert("origin", origin.parse().unwrap());
         let (ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
         let mut page = Page {
-            ws,
+            client: support::Client { ws },
             seen: Vec::new(),
         };
-        page.send(json!({"v": 1, "type": "hello", "token": self.token}))
+        page.client
+            .send_command(protocol::Command::Hello {
+                token: self.token.clone(),
+            })
             .await;
-        page.until(|e| e["type"] == "agents").await;
+        page.until(|e| matches!(e, Event::Agents { .. })).await;
         page
     }
 }
 
-/// A page's socket, with every event it received.
+/// A page's socket (the typed client), with every event it received.
 struct Page {
-    ws: Socket,
-    seen: Vec<Value>,
+    client: support::Client,
+    seen: Vec<Event>,
 }
 
 impl Page {
-    async fn send(&mut self, frame: Value) {
-        self.ws
-            .send(Message::Text(frame.to_string().into()))
-            .await
-            .unwrap();
-    }
-
     async fn human(&mut self, text: &str) {
-        self.send(json!({"v": 1, "type": "apply",
-            "fact": {"type": "human", "text": text, "sender": null, "at": 1}}))
-            .await;
+        self.client.send_command(support::human(text)).await;
     }
 
     /// Events up to the first matching `pred`, which is returned (all are kept in `seen`).
-    async fn until(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
+    async fn until(&mut self, pred: impl Fn(&Event) -> bool) -> Event {
         let deadline = tokio::time::Instant::now() + PATIENCE;
         loop {
-            let msg = tokio::time::timeout_at(deadline, self.ws.next())
+            let event = tokio::time::timeout_at(deadline, self.client.next_event_unhurried())
                 .await
-                .unwrap_or_else(|_| panic!("no such event in {PATIENCE:?}; saw {}", self.log()));
-            let event: Value = match msg {
-                Some(Ok(Message::Text(t))) => serde_json::from_str(&t).unwrap(),
-                Some(Ok(_)) => continue,
-                _ => panic!("the socket closed; saw {}", self.log()),
-            };
+                .unwrap_or_else(|_| panic!("no such event in {PATIENCE:?}; saw {}", self.log()))
+                .unwrap_or_else(|| panic!("the socket closed; saw {}", self.log()));
             self.seen.push(event.clone());
             if pred(&event) {
                 return event;
@@ -636,20 +632,20 @@ impl Page {
     }
 
     /// The next outcome fact (`replied` or `failed`).
-    async fn outcome(&mut self) -> Value {
-        let e = self
-            .until(|e| {
-                e["type"] == "fact"
-                    && (e["fact"]["type"] == "replied" || e["fact"]["type"] == "failed")
-            })
-            .await;
-        e["fact"].clone()
+    async fn outcome(&mut self) -> Fact {
+        match self
+            .until(|e| matches!(e, Event::Fact { fact, .. } if is_outcome(fact)))
+            .await
+        {
+            Event::Fact { fact, .. } => fact,
+            _ => unreachable!(),
+        }
     }
 
     fn log(&self) -> String {
         self.seen
             .iter()
-            .map(|e| cut(&e.to_string(), 600))
+            .map(|e| cut(&serde_json::to_string(e).unwrap(), 600))
             .collect::<Vec<_>>()
             .join("\n")
     }
@@ -657,12 +653,11 @@ impl Page {
 
 /// The deliveries a session's facts make, replayed by the core as the page does: (member,
 /// prompt bytes, system flag, sha256 the bridge reports).
-fn deliveries(facts: &[Value]) -> Vec<(String, String, Option<String>, String)> {
+fn deliveries(facts: &[Fact]) -> Vec<(String, String, Option<String>, String)> {
     let mut mirror = Session::new();
     let mut out = Vec::new();
     for fact in facts {
-        let fact: Fact = serde_json::from_value(fact.clone()).unwrap();
-        mirror.apply(&fact).unwrap();
+        mirror.apply(fact).unwrap();
         while let Some(action) = mirror.poll_action() {
             if let Action::Deliver(d) = action {
                 out.push((
@@ -745,7 +740,10 @@ fn chat_runs_the_chain_claude_codex_gemini_and_each_cli_gets_the_exact_prompt() 
     let outcomes = chat.outcomes();
     let replies: Vec<(&str, &str)> = outcomes
         .iter()
-        .map(|f| (f["to"].as_str().unwrap(), f["text"].as_str().unwrap_or("")))
+        .map(|f| {
+            let (_, to, text) = kind_to_text(f);
+            (to, text)
+        })
         .collect();
     assert_eq!(
         replies,
@@ -756,7 +754,10 @@ fn chat_runs_the_chain_claude_codex_gemini_and_each_cli_gets_the_exact_prompt() 
         ],
         "{chat}"
     );
-    assert!(outcomes.iter().all(|f| f["type"] == "replied"), "{chat}");
+    assert!(
+        outcomes.iter().all(|f| matches!(f, Fact::Replied { .. })),
+        "{chat}"
+    );
     for line in [
         "→ max (AI): Drafted the plan, héllo ✓. [NEXT: sarah]",
         "→ sarah (AI): Reviewed: one fix needed. [NEXT: carol]",
@@ -799,16 +800,7 @@ async fn serve_runs_the_chain_and_the_page_sees_the_digest_of_the_bytes_each_cli
     for _ in 0..3 {
         outcomes.push(page.outcome().await);
     }
-    let replies: Vec<(&str, &str, &str)> = outcomes
-        .iter()
-        .map(|f| {
-            (
-                f["type"].as_str().unwrap(),
-                f["to"].as_str().unwrap(),
-                f["text"].as_str().unwrap_or(""),
-            )
-        })
-        .collect();
+    let replies: Vec<(&str, &str, &str)> = outcomes.iter().map(kind_to_text).collect();
     assert_eq!(
         replies,
         [
@@ -825,11 +817,13 @@ async fn serve_runs_the_chain_and_the_page_sees_the_digest_of_the_bytes_each_cli
     );
     // The page's own replay of the facts gives the prompts; the bridge's `delivering` events
     // carry their digests; the models got exactly those bytes.
-    let facts: Vec<Value> = page
+    let facts: Vec<Fact> = page
         .seen
         .iter()
-        .filter(|e| e["type"] == "fact")
-        .map(|e| e["fact"].clone())
+        .filter_map(|e| match e {
+            Event::Fact { fact, .. } => Some(fact.clone()),
+            _ => None,
+        })
         .collect();
     let stored = lab.facts();
     assert_eq!(facts, stored[stored.len() - facts.len()..]);
@@ -837,13 +831,14 @@ async fn serve_runs_the_chain_and_the_page_sees_the_digest_of_the_bytes_each_cli
     let announced: Vec<(String, String, u64)> = page
         .seen
         .iter()
-        .filter(|e| e["type"] == "delivering")
-        .map(|e| {
-            (
-                e["to"].as_str().unwrap().to_string(),
-                e["promptSha256"].as_str().unwrap().to_string(),
-                e["bytes"].as_u64().unwrap(),
-            )
+        .filter_map(|e| match e {
+            Event::Delivering {
+                to,
+                prompt_sha256,
+                bytes,
+                ..
+            } => Some((to.clone(), prompt_sha256.clone(), *bytes as u64)),
+            _ => None,
         })
         .collect();
     let computed: Vec<(String, String, u64)> = deliveries
@@ -864,8 +859,10 @@ async fn serve_runs_the_chain_and_the_page_sees_the_digest_of_the_bytes_each_cli
         let streamed: String = page
             .seen
             .iter()
-            .filter(|e| e["type"] == "output" && e["to"] == member)
-            .map(|e| e["delta"].as_str().unwrap().to_string())
+            .filter_map(|e| match e {
+                Event::Output { to, delta } if to == member => Some(delta.as_str()),
+                _ => None,
+            })
             .collect();
         assert!(streamed.contains(reply), "{member}: {streamed:?}");
     }
@@ -1091,23 +1088,21 @@ fn gemini_stopped_by_its_loop_detector_is_never_taken_for_a_whole_reply() {
     };
     let (chant, chat) = gemini_chants(&lab);
     let outcome = chat.outcomes()[0];
-    let named = |field: &str| {
-        outcome[field]
-            .as_str()
-            .is_some_and(|why| why.contains("Loop detected"))
-    };
-    match outcome["type"].as_str() {
+    let named = |why: Option<&str>| why.is_some_and(|why| why.contains("Loop detected"));
+    match outcome {
         // As the bridge records it today: a failure in Gemini's words.
-        Some("failed") => assert!(named("reason"), "{chat}"),
+        Fact::Failed { reason, .. } => assert!(named(Some(reason)), "{chat}"),
         // As docs/architecture.md §14c wants it: the text so far, marked incomplete.
-        _ => {
-            let text = outcome["text"].as_str().unwrap();
+        Fact::Replied {
+            text, incomplete, ..
+        } => {
             assert!(
-                chant.starts_with(text) && text.len() < chant.len(),
+                chant.starts_with(&**text) && text.len() < chant.len(),
                 "{chat}"
             );
-            assert!(named("incomplete"), "{chat}");
+            assert!(named(incomplete.as_deref()), "{chat}");
         }
+        other => unreachable!("{other:?}"),
     }
 }
 
@@ -1119,15 +1114,19 @@ fn gemini_stopped_by_its_loop_detector_gives_a_reply_marked_incomplete() {
     };
     let (chant, chat) = gemini_chants(&lab);
     let outcome = chat.outcomes()[0];
-    assert_eq!(outcome["type"], "replied", "{chat}");
-    let text = outcome["text"].as_str().unwrap();
+    let Fact::Replied {
+        text, incomplete, ..
+    } = outcome
+    else {
+        panic!("not replied: {chat}")
+    };
     assert!(
-        !text.is_empty() && chant.starts_with(text) && text.len() < chant.len(),
+        !text.is_empty() && chant.starts_with(&**text) && text.len() < chant.len(),
         "{chat}"
     );
     assert!(
-        outcome["incomplete"]
-            .as_str()
+        incomplete
+            .as_deref()
             .is_some_and(|why| why.contains("Loop detected")),
         "{chat}"
     );
@@ -1169,15 +1168,15 @@ fn a_900_kib_claude_reply_arrives_whole_ten_times_on_a_busy_machine() {
                 let chat = ask(&lab, "max", Answer::Text(text.clone()));
                 let outcomes = chat.outcomes();
                 match outcomes.as_slice() {
-                    [o] if o["type"] == "replied" && o["text"] == text.as_str() => None,
+                    [Fact::Replied { text: t, .. }] if *t == text => None,
                     [o] => Some(format!(
                         "run {run}: {} {}",
-                        o["type"],
+                        o.kind(),
                         cut(
-                            o["reason"].as_str().unwrap_or(&format!(
-                                "{} bytes",
-                                o["text"].as_str().unwrap_or("").len()
-                            )),
+                            &match o {
+                                Fact::Failed { reason, .. } => reason.clone(),
+                                _ => format!("{} bytes", kind_to_text(o).2.len()),
+                            },
                             300
                         )
                     )),
@@ -1256,8 +1255,9 @@ fn each_cli_runs_with_its_members_model_permissions_and_directory_and_its_usage_
         let chat = ask(&lab, member, Answer::Text("Settings seen.".into()));
         let outcomes = chat.outcomes();
         assert_eq!(outcomes.len(), 1, "{cli}: {chat}");
-        let outcome = outcomes[0];
-        assert_eq!(outcome["type"], "replied", "{cli}: {chat}");
+        let Fact::Replied { usage, .. } = outcomes[0] else {
+            panic!("not replied: {cli}: {chat}")
+        };
         // The model reached the API.
         let request = lab.mock.main_requests(api).pop().expect("a main request");
         match api {
@@ -1275,23 +1275,19 @@ fn each_cli_runs_with_its_members_model_permissions_and_directory_and_its_usage_
             dir.display()
         );
         // The usage the CLI reported is the outcome's.
-        let usage = &outcome["usage"];
+        let usage = usage.as_deref().cloned().unwrap_or_default();
         let (input, cached, output) = match api {
             Api::Claude => (1513, 301, 41),
             Api::Codex => (1202, 302, 42),
             Api::Gemini => (1203, 303, 43),
         };
         assert_eq!(
-            (
-                &usage["inputTokens"],
-                &usage["cachedTokens"],
-                &usage["outputTokens"]
-            ),
-            (&json!(input), &json!(cached), &json!(output)),
+            (usage.input_tokens, usage.cached_tokens, usage.output_tokens),
+            (Some(input), Some(cached), Some(output)),
             "{cli}: {chat}"
         );
-        assert!(usage["durationMs"].as_u64().is_some(), "{cli}: {chat}");
-        eprintln!("{cli}: ran with its member's settings; usage {usage}");
+        assert!(usage.duration_ms.is_some(), "{cli}: {chat}");
+        eprintln!("{cli}: ran with its member's settings; usage {usage:?}");
     }
 }
 

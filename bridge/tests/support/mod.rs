@@ -446,6 +446,14 @@ impl Client {
         Some(serde_json::from_str(&text).unwrap())
     }
 
+    /// The next event, read by the protocol's own decoder, or `None` when the socket closed,
+    /// however long it takes: for callers with their own, longer deadline (a real agent CLI
+    /// may be silent for long on a busy machine). Panics on a frame that does not decode.
+    pub async fn next_event_unhurried(&mut self) -> Option<Event> {
+        let text = self.next_text_unhurried().await?;
+        Some(decode_event(&text).unwrap_or_else(|e| panic!("{e}: {text}")))
+    }
+
     /// The next text frame, or `None` when the socket closed; panics after 10 s of silence.
     async fn next_text(&mut self) -> Option<String> {
         loop {
@@ -453,6 +461,17 @@ impl Client {
                 .await
                 .expect("no event within 10 s");
             match msg {
+                Some(Ok(Message::Text(t))) => return Some(t.to_string()),
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return None,
+                Some(Ok(_)) => continue,
+            }
+        }
+    }
+
+    /// The next text frame, or `None` when the socket closed, however long it takes.
+    async fn next_text_unhurried(&mut self) -> Option<String> {
+        loop {
+            match self.ws.next().await {
                 Some(Ok(Message::Text(t))) => return Some(t.to_string()),
                 Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return None,
                 Some(Ok(_)) => continue,
