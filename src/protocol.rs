@@ -403,6 +403,84 @@ pub fn decode_command(text: &str) -> Result<Command, FrameError> {
     })
 }
 
+/// The fields of each event as [`decode_event`] reads them from the frame's text.
+mod event_fields {
+    use serde::Deserialize;
+
+    use crate::activity::{Activity, ApprovalRequest, DecidedBy, RunActivity};
+    use crate::session::Fact;
+
+    use super::{SearchHit, Sent};
+
+    #[derive(Deserialize)]
+    pub(super) struct Session {
+        pub(super) id: i64,
+        pub(super) facts: Vec<Fact>,
+        pub(super) sent: Vec<Sent>,
+        #[serde(default)]
+        pub(super) activity: Vec<RunActivity>,
+    }
+    #[derive(Deserialize)]
+    pub(super) struct Doing {
+        pub(super) to: String,
+        pub(super) message: String,
+        pub(super) item: Activity,
+    }
+    #[derive(Deserialize)]
+    pub(super) struct Asking {
+        pub(super) to: String,
+        pub(super) message: String,
+        pub(super) request: ApprovalRequest,
+    }
+    #[derive(Deserialize)]
+    pub(super) struct Settled {
+        pub(super) to: String,
+        pub(super) request: String,
+        #[serde(default)]
+        pub(super) option: Option<String>,
+        pub(super) by: DecidedBy,
+    }
+    #[derive(Deserialize)]
+    pub(super) struct Committed {
+        pub(super) seq: u64,
+        pub(super) fact: Fact,
+    }
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub(super) struct Delivering {
+        pub(super) to: String,
+        pub(super) message: String,
+        pub(super) prompt_sha256: String,
+        pub(super) bytes: usize,
+    }
+    #[derive(Deserialize)]
+    pub(super) struct Output {
+        pub(super) to: String,
+        pub(super) delta: String,
+    }
+    #[derive(Deserialize)]
+    pub(super) struct Retrying {
+        pub(super) to: String,
+        pub(super) attempt: u32,
+        #[serde(default)]
+        pub(super) max: Option<u32>,
+        pub(super) reason: String,
+    }
+    #[derive(Deserialize)]
+    pub(super) struct List<T> {
+        pub(super) list: Vec<T>,
+    }
+    #[derive(Deserialize)]
+    pub(super) struct SearchResults {
+        pub(super) query: String,
+        pub(super) hits: Vec<SearchHit>,
+    }
+    #[derive(Deserialize)]
+    pub(super) struct Error {
+        pub(super) message: String,
+    }
+}
+
 /// Reads one event frame from the bridge.
 ///
 /// Each kind's fields are read straight from the text (`v` and `type` skipped as unknown
@@ -410,73 +488,7 @@ pub fn decode_command(text: &str) -> Result<Command, FrameError> {
 /// in serde's `Content` first, and that second reader of every field type cost the page's
 /// wasm some 30 KB (docs/architecture.md §18).
 pub fn decode_event(text: &str) -> Result<Event, FrameError> {
-    #[derive(Deserialize)]
-    struct Session {
-        id: i64,
-        facts: Vec<Fact>,
-        sent: Vec<Sent>,
-        #[serde(default)]
-        activity: Vec<RunActivity>,
-    }
-    #[derive(Deserialize)]
-    struct Doing {
-        to: String,
-        message: String,
-        item: Activity,
-    }
-    #[derive(Deserialize)]
-    struct Asking {
-        to: String,
-        message: String,
-        request: ApprovalRequest,
-    }
-    #[derive(Deserialize)]
-    struct Settled {
-        to: String,
-        request: String,
-        #[serde(default)]
-        option: Option<String>,
-        by: DecidedBy,
-    }
-    #[derive(Deserialize)]
-    struct Committed {
-        seq: u64,
-        fact: Fact,
-    }
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Delivering {
-        to: String,
-        message: String,
-        prompt_sha256: String,
-        bytes: usize,
-    }
-    #[derive(Deserialize)]
-    struct Output {
-        to: String,
-        delta: String,
-    }
-    #[derive(Deserialize)]
-    struct Retrying {
-        to: String,
-        attempt: u32,
-        #[serde(default)]
-        max: Option<u32>,
-        reason: String,
-    }
-    #[derive(Deserialize)]
-    struct List<T> {
-        list: Vec<T>,
-    }
-    #[derive(Deserialize)]
-    struct SearchResults {
-        query: String,
-        hits: Vec<SearchHit>,
-    }
-    #[derive(Deserialize)]
-    struct Error {
-        message: String,
-    }
+    use event_fields::*;
     fn read<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, serde_json::Error> {
         serde_json::from_str(text)
     }

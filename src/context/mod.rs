@@ -233,7 +233,6 @@ pub(crate) fn gather_as_of<'a>(
         None => None,
     };
     let messages = store.messages();
-    let current = &messages[cur_pos];
     let line = |pos: usize| {
         line_at(store, pos).ok_or_else(|| BuildError::UnknownMessage(messages[pos].id.clone()))
     };
@@ -262,36 +261,13 @@ pub(crate) fn gather_as_of<'a>(
 
     let routed = settings.delivery == DeliveryPolicy::Parent && target.parent.is_some();
     let current_line = line(cur_pos)?;
-    let mut context: Vec<LineRef<'a>> = Vec::with_capacity(win.range.len());
-    for pos in win.range.clone().filter(|&p| !withheld(p)) {
-        context.push(line(pos)?);
-    }
-    let mut removed: Vec<(usize, DedupReason)> = Vec::new();
-    if let Some(last) = context.last() {
-        let pos = last.index.unwrap_or(cur_pos);
-        if let Some(reason) = dedup::repeats_current(
-            &messages[pos],
-            &last.content,
-            current,
-            &current_line.content,
-        ) {
-            removed.push((pos, reason));
-            context.pop();
-        }
-    }
-    // Routed (parent policy): the window ends before the parent, which is the `[MESSAGE]`,
-    // so the parent itself is never in it; the receiver's own last answer is dropped, as the
-    // peer does (the agent's session already holds what it said).
-    if routed {
-        let own = |l: &LineRef<'_>| {
-            let speaker = &messages[l.index.unwrap_or(cur_pos)].speaker;
-            speaker.kind == SpeakerKind::Ai && speaker.id == recipient.id
-        };
-        if let Some(k) = context.iter().rposition(own) {
-            removed.push((context[k].index.unwrap_or(cur_pos), DedupReason::OwnLast));
-            context.remove(k);
-        }
-    }
+    let (context, removed) = window_lines(
+        store,
+        &recipient.id,
+        (win.range.clone(), cur_pos),
+        &current_line,
+        routed,
+    )?;
     for pos in win.range.clone() {
         if withheld(pos) {
             fates.push(MessageFate {
@@ -325,36 +301,16 @@ pub(crate) fn gather_as_of<'a>(
             });
         }
     }
-    let mut related = Vec::new();
-    if let (true, Some(p)) = (routed, &target.parent) {
-        for &pos in store.children(p).iter().rev() {
-            if pos >= as_of.len {
-                continue;
-            }
-            if related.len() == route::MAX_RELATED {
-                break;
-            }
-            let speaker = &messages[pos].speaker;
-            if speaker.id == recipient.id || pos == cur_pos {
-                continue;
-            }
-            if withheld(pos) {
-                fates.push(MessageFate {
-                    index: pos,
-                    fate: Fate::Withheld,
-                });
-                continue;
-            }
-            let mut l = line(pos)?;
-            l.content = Cow::Owned(route::summarize_related(&l.content));
-            related.push(l);
-            markers_stripped += markers(pos);
-            fates.push(MessageFate {
-                index: pos,
-                fate: Fate::Related,
-            });
-        }
-    }
+    let related = match (routed, &target.parent) {
+        (true, Some(p)) => related_lines(
+            store,
+            &recipient.id,
+            (p, cur_pos, as_of.len),
+            &mut fates,
+            &mut markers_stripped,
+        )?,
+        _ => Vec::new(),
+    };
     fates.sort_unstable_by_key(|f| f.index);
 
     let input = InputRef {
@@ -375,6 +331,95 @@ pub(crate) fn gather_as_of<'a>(
         fates,
         markers_stripped,
     })
+}
+
+/// The window's lines for `recipient` (the messages in `range`, the current one at `cur_pos`):
+/// withheld ones left out, the last one dropped when it repeats the current message, and, for
+/// a routed delivery, the receiver's own last answer (the agent's session already holds what
+/// it said, as the peer does); with what was dropped and why.
+fn window_lines<'a>(
+    store: &'a Store,
+    recipient: &str,
+    (range, cur_pos): (std::ops::Range<usize>, usize),
+    current_line: &LineRef<'a>,
+    routed: bool,
+) -> Result<(Vec<LineRef<'a>>, Vec<(usize, DedupReason)>), BuildError> {
+    let messages = store.messages();
+    let line = |pos: usize| {
+        line_at(store, pos).ok_or_else(|| BuildError::UnknownMessage(messages[pos].id.clone()))
+    };
+    let mut context: Vec<LineRef<'a>> = Vec::with_capacity(range.len());
+    for pos in range.filter(|&p| !store.is_withheld(p)) {
+        context.push(line(pos)?);
+    }
+    let mut removed: Vec<(usize, DedupReason)> = Vec::new();
+    if let Some(last) = context.last() {
+        let pos = last.index.unwrap_or(cur_pos);
+        if let Some(reason) = dedup::repeats_current(
+            &messages[pos],
+            &last.content,
+            &messages[cur_pos],
+            &current_line.content,
+        ) {
+            removed.push((pos, reason));
+            context.pop();
+        }
+    }
+    // Routed (parent policy): the window ends before the parent, which is the `[MESSAGE]`,
+    // so the parent itself is never in it.
+    if routed {
+        let own = |l: &LineRef<'_>| {
+            let speaker = &messages[l.index.unwrap_or(cur_pos)].speaker;
+            speaker.kind == SpeakerKind::Ai && speaker.id == recipient
+        };
+        if let Some(k) = context.iter().rposition(own) {
+            removed.push((context[k].index.unwrap_or(cur_pos), DedupReason::OwnLast));
+            context.remove(k);
+        }
+    }
+    Ok((context, removed))
+}
+
+/// The related messages of a routed delivery: the other answers to `parent` stored before
+/// `as_of`, newest first, at most [`route::MAX_RELATED`], each summarized (the recipient's own
+/// and the current message left out); their fates and markers noted.
+fn related_lines<'a>(
+    store: &'a Store,
+    recipient: &str,
+    (parent, cur_pos, as_of): (&crate::message::MessageId, usize, usize),
+    fates: &mut Vec<MessageFate>,
+    markers_stripped: &mut usize,
+) -> Result<Vec<LineRef<'a>>, BuildError> {
+    let messages = store.messages();
+    let mut related = Vec::new();
+    for &pos in store.children(parent).iter().rev() {
+        if pos >= as_of {
+            continue;
+        }
+        if related.len() == route::MAX_RELATED {
+            break;
+        }
+        if messages[pos].speaker.id == recipient || pos == cur_pos {
+            continue;
+        }
+        if store.is_withheld(pos) {
+            fates.push(MessageFate {
+                index: pos,
+                fate: Fate::Withheld,
+            });
+            continue;
+        }
+        let mut l = line_at(store, pos)
+            .ok_or_else(|| BuildError::UnknownMessage(messages[pos].id.clone()))?;
+        l.content = Cow::Owned(route::summarize_related(&l.content));
+        related.push(l);
+        *markers_stripped += store.view(pos).map_or(0, |v| v.markers());
+        fates.push(MessageFate {
+            index: pos,
+            fate: Fate::Related,
+        });
+    }
+    Ok(related)
 }
 
 impl Gathered<'_> {

@@ -1,11 +1,6 @@
-//! A failure's reason as recorded: bounded in size, durations in exact words, and a reply over
-//! the message limit turned into the failure it is.
+//! A failure's reason as recorded: bounded in size, durations in exact words.
 
 use std::time::Duration;
-
-use agent_chatter::session::Failure;
-
-use super::run::Outcome;
 
 /// The longest failure reason recorded (an agent's own error text can be megabytes).
 pub(crate) const MAX_REASON: usize = 4 * 1024;
@@ -33,22 +28,6 @@ pub(crate) fn human(d: Duration) -> String {
         (s, 0) => format!("{s} s"),
         (s, rest) => format!("{}.{} s", s, format!("{rest:03}").trim_end_matches('0')),
     }
-}
-
-/// `outcome`, unless its text is over the message limit: then the failure saying so (a reply
-/// assembled from an ACP agent's chunks is checked here; the stream decoders check their own).
-pub(crate) fn within_limit(outcome: Outcome) -> Outcome {
-    let len = match &outcome {
-        Outcome::Replied(text) | Outcome::Incomplete { text, .. } => text.len(),
-        Outcome::Failed(..) => 0,
-    };
-    if len > agent_chatter::message::MAX_MESSAGE_BYTES {
-        return Outcome::Failed(
-            Failure::TooLarge,
-            super::decode::above_the_limit(len as u64),
-        );
-    }
-    outcome
 }
 
 #[cfg(test)]

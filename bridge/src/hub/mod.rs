@@ -16,6 +16,7 @@
 //! - `delivery.rs`: one delivery in steps: resolve the launch, announce it, spawn the run
 //!   (an agent's CLI or the simulator); a run a stop interrupted is recorded instead.
 //! - `relay.rs`: a run's stream relayed to every page, and kept for a page that connects.
+//! - `approvals.rs`: a person's answer to the running agent's question, checked and passed on.
 //! - `outcome.rs`: a finished run becomes a fact (a pure step), which is then recorded.
 //! - `members.rs`: how each AI member is answered here (the `agents` event, the cost cap).
 //! - `observer.rs`: what a subscriber with no session of its own (the chat) is told.
@@ -32,6 +33,7 @@ use tokio_tungstenite::tungstenite::Utf8Bytes;
 use crate::store::StoreError;
 
 mod actor;
+mod approvals;
 mod delivery;
 mod handle;
 mod members;

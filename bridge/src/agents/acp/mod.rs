@@ -25,7 +25,7 @@ pub(crate) use policy::Approve;
 pub(crate) use policy::DEFAULT_APPROVAL_TIMEOUT;
 
 use super::process::{self, GroupGuard};
-use super::reason::{cap, human, within_limit};
+use super::reason::{cap, human};
 use super::run::{Outcome, Output, Ran, CANCELLED};
 use super::stderr::{stderr_summary, stderr_tail};
 use super::AgentCommand;
@@ -286,4 +286,20 @@ impl Talked {
             }
         }
     }
+}
+
+/// `outcome`, unless its text is over the message limit: then the failure saying so (the reply
+/// is assembled here from the agent's chunks; the stream decoders check their own).
+fn within_limit(outcome: Outcome) -> Outcome {
+    let len = match &outcome {
+        Outcome::Replied(text) | Outcome::Incomplete { text, .. } => text.len(),
+        Outcome::Failed(..) => 0,
+    };
+    if len > agent_chatter::message::MAX_MESSAGE_BYTES {
+        return Outcome::Failed(
+            Failure::TooLarge,
+            super::decode::above_the_limit(len as u64),
+        );
+    }
+    outcome
 }
