@@ -333,6 +333,9 @@ pub(crate) fn gather_as_of<'a>(
     })
 }
 
+/// The lines a window keeps, and the positions it dropped with why.
+type WindowLines<'a> = (Vec<LineRef<'a>>, Vec<(usize, DedupReason)>);
+
 /// The window's lines for `recipient` (the messages in `range`, the current one at `cur_pos`):
 /// withheld ones left out, the last one dropped when it repeats the current message, and, for
 /// a routed delivery, the receiver's own last answer (the agent's session already holds what
@@ -343,7 +346,7 @@ fn window_lines<'a>(
     (range, cur_pos): (std::ops::Range<usize>, usize),
     current_line: &LineRef<'a>,
     routed: bool,
-) -> Result<(Vec<LineRef<'a>>, Vec<(usize, DedupReason)>), BuildError> {
+) -> Result<WindowLines<'a>, BuildError> {
     let messages = store.messages();
     let line = |pos: usize| {
         line_at(store, pos).ok_or_else(|| BuildError::UnknownMessage(messages[pos].id.clone()))
