@@ -41,11 +41,27 @@ fn cases() -> Vec<(String, String, PathBuf, String)> {
                 Ok(p) => serde_json::to_value(&p).expect("serializes"),
                 Err(e) => serde_json::json!({ "error": e.to_string() }),
             };
-            let actual = serde_json::to_string_pretty(&actual).expect("serializes") + "\n";
+            let actual =
+                serde_json::to_string_pretty(&sorted_keys(actual)).expect("serializes") + "\n";
             cases.push((stem.clone(), member.id.clone(), expected, actual));
         }
     }
     cases
+}
+
+/// `value` with its objects' keys sorted, as the expected files have them, whether or not the
+/// workspace's build turns on serde_json's `preserve_order` (the bridge's ACP SDK does).
+fn sorted_keys(value: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => {
+            let sorted: std::collections::BTreeMap<String, Value> =
+                map.into_iter().map(|(k, v)| (k, sorted_keys(v))).collect();
+            Value::Object(sorted.into_iter().collect())
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(sorted_keys).collect()),
+        other => other,
+    }
 }
 
 #[test]
