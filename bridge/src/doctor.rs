@@ -8,7 +8,7 @@ use std::path::Path;
 use agent_chatter::team::{Team, CLAUDE_CODE, GOOGLE_GEMINI, OPENAI_CODEX};
 
 use crate::agents::machine::MachineSettings;
-use crate::agents::{self, settings, AgentCommand, AgentType, AgentsFile, Answerer};
+use crate::agents::{self, settings, AcpSettings, AgentCommand, AgentType, AgentsFile, Answerer};
 
 /// What the checkup found: the report's lines, and each problem with its fix (one line each).
 #[derive(Debug, Default)]
@@ -70,6 +70,11 @@ fn agent_types(up: &mut Checkup, file: &AgentsFile) {
             continue;
         };
         let shown = shown(&command);
+        let package = match (&command.acp, agent_type) {
+            (Some(_), CLAUDE_CODE) => "@agentclientprotocol/claude-agent-acp",
+            (Some(_), OPENAI_CODEX) => "@agentclientprotocol/codex-acp",
+            _ => package,
+        };
         let found = match agents::locate(&command.command) {
             Some(path) => format!("{} ({})", path.display(), agents::version(&path)),
             None => format!("not installed (`npm install -g {package}`)"),
@@ -84,7 +89,10 @@ fn agent_types(up: &mut Checkup, file: &AgentsFile) {
         } else {
             format!("key variables set: {}", set.join(", "))
         };
-        let mode = output_mode(command.output.unwrap_or(AgentType::of(agent_type)));
+        let mode = match &command.acp {
+            Some(acp) => over_acp(acp),
+            None => output_mode(command.output.unwrap_or(AgentType::of(agent_type))).to_string(),
+        };
         up.lines.push(format!(
             "  {agent_type}: `{shown}` · {found} · {mode} · {keys}"
         ));
@@ -136,6 +144,21 @@ fn members(
         let Some((program, full, kind)) = command else {
             continue;
         };
+        if let Some(acp) = &full.acp {
+            // Over ACP nothing is a flag: the model and the mode are the session's, checked
+            // against what the agent offers when a delivery opens it.
+            up.lines.push(format!(
+                "{label}: runs `{}` in {} · {}",
+                shown(&full),
+                full.dir
+                    .as_ref()
+                    .map_or("the bridge's directory".to_string(), |d| d
+                        .display()
+                        .to_string()),
+                over_acp(acp)
+            ));
+            continue;
+        }
         let flags = settings::setting_args(kind, &dressed.run)
             .map_err(|e| format!("{}: {e}", member.id))
             .and_then(|args| {
@@ -230,6 +253,15 @@ fn described(path: &Path) -> String {
             path.display()
         ),
     }
+}
+
+/// How a member over ACP runs, in one phrase: the protocol, its approval rule and wait.
+fn over_acp(acp: &AcpSettings) -> String {
+    format!(
+        "ACP · {} · an unanswered question is rejected after {} s",
+        acp.approve.name(),
+        acp.approval_timeout.as_secs()
+    )
 }
 
 fn output_mode(kind: AgentType) -> &'static str {

@@ -75,3 +75,30 @@ fn a_team_whose_members_can_all_run_passes() {
     assert_eq!(code, Some(0), "{out}{err}");
     assert!(out.contains("no problems: every member can run"), "{out}");
 }
+
+#[test]
+fn a_member_over_acp_is_shown_with_its_protocol_and_approval_rule_and_a_missing_adapter_named() {
+    let team = support::team(None);
+    let dir = Bridge::new_dir(&team, "claude-settings.sh");
+    let d = dir.path();
+    let agents = json!({"agents": {
+        "max": {"protocol": "acp", "command": fixture("acp-agent.mjs").display().to_string(),
+                "approve": "reads", "approvalTimeoutMs": 120000},
+        "claude-code": {"protocol": "acp"}
+    }});
+    std::fs::write(d.join("agents.json"), agents.to_string()).unwrap();
+    let (code, out, err) = doctor(d, "/usr/bin:/bin");
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(
+        out.contains("max (claude-code): runs `")
+            && out.contains(
+                "· ACP · approve: reads · an unanswered question is rejected after 120 s"
+            ),
+        "{out}"
+    );
+    // The agent type's built-in ACP profile, not installed here: its adapter's package.
+    assert!(
+        out.contains("claude-code: `claude-agent-acp` · not installed (`npm install -g @agentclientprotocol/claude-agent-acp`) · ACP · approve: ask"),
+        "{out}"
+    );
+}
