@@ -49,33 +49,9 @@ pub fn installed_smoke(ctx: &Ctx) -> Result<(), String> {
     )
 }
 
-/// The most the page's wasm may weigh gzipped (`gzip -9`), in bytes, today: a ratchet,
-/// lowered as the page shrinks. Issue #25's budget is [`WASM_GZIP_TARGET`]; the page is over
-/// it (513 943 B when the ratchet came in, 471 908 B at its last lowering), so the suite fails
-/// on any growth past this. Raised three times for edit speed (docs/architecture.md §13, §18):
-/// by 1 000 B for the inspector's prompt written span by span and the members read apart from
-/// the settings (~0.35 ms off a setting edit), by 1 500 B for the session's parts kept in
-/// signals written after each fact instead of memos of the session (2 009 B; a setting edit
-/// 2.3 -> 1.8 ms, median of three A/B runs), and by 2 500 B for the budget, section bars and
-/// fates patched in place instead of rewritten as HTML (2 369 B; warm edits 2.0 -> 1.4 ms for
-/// a setting, 1.5 -> 0.9 for a selection, 1.5 -> 1.2 for a message); then by 4 000 B for
-/// fixes a newcomer's walk through the bridge page called for (the spend kept across team
-/// changes, the cost cap in the settings, each delivery's own answer in the inspector), and
-/// by 2 000 B for a bridge gone while an agent runs (nothing shown as running, cancel
-/// disabled saying why), a delivery still out not called delivered, a fork asking before
-/// the bridge runs an agent at once, the share box closing as the menus do and the banner's
-/// copy of a what-if error cleared with it; then by 1 000 B for the `interrupted` failure
-/// kind, cost totals that say they leave out runs reporting no cost (`≥ $…`), a file opened
-/// page-alone as a new session of the library instead of over the conversation shown, a
-/// failure notice the inspector says no agent is sent, failures found by their reason, and a
-/// composer draft kept across a reload; and by 500 B for that draft kept per session, so a
-/// message typed for one conversation is never shown (and sent) in another. Then to 491 700 B
-/// for the page bounding what it reads (issue 45.7: a shared link sized before it is read,
-/// inflation fed 1 KiB at a time and stopped at its limit, a run's output kept to its last MiB,
-/// a search longer than the bridge takes not sent), +2 474 B measured on 0206dbf (488 504 ->
-/// 490 978 B; that tree was already 1 004 B over the ceiling), 491 678 B for the tree it went
-/// in with.
-/// Raised to 541 000 B for agents over ACP on the page (activity list, approvals, context meter).
+/// The most the page's wasm may weigh gzipped (`gzip -9`), in bytes: a ratchet, so the suite
+/// fails on any growth past it. It is moved only with the reason and the measured size in
+/// docs/measurements.md; issue #25's budget is [`WASM_GZIP_TARGET`].
 pub const WASM_GZIP_LIMIT: u64 = 541_000;
 /// Issue #25's budget for the page's wasm ("does not grow past 400 KB"), not yet met.
 pub const WASM_GZIP_TARGET: u64 = 400_000;
