@@ -84,3 +84,53 @@ impl Drop for GroupGuard {
         self.release();
     }
 }
+
+/// Every live descendant of `pid` (children, their children, …), read from `/proc` (Linux;
+/// elsewhere none). An ACP adapter may start a tool's shell in a session of its own, outside
+/// the agent's group; a process that is still a descendant is found here and stopped too.
+#[cfg(target_os = "linux")]
+pub(crate) fn descendants(pid: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let parents: Vec<(u32, u32)> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|p| {
+            let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).ok()?;
+            // `pid (comm) state ppid …`: the command name may hold spaces and parentheses.
+            let after = stat.rsplit_once(") ")?.1;
+            let ppid = after.split_whitespace().nth(1)?.parse().ok()?;
+            Some((p, ppid))
+        })
+        .collect();
+    let mut found = vec![pid];
+    let mut i = 0;
+    while i < found.len() {
+        let parent = found[i];
+        found.extend(
+            parents
+                .iter()
+                .filter(|(_, pp)| *pp == parent)
+                .map(|(p, _)| *p),
+        );
+        i += 1;
+    }
+    found.remove(0);
+    found
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn descendants(_: u32) -> Vec<u32> {
+    Vec::new()
+}
+
+/// Kills each of `pids` (processes found by [`descendants`] a moment before).
+pub(crate) fn kill_each(pids: &[u32]) {
+    for pid in pids.iter().filter_map(|p| i32::try_from(*p).ok()) {
+        // SAFETY: kill(2) on a process id; no memory is shared.
+        unsafe {
+            libc::kill(pid, libc::SIGKILL);
+        }
+    }
+}

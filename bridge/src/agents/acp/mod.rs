@@ -113,8 +113,11 @@ pub(crate) async fn run(job: AcpJob<'_>, streams: Streams, cancel: oneshot::Rece
             .try_wait()
             .and_then(|s| s.ok_or_else(|| std::io::Error::other("still running")))),
     };
-    // Over, one way or another: the agent and its helpers go with its group.
+    // Over, one way or another: the agent and its helpers go with its group, and any
+    // descendant an adapter started in a session of its own (a tool's shell) with them.
+    let strays = child.id().map(process::descendants).unwrap_or_default();
     group.kill();
+    process::kill_each(&strays);
     let _ = tokio::time::timeout(Duration::from_secs(2), child.wait()).await;
     let _ = tokio::time::timeout(Duration::from_millis(500), stderr_reader).await;
     group.release();
