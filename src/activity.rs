@@ -1,4 +1,4 @@
-//! What an agent does while it runs (DESIGN §14d): its tool calls, its plan, its thoughts, its
+//! What an agent does while it runs (docs/architecture.md §14d): its tool calls, its plan, its thoughts, its
 //! view of its context window, and the approvals it asked for. Activity is shown to the human
 //! (page, chat, transcript) and stored with its run, outside the fact log: it never reaches
 //! another agent's prompt, so nothing here is read by the context manager.

@@ -70,7 +70,7 @@ pub enum Command {
         upto: u64,
     },
     /// Answers the open approval `request` of the member `to` with the agent's option
-    /// `option` (DESIGN §14d); only for the session the page has open.
+    /// `option` (docs/architecture.md §14d); only for the session the page has open.
     AnswerApproval {
         to: String,
         request: String,

@@ -68,7 +68,7 @@ impl Format {
     }
 
     /// [`Self::render`], with each agent run's activity (its tool calls and approval
-    /// decisions, DESIGN §14d) shown after the message the run ended in. `activity` is what
+    /// decisions, docs/architecture.md §14d) shown after the message the run ended in. `activity` is what
     /// the host kept of each run, keyed by the message it was delivered and its recipient.
     pub fn render_with_activity(
         self,

@@ -123,7 +123,7 @@ fn spread(mut values: Vec<f64>) -> String {
 
 /// A chatty ACP agent (tests/fixtures/agents/acp-agent.mjs `chatty:N`): `runs` deliveries of
 /// `updates` tool-call updates each, with a text line every 10th; the relay latency of each
-/// (agent writes → page receives), activity and text apart (DESIGN §14d: activity must not
+/// (agent writes → page receives), activity and text apart (docs/architecture.md §14d: activity must not
 /// slow the relay).
 async fn acp_chatty(runs: usize, updates: usize) {
     let team = json!({"name": "acp", "members": [

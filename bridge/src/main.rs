@@ -205,7 +205,7 @@ fn export(db: &Path, session: &str, format: &str, output: Option<&Path>) -> Resu
     let facts = store.facts(id).map_err(|e| e.to_string())?;
     let session = agent_chatter::session::Session::replay(facts)
         .map_err(|e| format!("session {id} does not replay: {e}"))?;
-    // Each ACP run's tool calls and approvals (DESIGN §14d); a database from before the
+    // Each ACP run's tool calls and approvals (docs/architecture.md §14d); a database from before the
     // activity table has none to show.
     let activity = store.activity(id).unwrap_or_default();
     let text = format.render_with_activity(&session, Some(clock::now()), &activity);

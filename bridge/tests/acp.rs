@@ -1,4 +1,4 @@
-//! Agents over ACP (DESIGN §14d, issue #41) against the test's own ACP agent
+//! Agents over ACP (docs/architecture.md §14d, issue #41) against the test's own ACP agent
 //! (`fixtures/agents/acp-agent.mjs`, run by Node): exact bytes, activity, approvals by a
 //! person, a rule and the timeout, usage and the context fill, and every way a run ends.
 

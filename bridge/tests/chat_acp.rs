@@ -1,4 +1,4 @@
-//! An ACP agent in `agent-chatter chat` and in its transcript (DESIGN §14d): its tool calls show
+//! An ACP agent in `agent-chatter chat` and in its transcript (docs/architecture.md §14d): its tool calls show
 //! as lines, its question shows with how to answer it, `/allow` answers it, and `export` shows
 //! the tool call and the decision after the run's reply (md, html, json).
 

@@ -1,4 +1,4 @@
-//! `agent-chatter serve` running members over ACP (DESIGN §14d, issue #41 point 7) with the
+//! `agent-chatter serve` running members over ACP (docs/architecture.md §14d, issue #41 point 7) with the
 //! real adapters — `claude-agent-acp`, `codex-acp` and `gemini --acp`, from their built-in
 //! profiles — against the loopback mock of the model APIs (`support/mock_models.rs`), driven
 //! by the typed test client: the chain and the exact prompt bytes, approvals answered by a

@@ -1,4 +1,4 @@
-// Agents over ACP on the page (DESIGN §14d, issue 41): an approval answered from the page
+// Agents over ACP on the page (docs/architecture.md §14d, issue 41): an approval answered from the page
 // (the member's card says "needs you", the tab's title too, and the panel's buttons answer
 // it), the activity list of a delivery (tool calls with kind, status, files and diff size;
 // plan, thoughts, decisions) and the context meter on the member's card. Against a real

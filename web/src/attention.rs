@@ -66,7 +66,7 @@ pub fn follow(state: AppState) -> Attention {
             .with(status::attention)
             .filter(|(facts, _)| *facts > seen)
     });
-    // The approvals running agents wait for (DESIGN §14d): the title says so while any is
+    // The approvals running agents wait for (docs/architecture.md §14d): the title says so while any is
     // open, and each is notified once when the browser allows notifications (never asked
     // here: only the header's toggle asks).
     let host = crate::host::use_host();

@@ -34,7 +34,7 @@ pub enum MemberStatus {
     },
     /// The conversation waits for this human.
     Waiting,
-    /// Its running agent asks whether it may make a tool call (DESIGN §14d).
+    /// Its running agent asks whether it may make a tool call (docs/architecture.md §14d).
     NeedsYou,
     /// Its delivery was in flight when the bridge went away: whether it still runs, and how
     /// it ended, is known only once the bridge is back (nothing is shown as running then).

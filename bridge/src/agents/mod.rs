@@ -66,7 +66,7 @@ pub struct AgentCommand {
     pub env: BTreeMap<String, String>,
     /// Where it runs; the bridge's working directory when `None`.
     pub dir: Option<PathBuf>,
-    /// Set when it speaks ACP (DESIGN §14d) rather than printing a stream: the member's
+    /// Set when it speaks ACP (docs/architecture.md §14d) rather than printing a stream: the member's
     /// approval rule and wait.
     pub acp: Option<AcpSettings>,
 }
@@ -175,7 +175,7 @@ pub fn default_command(agent_type: &str) -> Option<AgentCommand> {
     })
 }
 
-/// The built-in ACP profiles (DESIGN §14d): Claude and Codex through their adapters from npm,
+/// The built-in ACP profiles (docs/architecture.md §14d): Claude and Codex through their adapters from npm,
 /// Gemini's own `--acp`. Chosen by `{"protocol": "acp"}` for the agent type in the agents file.
 pub fn acp_profile(agent_type: &str) -> Option<AgentCommand> {
     let (command, args): (&str, &[&str]) = match agent_type {

@@ -1,4 +1,4 @@
-//! What an ACP agent does, as the terminal chat shows it (DESIGN §14d): one line per tool call
+//! What an ACP agent does, as the terminal chat shows it (docs/architecture.md §14d): one line per tool call
 //! when it is first seen and one when it fails; an approval with its tool call, what it
 //! touches, its options and how to answer (`/allow`, `/allow always`, `/deny`), ringing the
 //! bell as a human's turn does; and who settled it.

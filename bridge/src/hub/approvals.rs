@@ -1,4 +1,4 @@
-//! Questions of the running agent answered from outside its run (DESIGN §14d): a page's
+//! Questions of the running agent answered from outside its run (docs/architecture.md §14d): a page's
 //! `answerApproval` or the chat's `/allow` reach the run through its slot, once the member,
 //! the question and the option are checked.
 

@@ -139,7 +139,7 @@ impl Hub {
     }
 
     /// Answers the open question `request` of the running member `to` with the agent's option
-    /// `option` (DESIGN §14d); `place` says where the person answered (`page`, `chat`). Only a
+    /// `option` (docs/architecture.md §14d); `place` says where the person answered (`page`, `chat`). Only a
     /// question of the run in flight of the open session can be answered, once.
     pub(crate) async fn answer_approval(
         &self,

@@ -1,5 +1,5 @@
 //! A run's stream, relayed: its text to every page in frames of bounded size, the retries its
-//! CLI reports, an ACP agent's activity and questions (DESIGN §14d), and what a page that
+//! CLI reports, an ACP agent's activity and questions (docs/architecture.md §14d), and what a page that
 //! connects while it runs needs: the last MiB it streamed, its activity, its open questions.
 
 use std::sync::Arc;
@@ -116,7 +116,7 @@ pub(super) fn start(
     )
 }
 
-/// Relays an ACP run's activity and questions as they come (DESIGN §14d): each is kept in the
+/// Relays an ACP run's activity and questions as they come (docs/architecture.md §14d): each is kept in the
 /// run's slot (its activity log; its open questions until settled) and published under the
 /// slot's lock, as output is, so a page attaching meanwhile gets each exactly once.
 async fn relay_signals(

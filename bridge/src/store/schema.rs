@@ -85,7 +85,7 @@ CREATE TABLE IF NOT EXISTS team_files (
 );
 ";
 
-/// What each run of an agent over ACP did (DESIGN §14d): its tool calls, plan, thoughts,
+/// What each run of an agent over ACP did (docs/architecture.md §14d): its tool calls, plan, thoughts,
 /// context fill and approval decisions, as JSON (`Vec<agent_chatter::activity::Activity>`),
 /// keyed as its digest is. Shown and exported, never a fact: it reaches no prompt. Added to
 /// older files when they are opened.

@@ -125,7 +125,7 @@ pub struct Bridge {
     started: RwSignal<Option<(MemberId, u64)>>,
     /// The last retry the running agent's CLI reported, until its run ends.
     retry: RwSignal<Option<Retry>>,
-    /// What each delivery's run did (agents over ACP, DESIGN §14d), by (message id, member):
+    /// What each delivery's run did (agents over ACP, docs/architecture.md §14d), by (message id, member):
     /// tool calls merged by id, the plan, thoughts, context fills, decisions.
     activity: RwSignal<BTreeMap<(String, MemberId), ActivityLog>>,
     /// The approvals each member's running agent asked for and no one settled yet.

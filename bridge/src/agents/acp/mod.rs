@@ -1,4 +1,4 @@
-//! Running one delivery over ACP, the Agent Client Protocol (DESIGN §14d), with the protocol's
+//! Running one delivery over ACP, the Agent Client Protocol (docs/architecture.md §14d), with the protocol's
 //! own SDK (`agent-client-protocol`): the agent starts in its own process group as a CLI run
 //! does, then one ACP session per delivery — `initialize`, `session/new` in the member's
 //! `baseDir` with the system part as `systemPrompt` (append), its mode and model set, and one
@@ -181,7 +181,7 @@ pub(crate) enum Talked {
 }
 
 impl Talked {
-    /// The run's outcome and usage (docs/architecture.md §14c, DESIGN §14d): `end_turn` is a
+    /// The run's outcome and usage (docs/architecture.md §14c, §14d): `end_turn` is a
     /// reply, `max_tokens` and `max_turn_requests` an incomplete one, `refusal` a failure,
     /// `cancelled` a cancel; a broken connection is a crash when the agent exited, else an
     /// error of the agent's.

@@ -1,5 +1,5 @@
 //! What a member over ACP may do without asking, and in which of its agent's modes it runs —
-//! both from files on this machine only (DESIGN §14c, §14d).
+//! both from files on this machine only (docs/architecture.md §14c, §14d).
 
 use std::time::Duration;
 

@@ -1,4 +1,4 @@
-//! One ACP session with the agent, from `initialize` to the prompt's response (DESIGN §14d):
+//! One ACP session with the agent, from `initialize` to the prompt's response (docs/architecture.md §14d):
 //! notifications and permission requests arrive through the SDK's handlers into channels, and
 //! one loop here reads them beside the prompt's response, the approvals' answers and a cancel.
 

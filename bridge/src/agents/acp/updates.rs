@@ -1,4 +1,4 @@
-//! What an ACP agent's `session/update`s say, in our terms (DESIGN §14d): text chunks make the
+//! What an ACP agent's `session/update`s say, in our terms (docs/architecture.md §14d): text chunks make the
 //! reply, tool calls, plans and thoughts are activity, `usage_update` fills the context meter
 //! and the cost. Pure: the run feeds notifications in and sends on what comes out.
 

@@ -1,4 +1,4 @@
-//! The approvals running agents wait for (DESIGN §14d, `approval`): above the conversation, so
+//! The approvals running agents wait for (docs/architecture.md §14d, `approval`): above the conversation, so
 //! it is seen without scrolling; for each, who asks, the tool call (title, kind, files, diff
 //! size) and one button per option the agent offers (`approval-option`), which answers it.
 

@@ -1,4 +1,4 @@
-//! What the run of the delivery shown did (agents over ACP, DESIGN §14d): one row per tool
+//! What the run of the delivery shown did (agents over ACP, docs/architecture.md §14d): one row per tool
 //! call (`activity-row`: its title, kind, status, files and diff size), the plan, thoughts
 //! (collapsed) and each approval's decision (the option chosen, and by whom).
 
