@@ -3,12 +3,13 @@
 // it), the activity list of a delivery (tool calls with kind, status, files and diff size;
 // plan, thoughts, decisions) and the context meter on the member's card. Against a real
 // `agent-chatter serve` whose max and sarah are the ACP fixture agent
-// (bridge/tests/fixtures/agents/acp-agent.mjs): max plays `ask`, sarah `reply`.
+// (bridge/tests/fixtures/agents/acp-agent.mjs): max plays `ask`, sarah `reply`, carol
+// `trickle` (1 000 tool-call updates over ~4 s: the page's edit timing while they stream).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { InspectorPage } from './support/inspector-page.mjs';
+import { InspectorPage, screenshots } from './support/inspector-page.mjs';
 import { servedPage } from './support/served.mjs';
 import { bridgeDir, demoTeam, fixture, startBridge } from './support/bridge.mjs';
 import { assertNoSevere, axeFindings } from './support/axe.mjs';
@@ -22,13 +23,13 @@ before(async () => {
   work = path.join(dir, 'work');
   await mkdir(work);
   const team = await demoTeam();
-  for (const id of ['max', 'sarah']) {
+  for (const id of ['max', 'sarah', 'carol']) {
     Object.assign(team.members.find((m) => m.id === id), { agentType: 'claude-code', baseDir: work });
   }
   const acp = (scenario) => ({
     protocol: 'acp', command: fixture('acp-agent.mjs'), args: [scenario, path.join(dir, `${scenario}.log`)],
   });
-  bridge = await startBridge(dir, { team, agents: { max: acp('ask'), sarah: acp('reply') } });
+  bridge = await startBridge(dir, { team, agents: { max: acp('ask'), sarah: acp('reply'), carol: acp('trickle:1000:4') } });
 });
 
 after(() => bridge?.kill());
@@ -126,6 +127,81 @@ test('bridge over ACP: an approval answered from the page, the activity list, th
   severe.push(...later.severe);
   assertNoSevere(severe);
   assert.equal(await page.page.evaluate(() => window.__notes.length), 1, 'one notification per approval');
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('while an ACP agent streams 1 000 tool-call updates, edits still reach the inspector within a frame (timing printed)', async () => {
+  const context = await served.browser.newContext({ viewport: { width: 1280, height: 720 } });
+  const page = new InspectorPage(await context.newPage(), bridge.url);
+  await page.page.goto(bridge.url);
+  await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
+  await page.by('agent-status').first().waitFor();
+  const shown = await page.timelineCount();
+  await page.send('[FROM: kailai] Run the tests. [NEXT: carol]');
+  await page.page.waitForFunction((n) => document.querySelectorAll('[data-testid="timeline-message"]').length === n + 1, shown);
+  await page.by('timeline-message').nth(shown).click();
+  await page.by('recipient-select').selectOption('carol');
+  // Carol's tool call is in the inspector's activity list, its title counting the updates.
+  const progress = () => page.page.evaluate(() => {
+    const title = document.querySelector('[data-testid="activity"] [data-testid="activity-row"] [data-testid="tool-title"]');
+    const m = title?.textContent.match(/^Run tests (\d+)\/1000$/);
+    return m ? Number(m[1]) : null;
+  });
+  await page.page.waitForFunction(() => /^Run tests \d+\/1000$/.test(
+    document.querySelector('[data-testid="activity"] [data-testid="activity-row"] [data-testid="tool-title"]')?.textContent ?? ''));
+
+  // Two edits a user makes while it runs, each timed from the change to the inspector's
+  // effect (performance mark) and to the next painted frame: another message selected, and
+  // the recipient switched (Carol's live activity list leaves and comes back). Both end on
+  // the message sent to Carol, shown to her.
+  const measure = () => page.page.evaluate(async (at) => {
+    const settle = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    const time = async (edit) => {
+      performance.clearMarks('inspector-updated');
+      const t0 = performance.now();
+      edit();
+      await settle();
+      const mark = performance.getEntriesByName('inspector-updated').pop();
+      return { update: mark ? mark.startTime - t0 : NaN, frame: performance.now() - t0 };
+    };
+    const out = { select: [], recipient: [] };
+    const recipient = document.querySelector('[data-testid="recipient-select"]');
+    for (let i = 0; i < 10; i++) {
+      out.recipient.push(await time(() => {
+        recipient.value = i % 2 === 0 ? 'max' : 'carol';
+        recipient.dispatchEvent(new Event('change', { bubbles: true }));
+      }));
+    }
+    for (let i = 0; i < 10; i++) {
+      const rows = document.querySelectorAll('[data-testid="timeline-message"]');
+      out.select.push(await time(() => rows[i % 2 === 0 ? at - 1 : at].click()));
+    }
+    return out;
+  }, shown);
+  const first = await progress();
+  const streaming = await measure();
+  const last = await progress();
+  // The measurement fell inside the stream: updates kept arriving and the run was not over.
+  assert.ok(first !== null && first < 1000, `the stream had begun and not ended (${first}/1000)`);
+  assert.equal(await page.by('timeline-message').count(), shown + 1, 'carol had not replied yet');
+  // Once she has replied, the same edits on a quiet page, for comparison.
+  await page.page.waitForFunction((n) => document.querySelectorAll('[data-testid="timeline-message"]').length === n + 2, shown);
+  await page.by('timeline-message').nth(shown).click();
+  await page.by('recipient-select').selectOption('carol');
+  const quiet = await measure();
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const report = { 'acp updates streamed during the edits': last === null ? null : last - first };
+  for (const [when, samples] of [['streaming', streaming], ['quiet', quiet]]) {
+    for (const [kind, xs] of Object.entries(samples)) {
+      assert.ok(xs.every((s) => Number.isFinite(s.update)), `${when} ${kind}: the inspector reported every update`);
+      report[`${when} ${kind}: median edit → inspector ms`] = median(xs.map((s) => s.update));
+      report[`${when} ${kind}: median edit → next frame ms`] = median(xs.map((s) => s.frame));
+    }
+  }
+  console.log(`e2e timing (ACP stream): ${JSON.stringify(report)}`);
+  await mkdir(screenshots, { recursive: true });
+  await writeFile(new URL('timings-acp.json', screenshots), JSON.stringify(report, null, 2));
   assert.deepEqual(page.errors, []);
   await context.close();
 });

@@ -116,16 +116,25 @@ pub fn bench(ctx: &Ctx, quick: bool) -> Result<(), String> {
         &heap,
     );
 
-    // The page, as the e2e suite last measured it (cargo xtask test writes it).
-    let timings = ctx.target_dir().join("e2e").join("timings.json");
-    match std::fs::read_to_string(&timings) {
-        Ok(text) => section.push_str(&format!(
-            "\n### page in Chromium (web/e2e, last `cargo xtask test`)\n\n```json\n{}\n```\n",
-            text.trim_end()
-        )),
-        Err(_) => section.push_str(
-            "\n(no target/e2e/timings.json: run `cargo xtask test` for the page's figures)\n",
+    // The page, as the e2e suite last measured it (cargo xtask test writes them): edits on a
+    // 10⁴-message session, and edits while an ACP agent streams tool-call updates.
+    for (file, what) in [
+        ("timings.json", "a 10⁴-message session"),
+        (
+            "timings-acp.json",
+            "while an ACP agent streams 1 000 tool-call updates",
         ),
+    ] {
+        let path = ctx.target_dir().join("e2e").join(file);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => section.push_str(&format!(
+                "\n### page in Chromium, {what} (web/e2e, last `cargo xtask test`)\n\n```json\n{}\n```\n",
+                text.trim_end()
+            )),
+            Err(_) => section.push_str(&format!(
+                "\n(no target/e2e/{file}: run `cargo xtask test` for the page's figures)\n"
+            )),
+        }
     }
 
     let report = ctx.target_dir().join("bench-report.md");
