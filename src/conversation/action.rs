@@ -248,36 +248,13 @@ impl std::fmt::Display for Notice {
                 limit,
                 spent,
                 dropped,
-            } => {
-                write!(
-                    f,
-                    "cost limit reached: the runs cost {} of the team's maxCostUsd {}",
-                    spent.display(),
-                    limit.display_limit()
-                )?;
-                if !dropped.is_empty() {
-                    write!(f, "; dropped the pending deliveries to {}", dropped.join(", "))?;
-                }
-                f.write_str("; raise maxCostUsd in the team's settings to go on")
-            }
+            } => write_cost_limit(f, *limit, *spent, dropped),
             Notice::BudgetCrossed {
                 to,
                 status,
                 total_bytes,
                 max_bytes,
-            } => write!(
-                f,
-                "budget {}: {to}'s prompt is {total_bytes} of its {max_bytes} bytes ({}%); older \
-                 history is trimmed first as it grows",
-                match status {
-                    BudgetStatus::Critical => "critical",
-                    BudgetStatus::Warning => "warning",
-                    BudgetStatus::Ok => "ok",
-                },
-                (*total_bytes as u128 * 100)
-                    .checked_div(*max_bytes as u128)
-                    .unwrap_or(100)
-            ),
+            } => write_budget_crossed(f, to, *status, *total_bytes, *max_bytes),
             Notice::UnknownAgentType { member, agent_type } => write!(
                 f,
                 "{member}: agent type {agent_type:?} is unknown; its prompts use the plain format"
@@ -306,4 +283,50 @@ impl std::fmt::Display for Notice {
             ),
         }
     }
+}
+
+/// [`Notice::CostLimitReached`]'s sentence: the spend against the cap, what was dropped.
+fn write_cost_limit(
+    f: &mut std::fmt::Formatter<'_>,
+    limit: Usd,
+    spent: Usd,
+    dropped: &[MemberId],
+) -> std::fmt::Result {
+    write!(
+        f,
+        "cost limit reached: the runs cost {} of the team's maxCostUsd {}",
+        spent.display(),
+        limit.display_limit()
+    )?;
+    if !dropped.is_empty() {
+        write!(
+            f,
+            "; dropped the pending deliveries to {}",
+            dropped.join(", ")
+        )?;
+    }
+    f.write_str("; raise maxCostUsd in the team's settings to go on")
+}
+
+/// [`Notice::BudgetCrossed`]'s sentence: the prompt's size against its budget, in percent.
+fn write_budget_crossed(
+    f: &mut std::fmt::Formatter<'_>,
+    to: &MemberId,
+    status: BudgetStatus,
+    total_bytes: usize,
+    max_bytes: usize,
+) -> std::fmt::Result {
+    let level = match status {
+        BudgetStatus::Critical => "critical",
+        BudgetStatus::Warning => "warning",
+        BudgetStatus::Ok => "ok",
+    };
+    let percent = (total_bytes as u128 * 100)
+        .checked_div(max_bytes as u128)
+        .unwrap_or(100);
+    write!(
+        f,
+        "budget {level}: {to}'s prompt is {total_bytes} of its {max_bytes} bytes ({percent}%); older \
+         history is trimmed first as it grows"
+    )
 }

@@ -790,17 +790,7 @@ impl Conversation {
                     }));
                 continue;
             }
-            let current = match team.settings.delivery {
-                DeliveryPolicy::Parent => item.parent.clone(),
-                // System notices (agent failures) are never an agent's [MESSAGE].
-                DeliveryPolicy::Latest => self
-                    .store
-                    .messages()
-                    .iter()
-                    .rev()
-                    .find(|m| m.speaker.kind != SpeakerKind::System)
-                    .map_or_else(|| item.parent.clone(), |m| m.id.clone()),
-            };
+            let current = current_message(&self.store, team.settings.delivery, &item.parent);
             let due = DuePrompt::due(&self.store, team, member, &current, &item.parent);
             let built = if self.defer_prompts {
                 due.map(|d| {
@@ -814,19 +804,10 @@ impl Conversation {
                 Ok(prompt) => {
                     // Replayed deliveries build no prompt: only a built one is measured.
                     if !self.defer_prompts {
-                        let status = prompt.explain.status;
-                        let before = self
-                            .budget_status
-                            .insert(item.to.clone(), status)
-                            .unwrap_or(BudgetStatus::Ok);
-                        if status > before {
-                            self.actions
-                                .push_back(Action::Notice(Notice::BudgetCrossed {
-                                    to: item.to.clone(),
-                                    status,
-                                    total_bytes: prompt.explain.total_bytes,
-                                    max_bytes: prompt.explain.max_bytes,
-                                }));
+                        if let Some(crossed) =
+                            budget_crossed(&mut self.budget_status, &item.to, &prompt)
+                        {
+                            self.actions.push_back(Action::Notice(crossed));
                         }
                     }
                     if let Some((from_bytes, to_bytes)) = prompt.explain.message_cut() {
@@ -864,6 +845,37 @@ impl Conversation {
             }
         }
     }
+}
+
+/// The message a delivery answers: its parent, or under [`DeliveryPolicy::Latest`] the
+/// newest message that is not a system notice (agent failures are never an agent's [MESSAGE]).
+fn current_message(store: &Store, delivery: DeliveryPolicy, parent: &MessageId) -> MessageId {
+    match delivery {
+        DeliveryPolicy::Parent => parent.clone(),
+        DeliveryPolicy::Latest => store
+            .messages()
+            .iter()
+            .rev()
+            .find(|m| m.speaker.kind != SpeakerKind::System)
+            .map_or_else(|| parent.clone(), |m| m.id.clone()),
+    }
+}
+
+/// Records `to`'s budget status for this prompt; the notice when it got worse than before
+/// (each step up is told once, not every prompt over the line).
+fn budget_crossed(
+    seen: &mut std::collections::BTreeMap<MemberId, BudgetStatus>,
+    to: &MemberId,
+    prompt: &Prompt,
+) -> Option<Notice> {
+    let status = prompt.explain.status;
+    let before = seen.insert(to.clone(), status).unwrap_or(BudgetStatus::Ok);
+    (status > before).then(|| Notice::BudgetCrossed {
+        to: to.clone(),
+        status,
+        total_bytes: prompt.explain.total_bytes,
+        max_bytes: prompt.explain.max_bytes,
+    })
 }
 
 /// Stops an AI run (a bound reached): `first`, the delivery that was due, and every AI

@@ -538,6 +538,25 @@ fn name_of(id: &str, session: &Session) -> String {
         .map_or(id.to_string(), |m| m.display_name.clone())
 }
 
+/// The spinner shown while `name` works, with the figure the page's inspector shows: the
+/// bytes of prompt and system part together (the name as every line shows it, see
+/// `terminal_safe`).
+fn working_spinner(name: &str, bytes: usize) -> ProgressBar {
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    bar.enable_steady_tick(Duration::from_millis(100));
+    bar.set_message(
+        terminal_safe(&format!(
+            "{name} is working… ({bytes} bytes sent: prompt and system part)"
+        ))
+        .into_owned(),
+    );
+    bar
+}
+
 /// Prints what happens: agents' replies and failures, streamed output under a spinner, and
 /// what the conversation says back — notices (a name that matched nobody, a limit hit), whose
 /// turn it is, a `[DONE]`. The hub says what to print of each fact as it applies it
@@ -582,22 +601,7 @@ async fn print_events(
         match published.event() {
             Event::Delivering { to, bytes, .. } => {
                 shown.new_run();
-                let name = name(&hub, to).await;
-                let bar = ProgressBar::new_spinner();
-                bar.set_style(
-                    ProgressStyle::with_template("{spinner} {msg}")
-                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-                );
-                bar.enable_steady_tick(Duration::from_millis(100));
-                // The figure the page's inspector shows: prompt and system part together.
-                // The name as every line shows it (see `terminal_safe`).
-                bar.set_message(
-                    terminal_safe(&format!(
-                        "{name} is working… ({bytes} bytes sent: prompt and system part)"
-                    ))
-                    .into_owned(),
-                );
-                spinner = Some(bar);
+                spinner = Some(working_spinner(&name(&hub, to).await, *bytes));
             }
             Event::Output { delta, .. } => {
                 if let Some(bar) = &spinner {

@@ -67,20 +67,8 @@ pub fn MemberRow(
     // in force, not the refused text (the member itself did not change, so nothing else would
     // make them).
     let refused = RwSignal::new(0u32);
-    let field = move |read: fn(&Member) -> String| {
-        move || {
-            refused.track();
-            member.with(|m| m.as_ref().map(read).unwrap_or_default())
-        }
-    };
-    let set = move |write: fn(&mut Member, String)| {
-        move |ev: leptos::ev::Event| {
-            let value = event_target_value(&ev);
-            if !on_edit.run(Box::new(move |m: &mut Member| write(m, value))) {
-                refused.update(|n| *n += 1);
-            }
-        }
-    };
+    let field = move |read: fn(&Member) -> String| field(member, refused, read);
+    let set = move |write: fn(&mut Member, String)| setter(on_edit, refused, write);
     let set_window = move |ev| set_window(state, on_edit, refused, ev);
     let is_ai = move || member.with(|m| m.as_ref().is_some_and(Member::is_ai));
     let remove = move |_| on_remove.run(());
@@ -118,22 +106,7 @@ pub fn MemberRow(
                     on:change=handler(set(|m, v| m.display_name = v))/>
             </label>
             <When when=Memo::new(move |_| is_ai())>
-                <label>"agent type"
-                    // Any type may be typed (docs/architecture.md §4: unknown ones use the plain
-                    // format); the list offers the three the core formats.
-                    <input class="member-agent-type" list=format!("agent-types-{row}")
-                        prop:value=field(|m| m.agent_type.clone().unwrap_or_default())
-                        on:change=set(|m, v| {
-                            let v = v.trim();
-                            m.agent_type = (!v.is_empty()).then(|| normalize_agent_type(v));
-                        })/>
-                    <datalist id=format!("agent-types-{row}")>
-                        {AGENT_TYPES.iter().map(|t| view! { <option value=*t/> }).collect_view()}
-                    </datalist>
-                    <span class="format-hint" data-testid="agent-format">{move || {
-                        member.with(|m| m.as_ref().and_then(|m| m.agent_type.as_deref()).map(format_hint))
-                    }}</span>
-                </label>
+                <AgentTypeField member=member on_edit=on_edit refused=refused row=row/>
                 <label>"system instruction"
                     <textarea class="member-instruction" rows="2"
                         prop:value=field(|m| m.system_instruction.clone().unwrap_or_default())
@@ -152,6 +125,65 @@ pub fn MemberRow(
                 <ExtraSectionsEditor member=member on_edit=on_edit/>
             </When>
         </fieldset>
+    }
+}
+
+/// The agent type: any type may be typed (docs/architecture.md §4: unknown ones use the
+/// plain format); the list offers the three the core formats, and a hint names the format.
+#[component]
+fn AgentTypeField(
+    /// The member shown.
+    member: Signal<Option<Member>>,
+    /// Applies a change to this member; false when it was refused.
+    on_edit: Callback<MemberEdit, bool>,
+    /// The row's refusal count, bumped when an edit is refused (the field reads again).
+    refused: RwSignal<u32>,
+    /// The row's number, for the datalist's id.
+    row: usize,
+) -> impl IntoView {
+    view! {
+        <label>"agent type"
+            <input class="member-agent-type" list=format!("agent-types-{row}")
+                prop:value=field(member, refused, |m| m.agent_type.clone().unwrap_or_default())
+                on:change=setter(on_edit, refused, |m, v| {
+                    let v = v.trim();
+                    m.agent_type = (!v.is_empty()).then(|| normalize_agent_type(v));
+                })/>
+            <datalist id=format!("agent-types-{row}")>
+                {AGENT_TYPES.iter().map(|t| view! { <option value=*t/> }).collect_view()}
+            </datalist>
+            <span class="format-hint" data-testid="agent-format">{move || {
+                member.with(|m| m.as_ref().and_then(|m| m.agent_type.as_deref()).map(format_hint))
+            }}</span>
+        </label>
+    }
+}
+
+/// A field's text, read from the member; it reads again when an edit is refused (`refused`
+/// bumped), so it shows what is in force, not the refused text.
+fn field(
+    member: Signal<Option<Member>>,
+    refused: RwSignal<u32>,
+    read: fn(&Member) -> String,
+) -> impl Fn() -> String + Copy {
+    move || {
+        refused.track();
+        member.with(|m| m.as_ref().map(read).unwrap_or_default())
+    }
+}
+
+/// A field's change handler: `write` the typed value into the member; a refusal bumps
+/// `refused`.
+fn setter(
+    on_edit: Callback<MemberEdit, bool>,
+    refused: RwSignal<u32>,
+    write: fn(&mut Member, String),
+) -> impl Fn(leptos::ev::Event) + Copy {
+    move |ev: leptos::ev::Event| {
+        let value = event_target_value(&ev);
+        if !on_edit.run(Box::new(move |m: &mut Member| write(m, value))) {
+            refused.update(|n| *n += 1);
+        }
     }
 }
 
