@@ -92,6 +92,12 @@ declare const routeOptions: Peer.RouteContextOptions;
 // The peer's options, messages, snapshots and inputs are ours.
 const cm = new ContextManager(peerOptions);
 const options: ContextManagerOptions = peerOptions;
+// An inline options object with the peer's routing-v3 defaults (accepted, unused) compiles: no
+// TS2353 for an excess property.
+const inline = new ContextManager({
+  contextWindowSize: 5, defaultMaxSiblings: 3, defaultForceParentReinsertion: false,
+  siblingContentMaxLength: 200, parentReinsertionMaxBytes: 4096,
+});
 const { id: _id, ...unsaved } = peerMessage;
 const stored: ConversationMessage = cm.addMessage(unsaved);
 cm.importSnapshot(peerSnapshot);
@@ -109,4 +115,4 @@ const assembled: Peer.AssemblerOutput = cm.assemblePrompt('codex', assemblerInpu
 const routed: Peer.RouteContextResult = cm.getContextForRoute('max', 'claude-code', route, routeOptions);
 const hooked = new ContextManager({ onMessageAdded: (m: Peer.ConversationMessage) => void m, logger: console as Peer.ILogger });
 
-void [options, stored, snapshot, input, output, provider, message, messages, peerShapedSnapshot, assembled, routed, hooked];
+void [options, inline, stored, snapshot, input, output, provider, message, messages, peerShapedSnapshot, assembled, routed, hooked];

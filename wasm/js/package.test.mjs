@@ -23,7 +23,7 @@ test('package is an ES module named agent-chatter-wasm for Node 20 and later', (
 
 test('exports map sends node to the node build and everything else to the web build', () => {
   const dot = manifest.exports['.'];
-  assert.deepEqual(Object.keys(dot), ['node', 'types', 'browser', 'import', 'default']);
+  assert.deepEqual(Object.keys(dot), ['workerd', 'bun', 'node', 'types', 'browser', 'import', 'default']);
   assert.equal(dot.node.default, './node/index.js');
   assert.equal(dot.node.types, './node/index.d.ts');
   for (const condition of ['browser', 'import', 'default']) {
@@ -146,6 +146,15 @@ test('bundlers targeting Node get the embedded build; Node itself the one readin
   assert.equal(node.default, './node/index.js');
   assert.deepEqual(manifest.exports['./embedded'], { types: './embedded/index.d.ts', default: './embedded/index.js' });
   assert.ok(manifest.files.includes('embedded/'));
+});
+
+test('workerd gets the build importing the .wasm as a module; Bun the embedded build; the .wasm is exported', async () => {
+  const dot = manifest.exports['.'];
+  assert.deepEqual(dot.workerd, { types: './node/index.d.ts', default: './workerd/index.js' });
+  assert.deepEqual(dot.bun, { types: './node/index.d.ts', default: './embedded/index.js' });
+  assert.deepEqual(manifest.exports['./agent_chatter_wasm_bg.wasm'], { types: './wasm-module.d.ts', default: './agent_chatter_wasm_bg.wasm' });
+  const entry = await readFile(new URL('workerd/index.js', pkgDir), 'utf8');
+  assert.match(entry, /^import module from '\.\.\/agent_chatter_wasm_bg\.wasm';$/m);
 });
 
 test('the embedded build reads no file and uses no import.meta', async () => {

@@ -216,6 +216,17 @@ export interface ContextManagerOptions {
   logger?: { warn(message: string, context?: Record<string, unknown>): void; debug?(message: string, context?: Record<string, unknown>): void };
   /** An older peer's output sink (`IOutput`); accepted and ignored. */
   output?: object;
+  /**
+   * The peer's routing-v3 default (its `getContextForRoute`, not offered here): accepted
+   * and unused, so the peer's options compile and run unchanged.
+   */
+  defaultMaxSiblings?: number;
+  /** The peer's routing-v3 default: accepted and unused. */
+  defaultForceParentReinsertion?: boolean;
+  /** The peer's routing-v3 default: accepted and unused. */
+  siblingContentMaxLength?: number;
+  /** The peer's routing-v3 default: accepted and unused. */
+  parentReinsertionMaxBytes?: number;
 }
 
 /** Per-call options of `ContextManager::context_for_agent` (`getContextForAgent`). */

@@ -133,6 +133,15 @@ struct ContextManagerOptions {
     /// An older peer's output sink (`IOutput`); accepted and ignored.
     #[ts(type = "object", optional)]
     output: Option<()>,
+    /// The peer's routing-v3 default (its `getContextForRoute`, not offered here): accepted
+    /// and unused, so the peer's options compile and run unchanged.
+    default_max_siblings: Option<usize>,
+    /// The peer's routing-v3 default: accepted and unused.
+    default_force_parent_reinsertion: Option<bool>,
+    /// The peer's routing-v3 default: accepted and unused.
+    sibling_content_max_length: Option<usize>,
+    /// The peer's routing-v3 default: accepted and unused.
+    parent_reinsertion_max_bytes: Option<usize>,
 }
 
 /// `assemblePrompt`'s result: the peer's `{prompt, systemFlag?}` plus the explain.

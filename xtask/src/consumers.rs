@@ -1,6 +1,8 @@
 //! What the npm package's users build it with, for `cargo xtask test` (docs/architecture.md §12):
-//! the bundlers a Node bundle is made with (esbuild, Vite, webpack) and the oldest TypeScript
-//! the package's README supports, installed from npm at exact versions into
+//! the bundlers a Node bundle is made with (esbuild, Vite, webpack), the runtimes and bundlers
+//! whose setup the README states (Bun, Rollup with node-resolve, Cloudflare's workerd through
+//! miniflare, Jest's jsdom environment) and the oldest TypeScript the package's README supports,
+//! installed from npm at exact versions into
 //! `target/npm-consumers/` (cached there: reinstalled only when a version differs).
 
 use std::path::{Path, PathBuf};
@@ -10,12 +12,19 @@ use crate::proc::{self, Ctx};
 use crate::steps::format_duration;
 
 /// npm package and pinned version. `typescript` is the oldest line the README supports (its
-/// declarations use `[Symbol.dispose]`, whose lib TypeScript 5.2 added).
-pub const PACKAGES: [(&str, &str); 4] = [
+/// declarations use `[Symbol.dispose]`, whose lib TypeScript 5.2 added); `bun` and `miniflare`
+/// bring their runtimes' binaries as optional dependencies (about 60 s to install, once).
+pub const PACKAGES: [(&str, &str); 10] = [
     ("esbuild", "0.28.2"),
     ("vite", "8.3.8"),
     ("webpack", "5.112.2"),
     ("typescript", "5.2.2"),
+    ("bun", "1.4.4"),
+    ("rollup", "4.68.5"),
+    ("@rollup/plugin-node-resolve", "16.0.3"),
+    ("miniflare", "4.20260730.0"),
+    ("jest", "30.5.2"),
+    ("jest-environment-jsdom", "30.5.2"),
 ];
 
 /// `target/npm-consumers`: npm's prefix for them.

@@ -2,8 +2,9 @@
 //!
 //! Layout: `pkg/node/` (wasm-bindgen `experimental-nodejs-module`: pure ESM for Node ≥ 20),
 //! `pkg/web/` (`web`: ESM for browsers, `initSync`/`init` to load the wasm), `pkg/embedded/`
-//! (for bundles made for Node: the web glue with the wasm bytes in a JS module, instantiated on
-//! import, so a bundle needs no file beside it), each with an `index.js`/`index.d.ts` entry (`wasm/npm/entry/`: the build's exports plus `ContextManager`,
+//! (for bundles made for Node and Bun: the web glue with the wasm bytes, brotli-compressed, in a
+//! JS module, instantiated on import, so a bundle needs no file beside it), `pkg/workerd/` (for
+//! Cloudflare Workers: the web glue instantiated from the `.wasm` imported as a module), each with an `index.js`/`index.d.ts` entry (`wasm/npm/entry/`: the build's exports plus `ContextManager`,
 //! whose JS half `wasm/npm/context-manager.js` is shared at `pkg/context-manager.js`), and the
 //! package's own `package.json`, `README.md` and `LICENSE`. The two builds share one
 //! `pkg/agent_chatter_wasm_bg.wasm` (the binaries are identical). Each `_bg.wasm` goes through
@@ -28,6 +29,7 @@ const NPM_FILES: &[&str] = &[
     "context-manager.js",
     "markers.js",
     "guard.js",
+    "wasm-module.d.ts",
 ];
 
 /// Size of one shipped wasm file.
@@ -107,6 +109,7 @@ pub fn dist(ctx: &Ctx) -> Result<Vec<WasmSize>, String> {
 
     let shipped = share_wasm(&pkg, &stem, shipped)?;
     write_embedded(ctx, &pkg, &stem)?;
+    write_workerd(ctx, &pkg, &stem)?;
 
     for file in NPM_FILES {
         let from = ctx.root.join("wasm").join("npm").join(file);
@@ -208,45 +211,66 @@ fn write_embedded(ctx: &Ctx, pkg: &Path, stem: &str) -> Result<(), String> {
     let dir = pkg.join("embedded");
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     write(&dir.join(format!("{stem}.js")), embedded_glue.as_bytes())?;
+    let compressed = brotli_base64(ctx, if shared.is_file() { &shared } else { &own })?;
     let module = format!(
-        "// The package's wasm binary ({} bytes), base64: written by `cargo xtask dist`.\n\
-         const BASE64 = '{}';\n\
-         /** The binary's bytes (decoded on each call). */\n\
+        "// The package's wasm binary ({} bytes), brotli-compressed, base64: written by `cargo xtask dist`.\n\
+         // Compressed, so the tarball's second copy of the binary costs ~0.8 of the file's gzip.\n\
+         import {{ Buffer }} from 'node:buffer';\n\
+         import {{ brotliDecompressSync }} from 'node:zlib';\n\
+         const BROTLI_BASE64 = '{compressed}';\n\
+         /** The binary's bytes (decompressed on each call). */\n\
          export function bytes() {{\n\
-         \x20 return typeof Buffer === 'function'\n\
-         \x20   ? Buffer.from(BASE64, 'base64')\n\
-         \x20   : Uint8Array.from(atob(BASE64), (c) => c.charCodeAt(0));\n\
+         \x20 return brotliDecompressSync(Buffer.from(BROTLI_BASE64, 'base64'));\n\
          }}\n",
         binary.len(),
-        base64(&binary)
     );
     write(&dir.join("wasm.js"), module.as_bytes())?;
     write_entry(ctx, &dir, "embedded")
 }
 
-/// Standard base64 (RFC 4648, with padding).
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
+/// The build for Cloudflare's workerd (`pkg/workerd/`, the `workerd` condition): its entry
+/// imports the shared `.wasm` as a module and instantiates the web glue with it on import, as
+/// workerd compiles wasm only from modules (never from bytes, never by URL). Needs the shared
+/// binary at `pkg/`, which its entry names.
+fn write_workerd(ctx: &Ctx, pkg: &Path, stem: &str) -> Result<(), String> {
+    let shared = pkg.join(format!("{stem}_bg.wasm"));
+    if !shared.is_file() {
+        return Err(format!(
+            "{}: missing, and the workerd entry imports it (do the node and web builds' binaries differ?)",
+            shared.display()
+        ));
     }
-    out
+    let dir = pkg.join("workerd");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    write_entry(ctx, &dir, "workerd")
+}
+
+/// `file` compressed by Node's brotli (quality 11, a window as large as the file), in base64:
+/// Node is required anyway, so no compression crate is needed.
+fn brotli_base64(ctx: &Ctx, file: &Path) -> Result<String, String> {
+    const COMPRESS: &str =
+        "const z = require('zlib'), b = require('fs').readFileSync(process.argv[1]);\
+        const p = z.constants;\
+        process.stdout.write(z.brotliCompressSync(b, { params: { [p.BROTLI_PARAM_QUALITY]: 11, \
+        [p.BROTLI_PARAM_LGWIN]: 24, [p.BROTLI_PARAM_SIZE_HINT]: b.length } }).toString('base64'));";
+    let out = proc::capture(ctx.cmd("node").args(["-e", COMPRESS]).arg(file))?;
+    let out = out.trim();
+    if out.is_empty()
+        || !out
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"+/=".contains(&b))
+    {
+        return Err(format!(
+            "compressing {}: node printed no base64",
+            file.display()
+        ));
+    }
+    Ok(out.to_string())
 }
 
 /// `index.js` and `index.d.ts` of one build: its entry from `wasm/npm/entry/`, the
-/// declarations followed by the shared `ContextManager` class declaration (the embedded build
-/// re-exports the Node build's declarations instead).
+/// declarations followed by the shared `ContextManager` class declaration (the embedded and
+/// workerd builds re-export the Node build's declarations instead).
 fn write_entry(ctx: &Ctx, out_dir: &Path, build: &str) -> Result<(), String> {
     let npm = ctx.root.join("wasm").join("npm");
     let read = |path: PathBuf| {
@@ -254,7 +278,7 @@ fn write_entry(ctx: &Ctx, out_dir: &Path, build: &str) -> Result<(), String> {
     };
     let js = read(npm.join("entry").join(format!("{build}.js")))?;
     let mut dts = read(npm.join("entry").join(format!("{build}.d.ts")))?;
-    if build != "embedded" {
+    if build == "node" || build == "web" {
         dts += &read(npm.join("context-manager.d.ts"))?;
     }
     for (name, text) in [("index.js", js), ("index.d.ts", dts)] {
@@ -477,23 +501,6 @@ mod tests {
         assert!(typed.contains("type WasmInstance<K extends string>"));
         let err = without_dom_types("export type InitInput = Other;\n").unwrap_err();
         assert!(err.contains("InitInput"), "{err}");
-    }
-
-    #[test]
-    fn base64_pads_and_matches_the_rfc_vectors() {
-        let cases = [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="),
-            ("fooba", "Zm9vYmE="),
-            ("foobar", "Zm9vYmFy"),
-        ];
-        for (raw, encoded) in cases {
-            assert_eq!(base64(raw.as_bytes()), encoded);
-        }
-        assert_eq!(base64(&[0xff, 0xfe, 0x00]), "//4A");
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //
 // Run by `cargo xtask test` from a copy inside target/npm-consumers/ (where the pinned bundlers
 // are installed): `node check.mjs <installed package dir>`, the package as the tarball
-// installed it. Nothing is timed.
+// installed it. Nothing is timed. Then runtimes.mjs: Bun, Rollup, workerd, esbuild for the
+// browser and Jest's jsdom, each set up as the README says.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -84,7 +85,9 @@ for (const [name, bundle] of Object.entries(bundles)) {
     console.error(`FAILED: ${name}: ${String(e.message ?? e).split('\n').slice(0, 8).join('\n')}`);
   }
 }
-if (failed > 0) {
-  console.error(`${failed} of ${Object.keys(bundles).length} bundles failed`);
+const { checkRuntimes } = await import('./runtimes.mjs');
+const failedRuntimes = await checkRuntimes(here, expected);
+if (failed + failedRuntimes > 0) {
+  console.error(`${failed} of ${Object.keys(bundles).length} bundles and ${failedRuntimes} runtimes failed`);
   process.exit(1);
 }

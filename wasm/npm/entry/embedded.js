@@ -1,9 +1,11 @@
-// The package's Node entry for bundles: the web build's glue with the wasm bytes embedded
-// (`./wasm.js`, base64), instantiated synchronously on import. A bundle made of it needs no
+// The package's Node entry for bundles (and Bun): the web build's glue with the wasm bytes
+// embedded (`./wasm.js`, brotli-compressed in base64, decompressed by `node:zlib`), instantiated
+// synchronously on import. A bundle made of it needs no
 // file beside it and never asks for its own URL, so esbuild (ESM or CommonJS output), Vite SSR and
-// webpack's `target: 'node'` give a file that runs anywhere. Bundlers reach it through the
+// webpack's `target: 'node'` give a file that runs anywhere Node's built-ins are. Bundlers reach it through the
 // `module` condition inside `node` (Node itself never sets `module`), or as
-// `agent-chatter-wasm/embedded`.
+// `agent-chatter-wasm/embedded`; Bun (runtime, `bun build --target=bun`, `--compile`) through
+// the `bun` condition.
 import * as wasm from './agent_chatter_wasm.js';
 import { bytes } from './wasm.js';
 import { defineContextManager } from '../context-manager.js';
