@@ -154,6 +154,8 @@ mod hash;
 mod json;
 /// Serde readers that take JSON objects only (not a struct's fields as an array).
 pub use json::objects;
+/// JSON with every object's keys sorted, whatever serde_json's map order is in this build.
+pub use json::sorted_keys;
 /// Reads outside JSON with a serde derive; errors name the JSON path in the core's words.
 pub use json::{from_text as read_json, ReadError};
 pub mod library;

@@ -594,24 +594,10 @@ pub fn json_with_activity(
             .collect();
         value["activity"] = Value::Array(runs);
     }
-    let mut text = serde_json::to_string_pretty(&sorted_keys(value)).unwrap_or_default();
+    let mut text =
+        serde_json::to_string_pretty(&crate::json::sorted_keys(value)).unwrap_or_default();
     text.push('\n');
     text
-}
-
-/// `value` with every object's keys in sorted order, whatever order its map keeps: a host
-/// whose build turns on serde_json's `preserve_order` (the bridge's ACP SDK does) writes the
-/// same transcript bytes as the page.
-fn sorted_keys(value: Value) -> Value {
-    match value {
-        Value::Object(map) => {
-            let sorted: std::collections::BTreeMap<String, Value> =
-                map.into_iter().map(|(k, v)| (k, sorted_keys(v))).collect();
-            Value::Object(sorted.into_iter().collect())
-        }
-        Value::Array(items) => Value::Array(items.into_iter().map(sorted_keys).collect()),
-        other => other,
-    }
 }
 
 // ---------------------------------------------------------------------------- Activity

@@ -475,3 +475,18 @@ impl ReadError {
         }
     }
 }
+
+/// `value` with every object's keys in sorted order, whatever order its map keeps: a build
+/// that turns on serde_json's `preserve_order` (the bridge's ACP SDK does, workspace-wide)
+/// still writes the same bytes as the page and the expected files.
+pub fn sorted_keys(value: Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let sorted: std::collections::BTreeMap<String, Value> =
+                map.into_iter().map(|(k, v)| (k, sorted_keys(v))).collect();
+            Value::Object(sorted.into_iter().collect())
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(sorted_keys).collect()),
+        other => other,
+    }
+}

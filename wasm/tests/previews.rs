@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use agent_chatter::scenario::{load_scenario, preview};
+use agent_chatter::sorted_keys;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -47,21 +48,6 @@ fn cases() -> Vec<(String, String, PathBuf, String)> {
         }
     }
     cases
-}
-
-/// `value` with its objects' keys sorted, as the expected files have them, whether or not the
-/// workspace's build turns on serde_json's `preserve_order` (the bridge's ACP SDK does).
-fn sorted_keys(value: serde_json::Value) -> serde_json::Value {
-    use serde_json::Value;
-    match value {
-        Value::Object(map) => {
-            let sorted: std::collections::BTreeMap<String, Value> =
-                map.into_iter().map(|(k, v)| (k, sorted_keys(v))).collect();
-            Value::Object(sorted.into_iter().collect())
-        }
-        Value::Array(items) => Value::Array(items.into_iter().map(sorted_keys).collect()),
-        other => other,
-    }
 }
 
 #[test]
