@@ -1,7 +1,7 @@
 //! What the npm package's users build it with, for `cargo xtask test` (docs/architecture.md §12):
 //! the bundlers a Node bundle is made with (esbuild, Vite, webpack), the runtimes and bundlers
 //! whose setup the README states (Bun, Rollup with node-resolve, Cloudflare's workerd through
-//! miniflare, Jest's jsdom environment) and the oldest TypeScript the package's README supports,
+//! miniflare, a Next.js edge route built by Turbopack, Jest's jsdom environment) and the oldest TypeScript the package's README supports,
 //! installed from npm at exact versions into
 //! `target/npm-consumers/` (cached there: reinstalled only when a version differs).
 
@@ -13,8 +13,9 @@ use crate::steps::format_duration;
 
 /// npm package and pinned version. `typescript` is the oldest line the README supports (its
 /// declarations use `[Symbol.dispose]`, whose lib TypeScript 5.2 added); `bun` and `miniflare`
-/// bring their runtimes' binaries as optional dependencies (about 60 s to install, once).
-pub const PACKAGES: [(&str, &str); 10] = [
+/// bring their runtimes' binaries as optional dependencies, `next` its compiler's (about 65 s
+/// to install, once).
+pub const PACKAGES: [(&str, &str); 13] = [
     ("esbuild", "0.28.2"),
     ("vite", "8.3.8"),
     ("webpack", "5.112.2"),
@@ -25,6 +26,9 @@ pub const PACKAGES: [(&str, &str); 10] = [
     ("miniflare", "4.20260730.0"),
     ("jest", "30.5.2"),
     ("jest-environment-jsdom", "30.5.2"),
+    ("next", "16.4.6"),
+    ("react", "19.3.1"),
+    ("react-dom", "19.3.1"),
 ];
 
 /// `target/npm-consumers`: npm's prefix for them.

@@ -3,10 +3,11 @@
 // `--target=node --conditions=module`), Rollup with node-resolve's `exportConditions: ['node']`
 // (and its default, which picks the browser build, as the README warns), Cloudflare's workerd
 // (miniflare, the worker bundled as wrangler does), esbuild for the browser (the `.wasm` copied
-// by hand) and Jest's jsdom environment. Called by check.mjs, from target/npm-consumers/ where
+// by hand), a Next.js edge route built by Turbopack and Jest's jsdom environment. Called by check.mjs, from target/npm-consumers/ where
 // the pinned tools are; each check prints ok or FAILED with the reason.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -69,6 +70,9 @@ export async function checkRuntimes(here, expected) {
         "await import('./main.mjs');",
       ].join('\n'));
       assert.equal(run(process.execPath, [join(dir, 'page.mjs')], { cwd: dir }), 'P1');
+    },
+    "next build (Turbopack), an edge route: the .wasm imported with ?module, init({ module_or_path })": async () => {
+      assert.equal(await inNextEdge(here), 'P1');
     },
     "jest --testEnvironment=jsdom (customExportConditions: ['node'], TextEncoder set up)": () => {
       const dir = join(here, 'jsdom');
@@ -152,4 +156,63 @@ async function inWorkerd(here, out) {
   } finally {
     await mf.dispose();
   }
+}
+
+/**
+ * A Next.js app with one edge route, written as the README says (the `.wasm` imported by path
+ * with `?module`, given to `init`), built by `next build` (Turbopack) and served by
+ * `next start`: the route's answer.
+ */
+async function inNextEdge(here) {
+  const app = join(here, 'next-app');
+  rmSync(app, { recursive: true, force: true });
+  mkdirSync(join(app, 'app', 'api', 'edge'), { recursive: true });
+  const files = {
+    'package.json': '{ "private": true }\n',
+    'next.config.mjs': `export default { turbopack: { root: ${JSON.stringify(here)} } };\n`,
+    'app/layout.js': 'export default function Root({ children }) { return <html><body>{children}</body></html>; }\n',
+    'app/api/edge/route.js': [
+      "import init, { parseMessage } from 'agent-chatter-wasm';",
+      "import wasm from '../../../../node_modules/agent-chatter-wasm/agent_chatter_wasm_bg.wasm?module';",
+      "export const runtime = 'edge';",
+      'export async function GET() {',
+      '  await init({ module_or_path: wasm });',
+      "  return new Response(parseMessage('Hello [NEXT: max !P1]').parsedAddressees[0].intent);",
+      '}',
+    ].join('\n'),
+  };
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(app, name), text);
+  const next = join(here, 'node_modules', 'next', 'dist', 'bin', 'next');
+  const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
+  execFileSync(process.execPath, [next, 'build'], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 });
+  const port = await freePort();
+  const server = spawn(process.execPath, [next, 'start', '-p', String(port), '-H', '127.0.0.1'], { cwd: app, env, stdio: 'ignore' });
+  try {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      try {
+        const response = await fetch(`http://127.0.0.1:${port}/api/edge`);
+        const text = await response.text();
+        assert.equal(response.status, 200, text.slice(0, 300));
+        return text;
+      } catch (e) {
+        if (e.code === 'ERR_ASSERTION' || Date.now() > deadline) throw e;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+  } finally {
+    server.kill();
+  }
+}
+
+/** A TCP port free on 127.0.0.1 now. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
 }
