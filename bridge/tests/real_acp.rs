@@ -28,18 +28,14 @@ use agent_chatter::session::{Fact, Failure, Session};
 use futures_util::StreamExt;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
-use support::mock_models::{claude_system, user_texts, Answer, Api, MockModels, Tool};
+use support::mock_models::{claude_system, user_texts, Answer, Api, Tool};
+use support::real::{World, NO_TIMEOUT_MS, PATIENCE};
 use support::{cancel, human, Client};
 use tokio_tungstenite::tungstenite::Message;
 
-const CLIS_ENV: &str = "AGENT_CHATTER_REAL_CLIS";
 /// The environment variable marking every process of one test (its value: the test's
 /// directory).
 const MARK_ENV: &str = "AGENT_CHATTER_REAL_ACP_TEST";
-/// How long anything here may take before a test gives up: far more than it ever needs.
-const PATIENCE: Duration = Duration::from_secs(300);
-/// The team's timeout: never reached by a run that works.
-const NO_TIMEOUT_MS: u64 = 600_000;
 
 /// The three adapters: the member's agent type, its API at the mock, the adapter's command.
 const ADAPTERS: [(&str, Api, &str); 3] = [
@@ -51,11 +47,16 @@ const ADAPTERS: [(&str, Api, &str); 3] = [
 /// One test's world: the mock, a directory with HOME, TMPDIR, max's working directory, the
 /// team, agents file and database.
 struct Lab {
-    dir: tempfile::TempDir,
-    mock: MockModels,
-    bin: PathBuf,
+    world: World,
     /// max's `baseDir`, canonical.
     work: PathBuf,
+}
+
+impl std::ops::Deref for Lab {
+    type Target = World;
+    fn deref(&self) -> &World {
+        &self.world
+    }
 }
 
 impl Lab {
@@ -63,39 +64,14 @@ impl Lab {
     /// agents-file entry and `member` to its team member. `None` (after saying so) when the
     /// adapters are not installed.
     fn new(test: &str, agent_type: &str, entry: Value, member: Value) -> Option<Lab> {
-        let Some(bin) = std::env::var_os(CLIS_ENV).map(PathBuf::from) else {
-            eprintln!(
-                "SKIPPED {test}: {CLIS_ENV} is not set (`cargo xtask test` installs the real \
-                 agent CLIs and ACP adapters and sets it)"
-            );
-            return None;
-        };
-        for cli in ["claude-agent-acp", "codex-acp", "gemini"] {
-            assert!(
-                bin.join(cli).exists(),
-                "{CLIS_ENV}={}: no {cli} there",
-                bin.display()
-            );
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let d = dir.path();
-        for sub in ["home/.gemini", "home/.codex", "work", "tmp", "dist"] {
-            std::fs::create_dir_all(d.join(sub)).unwrap();
-        }
-        std::fs::write(
-            d.join("dist/index.html"),
-            "<!doctype html><title>page</title>",
-        )
-        .unwrap();
-        let mock = MockModels::start();
-        let url = mock.base_url();
-        std::fs::write(
-            d.join("home/.gemini/settings.json"),
-            json!({"security": {"auth": {"selectedType": "gemini-api-key"}},
-                   "general": {"maxAttempts": 1}})
-            .to_string(),
-        )
-        .unwrap();
+        let world = World::new(
+            test,
+            &["claude-agent-acp", "codex-acp", "gemini"],
+            &["home/.codex"],
+            MARK_ENV,
+        )?;
+        let d = world.dir.path();
+        let url = world.mock.base_url();
         // codex-acp runs its own nested Codex, which takes its provider from config.toml.
         std::fs::write(
             d.join("home/.codex/config.toml"),
@@ -128,16 +104,7 @@ impl Lab {
             json!({"agents": {"max": acp}}).to_string(),
         )
         .unwrap();
-        Some(Lab {
-            dir,
-            mock,
-            bin,
-            work,
-        })
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
+        Some(Lab { world, work })
     }
 
     /// `agent-chatter serve` on this lab's files with a clean environment: nothing of the
@@ -150,28 +117,15 @@ impl Lab {
 
     /// [`Lab::serve`], and the facts the session opened with.
     async fn serve_with_facts(&self) -> (Child, Client, Vec<Fact>) {
-        let url = self.mock.base_url();
         let mut path = std::ffi::OsString::from(self.bin.as_os_str());
         path.push(":");
         path.push(std::env::var_os("PATH").unwrap_or_default());
         let log = std::fs::File::create(self.path("serve.log")).unwrap();
-        let mut child = Process::new(support::bin())
-            .env_clear()
-            .env("PATH", path)
-            .env("HOME", self.path("home"))
-            .env("TMPDIR", self.path("tmp"))
-            .env("NO_COLOR", "1")
-            .env(MARK_ENV, self.dir.path())
-            .env("ANTHROPIC_BASE_URL", &url)
-            .env("ANTHROPIC_API_KEY", "mock-key")
-            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-            .env("DISABLE_AUTOUPDATER", "1")
-            .env("CLAUDE_CODE_MAX_RETRIES", "0")
+        let mut serve = Process::new(support::bin());
+        self.vendor_env(&mut serve, path);
+        let mut child = serve
             // As root, Claude offers its every mode only in a sandbox.
             .env("IS_SANDBOX", "1")
-            .env("OPENAI_API_KEY", "mock-key")
-            .env("GEMINI_API_KEY", "mock-key")
-            .env("GOOGLE_GEMINI_BASE_URL", &url)
             .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
             .current_dir(self.path("tmp"))
             .args(["serve", "--port", "0"])
@@ -224,70 +178,6 @@ impl Lab {
     fn serve_log(&self) -> String {
         std::fs::read_to_string(self.path("serve.log")).unwrap_or_default()
     }
-
-    /// The processes of this test still running (but `except`): pid and command line.
-    fn processes(&self, except: &[u32]) -> Vec<(u32, String)> {
-        let mark = format!("{MARK_ENV}={}", self.dir.path().display());
-        let mut found = Vec::new();
-        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|p| p.parse::<u32>().ok())
-            else {
-                continue;
-            };
-            if except.contains(&pid) || !alive(pid) {
-                continue;
-            }
-            let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
-                continue;
-            };
-            if environ.split(|&b| b == 0).any(|v| v == mark.as_bytes()) {
-                let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-                let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-                found.push((pid, cmdline.trim().to_string()));
-            }
-        }
-        found
-    }
-
-    /// Waits (generously) for every process of this test but `except` and the bridge's own
-    /// watchdog (`agent-chatter __reap`, which lives as long as `serve`) to end; returns those
-    /// still running then, after killing them (they are this test's own).
-    fn leftovers(&self, except: &[u32]) -> Vec<(u32, String)> {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let mut left = self.processes(except);
-            left.retain(|(_, cmd)| !cmd.ends_with(" __reap"));
-            if left.is_empty() || Instant::now() > deadline {
-                for (pid, _) in &left {
-                    // SAFETY: kill(2) on a process this test started (it carries the marker).
-                    unsafe { libc::kill(*pid as i32, libc::SIGKILL) };
-                }
-                return left;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Lab {
-    fn drop(&mut self) {
-        for (pid, _) in self.processes(&[]) {
-            // SAFETY: kill(2) on a process this test started (it carries the marker).
-            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-        }
-    }
-}
-
-/// Whether `pid` runs (a zombie does not).
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        stat.rsplit(") ")
-            .next()
-            .is_some_and(|s| !s.starts_with('Z'))
-    })
 }
 
 /// Events up to and including the first matching `pred`, waiting up to [`PATIENCE`] (an
@@ -777,7 +667,7 @@ async fn a_cancel_during_claudes_approval_withdraws_it_and_nothing_is_left_runni
         outcome(&events)
     );
     assert!(!lab.work.join("hello.txt").exists());
-    let left = lab.leftovers(&[serve.id()]);
+    let left = lab.leftovers_but_the_watchdog(&[serve.id()]);
     assert!(left.is_empty(), "still running: {left:?}");
 }
 
@@ -831,7 +721,7 @@ async fn a_cancel_during_a_running_command_stops_it_and_nothing_is_left_running(
             "{adapter}: {:?}",
             outcome(&events)
         );
-        let left = lab.leftovers(&[serve.id()]);
+        let left = lab.leftovers_but_the_watchdog(&[serve.id()]);
         assert!(left.is_empty(), "{adapter}: still running: {left:?}");
         assert!(!lab.work.join("slept.txt").exists());
     }

@@ -28,16 +28,12 @@ use agent_chatter::protocol::{self, Event};
 use agent_chatter::session::{Fact, Session};
 use serde_json::{json, Value};
 use support::mock_models::{claude_system, user_texts, Answer, Api, MockModels, Request};
+use support::real::{World, CLIS_ENV, NO_TIMEOUT_MS, PATIENCE};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-/// Where `cargo xtask test` put the CLIs: the `node_modules/.bin` holding `claude`, `codex` and
-/// `gemini`.
-const CLIS_ENV: &str = "AGENT_CHATTER_REAL_CLIS";
 /// The environment variable marking every process of one test (its value: the test's
 /// directory).
 const MARK_ENV: &str = "AGENT_CHATTER_REAL_CLIS_TEST";
-/// How long anything here may take before a test gives up: far more than it ever needs.
-const PATIENCE: Duration = Duration::from_secs(300);
 
 /// The team: a human and one member per CLI; `maxAgentResponseMs` as given.
 fn team(max_agent_response_ms: u64) -> Value {
@@ -52,9 +48,6 @@ fn team(max_agent_response_ms: u64) -> Value {
         "settings": {"maxAgentResponseMs": max_agent_response_ms}})
 }
 
-/// The default timeout: never reached by a run that works.
-const NO_TIMEOUT_MS: u64 = 600_000;
-
 /// The member of each CLI in [`team`], its API at the mock, and its CLI.
 const MEMBERS: [(&str, Api, &str); 3] = [
     ("max", Api::Claude, "claude"),
@@ -65,60 +58,31 @@ const MEMBERS: [(&str, Api, &str); 3] = [
 /// One test's world: the mock, a directory with HOME, TMPDIR, the working directory, the
 /// team, agents file and database.
 struct Lab {
-    dir: tempfile::TempDir,
-    mock: MockModels,
-    bin: PathBuf,
+    world: World,
+}
+
+impl std::ops::Deref for Lab {
+    type Target = World;
+    fn deref(&self) -> &World {
+        &self.world
+    }
 }
 
 impl Lab {
     /// `None` (after saying so) when the real CLIs are not installed: `cargo xtask test`
     /// installs them.
     fn new(test: &str) -> Option<Lab> {
-        let Some(bin) = std::env::var_os(CLIS_ENV).map(PathBuf::from) else {
-            eprintln!(
-                "SKIPPED {test}: {CLIS_ENV} is not set (`cargo xtask test` installs the real \
-                 agent CLIs and sets it)"
-            );
-            return None;
-        };
-        for cli in ["claude", "codex", "gemini"] {
-            assert!(
-                bin.join(cli).exists(),
-                "{CLIS_ENV}={}: no {cli} there",
-                bin.display()
-            );
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let d = dir.path();
-        for sub in ["home/.gemini", "work", "tmp", "dist", "empty-path"] {
-            std::fs::create_dir_all(d.join(sub)).unwrap();
-        }
-        std::fs::write(
-            d.join("dist/index.html"),
-            "<!doctype html><title>page</title>",
-        )
-        .unwrap();
-        // Gemini: an API key as the auth type (else "Invalid auth method selected", exit 41),
-        // one attempt per request.
-        std::fs::write(
-            d.join("home/.gemini/settings.json"),
-            json!({"security": {"auth": {"selectedType": "gemini-api-key"}},
-                   "general": {"maxAttempts": 1}})
-            .to_string(),
-        )
-        .unwrap();
         let lab = Lab {
-            dir,
-            mock: MockModels::start(),
-            bin,
+            world: World::new(
+                test,
+                &["claude", "codex", "gemini"],
+                &["empty-path"],
+                MARK_ENV,
+            )?,
         };
         lab.write_team(&team(NO_TIMEOUT_MS));
         lab.write_agents(&lab.agents());
         Some(lab)
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
     }
 
     fn write_team(&self, team: &Value) {
@@ -165,22 +129,8 @@ impl Lab {
     /// The environment every CLI gets (through the bridge, which passes its own on): nothing
     /// of the machine's but PATH, the mock as every vendor's API, and this test's marker.
     fn env(&self, cmd: &mut Command) {
-        let url = self.mock.base_url();
-        cmd.env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", self.path("home"))
-            .env("TMPDIR", self.path("tmp"))
-            .env("NO_COLOR", "1")
-            .env(MARK_ENV, self.dir.path())
-            .env("ANTHROPIC_BASE_URL", &url)
-            .env("ANTHROPIC_API_KEY", "mock-key")
-            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-            .env("DISABLE_AUTOUPDATER", "1")
-            .env("CLAUDE_CODE_MAX_RETRIES", "0")
-            .env("OPENAI_API_KEY", "mock-key")
-            .env("GEMINI_API_KEY", "mock-key")
-            .env("GOOGLE_GEMINI_BASE_URL", &url)
-            .current_dir(self.path("work"));
+        self.vendor_env(cmd, std::env::var_os("PATH").unwrap_or_default());
+        cmd.current_dir(self.path("work"));
     }
 
     /// `agent-chatter chat` on this lab's files, environment and working directory.
@@ -283,50 +233,6 @@ impl Lab {
             child,
             port: port.parse().unwrap(),
             token: token.to_string(),
-        }
-    }
-
-    /// The processes of this test still running (but `except`): pid and command line.
-    fn processes(&self, except: &[u32]) -> Vec<(u32, String)> {
-        let mark = format!("{MARK_ENV}={}", self.dir.path().display());
-        let mut found = Vec::new();
-        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|p| p.parse::<u32>().ok())
-            else {
-                continue;
-            };
-            if except.contains(&pid) || !alive(pid) {
-                continue;
-            }
-            let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
-                continue;
-            };
-            if environ.split(|&b| b == 0).any(|v| v == mark.as_bytes()) {
-                let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-                let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-                found.push((pid, cmdline.trim().to_string()));
-            }
-        }
-        found
-    }
-
-    /// Waits (generously) for every process of this test but `except` to end; returns those
-    /// still running then, after killing them (they are this test's own).
-    fn leftovers(&self, except: &[u32]) -> Vec<(u32, String)> {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let left = self.processes(except);
-            if left.is_empty() || Instant::now() > deadline {
-                for (pid, _) in &left {
-                    // SAFETY: kill(2) on a process this test started (it carries the marker).
-                    unsafe { libc::kill(*pid as i32, libc::SIGKILL) };
-                }
-                return left;
-            }
-            std::thread::sleep(Duration::from_millis(100));
         }
     }
 }
@@ -444,24 +350,6 @@ impl Lab {
         std::fs::create_dir_all(self.path("member-dir")).unwrap();
         self.write_team(&team);
     }
-}
-
-impl Drop for Lab {
-    fn drop(&mut self) {
-        for (pid, _) in self.processes(&[]) {
-            // SAFETY: kill(2) on a process this test started (it carries the marker).
-            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-        }
-    }
-}
-
-/// Whether `pid` runs (a zombie does not).
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        stat.rsplit(") ")
-            .next()
-            .is_some_and(|s| !s.starts_with('Z'))
-    })
 }
 
 /// `child.wait_with_output()`, killing it after `within` (then the test fails, saying so).

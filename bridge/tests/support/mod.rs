@@ -550,3 +550,4 @@ fn spawn(
 }
 
 pub mod mock_models;
+pub mod real;
