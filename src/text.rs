@@ -13,6 +13,13 @@ pub fn floor_char_boundary(s: &str, max: usize) -> usize {
         .unwrap_or(0)
 }
 
+/// Whether `s` holds U+FFFD: a text that JS's `TextEncoder.encodeInto` wrote can have had a
+/// lone surrogate only then (it writes each as U+FFFD). A SIMD substring search, so the
+/// common answer (no) costs far less than JS checking its string for lone surrogates.
+pub fn holds_replacement_char(s: &str) -> bool {
+    memchr::memmem::find(s.as_bytes(), "\u{FFFD}".as_bytes()).is_some()
+}
+
 /// Where `piece` lies in `whole`, when it is a slice of it (as a borrowed strip is): the byte
 /// range, found from the two addresses; `None` for a string held elsewhere.
 pub fn range_within(whole: &str, piece: &str) -> Option<std::ops::Range<usize>> {

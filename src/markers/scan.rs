@@ -287,43 +287,63 @@ const fn zero_bytes(x: u64) -> u64 {
     bytes_below(x, 1)
 }
 
+/// Bytes of `x` equal to `b`.
+const fn eq(x: u64, b: u8) -> u64 {
+    zero_bytes(x ^ splat(b))
+}
+
 /// Bytes that may end an unchanged run in the little-endian word `x`: the second of two
 /// adjacent bytes at or below `' '` (every ASCII whitespace byte is; `prev` is the same mask
-/// for the byte before the word, in the lowest byte) and possible starts of multi-byte
-/// whitespace (0xC2 and, a superset of 0xE1–0xE3, 0xE0–0xE3). Returns (events, mask of
-/// bytes at or below `' '`).
+/// for the byte before the word, in the lowest byte) and starts of multi-byte whitespace,
+/// matched exactly on the lead byte and the two after it (`x1`, `x2`: the words one and two
+/// bytes further), so CJK punctuation, kana, dashes, curly quotes and emoji, which share
+/// lead bytes with those spaces, never stop a scan. Returns (events, mask of bytes at or
+/// below `' '`).
 #[cfg_attr(
     all(target_arch = "wasm32", target_feature = "simd128"),
     allow(dead_code)
 )]
-const fn word_events(x: u64, prev: u64) -> (u64, u64) {
+const fn word_events(x: u64, x1: u64, x2: u64, prev: u64) -> (u64, u64) {
     let low = bytes_below(x, 0x21);
     let pairs = low & ((low << 8) | prev);
-    let maybe = zero_bytes(x ^ splat(0xC2)) | zero_bytes((x ^ splat(0xE0)) & splat(0xFC));
-    (pairs | maybe, low)
+    // U+2000–U+200A, U+2028, U+2029, U+202F after E2 80; bytes_below needs a clear top bit.
+    let general = bytes_below(x2 ^ splat(0x80), 0x0B) | eq(x2, 0xA8) | eq(x2, 0xA9) | eq(x2, 0xAF);
+    let spaces = (eq(x, 0xC2) & (eq(x1, 0x85) | eq(x1, 0xA0)))
+        | (eq(x, 0xE1) & eq(x1, 0x9A) & eq(x2, 0x80))
+        | (eq(x, 0xE2) & ((eq(x1, 0x80) & general) | (eq(x1, 0x81) & eq(x2, 0x9F))))
+        | (eq(x, 0xE3) & eq(x1, 0x80) & eq(x2, 0x80));
+    (pairs | spaces, low)
 }
 
-/// Bytes the fast scans read at a time: a `u64` word, or a 128-bit vector on wasm with SIMD.
+/// Bytes the fast scans judge at a time: a `u64` word, or a 128-bit vector on wasm with SIMD.
 pub(super) const BLOCK: usize = if cfg!(all(target_arch = "wasm32", target_feature = "simd128")) {
     16
 } else {
     8
 };
 
-/// The events of one block (see [`word_events`]; with `brackets`, `[` and backticks too):
-/// the index of the first, if any, and whether the block's last byte is at or below `' '`
-/// (the `prev_low` of the next block).
+/// Bytes a block's test reads: the block and the two bytes after it (the rest of a
+/// multi-byte space that starts in its last bytes).
+pub(super) const READ: usize = BLOCK + 2;
+
+/// The events of the first [`BLOCK`] bytes of `block` (see [`word_events`]; with `brackets`,
+/// `[` and backticks too): the index of the first, if any, and whether the block's last byte
+/// is at or below `' '` (the `prev_low` of the next block).
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 #[inline(always)]
 pub(super) fn block_events(
-    block: &[u8; BLOCK],
+    block: &[u8; READ],
     prev_low: bool,
     brackets: bool,
 ) -> (Option<usize>, bool) {
-    let x = u64::from_le_bytes(*block);
-    let (mut events, low) = word_events(x, if prev_low { 0x80 } else { 0 });
+    // Destructured, not sliced: at opt-level "z" a slice copy may stay a call per word.
+    let [a, b, c, d, e, f, g, h, i, j] = *block;
+    let x = u64::from_le_bytes([a, b, c, d, e, f, g, h]);
+    let x1 = u64::from_le_bytes([b, c, d, e, f, g, h, i]);
+    let x2 = u64::from_le_bytes([c, d, e, f, g, h, i, j]);
+    let (mut events, low) = word_events(x, x1, x2, if prev_low { 0x80 } else { 0 });
     if brackets {
-        events |= zero_bytes(x ^ splat(b'[')) | zero_bytes(x ^ splat(b'`'));
+        events |= eq(x, b'[') | eq(x, b'`');
     }
     let first = (events != 0).then_some((events.trailing_zeros() / 8) as usize);
     (first, low >> 63 != 0)
@@ -333,33 +353,60 @@ pub(super) fn block_events(
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 #[inline(always)]
 pub(super) fn block_events(
-    block: &[u8; BLOCK],
+    block: &[u8; READ],
     prev_low: bool,
     brackets: bool,
 ) -> (Option<usize>, bool) {
     use core::arch::wasm32::{
-        u64x2, u8x16_bitmask, u8x16_eq, u8x16_le, u8x16_splat, v128_and, v128_or,
+        i8x16_shuffle, u64x2, u8x16_bitmask, u8x16_eq, u8x16_ge, u8x16_le, u8x16_splat, v128,
+        v128_and, v128_or,
     };
-    let [a, b, c, d, e, f, g, h, rest @ ..] = *block;
-    let [i, j, k, l, m, n, o, p] = rest;
+    let [b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15, b16, b17] = *block;
     let x = u64x2(
-        u64::from_le_bytes([a, b, c, d, e, f, g, h]),
-        u64::from_le_bytes([i, j, k, l, m, n, o, p]),
+        u64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7]),
+        u64::from_le_bytes([b8, b9, b10, b11, b12, b13, b14, b15]),
     );
+    #[inline(always)]
+    fn eq(v: v128, b: u8) -> v128 {
+        u8x16_eq(v, u8x16_splat(b))
+    }
     let low = u32::from(u8x16_bitmask(u8x16_le(x, u8x16_splat(b' '))));
     let pairs = low & ((low << 1) | u32::from(prev_low));
-    let mut special = v128_or(
-        u8x16_eq(x, u8x16_splat(0xC2)),
-        u8x16_eq(v128_and(x, u8x16_splat(0xFC)), u8x16_splat(0xE0)),
-    );
-    if brackets {
-        special = v128_or(
-            special,
+    let mut special = if brackets {
+        v128_or(eq(x, b'['), eq(x, b'`'))
+    } else {
+        u8x16_splat(0)
+    };
+    // Lead bytes of the multi-byte spaces (C2, E1–E3: E0 too, one test); only a block that
+    // has one pays for the exact match of the bytes after it, as in `word_events`.
+    let leads = v128_or(eq(x, 0xC2), eq(v128_and(x, u8x16_splat(0xFC)), 0xE0));
+    if u8x16_bitmask(leads) != 0 {
+        // The block one and two bytes on: shuffles of it and the two bytes after it.
+        let y = u64x2(u64::from(u16::from_le_bytes([b16, b17])), 0);
+        let x1 = i8x16_shuffle::<1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16>(x, y);
+        let x2 = i8x16_shuffle::<2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17>(x, y);
+        let general = v128_or(
+            v128_and(
+                u8x16_ge(x2, u8x16_splat(0x80)),
+                u8x16_le(x2, u8x16_splat(0x8A)),
+            ),
+            v128_or(v128_or(eq(x2, 0xA8), eq(x2, 0xA9)), eq(x2, 0xAF)),
+        );
+        let e2 = v128_or(
+            v128_and(eq(x1, 0x80), general),
+            v128_and(eq(x1, 0x81), eq(x2, 0x9F)),
+        );
+        let spaces = v128_or(
             v128_or(
-                u8x16_eq(x, u8x16_splat(b'[')),
-                u8x16_eq(x, u8x16_splat(b'`')),
+                v128_and(eq(x, 0xC2), v128_or(eq(x1, 0x85), eq(x1, 0xA0))),
+                v128_and(eq(x, 0xE1), v128_and(eq(x1, 0x9A), eq(x2, 0x80))),
+            ),
+            v128_or(
+                v128_and(eq(x, 0xE2), e2),
+                v128_and(eq(x, 0xE3), v128_and(eq(x1, 0x80), eq(x2, 0x80))),
             ),
         );
+        special = v128_or(special, spaces);
     }
     let events = pairs | u32::from(u8x16_bitmask(special));
     let first = (events != 0).then_some(events.trailing_zeros() as usize);
@@ -369,13 +416,13 @@ pub(super) fn block_events(
 /// The first byte at or after `start` that may change the line it is on (see
 /// [`Lines::skip_unchanged`]): a `[`, a backtick, a possible start of multi-byte whitespace,
 /// or the second of two adjacent bytes at or below `' '` (so a `\n` next to whitespace or to
-/// another `\n`). Returns `bytes.len()` or the start of the last partial block when there is
+/// another `\n`). Returns `bytes.len()` or the start of the last partial read when there is
 /// none (the tail counts as an event; it may be inside a char). Conservative: the caller
 /// trusts only what comes before it.
 fn first_line_event(bytes: &[u8], start: usize) -> usize {
     let mut i = start;
     let mut prev_low = false;
-    while let Some(block) = bytes.get(i..i + BLOCK).and_then(|b| b.try_into().ok()) {
+    while let Some(block) = bytes.get(i..i + READ).and_then(|b| b.try_into().ok()) {
         let (first, last_low) = block_events(block, prev_low, true);
         if let Some(at) = first {
             return i + at;

@@ -8,7 +8,7 @@ use std::ops::Range;
 use super::grammar::Found;
 use super::scan::{
     block_events, is_ascii_whitespace, maybe_multibyte_whitespace, multibyte_whitespace_len, Lines,
-    RegionMarkers, BLOCK,
+    RegionMarkers, BLOCK, READ,
 };
 use super::{LineKind, MarkerKind};
 
@@ -22,7 +22,7 @@ fn unchanged_run(s: &str, mut i: usize) -> usize {
     loop {
         // The byte before `i` is not whitespace here.
         let mut prev_low = false;
-        while let Some(block) = bytes.get(i..i + BLOCK).and_then(|b| b.try_into().ok()) {
+        while let Some(block) = bytes.get(i..i + READ).and_then(|b| b.try_into().ok()) {
             let (first, last_low) = block_events(block, prev_low, false);
             if first.is_some() {
                 break;
@@ -41,9 +41,10 @@ fn unchanged_run(s: &str, mut i: usize) -> usize {
                 return i;
             };
             if is_ascii_whitespace(b) {
-                match bytes.get(i + 1) {
+                let rest = bytes.get(i + 1..).unwrap_or_default();
+                match rest.first() {
                     Some(&next)
-                        if !is_ascii_whitespace(next) && !maybe_multibyte_whitespace(next) =>
+                        if !is_ascii_whitespace(next) && multibyte_whitespace_len(rest) == 0 =>
                     {
                         i += 2
                     }
@@ -407,6 +408,23 @@ mod tests {
         "\u{202F}",
         "\u{205F}",
         "\u{3000}",
+        // Neighbours of the multi-byte spaces, matched on all their bytes: CJK punctuation
+        // and kana (E3 80/81 ..), dashes, quotes, the joiner (E2 80 ..), U+205E, U+1681,
+        // U+A1, and emoji.
+        "\u{3001}",
+        "。",
+        "レ",
+        "\u{3080}",
+        "\u{200D}",
+        "—",
+        "“",
+        "\u{2027}",
+        "\u{2030}",
+        "\u{205E}",
+        "\u{1681}",
+        "\u{A1}",
+        "✅",
+        "👍🏽",
         "\n",
         "\n",
         "\r\n",

@@ -84,3 +84,33 @@ for (const [build, m] of builds) {
     assert.deepEqual(m.parseMessage('[DROP: a, b!P1]').dropTargets, ['a', 'b']);
   });
 }
+
+// The JS half's ways back (a view sliced from the input, ASCII as a string, other text as
+// UTF-16 in the outbox) against the core's general path: the prompt engine reads the same text
+// as a stored message and returns its stripped form inside a prompt, as a plain string.
+const ORACLE_TEXTS = [
+  'plain ASCII prose, nothing to strip',
+  '  padded   ASCII [NEXT: max]  with runs  ',
+  '第1条消息：这是我的部分工作, step 5, 修改了什么以及为什么。レビューをお願いします、ありがとう。',
+  '[FROM: kailai] 这是我的部分工作 [NEXT: max, sarah !P1] 修改了什么　以及为什么。',
+  'レビュー\u3000\u3000お願い [DONE] します、ありがとう。\n\n次の行 [DROP: bob]',
+  'Done ✅ step 5 🎉 shipped the fix 🚀👍🏽 — “looks good” 😀👨‍👩‍👧 next.',
+  '🎉 [TEAM_TASK: ship 🚀] emoji 👍🏽\u2003and\u00a0spaces [NEXT: max]',
+  '\uFEFF leading BOM 日本 [NEXT: max]',
+  'lone \uD800 surrogate 日本 [NEXT: max]',
+  '```\n  code 日本 [NEXT: max]\n```\nafter 🎉 [NEXT: max]',
+];
+
+for (const [build, m] of builds) {
+  test(`${build}: marker results on ASCII, CJK and emoji text equal the core's general path`, () => {
+    for (const text of ORACLE_TEXTS) {
+      const cm = new m.ContextManager();
+      cm.addMessage({ speaker: { id: 'kailai', name: 'kailai', displayName: 'Kailai', type: 'human' }, content: text });
+      const prompt = cm.assemblePrompt('codex', cm.getContextForAgent('max', 'codex')).prompt;
+      assert.equal(`[MESSAGE]\n${m.stripAll(text)}`, prompt, text);
+      assert.equal(m.parseMessage(text).cleanContent, m.stripRouting(text), text);
+      // Stripping is idempotent: what crossed back reads the same when handed in again.
+      assert.equal(m.stripAll(m.stripAll(text)), m.stripAll(text), text);
+    }
+  });
+}

@@ -6,28 +6,32 @@
 //! core then returns it borrowed, and only its position crosses back — its start and how much
 //! follows it, in UTF-16 units, read with `viewStart()`/`viewTail()` — for JS to slice the string
 //! it already has. Both are counted over the (short) trimmed ends, never over the whole text.
-//! Otherwise the text crosses as a string. Every rule stays in the core's `markers` module.
+//! Otherwise the text is handed back ([`hand_back`]: a string when ASCII, else UTF-16 in the
+//! outbox). Every rule stays in the core's `markers` module.
 
 use std::borrow::Cow;
 use std::cell::Cell;
 
 use agent_chatter::markers::{self, DropTargets};
-use agent_chatter::text::range_within;
+use agent_chatter::text::{holds_replacement_char, range_within};
 use wasm_bindgen::prelude::*;
 
-use crate::inbox::with_text;
+use crate::inbox::{clear_outbox, hand_back, with_text};
 
 thread_local! {
-    /// The last view's position in its input, in UTF-16 units: (start, units after its end).
-    static VIEW: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+    /// The last view's position in its input, in UTF-16 units: (start, units after its end),
+    /// and whether its input holds U+FFFD (see [`view_may_hold_lone_surrogates`]).
+    static VIEW: Cell<(usize, usize, bool)> = const { Cell::new((0, 0, false)) };
 }
 
 /// `None` when `out` is a piece of `input` (its position is then in [`VIEW`]), else the text.
 fn view_of(input: &str, out: Cow<'_, str>) -> Option<String> {
+    clear_outbox();
     if let Cow::Borrowed(piece) = &out {
         if let Some(range) = range_within(input, piece) {
             let (before, after) = (&input[..range.start], &input[range.end..]);
-            VIEW.set((utf16_len(before), utf16_len(after)));
+            let replaced = holds_replacement_char(input);
+            VIEW.set((utf16_len(before), utf16_len(after), replaced));
             return None;
         }
     }
@@ -54,12 +58,21 @@ pub fn view_tail() -> usize {
     VIEW.get().1
 }
 
+/// Whether the input of the last view holds U+FFFD, so its JS string may have held lone
+/// surrogates (`encodeInto` writes each as U+FFFD): only then must JS repair its slice, which
+/// costs a pass over it.
+#[wasm_bindgen(js_name = viewMayHoldLoneSurrogates)]
+pub fn view_may_hold_lone_surrogates() -> bool {
+    VIEW.get().2
+}
+
 /// The agent view (FROM, TEAM_TASK, NEXT, DONE, DROP removed) of the `len` bytes in the inbox:
-/// `undefined` when it is a piece of the input (see [`view_start`]), else the text.
+/// the text, or `undefined` when it is a piece of the input (see [`view_start`]) or was handed
+/// back in the outbox ([`hand_back`]).
 #[wasm_bindgen(js_name = stripAllView)]
 pub fn strip_all_view(len: usize) -> Result<Option<String>, JsError> {
     with_text(len, "stripAll(text)", |text| {
-        view_of(text, markers::strip_all(text))
+        view_of(text, markers::strip_all(text)).and_then(hand_back)
     })
 }
 
@@ -67,7 +80,7 @@ pub fn strip_all_view(len: usize) -> Result<Option<String>, JsError> {
 #[wasm_bindgen(js_name = stripRoutingView)]
 pub fn strip_routing_view(len: usize) -> Result<Option<String>, JsError> {
     with_text(len, "stripRouting(text)", |text| {
-        view_of(text, markers::strip_routing(text))
+        view_of(text, markers::strip_routing(text)).and_then(hand_back)
     })
 }
 
@@ -77,9 +90,10 @@ pub fn strip_routing_view(len: usize) -> Result<Option<String>, JsError> {
 /// present; `d`: isDone), addressees (comma-separated: names never hold a comma), their
 /// intents (one digit each), fromMember, teamTask, dropTargets (comma-separated), then
 /// cleanContent unless it is a view. Values never hold a line break (markers end at one).
+/// `undefined` when the packed string was handed back in the outbox ([`hand_back`]).
 #[wasm_bindgen(js_name = parseMessagePacked)]
-pub fn parse_message_packed(len: usize) -> Result<String, JsError> {
-    with_text(len, "parseMessage(text)", packed)
+pub fn parse_message_packed(len: usize) -> Result<Option<String>, JsError> {
+    with_text(len, "parseMessage(text)", |text| hand_back(packed(text)))
 }
 
 fn packed(text: &str) -> String {
