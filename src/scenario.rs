@@ -52,7 +52,7 @@ pub enum ScenarioError {
     Team(#[from] ConfigError),
     #[error("{path}: {error}")]
     UnknownMember { path: String, error: NotAMember },
-    #[error("{path}: {bytes} bytes, the limit is {limit}")]
+    #[error("{path}: over the 1 MiB limit ({limit} bytes), found {bytes} bytes")]
     TooLarge {
         path: String,
         bytes: usize,

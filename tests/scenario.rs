@@ -182,7 +182,7 @@ fn ten_megabyte_message_is_refused_with_its_size() {
     let v = scenario_json(json!([{"from": "kailai", "content": "x".repeat(10 * 1024 * 1024)}]));
     assert_eq!(
         load_err(&v),
-        "messages[0].content: 10485760 bytes, the limit is 1048576"
+        "messages[0].content: over the 1 MiB limit (1048576 bytes), found 10485760 bytes"
     );
 }
 

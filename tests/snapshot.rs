@@ -378,7 +378,7 @@ fn ten_megabyte_message_is_refused_with_its_size() {
     let message = import_err(&mut store, &value);
     assert_eq!(
         message,
-        "messages[0].content: 10485760 bytes, the limit is 1048576"
+        "messages[0].content: over the 1 MiB limit (1048576 bytes), found 10485760 bytes"
     );
     assert_eq!(store, before);
 }

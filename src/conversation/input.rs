@@ -73,7 +73,7 @@ pub enum InputError {
     FirstMessageFromAi { member: MemberId },
     #[error("{member} is an AI agent: its messages arrive as agent replies, not as human input")]
     AiAsHuman { member: MemberId },
-    #[error("Message is {bytes} bytes, above the {max}-byte limit; split it or send the content as a file")]
+    #[error("Message over the 1 MiB limit ({max} bytes), found {bytes} bytes; split it or send the content as a file")]
     TooLarge { bytes: usize, max: usize },
     #[error("{}", not_in_flight(member, expected.as_deref()))]
     NotInFlight {

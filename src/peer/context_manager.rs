@@ -56,7 +56,7 @@ pub struct AgentContextOptions {
 pub enum AddMessageError {
     #[error("speaker.id: missing (every message needs the id of the member who sent it)")]
     MissingSpeakerId,
-    #[error("content: {bytes} bytes, the limit is {limit} bytes")]
+    #[error("content: over the 1 MiB limit ({limit} bytes), found {bytes} bytes")]
     TooLarge { bytes: usize, limit: usize },
 }
 

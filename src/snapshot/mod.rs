@@ -79,7 +79,7 @@ pub enum SnapshotError {
         id: String,
         first: String,
     },
-    #[error("{path}: {bytes} bytes, the limit is {limit}")]
+    #[error("{path}: over the 1 MiB limit ({limit} bytes), found {bytes} bytes")]
     TooLarge {
         path: String,
         bytes: usize,

@@ -22,19 +22,19 @@ for (const [build, m] of builds) {
     const conv = new m.Conversation(team);
     const s = new m.Scenario(scenario);
     const cases = [
-      [() => m.parseMessage(42), 'parseMessage(text): expected a string, found number'],
+      [() => m.parseMessage(42), 'parseMessage(text): expected a string, found 42'],
       [() => m.stripAll(undefined), 'stripAll(text): expected a string, found undefined'],
       [() => m.stripRouting(null), 'stripRouting(text): expected a string, found null'],
-      [() => m.preview(scenario, { id: 'max' }), 'preview(scenario, memberId): memberId: expected a string, found object'],
-      [() => s.preview(7), 'Scenario.preview(memberId): expected a string, found number'],
-      [() => cm.setTeamTask(42), 'setTeamTask(task): expected a string, found number'],
-      [() => cm.getContextForAgent(1, 'codex'), 'getContextForAgent(agentId): expected a string, found number'],
-      [() => cm.getContextForAgent('max', true), 'getContextForAgent(agentId, agentType): expected a string, found boolean'],
+      [() => m.preview(scenario, { id: 'max' }), 'preview(scenario, memberId): memberId: expected a string, found an object'],
+      [() => s.preview(7), 'Scenario.preview(memberId): expected a string, found 7'],
+      [() => cm.setTeamTask(42), 'setTeamTask(task): expected a string, found 42'],
+      [() => cm.getContextForAgent(1, 'codex'), 'getContextForAgent(agentId): expected a string, found 1'],
+      [() => cm.getContextForAgent('max', true), 'getContextForAgent(agentId, agentType): expected a string, found true'],
       [() => cm.assemblePrompt(null, {}), 'assemblePrompt(agentType): expected a string, found null'],
-      [() => conv.submit(123), 'submit(text): expected a string, found number'],
-      [() => conv.submit('hi', 5), 'submit(text, sender): expected a string, found number'],
-      [() => conv.agentReplied('max', {}), 'agentReplied(memberId, text): expected a string, found object'],
-      [() => conv.agentFailed(undefined, 'x'), 'agentFailed(memberId): expected a string, found undefined'],
+      [() => conv.submit(123), 'Conversation.submit(text): expected a string, found 123'],
+      [() => conv.submit('hi', 5), 'Conversation.submit(text, sender): expected a string, found 5'],
+      [() => conv.agentReplied('max', {}), 'Conversation.agentReplied(memberId, text): expected a string, found an object'],
+      [() => conv.agentFailed(undefined, 'x'), 'Conversation.agentFailed(memberId): expected a string, found undefined'],
     ];
     for (const [call, message] of cases) {
       assert.throws(call, (e) => e instanceof Error && e.message === message, message);
@@ -57,13 +57,13 @@ for (const [build, m] of builds) {
       ['new ContextManager(options): maxBytes', (n) => new m.ContextManager({ maxBytes: n })],
       ['getContextForAgent(agentId, agentType, options): windowSizeOverride', (n) => cm.getContextForAgent('max', 'codex', { windowSizeOverride: n })],
       ['assemblePrompt(agentType, input): maxBytes', (n) => cm.assemblePrompt('codex', { ...input(), maxBytes: n })],
-      ['Conversation.preview: at', (n) => conv.preview('max', n)],
-      ['Conversation.preview: overrides.windowSize', (n) => conv.preview('max', undefined, { windowSize: n })],
-      ['Conversation.preview: overrides.maxBytes', (n) => conv.preview('max', undefined, { maxBytes: n })],
-      ['Conversation.preview: overrides.maxTokens', (n) => conv.preview('max', undefined, { maxTokens: n })],
+      ['Conversation.preview(memberId, at)', (n) => conv.preview('max', n)],
+      ['Conversation.preview(memberId, at, overrides): windowSize', (n) => conv.preview('max', undefined, { windowSize: n })],
+      ['Conversation.preview(memberId, at, overrides): maxBytes', (n) => conv.preview('max', undefined, { maxBytes: n })],
+      ['Conversation.preview(memberId, at, overrides): maxTokens', (n) => conv.preview('max', undefined, { maxTokens: n })],
     ];
     for (const [argument, call] of calls) {
-      for (const [n, found] of [[NaN, 'NaN'], [Infinity, 'Infinity'], [-1, '-1'], [1.5, '1.5'], ['5', 'string']]) {
+      for (const [n, found] of [[NaN, 'NaN'], [Infinity, 'Infinity'], [-1, '-1'], [1.5, '1.5'], ['5', 'the string "5"']]) {
         const message = `${argument}: expected a non-negative integer, found ${found}`;
         assert.throws(() => call(n), (e) => e.message === message, message);
       }
@@ -76,7 +76,7 @@ for (const [build, m] of builds) {
     for (const call of [() => new m.ContextManager({ maxBytes: 0 }), () => cm.assemblePrompt('codex', { ...input(), maxBytes: 0 })]) {
       assert.throws(call, /maxBytes: must be greater than 0/);
     }
-    assert.throws(() => conv.preview('max', undefined, { maxBytes: 0 }), /^Error: Conversation\.preview: overrides\.maxBytes: must be greater than 0/);
+    assert.throws(() => conv.preview('max', undefined, { maxBytes: 0 }), /^Error: Conversation\.preview\(memberId, at, overrides\): overrides\.maxBytes: must be greater than 0/);
     assert.equal(cm.assemblePrompt('codex', { ...input(), maxBytes: 100 }).prompt, '[MESSAGE]\nx');
   });
 
@@ -84,16 +84,16 @@ for (const [build, m] of builds) {
     const conv = new m.Conversation(team);
     conv.submit('hello [NEXT: max]', 'kailai', 1);
     const cases = [
-      [{ window: 3 }, 'Conversation.preview: overrides.window: not a key here (expected "windowSize", "maxBytes", "pinFirst" or "maxTokens")'],
-      [{ pinFirst: 'yes' }, 'Conversation.preview: overrides.pinFirst: expected true or false, found string'],
-      [5, 'Conversation.preview: overrides: expected an object, found number'],
-      [[], 'Conversation.preview: overrides: expected an object, found an array'],
+      [{ window: 3 }, 'Conversation.preview(memberId, at, overrides): window: not a key here (expected "windowSize", "maxBytes", "pinFirst" or "maxTokens")'],
+      [{ pinFirst: 'yes' }, 'Conversation.preview(memberId, at, overrides): pinFirst: expected true or false, found the string "yes"'],
+      [5, 'Conversation.preview(memberId, at, overrides): expected an object, found 5'],
+      [[], 'Conversation.preview(memberId, at, overrides): expected an object, found an array'],
     ];
     for (const [overrides, message] of cases) {
       assert.throws(() => conv.preview('max', undefined, overrides), (e) => e.message === message, message);
     }
     assert.equal(conv.preview('max', 0, { windowSize: 0, pinFirst: null }).prompt, '[MESSAGE]\nhello');
-    assert.throws(() => conv.preview('max', 1), (e) => e.message === 'Conversation.preview: at: message #1 does not exist; the conversation has 1 message (0-based)');
+    assert.throws(() => conv.preview('max', 1), (e) => e.message === 'Conversation.preview(memberId, at, overrides): at: message #1 does not exist; the conversation has 1 message (0-based)');
   });
 
   test(`${build}: serde's words never reach the user: fields read as the core's readers say them`, () => {
@@ -105,13 +105,28 @@ for (const [build, m] of builds) {
       [() => cm.addMessage({ content: 'x' }), 'addMessage(message): speaker: missing'],
       [() => cm.assemblePrompt('codex', { contextMessages: {}, currentMessage: 'x', maxBytes: 10 }), 'assemblePrompt(agentType, input): contextMessages: expected an array, found an object'],
       [() => cm.assemblePrompt('codex', { contextMessages: [['a', 'b', 'c']], currentMessage: 'x', maxBytes: 10 }), 'assemblePrompt(agentType, input): contextMessages[0]: expected an object, found an array'],
-      [() => cm.addMessage([kailai, 'hello']), 'addMessage(message): expected a message object, found array'],
+      [() => cm.addMessage([kailai, 'hello']), 'addMessage(message): expected a message object, found an array'],
       [() => cm.assemblePrompt('codex', { contextMessages: [{ from: 1, to: 'b', content: 'c' }], currentMessage: 'x', maxBytes: 10 }), 'assemblePrompt(agentType, input): contextMessages[0].from: expected a string, found 1'],
       [() => cm.assemblePrompt('codex', null), 'assemblePrompt(agentType, input): expected an object, found null'],
     ];
     for (const [call, message] of cases) {
       assert.throws(call, (e) => e.message === message, message);
     }
+  });
+
+  test(`${build}: assemblePrompt refuses an input without its fields, or with a misspelt key, with a TypeError naming it`, () => {
+    const cm = new m.ContextManager();
+    const cases = [
+      [() => cm.assemblePrompt('codex', {}), 'assemblePrompt(agentType, input): contextMessages: missing (an AssemblerInput has contextMessages and currentMessage, as getContextForAgent gives it)'],
+      [() => cm.assemblePrompt('codex', { contextMessages: [] }), 'assemblePrompt(agentType, input): currentMessage: missing (an AssemblerInput has contextMessages and currentMessage, as getContextForAgent gives it)'],
+      [() => cm.assemblePrompt('codex', { contextMessages: [], currentMesage: 'x', maxBytes: 10 }), 'assemblePrompt(agentType, input): unknown key, found "currentMesage" (an AssemblerInput has contextMessages, currentMessage, teamTask, systemInstruction, instructionFileText, maxBytes)'],
+    ];
+    for (const [call, message] of cases) {
+      assert.throws(call, (e) => e instanceof TypeError && e.message === message, message);
+    }
+    // The peer's routing fields are accepted (and read: its parent and siblings).
+    const routed = { contextMessages: [], currentMessage: 'x', teamTask: null, maxBytes: 100, parentContext: undefined, siblingContext: [], routeMeta: { intent: 'P2' } };
+    assert.equal(cm.assemblePrompt('codex', routed).prompt, '[MESSAGE]\nx');
   });
 
   test(`${build}: lone UTF-16 surrogates become U+FFFD in everything the core gives back`, () => {

@@ -209,7 +209,7 @@ for (const [build, { ContextManager }] of builds) {
     assert.equal(cm.assemblePrompt('codex', input).prompt, joined, 'in an assembler input too');
     assert.equal(cm.assemblePrompt('claude', input).systemFlag, 'You are Max.\nBe brief.');
     assert.throws(() => cm.getContextForAgent('max', 'codex', { systemInstruction: ['a', 5] }),
-      (e) => e.message === 'getContextForAgent(agentId, agentType, options): systemInstruction[1]: expected a string, found number');
+      (e) => e.message === 'getContextForAgent(agentId, agentType, options): systemInstruction[1]: expected a string, found 5');
     assert.throws(() => cm.assemblePrompt('codex', { ...input, systemInstruction: ['a', 5] }),
       (e) => e.message === 'assemblePrompt(agentType, input): systemInstruction[1]: expected a string, found 5');
   });
@@ -231,7 +231,7 @@ for (const [build, { ContextManager }] of builds) {
       '[ContextManager] Unknown agentType "custom-agent" (normalized: "custom-agent"), using PlainTextAssembler',
       '[ContextManager] Unknown agentType "custom-agent" (normalized: "custom-agent"), using PlainTextAssembler',
     ]);
-    assert.throws(() => new ContextManager({ logger: console.warn }), /logger: expected an object with a warn\(message\) method, found function/);
+    assert.throws(() => new ContextManager({ logger: console.warn }), /logger: expected an object with a warn\(message\) method, found a function/);
   });
 
   test(`${build}: a logger with debug sees "Message added" with the id for each addMessage`, () => {
@@ -279,7 +279,7 @@ for (const [build, { ContextManager }] of builds) {
     cm.setTeamTask('é'.repeat(3000));
     assert.deepEqual(warnings, ['[ContextManager] TeamTask exceeded 5KB limit (6000 bytes), truncated to 5120 bytes']);
     assert.throws(() => new ContextManager({ logger: { warn() {}, debug: 'verbose' } }),
-      (e) => e instanceof TypeError && e.message === 'new ContextManager(options): logger.debug: expected a function (debug(message)), found string');
+      (e) => e instanceof TypeError && e.message === 'new ContextManager(options): logger.debug: expected a function (debug(message)), found the string "verbose"');
   });
 
   test(`${build}: setTeamTask("") leaves no team task and reads back as "", as the peer's does`, () => {

@@ -188,9 +188,12 @@ for (const [build, { Conversation }] of builds) {
   test(`${build}: bad input throws an Error with the core's message and changes nothing`, () => {
     const c = new Conversation();
     assert.throws(() => c.submit('hi'), { message: 'No team loaded. Set a team before sending messages' });
-    assert.throws(() => c.setTeam({ members: [members[1]] }), (e) => e instanceof Error && /^setTeam\(team\): .*human/.test(e.message));
-    assert.throws(() => c.setTeam('{oops'), (e) => e instanceof Error && /^setTeam\(team\): .*line 1/.test(e.message));
-    assert.throws(() => c.setTeam(null), /setTeam\(team\): expected an object or JSON text, found null/);
+    assert.throws(() => c.setTeam({ members: [members[1]] }), (e) => e instanceof Error && /^Conversation\.setTeam\(team\): .*human/.test(e.message));
+    assert.throws(() => c.setTeam('{oops'), (e) => e instanceof Error && /^Conversation\.setTeam\(team\): .*line 1/.test(e.message));
+    assert.throws(() => c.setTeam(null), /^Error: Conversation\.setTeam\(team\): expected an object or JSON text, found null/);
+    // The constructor names its own call, not the setTeam it uses.
+    assert.throws(() => new Conversation('{oops'), (e) => /^new Conversation\(team\): .*line 1/.test(e.message));
+    assert.throws(() => new Conversation({ members: [members[1]] }), (e) => /^new Conversation\(team\): .*human/.test(e.message));
     assert.equal(c.getTeam(), null, 'a bad team leaves the conversation without one');
 
     c.setTeam({ id: 't', name: 'T', members: [...members, { id: 'bob', name: 'bob', displayName: 'Bob', kind: 'human' }] });
@@ -200,8 +203,8 @@ for (const [build, { Conversation }] of builds) {
     assert.throws(() => c.submit(' \n', 'kailai'), { message: 'the message is empty: write some text, or a marker such as [NEXT: name] or [DONE]' });
     assert.throws(() => c.agentReplied('max', 'unasked'), Error);
     const badTime = (found) =>
-      `submit(text, sender, at): at: expected a Date, whole milliseconds since 1970 (at most 8.64e15) or a date string, found ${found}`;
-    for (const [at, found] of [['not a date', '"not a date"'], [1e20, '100000000000000000000'], [-1, '-1'], [1.5, '1.5'], [new Date(NaN), 'an invalid Date'], [{}, 'object']]) {
+      `Conversation.submit(text, sender, at): at: expected a Date, whole milliseconds since 1970 (at most 8.64e15) or a date string, found ${found}`;
+    for (const [at, found] of [['not a date', 'the string "not a date"'], [1e20, '100000000000000000000'], [-1, '-1'], [1.5, '1.5'], [new Date(NaN), 'an invalid Date'], [{}, 'an object']]) {
       assert.throws(() => c.submit('hello', 'kailai', at), { message: badTime(found) }, String(at));
     }
     assert.deepEqual(c.getMessages(), [], 'nothing was stored');
@@ -300,7 +303,7 @@ for (const [build, { Conversation }] of builds) {
     for (const [input, message] of cases) {
       assert.throws(() => Conversation.resume(input), (e) => e instanceof Error && message.test(e.message), String(message));
     }
-    assert.throws(() => new Conversation().exportSession(), /exportSession: no team loaded/);
+    assert.throws(() => new Conversation().exportSession(), /^Error: Conversation\.exportSession\(at\): no team loaded/);
   });
 
   test(`${build}: preview travels in time and asks what-if without changing anything`, () => {
@@ -316,6 +319,6 @@ for (const [build, { Conversation }] of builds) {
     const tokens = c.preview('sarah', 1, { maxTokens: 5 });
     assert.ok(tokens.explain.totalTokens <= 5);
     assert.equal(JSON.stringify(c.exportSession()), before, 'nothing changed');
-    assert.throws(() => c.preview('max', 9), /Conversation\.preview: at: message #9 does not exist/);
+    assert.throws(() => c.preview('max', 9), /Conversation\.preview\(memberId, at, overrides\): at: message #9 does not exist/);
   });
 }

@@ -540,8 +540,7 @@ function toDate(value, argument) {
     const found =
       typeof value === 'number' ? String(value)
         : value instanceof Date ? 'an invalid Date'
-          : typeof value === 'string' ? (value.length <= 40 ? JSON.stringify(value) : 'a string')
-            : describe(value);
+          : describe(value);
     throw new TypeError(`${argument}: timestamp: expected a Date, milliseconds since 1970 (at most 8.64e15) or a date string, found ${found}`);
   }
   return new Date(ms);

@@ -23,9 +23,20 @@ export function initialised(call) {
   }
 }
 
-/** What a wrong argument is, in the words the core's own checks use (`number`, `null`, …). */
+/**
+ * What a wrong argument is, in the words every "found …" of the package uses (the core's
+ * readers' and `kind_of` in wasm/src/js.rs): the value itself when short (`5`, `NaN`, `true`,
+ * `null`, `undefined`, `the string "x"`), else its kind (`a string`, `an array`, `an object`,
+ * `a function`).
+ */
 export function describe(value) {
-  return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+  const type = typeof value;
+  if (value === null || type === 'undefined' || type === 'number' || type === 'boolean') return String(value);
+  if (type === 'string') return [...value].length <= 40 ? `the string ${JSON.stringify(value)}` : 'a string';
+  if (Array.isArray(value)) return 'an array';
+  if (type === 'function') return 'a function';
+  if (type === 'object') return 'an object';
+  return `a ${type}`;
 }
 
 /**

@@ -81,7 +81,7 @@ impl JsConversation {
     pub fn new(team: Option<JsTeamInput>) -> Result<JsConversation, JsError> {
         let conversation = JsConversation::with(Session::new());
         if let Some(team) = team {
-            conversation.set_team(team)?;
+            conversation.set_team_as(team, "new Conversation(team)")?;
         }
         Ok(conversation)
     }
@@ -90,17 +90,7 @@ impl JsConversation {
     /// An invalid team leaves the conversation as it was; the error names the field.
     #[wasm_bindgen(js_name = setTeam)]
     pub fn set_team(&self, team: JsTeamInput) -> Result<(), JsError> {
-        let text = json_text(&team.into(), "setTeam(team)")?;
-        let team =
-            config::load_team(&text).map_err(|e| into_error(format!("setTeam(team): {e}")))?;
-        let mut state = self.state_mut("setTeam")?;
-        state
-            .session
-            .apply(&Fact::set_team(team))
-            .map_err(|e| into_error(format!("setTeam(team): {e}")))?;
-        // The only fact that removes messages: the next ones reuse the old ids.
-        state.messages = MessageCache::default();
-        Ok(())
+        self.set_team_as(team, "Conversation.setTeam(team)")
     }
 
     /// A human typed `text`. The sender is `sender` (a member id) when given, else `[FROM]`,
@@ -112,9 +102,9 @@ impl JsConversation {
         sender: Option<JsString>,
         at: Option<JsTime>,
     ) -> Result<String, JsError> {
-        let text = string_arg(text, "submit(text)")?;
-        let sender = optional_string_arg(sender, "submit(text, sender)")?;
-        let at = time(at, "submit(text, sender, at): at")?;
+        let text = string_arg(text, "Conversation.submit(text)")?;
+        let sender = optional_string_arg(sender, "Conversation.submit(text, sender)")?;
+        let at = time(at, "Conversation.submit(text, sender, at): at")?;
         self.apply_with(
             "submit",
             Fact::Human {
@@ -144,9 +134,9 @@ impl JsConversation {
         text: &JsString,
         at: Option<JsTime>,
     ) -> Result<String, JsError> {
-        let member_id = string_arg(member_id, "agentReplied(memberId)")?;
-        let text = string_arg(text, "agentReplied(memberId, text)")?;
-        let at = time(at, "agentReplied(memberId, text, at): at")?;
+        let member_id = string_arg(member_id, "Conversation.agentReplied(memberId)")?;
+        let text = string_arg(text, "Conversation.agentReplied(memberId, text)")?;
+        let at = time(at, "Conversation.agentReplied(memberId, text, at): at")?;
         self.apply("agentReplied", Fact::replied(member_id, text, at))
     }
 
@@ -159,9 +149,9 @@ impl JsConversation {
         reason: &JsString,
         at: Option<JsTime>,
     ) -> Result<String, JsError> {
-        let member_id = string_arg(member_id, "agentFailed(memberId)")?;
-        let reason = string_arg(reason, "agentFailed(memberId, reason)")?;
-        let at = time(at, "agentFailed(memberId, reason, at): at")?;
+        let member_id = string_arg(member_id, "Conversation.agentFailed(memberId)")?;
+        let reason = string_arg(reason, "Conversation.agentFailed(memberId, reason)")?;
+        let at = time(at, "Conversation.agentFailed(memberId, reason, at): at")?;
         self.apply("agentFailed", Fact::failed(member_id, reason, at))
     }
 
@@ -174,8 +164,8 @@ impl JsConversation {
         #[wasm_bindgen(js_name = memberId)] member_id: &JsString,
         at: Option<JsTime>,
     ) -> Result<(), JsError> {
-        let to = string_arg(member_id, "retryAgent(memberId)")?;
-        let at = time(at, "retryAgent(memberId, at): at")?;
+        let to = string_arg(member_id, "Conversation.retryAgent(memberId)")?;
+        let at = time(at, "Conversation.retryAgent(memberId, at): at")?;
         self.apply("retryAgent", Fact::Retry { to, at }).map(drop)
     }
 
@@ -249,12 +239,12 @@ impl JsConversation {
     /// `setTeam`.
     #[wasm_bindgen(js_name = exportSession)]
     pub fn export_session(&self, at: Option<JsTime>) -> Result<JsSession, JsError> {
-        time(at, "exportSession(at)")?;
+        time(at, "Conversation.exportSession(at)")?;
         let exported = {
             let state = self.state("exportSession")?;
             if state.session.team().is_none() {
                 return Err(JsError::new(
-                    "exportSession: no team loaded, nothing to export",
+                    "Conversation.exportSession(at): no team loaded, nothing to export",
                 ));
             }
             state.session.export()
@@ -285,10 +275,10 @@ impl JsConversation {
         at: Option<JsMessageIndex>,
         overrides: Option<JsPreviewOverrides>,
     ) -> Result<crate::preview::JsPreview, JsError> {
-        const ARG: &str = "Conversation.preview";
+        const ARG: &str = "Conversation.preview(memberId, at, overrides)";
         let member_id = string_arg(member_id, "Conversation.preview(memberId)")?;
         let at = match at {
-            Some(at) => whole_number(&at.into(), &format!("{ARG}: at"))?,
+            Some(at) => whole_number(&at.into(), "Conversation.preview(memberId, at)")?,
             None => None,
         };
         let overrides = match overrides {
@@ -311,6 +301,20 @@ impl JsConversation {
 }
 
 impl JsConversation {
+    /// `setTeam`, its errors starting with `call` (the constructor's name their own call).
+    fn set_team_as(&self, team: JsTeamInput, call: &str) -> Result<(), JsError> {
+        let text = json_text(&team.into(), call)?;
+        let team = config::load_team(&text).map_err(|e| into_error(format!("{call}: {e}")))?;
+        let mut state = self.state_mut("setTeam")?;
+        state
+            .session
+            .apply(&Fact::set_team(team))
+            .map_err(|e| into_error(format!("{call}: {e}")))?;
+        // The only fact that removes messages: the next ones reuse the old ids.
+        state.messages = MessageCache::default();
+        Ok(())
+    }
+
     fn with(session: Session) -> Self {
         JsConversation {
             state: RefCell::new(State {
@@ -453,10 +457,10 @@ fn freeze_deep(value: &JsValue) {
 
 /// The what-if overrides of `Conversation.preview`, read key by key so a number is checked as
 /// a number (JSON would turn `NaN` into `null`, i.e. "keep the setting") and a mistyped key is
-/// refused rather than ignored. Errors read `Conversation.preview: overrides.<key>: …`, as the
-/// core's own preview errors do.
+/// refused rather than ignored. Errors read `Conversation.preview(memberId, at, overrides):
+/// <key>: …`.
 fn preview_overrides(value: &JsValue) -> Result<PreviewOverrides, JsError> {
-    const ARG: &str = "Conversation.preview: overrides";
+    const ARG: &str = "Conversation.preview(memberId, at, overrides)";
     const KEYS: [&str; 4] = ["windowSize", "maxBytes", "pinFirst", "maxTokens"];
     let mut overrides = PreviewOverrides::default();
     if value.is_undefined() || value.is_null() {
@@ -479,7 +483,7 @@ fn preview_overrides(value: &JsValue) -> Result<PreviewOverrides, JsError> {
         let entry: Array = entry.unchecked_into();
         let key = entry.get(0).as_string().unwrap_or_default();
         let value = entry.get(1);
-        let field = format!("{ARG}.{key}");
+        let field = format!("{ARG}: {key}");
         match key.as_str() {
             "windowSize" => overrides.window_size = whole_number(&value, &field)?,
             "maxBytes" => overrides.max_bytes = whole_number(&value, &field)?,

@@ -258,12 +258,7 @@ pub fn millis(value: &JsValue, argument: &str) -> Result<Option<u64>, JsError> {
     } else if let Some(n) = value.as_f64() {
         (n, number_text(n))
     } else if let Some(s) = value.as_string() {
-        let shown = if s.chars().count() <= 40 {
-            format!("{s:?}")
-        } else {
-            "a string".to_owned()
-        };
-        (js_sys::Date::parse(&s), shown)
+        (js_sys::Date::parse(&s), string_text(&s))
     } else {
         (f64::NAN, kind_of(value))
     };
@@ -310,13 +305,38 @@ pub fn string_arg(value: &js_sys::JsString, argument: &str) -> Result<String, Js
     })
 }
 
-/// What a wrong argument is, as the JS half's `describe` says it (`guard.js`): `null`, or its
-/// `typeof` (`number`, `object`, `undefined`, …).
+/// What a wrong argument is, in the words every "found …" of the package uses (the core's
+/// readers' and the JS half's `describe` in `guard.js`): the value itself when short (`5`,
+/// `NaN`, `true`, `null`, `undefined`, `the string "x"`), else its kind (`a string`, `an
+/// array`, `an object`, `a function`).
 pub fn kind_of(value: &JsValue) -> String {
     if value.is_null() {
         "null".to_owned()
+    } else if value.is_undefined() {
+        "undefined".to_owned()
+    } else if let Some(n) = value.as_f64() {
+        number_text(n)
+    } else if let Some(b) = value.as_bool() {
+        b.to_string()
+    } else if let Some(s) = value.as_string() {
+        string_text(&s)
+    } else if js_sys::Array::is_array(value) {
+        "an array".to_owned()
+    } else if value.is_function() {
+        "a function".to_owned()
+    } else if value.is_object() {
+        "an object".to_owned()
     } else {
-        value.js_typeof().as_string().unwrap_or_default()
+        format!("a {}", value.js_typeof().as_string().unwrap_or_default())
+    }
+}
+
+/// A found string as the core's readers show it: quoted when short, else `a string`.
+fn string_text(s: &str) -> String {
+    if s.chars().count() <= 40 {
+        format!("the string {s:?}")
+    } else {
+        "a string".to_owned()
     }
 }
 

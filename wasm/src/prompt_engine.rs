@@ -214,7 +214,19 @@ impl PromptEngine {
         #[wasm_bindgen(unchecked_param_type = "AssemblerInput")] input: JsValue,
     ) -> Result<JsValue, JsError> {
         let agent_type = string_arg(agent_type, "assemblePrompt(agentType)")?;
-        let Object(input) = from_js(input, "assemblePrompt(agentType, input)")?;
+        let argument = "assemblePrompt(agentType, input)";
+        let given = input_keys(&input, argument)?;
+        let Object(input) = from_js(input, argument)?;
+        for required in ["contextMessages", "currentMessage"] {
+            if given
+                .as_ref()
+                .is_some_and(|keys| !keys.iter().any(|k| k == required))
+            {
+                return Err(JsError::new(&format!(
+                    "{argument}: {required}: missing (an AssemblerInput has contextMessages and currentMessage, as getContextForAgent gives it)"
+                )));
+            }
+        }
         let prompt = self.mirror().borrow().assemble_prompt(&agent_type, &input);
         assembled(&prompt)
     }
@@ -225,6 +237,46 @@ impl PromptEngine {
     fn mirror(&self) -> Mirror {
         Rc::clone(&self.mirror.borrow())
     }
+}
+
+/// The keys an `AssemblerInput` may have: the peer's (v3 routing fields included) and ours.
+const INPUT_KEYS: &[&str] = &[
+    "contextMessages",
+    "currentMessage",
+    "teamTask",
+    "systemInstruction",
+    "instructionFileText",
+    "maxBytes",
+    "parentContext",
+    "siblingContext",
+    "routeMeta",
+    "currentIndex",
+    "pinned",
+    "omitted",
+    "parent",
+    "related",
+    "extraSections",
+    "agentId",
+];
+
+/// The own keys of `input` when it is a plain object (else `None`: its reader names what it
+/// is), refusing a key no `AssemblerInput` has, so a misspelt one is named rather than read as
+/// absent (an empty prompt).
+fn input_keys(input: &JsValue, argument: &str) -> Result<Option<Vec<String>>, JsError> {
+    if !input.is_object() || js_sys::Array::is_array(input) {
+        return Ok(None);
+    }
+    let keys: Vec<String> = js_sys::Object::keys(input.unchecked_ref::<js_sys::Object>())
+        .iter()
+        .filter_map(|k| k.as_string())
+        .collect();
+    if let Some(unknown) = keys.iter().find(|k| !INPUT_KEYS.contains(&k.as_str())) {
+        return Err(JsError::new(&format!(
+            "{argument}: unknown key, found \"{unknown}\" (an AssemblerInput has {})",
+            INPUT_KEYS[..6].join(", ")
+        )));
+    }
+    Ok(Some(keys))
 }
 
 /// A system instruction given as a string or, as the peer accepts it, an array of lines
