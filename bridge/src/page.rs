@@ -1,7 +1,9 @@
 //! The page `serve` hands out (docs/architecture.md §14, §14e): by default the one built into
 //! the binary at compile time (`web/dist`, embedded: no path of the machine it was built on is
 //! ever read), or a folder given with `--dist` for development. Both are served with the same
-//! paths, `Content-Type`s and Content-Security-Policy, compressed where the browser accepts it.
+//! paths, `Content-Type`s and Content-Security-Policy, compressed where the browser accepts it:
+//! the embedded page from its files compressed at build time (`build.rs`: brotli and gzip,
+//! chosen by `Accept-Encoding`), a folder on the fly.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -27,6 +29,9 @@ compile_error!(
 #[derive(rust_embed::Embed)]
 #[folder = "../web/dist"]
 struct BuiltPage;
+
+// `PRECOMPRESSED`: the embedded page's files compressed by build.rs.
+include!(concat!(env!("OUT_DIR"), "/precompressed.rs"));
 
 /// Where the page's files come from.
 #[derive(Clone)]
@@ -124,21 +129,77 @@ fn embedded_file(path: &str) -> Option<rust_embed::EmbeddedFile> {
     };
 }
 
-/// A request for the embedded page: its file, or its index.html for any other path.
+/// A request for the embedded page: its file, or its index.html for any other path; as
+/// compressed at build time when the browser accepts brotli or gzip (always saying it varies
+/// with `Accept-Encoding`, so no cache hands one client's form to another).
 async fn embedded_response(req: Request<Body>) -> Response {
     let path = percent_decoded(req.uri().path()).unwrap_or_default();
     let path = path.trim_start_matches('/');
-    let file = Some(path)
-        .filter(|p| !p.is_empty())
-        .and_then(embedded_file)
-        .or_else(|| embedded_file("index.html"));
-    match file {
-        Some(file) => (
-            [(header::CONTENT_TYPE, file.metadata.mimetype().to_string())],
-            Body::from(file.data.into_owned()),
-        )
-            .into_response(),
-        None => (StatusCode::NOT_FOUND, "not found\n").into_response(),
+    let (path, file) = match Some(path).filter(|p| !p.is_empty()).and_then(embedded_file) {
+        Some(file) => (path, file),
+        None => match embedded_file("index.html") {
+            Some(file) => ("index.html", file),
+            None => return (StatusCode::NOT_FOUND, "not found\n").into_response(),
+        },
+    };
+    let content_type = (header::CONTENT_TYPE, file.metadata.mimetype().to_string());
+    let accepted = req
+        .headers()
+        .get(header::ACCEPT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let compressed = PRECOMPRESSED.iter().find(|(p, _, _)| *p == path);
+    let vary = (header::VARY, "accept-encoding".to_string());
+    match (compressed, preferred_encoding(accepted)) {
+        (Some((_, br, _)), Some(Encoding::Brotli)) => {
+            let encoding = (header::CONTENT_ENCODING, "br".to_string());
+            ([content_type, encoding, vary], Body::from(*br)).into_response()
+        }
+        (Some((_, _, gz)), Some(Encoding::Gzip)) => {
+            let encoding = (header::CONTENT_ENCODING, "gzip".to_string());
+            ([content_type, encoding, vary], Body::from(*gz)).into_response()
+        }
+        (Some(_), None) => {
+            ([content_type, vary], Body::from(file.data.into_owned())).into_response()
+        }
+        (None, _) => ([content_type], Body::from(file.data.into_owned())).into_response(),
+    }
+}
+
+/// A compressed form of the page's files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Encoding {
+    Brotli,
+    Gzip,
+}
+
+/// The encoding to send for an `Accept-Encoding` value: brotli (the smaller) when accepted,
+/// else gzip, else none. A coding is accepted when named (or matched by `*`) with a weight
+/// above zero; weights otherwise order nothing, as both are better than the identity.
+fn preferred_encoding(accepted: &str) -> Option<Encoding> {
+    let weights: Vec<(String, bool)> = accepted
+        .split(',')
+        .filter_map(|item| {
+            let mut parts = item.split(';');
+            let coding = parts.next()?.trim().to_ascii_lowercase();
+            let refused = parts.any(|p| {
+                let p = p.trim();
+                let q = p.strip_prefix("q=").or_else(|| p.strip_prefix("Q="));
+                q.is_some_and(|q| q.trim().parse::<f32>().is_ok_and(|q| q <= 0.0))
+            });
+            Some((coding, !refused))
+        })
+        .collect();
+    let accepts = |name: &str| match weights.iter().find(|(c, _)| c == name) {
+        Some((_, ok)) => *ok,
+        None => weights.iter().any(|(c, ok)| c == "*" && *ok),
+    };
+    if accepts("br") {
+        Some(Encoding::Brotli)
+    } else if accepts("gzip") {
+        Some(Encoding::Gzip)
+    } else {
+        None
     }
 }
 
@@ -268,4 +329,28 @@ fn base64(bytes: &[u8]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{preferred_encoding, Encoding};
+
+    #[test]
+    fn brotli_is_chosen_over_gzip_when_both_are_accepted() {
+        let chromium = "gzip, deflate, br, zstd";
+        assert_eq!(preferred_encoding(chromium), Some(Encoding::Brotli));
+        assert_eq!(preferred_encoding("gzip"), Some(Encoding::Gzip));
+        assert_eq!(preferred_encoding("GZIP;q=0.5"), Some(Encoding::Gzip));
+        assert_eq!(preferred_encoding("*"), Some(Encoding::Brotli));
+    }
+
+    #[test]
+    fn a_coding_refused_or_not_named_is_never_sent() {
+        assert_eq!(preferred_encoding(""), None);
+        assert_eq!(preferred_encoding("identity"), None);
+        assert_eq!(preferred_encoding("br;q=0, gzip"), Some(Encoding::Gzip));
+        assert_eq!(preferred_encoding("br;q=0.0, gzip;q=0"), None);
+        assert_eq!(preferred_encoding("*, br;q=0"), Some(Encoding::Gzip));
+        assert_eq!(preferred_encoding("*;q=0"), None);
+    }
 }

@@ -30,11 +30,13 @@ export const bridgeDir = (name) => mkdtemp(path.join(tmpdir(), `agent-chatter-e2
 /**
  * Starts `serve --port 0` (or `port`, for a bridge that must come back on the same one) with
  * its database in `dir`; `team` and `agents` (objects) are written to `team.json` and
- * `agents.json` there and passed with `--team` and `--agents`; `args` are added as they are. Resolves to the child process with `url`, the page's address with its
+ * `agents.json` there and passed with `--team` and `--agents`; `args` are added as they are;
+ * `dist: false` serves the page built into the binary instead of web/dist. Resolves to the child process with `url`, the page's address with its
  * token, once the bridge printed it; rejects if the bridge exits first.
  */
-export async function startBridge(dir, { team, agents, port = 0, args = [] } = {}) {
-  const flags = ['serve', '--port', String(port), '--db', path.join(dir, 's.db'), '--dist', path.join(root, 'web/dist')];
+export async function startBridge(dir, { team, agents, port = 0, args = [], dist = true } = {}) {
+  const flags = ['serve', '--port', String(port), '--db', path.join(dir, 's.db')];
+  if (dist) flags.push('--dist', path.join(root, 'web/dist'));
   if (team) {
     const file = path.join(dir, 'team.json');
     await writeFile(file, JSON.stringify(team));
