@@ -86,9 +86,11 @@ test('a fork is a new bridge session with the log up to a message; rename and se
   await page.page.waitForFunction(() => document.querySelector('[data-testid=session-select] option:checked')?.textContent.startsWith('Friday, second try'));
   const entries = await page.by('session-entry').evaluateAll((rows) => rows.map((r) => [
     r.dataset.id, r.querySelector('[data-testid=session-name]').value, r.querySelector('.session-dates').textContent,
-    r.querySelector('.session-first').textContent]));
-  assert.deepEqual(entries.map((e) => e[1]), ['Friday, second try', 'Release notes crew'], 'newest first');
-  assert.match(entries[1][2], /^today \d\d:\d\d.* · \d+ facts$/);
+    r.querySelector('.session-first').textContent, r.querySelector('.session-dates').textContent.match(/^(?:(.+?) · )?today/)?.[1] ?? '']));
+  // Never renamed: titled by its first message, its team's name beside it.
+  assert.deepEqual(entries.map((e) => [e[1], e[4]]),
+    [['Friday, second try', ''], ['The zanzibar release is due Friday.', 'Release notes crew']], 'newest first');
+  assert.match(entries[1][2], /^Release notes crew · today \d\d:\d\d.* · \d+ facts$/);
   assert.equal(entries[1][3], 'The zanzibar release is due Friday.');
   await page.screenshot('library-bridge-1440.png');
 
@@ -98,6 +100,22 @@ test('a fork is a new bridge session with the log up to a message; rename and se
   const hits = await page.by('search-hit').evaluateAll((hs) => hs.map((h) => [h.dataset.id, h.querySelector('mark')?.textContent]));
   assert.deepEqual(hits.map((h) => h[0]).sort(), [fork, original].sort(), 'one line per session');
   assert.ok(hits.every((h) => h[1]?.toLowerCase() === 'zanzibar'), JSON.stringify(hits));
+  // The start of a word finds it (FTS5 prefix terms), the word marked whole; each hit says
+  // when its session last changed. FTS5's syntax typed in is searched as words, never an error.
+  for (const query of ['zanzi', 'ZANZ', 'zanzi* "(', 'NEAR(zanzi']) {
+    await page.by('session-search').fill(query);
+    await page.page.waitForFunction(() => {
+      const found = [...document.querySelectorAll('[data-testid=search-hit]')];
+      return found.length === 2 && found.every((h) => h.querySelector('mark')?.textContent.toLowerCase() === 'zanzibar');
+    });
+    const shownHits = await page.by('search-hit').allTextContents();
+    assert.ok(shownHits.every((h) => /today \d\d:\d\d/.test(h)), `${query}: ${JSON.stringify(shownHits)}`);
+  }
+  assert.equal(await page.by('error-banner').count(), 0, 'no error for a query holding FTS5 syntax');
+  await page.by('session-search').fill('zanzi near');
+  await page.by('search-none').filter({ hasText: 'no session holds “zanzi near”' }).waitFor();
+  await page.by('session-search').fill('ZANZIBAR');
+  await page.by('search-hit').first().waitFor();
   await page.by('search-hit').filter({ hasText: 'Release notes crew' }).click();
   await page.page.waitForFunction((id) => document.querySelector('[data-testid=session-select]').value === id, original);
   await count(5);
@@ -134,18 +152,21 @@ test('a bridge restarted on the same port and database is reconnected to, withou
   page.assertNoErrors();
 });
 
-test('a session never renamed is called by its team: the team renamed (or another opened) renames it; a typed name stays', async () => {
-  await page.page.waitForFunction(() => document.querySelector('[data-testid=session-select] option:checked')?.textContent.startsWith('Release notes crew'));
+test('a session never renamed is titled by its first message beside its team, which follows the team; a typed name stays', async () => {
+  await page.page.waitForFunction(() => document.querySelector('[data-testid=session-select] option:checked')?.textContent.startsWith('The zanzibar release is due Friday. · '));
   // A team is edited once nothing runs (the simulated agents answer "back again" first).
   await page.page.waitForFunction(() => !document.querySelector('[data-testid=running-mark]'));
   const team = page.by('team-name-input');
   await team.fill('Big team');
   await team.dispatchEvent('change');
-  await page.page.waitForFunction(() => document.querySelector('[data-testid=session-select] option:checked')?.textContent.startsWith('Big team'));
+  await openLibrary();
+  const shownRow = page.page.locator('[data-testid=session-entry].shown');
+  await shownRow.locator('.session-dates').filter({ hasText: /^Big team · today / }).waitFor();
+  assert.equal(await shownRow.getByTestId('session-name').inputValue(), 'The zanzibar release is due Friday.');
   const names = (await page.by('session-select').locator('option').allTextContents()).map((t) => t.split(' · ')[0]);
-  assert.ok(names.includes('Big team'), JSON.stringify(names));
   assert.ok(names.includes('Friday, second try'), `the fork renamed by the user keeps its name: ${JSON.stringify(names)}`);
   assert.ok(!names.includes('Release notes crew'), JSON.stringify(names));
+  await page.page.keyboard.press('Escape');
   page.assertNoErrors();
 });
 

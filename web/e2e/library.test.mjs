@@ -8,14 +8,20 @@ import { bigSession } from './support/sessions.mjs';
 
 const served = servedPage();
 
-/** The library's entries as [name, dates line, first message] (the panel must be open). */
+/**
+ * The library's entries as [title, dates, first message, the team shown beside a title that
+ * is the first message ('' for none)] (the panel must be open).
+ */
 async function entries(page) {
-  return page.by('session-entry').evaluateAll((rows) => rows.map((r) => [
-    r.querySelector('[data-testid=session-name]').value,
-    r.querySelector('.session-dates').textContent,
-    r.querySelector('.session-first').textContent,
-  ]));
+  return page.by('session-entry').evaluateAll((rows) => rows.map((r) => {
+    const line = r.querySelector('.session-dates').textContent;
+    const [, team = '', dates] = line.match(/^(?:(.+?) · )?(today.*)$/) ?? [null, '', line];
+    return [r.querySelector('[data-testid=session-name]').value, dates, r.querySelector('.session-first').textContent, team];
+  }));
 }
+
+/** The demo's first message, markers left out: the demo session's title until it is named. */
+const DEMO_TITLE = 'Max, please draft them from the changelog.';
 
 async function openLibrary(page) {
   if (!(await page.by('session-library').count())) await page.by('library-toggle').click();
@@ -31,7 +37,8 @@ test('a fork copies the log up to a message into a new session; the original sta
   await openLibrary(page);
   const [demo] = await entries(page);
   assert.equal((await entries(page)).length, 1);
-  assert.equal(demo[0], 'Release notes crew');
+  assert.equal(demo[0], DEMO_TITLE, 'titled by its first message');
+  assert.equal(demo[3], 'Release notes crew', "the team's name beside it");
   assert.match(demo[1], /^today \d\d:\d\d · \d+ facts$/);
   assert.equal(demo[2], 'Max, please draft them from the changelog.', 'the first message, markers left out');
   await page.screenshot('library-1440.png');
@@ -46,7 +53,7 @@ test('a fork copies the log up to a message into a new session; the original sta
   assert.equal(await page.isDue(), true);
   await openLibrary(page);
   const names = (await entries(page)).map((e) => e[0]);
-  assert.deepEqual(names, ['Release notes crew (fork at #2)', 'Release notes crew'], 'newest first');
+  assert.deepEqual(names, ['Release notes crew (fork at #2)', DEMO_TITLE], 'newest first');
 
   // Renamed in place; the name survives a reload, and so does the fork.
   const name = page.by('session-entry').first().getByTestId('session-name');
@@ -56,7 +63,7 @@ test('a fork copies the log up to a message into a new session; the original sta
   await page.reload();
   await count(page, 2);
   await openLibrary(page);
-  assert.deepEqual((await entries(page)).map((e) => e[0]), ['Try a shorter reply', 'Release notes crew']);
+  assert.deepEqual((await entries(page)).map((e) => e[0]), ['Try a shorter reply', DEMO_TITLE]);
 
   // The original is unchanged: its three messages.
   await page.by('session-entry').nth(1).getByTestId('session-open').click();
@@ -66,15 +73,19 @@ test('a fork copies the log up to a message into a new session; the original sta
   await context.close();
 });
 
-test("a file opened over a conversation is a new session named after its team, which follows the team's name until the user names it", async () => {
+test("a file opened over a conversation is a new session titled by its first message beside its team, which follows the team's name until the user names it", async () => {
   const { context, page } = await served.visit();
   const shown = () => page.by('session-select').locator('option:checked').textContent();
-  assert.match(await shown(), /^Release notes crew · /);
+  assert.ok((await shown()).startsWith(`${DEMO_TITLE} · `), await shown());
   await page.openFile('big.json', JSON.stringify(bigSession(5)));
   await count(page, 5);
-  await page.page.waitForFunction(() => document.querySelector('[data-testid=session-select] option:checked')?.textContent.startsWith('Big team · '));
+  // Its first message, "[FROM: kailai] message 1: lorem ipsum …", without the marker.
+  const bigTitle = 'message 1: lorem ipsum';
+  await page.page.waitForFunction((t) => document.querySelector('[data-testid=session-select] option:checked')?.textContent.startsWith(t), bigTitle);
   await openLibrary(page);
-  assert.deepEqual((await entries(page)).map((e) => e[0]), ['Big team', 'Release notes crew'], 'the demo stays');
+  assert.deepEqual((await entries(page)).map((e) => [e[0].slice(0, bigTitle.length), e[3]]),
+    [[bigTitle, 'Big team'], [DEMO_TITLE, 'Release notes crew']], 'the demo stays');
+  const team = async () => (await entries(page))[0][3];
   await page.page.keyboard.press('Escape');
   // Named after its team: a new team name renames it.
   const rename = async (name) => {
@@ -83,9 +94,9 @@ test("a file opened over a conversation is a new session named after its team, w
     await page.by('team-name').filter({ hasText: new RegExp(`^${name}$`) }).waitFor();
   };
   await rename('Other crew');
-  await page.page.waitForFunction(() => document.querySelector('[data-testid=session-select] option:checked')?.textContent.startsWith('Other crew · '));
-  // Named by the user: the name stays as typed.
   await openLibrary(page);
+  assert.equal(await team(), 'Other crew');
+  // Named by the user: the name stays as typed, with no team beside it.
   const name = page.by('session-entry').first().getByTestId('session-name');
   await name.fill('Mine');
   await name.press('Enter');
@@ -93,6 +104,8 @@ test("a file opened over a conversation is a new session named after its team, w
   await rename('Third crew');
   await page.page.waitForTimeout(400);
   assert.match(await shown(), /^Mine · /);
+  await openLibrary(page);
+  assert.deepEqual((await entries(page))[0].filter((_, i) => i === 0 || i === 3), ['Mine', '']);
   page.assertNoErrors();
   await context.close();
 });
@@ -120,11 +133,11 @@ test('a name that is empty is refused and the session keeps its name', async () 
   assert.match(await page.errorBanner(), /^session not renamed: a session's name cannot be empty/);
   await page.reload();
   await openLibrary(page);
-  assert.equal((await entries(page))[0][0], 'Release notes crew');
+  assert.equal((await entries(page))[0][0], DEMO_TITLE);
   await context.close();
 });
 
-test('the search finds a session by a word of its messages, ignoring case, and opens it', async () => {
+test('the search finds a session by the start of a word of its messages, ignoring case, with its date and snippet, and opens it', async () => {
   const { context, page } = await served.visit();
   await page.send('[FROM: kailai] The zanzibar budget is due Friday. [NEXT: max]');
   await openLibrary(page);
@@ -136,8 +149,12 @@ test('the search finds a session by a word of its messages, ignoring case, and o
   await page.by('search-hit').first().waitFor();
   const hits = await page.by('search-hit').allTextContents();
   assert.equal(hits.length, 1);
-  assert.match(hits[0], /^Release notes crew.*The zanzibar budget is due Friday/);
+  assert.match(hits[0], new RegExp(`^${DEMO_TITLE} · today \\d\\d:\\d\\d.*The zanzibar budget is due Friday`), 'title, date, snippet');
   assert.equal(await page.by('search-hit').locator('mark').textContent(), 'zanzibar');
+  // The start of a word finds it (as the bridge's prefix search does).
+  await page.by('session-search').fill('zanzi');
+  await page.by('search-hit').locator('mark').filter({ hasText: /^zanzi$/ }).waitFor();
+  assert.match(await page.by('search-hit').first().textContent(), /today \d\d:\d\d.*The zanzibar budget is due Friday/);
   await page.by('session-search').fill('no such word anywhere');
   await page.by('search-none').filter({ hasText: 'no session holds “no such word anywhere”' }).waitFor();
   await page.by('session-search').fill('zanzibar');
@@ -152,20 +169,21 @@ test('a new session keeps the team shown (not the demo\'s), with no message yet'
   const { context, page } = await served.visit();
   await page.by('team-name-input').fill('My crew');
   await page.by('team-name-input').dispatchEvent('change');
-  await page.page.waitForFunction(() => document.querySelector('[data-testid=session-select] option:checked')?.textContent.startsWith('My crew'));
+  await page.by('team-name').filter({ hasText: /^My crew$/ }).waitFor();
   await openLibrary(page);
+  await page.by('session-entry').locator('.session-dates').filter({ hasText: /^My crew · / }).waitFor();
   await page.by('library-new').click();
   await count(page, 0);
   assert.equal(await page.by('team-name-input').inputValue(), 'My crew');
   await openLibrary(page);
-  assert.deepEqual((await entries(page)).map((e) => e[0]), ['My crew', 'My crew']);
+  assert.deepEqual((await entries(page)).map((e) => [e[0], e[3]]), [['My crew', ''], [DEMO_TITLE, 'My crew']], 'no message yet: the team is the title');
   // Left with nothing done in it, it leaves the library, as a bridge's unused session does.
   await page.page.keyboard.press('Escape');
   const ids = await page.by('session-select').locator('option').evaluateAll((os) => os.map((o) => o.value));
   await page.by('session-select').selectOption(ids[ids.length - 1]);
   await count(page, 3);
   await openLibrary(page);
-  assert.deepEqual((await entries(page)).map((e) => e[0]), ['My crew']);
+  assert.deepEqual((await entries(page)).map((e) => e[0]), [DEMO_TITLE]);
   page.assertNoErrors();
   await context.close();
 });

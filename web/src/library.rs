@@ -117,6 +117,23 @@ impl Library {
     }
 }
 
+/// What the library calls a session: the name chosen for it, else its first message without
+/// markers (so ten sessions of one team tell apart; [`team_beside`] names the team), else its
+/// team's name (before any message).
+pub fn title(e: &Entry) -> String {
+    match team_beside(e) {
+        Some(_) => agent_chatter::markers::strip_all(e.first_message.as_deref().unwrap_or(""))
+            .trim()
+            .to_string(),
+        None => e.name.clone(),
+    }
+}
+
+/// The team's name to show beside a [`title`] that is the session's first message.
+pub fn team_beside(e: &Entry) -> Option<&str> {
+    (!e.chosen && e.first_message.is_some()).then_some(e.name.as_str())
+}
+
 /// The name a new session gets: its team's.
 pub fn default_name(session: &Session) -> String {
     session
@@ -416,6 +433,24 @@ mod tests {
         assert_eq!(name(plain), "Big team");
         assert_eq!(name(typed), "Mine");
         assert_eq!(name(fork), "Release notes crew (fork at #1)");
+    }
+
+    #[test]
+    fn a_session_is_titled_by_its_first_message_beside_its_team_until_named() {
+        let session = Session::replay(demo_facts(&["[NEXT: max] ship the webhook"])).unwrap();
+        let empty = Session::replay(demo_facts(&[])).unwrap();
+        let mut library = Library::default();
+        let a = library.add(default_name(&session), &session, 10);
+        let b = library.add(default_name(&empty), &empty, 10);
+        let title_of = |l: &Library, id| {
+            let e = l.get(id).unwrap();
+            (title(e), team_beside(e).map(str::to_string))
+        };
+        let team = || Some("Release notes crew".to_string());
+        assert_eq!(title_of(&library, a), ("ship the webhook".into(), team()));
+        assert_eq!(title_of(&library, b), ("Release notes crew".into(), None));
+        library.rename(a, "Webhooks").unwrap();
+        assert_eq!(title_of(&library, a), ("Webhooks".into(), None));
     }
 
     #[test]

@@ -100,16 +100,20 @@ impl Reader {
 }
 
 /// The sessions whose texts match `query`, each with its best matching fact, best first, at
-/// most `MAX_SEARCH_HITS` (so one long session cannot hide the others). Words match whole
-/// words, ignoring case and accents; a query the FTS5 syntax cannot read (`"`, `-`, `OR` at
-/// its end, …) is searched as one phrase, so any text is a query. A query longer than the
-/// protocol's bounds is refused in words, and one that takes longer than [`SEARCH_BUDGET`] is
-/// stopped ([`StoreError::SearchTooSlow`]).
+/// most `MAX_SEARCH_HITS` (so one long session cannot hide the others). Each word of the
+/// query matches the words that start with it ("webho" finds "webhook"), ignoring case and
+/// accents, and a text must hold them all; the query is words, never FTS5's syntax
+/// ([`prefix_query`]), so any text is a query. A query longer than the protocol's bounds is
+/// refused in words, and one that takes longer than [`SEARCH_BUDGET`] is stopped
+/// ([`StoreError::SearchTooSlow`]).
 fn search_in(conn: &Connection, query: &str) -> Result<Vec<SearchHit>, StoreError> {
     if query.trim().is_empty() {
         return Ok(Vec::new());
     }
     agent_chatter::library::check_search_query(query).map_err(StoreError::SearchRefused)?;
+    let Some(query) = prefix_query(query) else {
+        return Ok(Vec::new());
+    };
     let found = within_budget(conn, SEARCH_BUDGET, || -> Result<_, StoreError> {
         let mut stmt = conn.prepare(
             // The best fact of each session (FTS5's snippet cannot be asked for in a window
@@ -145,20 +149,28 @@ fn search_in(conn: &Connection, query: &str) -> Result<Vec<SearchHit>, StoreErro
             )?
             .collect()
         };
-        match run(query) {
-            Ok(hits) => Ok(hits),
-            Err(e) if interrupted(&e) => Err(StoreError::SearchTooSlow(SEARCH_BUDGET.as_secs())),
-            // Not FTS5's syntax: the text as a phrase (a quote inside doubled).
-            Err(_) => run(&format!("\"{}\"", query.replace('"', "\"\""))).map_err(|e| {
-                if interrupted(&e) {
-                    StoreError::SearchTooSlow(SEARCH_BUDGET.as_secs())
-                } else {
-                    e.into()
-                }
-            }),
-        }
+        run(&query).map_err(|e| {
+            if interrupted(&e) {
+                StoreError::SearchTooSlow(SEARCH_BUDGET.as_secs())
+            } else {
+                e.into()
+            }
+        })
     });
     found
+}
+
+/// `query` as an FTS5 query of prefixes: its words (runs of letters and digits, as the index's
+/// tokenizer splits text) each a quoted string followed by `*`, all required. Nothing the
+/// user typed is read as FTS5's syntax (`"`, `*`, `-`, `(`, `NEAR`, `OR`, `col:` are
+/// separators or quoted words); `None` when the query holds no word.
+fn prefix_query(query: &str) -> Option<String> {
+    let terms: Vec<String> = query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(|word| format!("\"{word}\"*"))
+        .collect();
+    (!terms.is_empty()).then(|| terms.join(" "))
 }
 
 /// Whether `e` is SQLite's answer to an interrupt.
@@ -352,6 +364,85 @@ mod tests {
         }
         assert_eq!(store.search("c++").unwrap().len(), 1);
         assert!(store.search("   ").unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_word_finds_the_words_that_start_with_it_and_every_word_is_needed() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.db")).unwrap();
+        let a = store.create_session("A", 1, &team()).unwrap();
+        store
+            .append(a, 2, &fact("[NEXT: max] fix the Webhook retries"))
+            .unwrap();
+        let b = store.create_session("B", 2, &team()).unwrap();
+        store.append(b, 2, &fact("[NEXT: max] a web page")).unwrap();
+        let sessions =
+            |q: &str| -> Vec<i64> { store.search(q).unwrap().iter().map(|h| h.session).collect() };
+        assert_eq!(sessions("webho"), [a]);
+        assert_eq!(sessions("WEBHO retr"), [a]);
+        assert_eq!(sessions("webho page"), Vec::<i64>::new());
+        assert_eq!(
+            sessions("ebhook"),
+            Vec::<i64>::new(),
+            "a prefix, not any part"
+        );
+        let mut both = sessions("web");
+        both.sort_unstable();
+        assert_eq!(both, [a, b]);
+        // The word found is marked whole.
+        let hit = &store.search("webho").unwrap()[0];
+        let marked: Vec<_> = hit.snippet.iter().filter(|p| p.hit).collect();
+        assert_eq!(marked.len(), 1);
+        assert_eq!(marked[0].text, "Webhook");
+    }
+
+    #[test]
+    fn fts5_syntax_in_a_query_is_searched_as_words_never_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.db")).unwrap();
+        let a = store.create_session("A", 1, &team()).unwrap();
+        store
+            .append(a, 2, &fact("[NEXT: max] the webhook NEAR the gateway"))
+            .unwrap();
+        for (query, finds) in [
+            ("\"webho", true),
+            ("webho\"", true),
+            ("\"webhook gateway\"", true),
+            ("we\"bho", false),
+            ("webho*", true),
+            ("*webho", true),
+            ("-webho", true),
+            ("webho -gateway", true),
+            ("NEAR(webho gate", true),
+            ("NEAR(webho, gate)", true),
+            ("webho NEAR", true),
+            ("(webho", true),
+            ("webho))", true),
+            ("webho OR", false),
+            ("text:webho", false),
+            ("^webho", true),
+            ("webho AND NOT", false),
+            ("*", false),
+            ("\"", false),
+            ("-", false),
+            ("()", false),
+            ("\"\"\"", false),
+        ] {
+            let hits = store
+                .search(query)
+                .unwrap_or_else(|e| panic!("{query:?} gave an error: {e}"));
+            assert_eq!(hits.len(), usize::from(finds), "{query:?}: {hits:?}");
+        }
+    }
+
+    #[test]
+    fn a_query_becomes_quoted_prefixes() {
+        assert_eq!(prefix_query("webho").as_deref(), Some("\"webho\"*"));
+        assert_eq!(
+            prefix_query(" a\"b  NEAR( ").as_deref(),
+            Some("\"a\"* \"b\"* \"NEAR\"*")
+        );
+        assert_eq!(prefix_query("* - \" ()"), None);
     }
 
     #[test]

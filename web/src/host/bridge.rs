@@ -922,8 +922,8 @@ fn entry(s: &SessionInfo) -> Entry {
         updated_at: s.updated_at.max(s.created_at).max(0) as u64,
         first_message: s.first_message.clone(),
         facts: s.facts.max(0) as usize,
-        // The bridge's name (its team's until renamed there).
-        chosen: true,
+        // Its team's name (the title) until renamed there.
+        chosen: s.name != s.title,
     }
 }
 

@@ -14,7 +14,7 @@ use crate::components::keyed_list::KeyedList;
 use crate::components::when::When;
 use crate::erased::handler;
 use crate::host::{use_host, Host};
-use crate::library::{query_too_long, snippet_text, when, Entry, Hit};
+use crate::library::{query_too_long, snippet_text, team_beside, title, when, Entry, Hit};
 use crate::state::{use_state, AppState};
 
 /// How long typing must pause before the search runs: one search for what was typed, not
@@ -67,9 +67,7 @@ pub fn SessionsMenu() -> impl IntoView {
     };
     // A row lives as long as its session: a save or a reply that lands while the user types
     // a new name updates the row's dates in place and never replaces the input being typed in.
-    let entry = move |id: i64| {
-        Memo::new(move |_| sessions.with(|l| l.iter().find(|e| e.id == id).cloned()))
-    };
+    let entry = move |id: i64| Memo::new(move |_| find(sessions, id));
     let row = move |id: i64| session_row(state, host, id, entry(id), shown, choose, offset);
     let list = move || {
         let searching = query.with(|q| !q.trim().is_empty());
@@ -97,7 +95,7 @@ pub fn SessionsMenu() -> impl IntoView {
                 let q = query.get();
                 view! { <p class="library-note" data-testid="search-none">{format!("no session holds “{}”", q.trim())}</p> }.into_any()
             }
-            Some(found) => hit_list(found, choose),
+            Some(found) => hit_list(found, sessions, state, offset, choose),
         }
     };
     // As the open/save menus: a click or tap outside the open library closes it, and so does
@@ -147,9 +145,9 @@ pub fn SessionsMenu() -> impl IntoView {
     }
 }
 
-/// One session of the library (`session-entry`): its name, editable in place, when it was
-/// made and last changed, its fact count and first message; "open" unless it is
-/// the one `shown`.
+/// One session of the library (`session-entry`): its title (`library::title`), editable in
+/// place; its team (beside a title that is its first message), when it was made and last
+/// changed and its fact count; its first message; "open" unless it is the one `shown`.
 fn session_row(
     state: AppState,
     host: Host,
@@ -168,22 +166,23 @@ fn session_row(
         }
     };
     let is_shown = move || shown.get() == Some(id);
-    let name = Memo::new(move |_| {
-        entry
-            .with(|e| e.as_ref().map(|e| e.name.clone()))
-            .unwrap_or_default()
-    });
+    let name = Memo::new(move |_| entry.with(|e| e.as_ref().map(title)).unwrap_or_default());
     let dates = move || {
         let Some(e) = entry.get() else {
             return String::new();
         };
         let now = state.clock.get();
         let facts = plural(facts_of(&e), "fact");
-        dates_words(
+        let dates = dates_words(
             &when(e.created_at, now, offset),
             &when(e.updated_at, now, offset),
             &facts,
-        )
+        );
+        // The team's name beside a title that is the first message.
+        match team_beside(&e) {
+            Some(team) => format!("{team} · {dates}"),
+            None => dates,
+        }
     };
     let first = Memo::new(move |_| {
         entry.with(|e| {
@@ -232,30 +231,44 @@ fn session_option(
     };
     let label = {
         let e = e.clone();
-        move || {
-            format!(
-                "{} · {}",
-                e.name,
-                when(e.updated_at, state.clock.get(), offset)
-            )
-        }
+        move || label(&e, state.clock.get(), offset)
     };
     view! { <option value=e.id.to_string() prop:selected=selected>{label}</option> }
 }
 
-/// The search's answer: one button per session found (`search-hit`), its snippet with the
-/// matches marked.
-fn hit_list(found: Vec<Hit>, choose: impl Fn(i64) + Copy + 'static) -> AnyView {
+/// Session `id` of the list.
+fn find(sessions: Signal<Vec<Entry>>, id: i64) -> Option<Entry> {
+    sessions.with(|l| l.iter().find(|e| e.id == id).cloned())
+}
+
+/// A session in one line: its title and when it last changed (`title · today 14:02`).
+fn label(e: &Entry, now: u64, offset: i64) -> String {
+    format!("{} · {}", title(e), when(e.updated_at, now, offset))
+}
+
+/// The search's answer: one button per session found (`search-hit`): its title and when it
+/// last changed, and its snippet with the matches marked.
+fn hit_list(
+    found: Vec<Hit>,
+    sessions: Signal<Vec<Entry>>,
+    state: AppState,
+    offset: i64,
+    choose: impl Fn(i64) + Copy + 'static,
+) -> AnyView {
+    // Read once, untracked: the hits are not rebuilt (and the focus lost) as time or the list
+    // moves.
+    let now = state.clock.get_untracked();
     let rows = found
         .into_iter()
         .map(|hit| {
             let id = hit.session;
-            let title = format!("open {}: {}", hit.name, snippet_text(&hit.snippet));
+            let head = untrack(|| find(sessions, id)).map_or(hit.name, |e| label(&e, now, offset));
+            let title = format!("open {head}: {}", snippet_text(&hit.snippet));
             view! {
                 <li>
                     <button class="search-hit" data-testid="search-hit" data-id=id title=title
                         on:click=handler(move |_| choose(id))>
-                        <span class="hit-name">{hit.name}</span>
+                        <span class="hit-name">{head}</span>
                         <span class="hit-snippet">{hit.snippet.into_iter().map(|p| if p.hit {
                             view! { <mark>{p.text}</mark> }.into_any()
                         } else {
