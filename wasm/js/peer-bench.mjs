@@ -6,7 +6,8 @@
 //
 //   PEER_OUT=/path/to/agent_chatter/out cargo xtask bench
 //
-// ONLY=<text> runs only the rows whose label contains it (`ONLY=stripAll node wasm/js/peer-bench.mjs`).
+// ONLY=<text> runs only the rows whose label contains it (`ONLY=stripAll node wasm/js/peer-bench.mjs`),
+// SKIP=<text> all but those.
 // Every row runs on three kinds of text: ASCII prose, CJK-mixed (Chinese and Japanese words,
 // full-width punctuation and ASCII, as bilingual teams write) and emoji-heavy (emoji with
 // skin tones and joiners, dashes, curly quotes). RUNS=<n> (default 3) repeats the whole bench
@@ -84,7 +85,7 @@ const filled = (CM, n, options = {}, size = 160) => {
 };
 
 const rows = [];
-const wanted = (label) => !process.env.ONLY || label.includes(process.env.ONLY);
+const wanted = (label) => (!process.env.ONLY || label.includes(process.env.ONLY)) && !(process.env.SKIP && label.includes(process.env.SKIP));
 /**
  * Times `[ours, peer?]` and records a row: the medians, and the peer ÷ ours ratio of each round
  * (the two sides of a round ran back to back, so their ratio is the fair comparison).
@@ -92,6 +93,9 @@ const wanted = (label) => !process.env.ONLY || label.includes(process.env.ONLY);
 function record(label, fns, iterations, perCall = 1) {
   const [o, p] = rounds(fns, iterations).map((s) => s.map((us) => us / perCall));
   rows.push([label, p && median(p), median(o), p && p.map((us, r) => us / o[r])]);
+  // Progress on stderr, so a long run shows where it is (and a cut-off run what it had).
+  const [, pm, om, ratios] = rows[rows.length - 1];
+  console.error(`${label} — ${script}: ours ${om.toFixed(2)} µs, peer ${pm?.toFixed(2) ?? '—'} µs, ${ratios ? median(ratios).toFixed(2) : '—'}×`);
 }
 
 /** Runs `make(CM)`'s returned call for ours and the peer; `perCall` divides each time. */
