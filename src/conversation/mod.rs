@@ -56,6 +56,7 @@
 mod action;
 mod input;
 mod queue;
+mod resolve;
 mod state;
 
 use std::collections::VecDeque;
@@ -67,11 +68,12 @@ pub use action::{Action, Delivery, Notice};
 pub use input::{HumanInput, InputError};
 use queue::Enqueued;
 pub use queue::{QueuedDelivery, RoutingQueue, MAX_PER_PARENT, MAX_QUEUED};
+use resolve::{resolve_drop, resolve_next};
 pub use state::{ResumeError, RoutingState};
 
 use crate::context::{self, AsOf, BuildError, BuildSettings, Prompt, Recipient, Store, Target};
 use crate::explain::BudgetStatus;
-use crate::markers::{self, DropTargets, Markers};
+use crate::markers::{self, Markers};
 use crate::message::{
     Intent, MemberId, MessageId, Millis, Routing, Speaker, SpeakerKind, Text, MAX_MESSAGE_BYTES,
 };
@@ -927,81 +929,5 @@ impl DuePrompt {
             team_task: self.team_task.as_deref(),
         };
         context::build_as_of(store, &self.recipient, &self.target, &self.settings, as_of)
-    }
-}
-
-/// `[NEXT]` addressees resolved against the team.
-struct ResolvedNext {
-    /// (member, intent) pairs to queue, in order (a member may appear with several intents).
-    targets: Vec<(MemberId, Intent)>,
-    /// Distinct member ids, in order (the message's `routing.resolved`).
-    ids: Vec<MemberId>,
-    /// Their names, for the `to` of context lines.
-    names: Vec<String>,
-    /// Names that matched nobody.
-    unresolved: Vec<String>,
-    /// The sender, if it addressed itself.
-    self_addressed: Option<MemberId>,
-    /// Every name as written (for the "ignored after DONE" notice).
-    all_names: Vec<String>,
-}
-
-fn resolve_next(
-    team: Option<&Team>,
-    sender: &str,
-    next: &[crate::message::Addressee],
-) -> ResolvedNext {
-    let mut out = ResolvedNext {
-        targets: Vec::new(),
-        ids: Vec::new(),
-        names: Vec::new(),
-        unresolved: Vec::new(),
-        self_addressed: None,
-        all_names: next.iter().map(|a| a.name.clone()).collect(),
-    };
-    for addressee in next {
-        let Some(member) = team.and_then(|t| t.find(&addressee.name)) else {
-            out.unresolved.push(addressee.name.clone());
-            continue;
-        };
-        if member.id == sender {
-            out.self_addressed = Some(member.id.clone());
-            continue;
-        }
-        if !out.ids.contains(&member.id) {
-            out.ids.push(member.id.clone());
-            out.names.push(member.name.clone());
-        }
-        out.targets.push((member.id.clone(), addressee.intent));
-    }
-    out
-}
-
-/// `[DROP]` resolved against the team: `targets: None` means ALL.
-struct ResolvedDrop {
-    targets: Option<Vec<MemberId>>,
-    unresolved: Vec<String>,
-}
-
-fn resolve_drop(team: Option<&Team>, drop: &DropTargets) -> ResolvedDrop {
-    match drop {
-        DropTargets::All => ResolvedDrop {
-            targets: None,
-            unresolved: Vec::new(),
-        },
-        DropTargets::Members(names) => {
-            let mut targets = Vec::new();
-            let mut unresolved = Vec::new();
-            for name in names {
-                match team.and_then(|t| t.find(name)) {
-                    Some(m) => targets.push(m.id.clone()),
-                    None => unresolved.push(name.clone()),
-                }
-            }
-            ResolvedDrop {
-                targets: Some(targets),
-                unresolved,
-            }
-        }
     }
 }
