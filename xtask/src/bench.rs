@@ -116,8 +116,19 @@ pub fn bench(ctx: &Ctx, quick: bool) -> Result<(), String> {
         &heap,
     );
 
-    // The page, as the e2e suite last measured it (cargo xtask test writes them): edits on a
-    // 10⁴-message session, and edits while an ACP agent streams tool-call updates.
+    section.push_str(&page_timings(ctx));
+
+    let report = ctx.target_dir().join("bench-report.md");
+    append(&report, &section)?;
+    println!("{section}");
+    eprintln!("bench: appended to {}", ctx.rel(&report));
+    Ok(())
+}
+
+/// The page's figures as the e2e suite last measured them (`cargo xtask test` writes them):
+/// edits on a 10⁴-message session, and edits while an ACP agent streams tool-call updates.
+fn page_timings(ctx: &Ctx) -> String {
+    let mut out = String::new();
     for (file, what) in [
         ("timings.json", "a 10⁴-message session"),
         (
@@ -127,21 +138,16 @@ pub fn bench(ctx: &Ctx, quick: bool) -> Result<(), String> {
     ] {
         let path = ctx.target_dir().join("e2e").join(file);
         match std::fs::read_to_string(&path) {
-            Ok(text) => section.push_str(&format!(
+            Ok(text) => out.push_str(&format!(
                 "\n### page in Chromium, {what} (web/e2e, last `cargo xtask test`)\n\n```json\n{}\n```\n",
                 text.trim_end()
             )),
-            Err(_) => section.push_str(&format!(
+            Err(_) => out.push_str(&format!(
                 "\n(no target/e2e/{file}: run `cargo xtask test` for the page's figures)\n"
             )),
         }
     }
-
-    let report = ctx.target_dir().join("bench-report.md");
-    append(&report, &section)?;
-    println!("{section}");
-    eprintln!("bench: appended to {}", ctx.rel(&report));
-    Ok(())
+    out
 }
 
 /// Where criterion writes: `$CRITERION_HOME`, else `$CARGO_TARGET_DIR/criterion`, else

@@ -24,7 +24,8 @@ const TS_CONFIG: &str = "wasm/js/tsconfig.json";
 const TS_CONFIG_DEFAULTS: &str = "wasm/js/tsconfig.defaults.json";
 /// Script run inside a fresh project that installed the packed tarball by name.
 const TARBALL_SMOKE: &str = "wasm/js/tarball/smoke.mjs";
-/// The package bundled for Node by esbuild, Vite SSR and webpack (`check.mjs` and the programs
+/// The package bundled by esbuild, Vite SSR and webpack and run in Bun, Rollup, workerd, a Next
+/// edge route and Jest jsdom (`check.mjs`, `runtimes.mjs` and the programs
 /// it bundles), run from a copy in `target/npm-consumers/` where the pinned bundlers are.
 const BUNDLE_CHECK: &str = "wasm/js/bundle";
 /// The declarations under `moduleResolution: bundler` with `lib: ["es2022"]` (no DOM).
@@ -36,6 +37,10 @@ pub fn test(ctx: &Ctx) -> Result<(), String> {
     eprintln!("\n{}", steps.summary());
     result
 }
+
+/// The step that bundles the installed package and runs it where users do.
+const BUNDLED: &str =
+    "bundled and run (esbuild, Vite SSR, webpack; Bun, Rollup, workerd, Next edge, Jest jsdom)";
 
 fn run_steps(ctx: &Ctx, steps: &mut Steps) -> Result<(), String> {
     steps.run("setup", || setup::setup(ctx))?;
@@ -98,7 +103,16 @@ fn run_steps(ctx: &Ctx, steps: &mut Steps) -> Result<(), String> {
             "warnings",
         ]))
     })?;
+    if !npm_steps(ctx, steps)? {
+        return Ok(());
+    }
+    page_steps(ctx, steps)
+}
 
+/// The npm package: its wasm tests, `dist`, the Node suites, TypeScript, lint, the tarball as
+/// users install it, and the bundlers and runtimes it is checked in. False when there is no
+/// package to test (every step after it needs one).
+fn npm_steps(ctx: &Ctx, steps: &mut Steps) -> Result<bool, String> {
     let wasm_manifest = ctx.root.join(WASM_MANIFEST);
     if !wasm_manifest.is_file() {
         let reason = format!("no {WASM_MANIFEST}");
@@ -110,11 +124,11 @@ fn run_steps(ctx: &Ctx, steps: &mut Steps) -> Result<(), String> {
             "tsc",
             "npm package lint",
             "tarball install",
-            "bundled for Node (esbuild, Vite SSR, webpack)",
+            BUNDLED,
         ] {
             steps.skip(name, &reason);
         }
-        return Ok(());
+        return Ok(false);
     }
     let package = dist::package_name(&wasm_manifest)?;
     steps.run("wasm tests (node)", || {
@@ -184,14 +198,16 @@ fn run_steps(ctx: &Ctx, steps: &mut Steps) -> Result<(), String> {
     let smoke = ctx.root.join(TARBALL_SMOKE);
     if smoke.is_file() {
         steps.run("tarball install", || tarball_install(ctx, &smoke))?;
-        steps.run("bundled for Node (esbuild, Vite SSR, webpack)", || {
-            bundle_check(ctx)
-        })?;
+        steps.run(BUNDLED, || bundle_check(ctx))?;
     } else {
         steps.skip("tarball install", &format!("no {TARBALL_SMOKE}"));
     }
+    Ok(true)
+}
 
-    // After dist: the e2e suite compares the page with the npm package's preview.
+/// The page in Chromium (after dist: the e2e suite compares the page with the npm package's
+/// preview), the installed binary, the page's size, and the fuzz smoke.
+fn page_steps(ctx: &Ctx, steps: &mut Steps) -> Result<(), String> {
     steps.run("web e2e (chromium)", || web::e2e(ctx))?;
     steps.run(
         "installed binary (cargo xtask install, run elsewhere)",
