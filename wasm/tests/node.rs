@@ -38,7 +38,12 @@ fn js_error_message(value: JsValue) -> String {
 fn parse_message_crosses_packed_in_one_string() {
     use agent_chatter_wasm::inbox::hand_in;
     use agent_chatter_wasm::markers::{parse_message_packed, view_start, view_tail};
-    let packed = |text: &str| parse_message_packed(hand_in(text)).expect("packed");
+    // ASCII results cross as a string (non-ASCII ones go back through the outbox).
+    let packed = |text: &str| {
+        parse_message_packed(hand_in(text))
+            .expect("packed")
+            .expect("an ASCII result crosses as a string")
+    };
     // Flags, names, intents, from, task, drops; the clean content "" is a view of the input.
     assert_eq!(packed("[DONE] [DROP: ALL]"), "vd\n\n\n\n\nALL\n");
     assert_eq!(
