@@ -47,6 +47,13 @@ pub(super) fn judge(finished: Finished, opening: u64, at: Millis) -> Judged {
         output,
         ..
     } = finished;
+    // A run that did not reply and says it cost `$0` (Claude's `result` of a failed run) has
+    // counted nothing: its cost is not reported, so no view reads `$0.0000` for it.
+    let mut usage = usage;
+    if matches!(outcome, Outcome::Failed(..)) && usage.cost_usd.is_some_and(|c| c.dollars() == 0.0)
+    {
+        usage.cost_usd = None;
+    }
     let judged = match outcome {
         Outcome::Replied(text) | Outcome::Incomplete { text, .. }
             if text.len() > MAX_MESSAGE_BYTES =>
@@ -269,6 +276,34 @@ mod tests {
     fn the_run_of_a_conversation_since_left_is_not_recorded() {
         let judged = judge(finished(Outcome::Replied("done".into())), 2, AT);
         assert_eq!(judged, Judged::Stale);
+    }
+
+    #[test]
+    fn a_failed_runs_zero_cost_is_not_reported() {
+        let zero = Usage {
+            cost_usd: agent_chatter::usage::Usd::new(0.0),
+            ..usage()
+        };
+        let failed_run = Finished {
+            usage: zero,
+            ..finished(Outcome::Failed(Failure::Crashed, "exit 1".into()))
+        };
+        let Judged::Fact(Fact::Failed { usage: got, .. }) = judge(failed_run, 1, AT) else {
+            panic!("not a failure")
+        };
+        assert_eq!(
+            got.as_deref(),
+            Some(&usage()),
+            "$0 of a failed run reads as not reported"
+        );
+        let replied = Finished {
+            usage: zero,
+            ..finished(Outcome::Replied("done".into()))
+        };
+        let Judged::Fact(Fact::Replied { usage: got, .. }) = judge(replied, 1, AT) else {
+            panic!("not a reply")
+        };
+        assert_eq!(got.as_deref(), Some(&zero), "a reply's $0 stays");
     }
 
     #[test]

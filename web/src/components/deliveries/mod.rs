@@ -13,9 +13,10 @@
 use std::collections::BTreeMap;
 
 use agent_chatter::message::MemberId;
+use agent_chatter::session::Run;
 use agent_chatter::session::{PreviewOverrides, Session};
 use agent_chatter::team::DeliveryPolicy;
-use agent_chatter::usage::Usage;
+use agent_chatter::usage::Usd;
 use leptos::prelude::*;
 
 use crate::components::virtual_list;
@@ -178,26 +179,41 @@ pub fn entries(session: &Session, agents_run: bool) -> Vec<Entry> {
     list
 }
 
-/// Tokens in and out and the cost, as far as the run reported them; `—` when it did not.
-pub fn usage_cell(usage: Option<&Usage>) -> String {
-    let Some(u) = usage else {
+/// What `run` cost as far as its CLI said: `None` when it reported no cost, and for a run
+/// that did not reply reporting `$0` (Claude's `result` of a failed run says `0`, which is
+/// "nothing counted", not a price: it reads `—`, never `$0.0000`).
+pub fn reported_cost(run: &Run) -> Option<Usd> {
+    let cost = run.usage.as_ref()?.cost_usd?;
+    (run.failed.is_none() || cost.dollars() > 0.0).then_some(cost)
+}
+
+/// The cost and the tokens in and out, as far as the run reported them: the cost first (a
+/// narrow column cuts the end of the cell), `—` in its place when it was not reported;
+/// `—` alone for a run that reported nothing (simulated, or one that never started).
+pub fn usage_cell(run: Option<&Run>) -> String {
+    let Some(u) = run.and_then(|r| r.usage.as_ref()).filter(|u| !u.is_empty()) else {
         return "—".into();
     };
-    // The cost first: a narrow column cuts the end of the cell.
-    let mut parts = Vec::new();
-    if let Some(c) = u.cost_usd {
-        parts.push(c.display());
-    }
+    let cost = run.and_then(reported_cost);
+    let mut parts = vec![cost.map_or_else(|| "—".to_string(), Usd::display)];
     if let Some(i) = u.input_tokens {
         parts.push(format!("{i} in"));
     }
     if let Some(o) = u.output_tokens {
         parts.push(format!("{o} out"));
     }
-    if parts.is_empty() {
-        "—".into()
+    parts.join(" · ")
+}
+
+/// What `run` reported in words for the inspector (`1200 in · 80 out · $0.0031 · 5.4 s`), the
+/// cost said as `cost —` when a run that ran reported none ([`reported_cost`]).
+pub fn usage_words(run: &Run) -> String {
+    let mut usage = run.usage.unwrap_or_default();
+    usage.cost_usd = reported_cost(run);
+    if usage.is_empty() || usage.cost_usd.is_some() {
+        usage.summary()
     } else {
-        parts.join(" · ")
+        format!("{} · cost —", usage.summary())
     }
 }
 
@@ -367,8 +383,8 @@ fn show(s: &Session, host: Host, index: usize, entry: Entry, took: Option<u64>) 
         .flatten();
     let run = entry.run.and_then(|i| s.runs().get(i));
     let reason = run.and_then(|r| r.failed.clone().or(r.incomplete.clone()));
-    let usage = run.and_then(|r| r.usage.as_ref());
-    let duration = usage
+    let duration = run
+        .and_then(|r| r.usage.as_ref())
         .and_then(|u| u.duration_ms)
         .or(took)
         .map_or_else(|| "—".to_string(), duration_words);
@@ -381,7 +397,7 @@ fn show(s: &Session, host: Host, index: usize, entry: Entry, took: Option<u64>) 
         verified,
         reason,
         duration,
-        usage: usage_cell(usage),
+        usage: usage_cell(run),
         entry,
     }
 }
@@ -518,6 +534,7 @@ mod tests {
     use super::*;
     use agent_chatter::message::Millis;
     use agent_chatter::session::{Fact, Failure};
+    use agent_chatter::usage::Usage;
 
     fn demo() -> Session {
         let mut s = Session::new();
@@ -697,12 +714,45 @@ mod tests {
             output_tokens: Some(80),
             ..Default::default()
         };
-        assert_eq!(usage_cell(Some(&u)), "1200 in · 80 out");
+        let run = |usage: Option<Usage>, failed: Option<&str>| Run {
+            to: "max".into(),
+            message: 1,
+            usage,
+            incomplete: None,
+            failed: failed.map(str::to_string),
+            failure: None,
+        };
+        // A cost not reported reads `—`, in the cell and in the inspector's words.
+        assert_eq!(
+            usage_cell(Some(&run(Some(u), None))),
+            "— · 1200 in · 80 out"
+        );
+        assert_eq!(
+            usage_words(&run(Some(u), None)),
+            "1200 in · 80 out · cost —"
+        );
+        assert_eq!(usage_cell(Some(&run(None, Some("crashed")))), "—");
+        assert_eq!(usage_words(&run(None, None)), "no usage reported");
         let priced = Usage {
-            cost_usd: agent_chatter::usage::Usd::new(0.0031),
+            cost_usd: Usd::new(0.0031),
             ..u
         };
-        assert_eq!(usage_cell(Some(&priced)), "$0.0031 · 1200 in · 80 out");
+        assert_eq!(
+            usage_cell(Some(&run(Some(priced), None))),
+            "$0.0031 · 1200 in · 80 out"
+        );
+        // A failed run's `$0` is nothing counted, not a price.
+        let zero = Usage {
+            cost_usd: Usd::new(0.0),
+            duration_ms: Some(300),
+            ..Default::default()
+        };
+        assert_eq!(usage_cell(Some(&run(Some(zero), Some("auth")))), "—");
+        assert_eq!(
+            usage_words(&run(Some(zero), Some("auth"))),
+            "0.3 s · cost —"
+        );
+        assert_eq!(usage_cell(Some(&run(Some(zero), None))), "$0.0000");
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 use leptos::prelude::*;
 
+use crate::components::deliveries::usage_words;
 use crate::state::use_state;
 
 #[component]
@@ -20,7 +21,7 @@ pub fn DeliveryRun() -> impl IntoView {
                 .team()
                 .and_then(|t| t.member(&run.to))
                 .map_or_else(|| run.to.clone(), |m| m.display_name.clone());
-            let usage = run.usage.unwrap_or_default().summary();
+            let usage = usage_words(run);
             let outcome = match (&run.failed, &run.incomplete) {
                 (Some(reason), _) => Some(("failed", format!("{}: {reason}", run.outcome()))),
                 (None, Some(reason)) => Some(("incomplete", format!("incomplete: {reason}"))),
@@ -43,7 +44,7 @@ pub fn DeliveryRun() -> impl IntoView {
                 (None, Some(reason)) => format!("#{}, incomplete: {reason}", run.message + 1),
                 (None, None) => format!("#{}", run.message + 1),
             };
-            let usage = run.usage.unwrap_or_default().summary();
+            let usage = usage_words(run);
             Some(format!("{name}'s answer to this prompt: {how} · {usage}"))
         })
     });
