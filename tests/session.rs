@@ -999,8 +999,11 @@ fn the_cost_cap_stops_further_deliveries_with_a_notice_until_it_is_raised() {
     s.apply(&Fact::set_settings(capped)).unwrap();
     s.apply(&Fact::human("go [NEXT: max]", Millis(1))).unwrap();
     drain(&mut s);
+    // What a run may still spend: the whole cap, then nothing once it is passed.
+    assert_eq!(s.cap_left(), Usd::new(0.5));
     s.apply(&Fact::replied("max", "over to you [NEXT: sarah]", Millis(2)).with_usage(usage(0.6)))
         .unwrap();
+    assert_eq!(s.cap_left(), Usd::new(0.0));
     let actions = drain(&mut s);
     assert!(delivery(&actions).is_none(), "{actions:?}");
     let notice = actions
@@ -1012,8 +1015,10 @@ fn the_cost_cap_stops_further_deliveries_with_a_notice_until_it_is_raised() {
         .expect("a notice says why");
     assert_eq!(
         notice,
-        "cost limit reached: the runs cost $0.6000 of the team's maxCostUsd $0.50; dropped \
-         the pending deliveries to sarah; raise maxCostUsd in the team's settings to go on"
+        "cost cap reached: the runs cost $0.6000 of the team's max cost $0.50 (the last run \
+         passed the cap by $0.1000: a run that starts under the cap is not stopped by it); \
+         dropped the pending deliveries to sarah; raise \"max cost $\" (maxCostUsd) in the \
+         team's settings to go on"
     );
     // A human asking again is refused the same way; a raised cap lets the next one run.
     s.apply(&Fact::human("again [NEXT: sarah]", Millis(3)))
@@ -1029,6 +1034,30 @@ fn the_cost_cap_stops_further_deliveries_with_a_notice_until_it_is_raised() {
     assert_eq!(
         delivery(&drain(&mut s)).map(|d| d.to.as_str()),
         Some("sarah")
+    );
+    assert_eq!(s.cap_left().map(|c| c.display()), Some("$4.40".into()));
+    // A cap lowered below what was spent stops the next run, and no run passed it.
+    s.apply(&Fact::replied("sarah", "ok", Millis(5))).unwrap();
+    drain(&mut s);
+    s.apply(&Fact::set_settings(TeamSettings {
+        max_cost_usd: Usd::new(0.25),
+        ..TeamSettings::default()
+    }))
+    .unwrap();
+    s.apply(&Fact::human("later [NEXT: max]", Millis(6)))
+        .unwrap();
+    let lowered = drain(&mut s)
+        .iter()
+        .find_map(|a| match a {
+            Action::Notice(n) => Some(n.to_string()),
+            _ => None,
+        })
+        .expect("a notice says why");
+    assert!(
+        lowered.starts_with(
+            "cost cap reached: the runs cost $0.6000 of the team's max cost $0.25; dropped"
+        ),
+        "{lowered}"
     );
     // The log replays to the same stop.
     let again = Session::import(&s.export()).unwrap();

@@ -118,9 +118,12 @@ pub enum Notice {
     },
     /// The runs of this conversation cost `spent`, which reached the team's `maxCostUsd`
     /// (`limit`): no further AI delivery starts (these were dropped) until the limit is raised.
+    /// `passed_by`: how far past the cap the last run took the spend, when that run crossed it
+    /// (a run in flight is never stopped by the cap, so it can end above it).
     CostLimitReached {
         limit: Usd,
         spent: Usd,
+        passed_by: Option<Usd>,
         dropped: Vec<MemberId>,
     },
     /// `to`'s prompt crossed into `status` (warning at 75% of its budget, critical at 90%;
@@ -247,8 +250,9 @@ impl std::fmt::Display for Notice {
             Notice::CostLimitReached {
                 limit,
                 spent,
+                passed_by,
                 dropped,
-            } => write_cost_limit(f, *limit, *spent, dropped),
+            } => write_cost_limit(f, (*limit, *spent, *passed_by), dropped),
             Notice::BudgetCrossed {
                 to,
                 status,
@@ -285,19 +289,28 @@ impl std::fmt::Display for Notice {
     }
 }
 
-/// [`Notice::CostLimitReached`]'s sentence: the spend against the cap, what was dropped.
+/// [`Notice::CostLimitReached`]'s sentence: the spend against the cap (`limit`, `spent`, by
+/// how much the last run passed it), what was dropped. The cap is named by its field's words
+/// on the page ("max cost $"), the team file's key beside them.
 fn write_cost_limit(
     f: &mut std::fmt::Formatter<'_>,
-    limit: Usd,
-    spent: Usd,
+    (limit, spent, passed_by): (Usd, Usd, Option<Usd>),
     dropped: &[MemberId],
 ) -> std::fmt::Result {
     write!(
         f,
-        "cost limit reached: the runs cost {} of the team's maxCostUsd {}",
+        "cost cap reached: the runs cost {} of the team's max cost {}",
         spent.display(),
         limit.display_limit()
     )?;
+    if let Some(by) = passed_by {
+        write!(
+            f,
+            " (the last run passed the cap by {}: a run that starts under the cap is not \
+             stopped by it)",
+            by.display()
+        )?;
+    }
     if !dropped.is_empty() {
         write!(
             f,
@@ -305,7 +318,7 @@ fn write_cost_limit(
             dropped.join(", ")
         )?;
     }
-    f.write_str("; raise maxCostUsd in the team's settings to go on")
+    f.write_str("; raise \"max cost $\" (maxCostUsd) in the team's settings to go on")
 }
 
 /// [`Notice::BudgetCrossed`]'s sentence: the prompt's size against its budget, in percent.

@@ -140,6 +140,9 @@ pub struct Conversation {
     deferred: Option<DuePrompt>,
     /// What the runs of this conversation cost, as reported (a team's `maxCostUsd` bounds it).
     spent: Usd,
+    /// The cap the last run crossed (it started under it, ended above it) and by how much it
+    /// passed it, for the cap's notice; `None` when the last run crossed none.
+    last_run_crossed: Option<(Usd, Usd)>,
     /// The budget status of each member's last prompt built, so a notice marks the crossing
     /// into warning or critical, not every prompt past it (seed 003's budget events).
     budget_status: std::collections::BTreeMap<MemberId, BudgetStatus>,
@@ -180,6 +183,7 @@ impl Conversation {
             defer_prompts: false,
             deferred: None,
             spent: Usd::default(),
+            last_run_crossed: None,
             budget_status: std::collections::BTreeMap::new(),
         }
     }
@@ -264,6 +268,19 @@ impl Conversation {
     /// applying the one that reports it, so the next delivery is decided with it).
     pub(crate) fn set_spent(&mut self, spent: Usd) {
         self.spent = spent;
+    }
+
+    /// Notes the cap the last run crossed and by how much it passed it, if it crossed one.
+    pub(crate) fn set_last_run_crossed(&mut self, crossed: Option<(Usd, Usd)>) {
+        self.last_run_crossed = crossed;
+    }
+
+    /// By how much the last run passed `limit`, when it crossed that very cap (not when the
+    /// cap was lowered below the spend afterwards, nor when a later run reported no cost).
+    fn passed_cap_by(&self, limit: Usd) -> Option<Usd> {
+        self.last_run_crossed
+            .filter(|(cap, _)| *cap == limit)
+            .map(|(_, by)| by)
     }
 
     // ----------------------------------------------------------------------------- getters
@@ -788,6 +805,7 @@ impl Conversation {
                     .push_back(Action::Notice(Notice::CostLimitReached {
                         limit,
                         spent: self.spent,
+                        passed_by: self.passed_cap_by(limit),
                         dropped,
                     }));
                 continue;

@@ -137,11 +137,28 @@ impl Session {
     /// before, to put back should the fact be refused.
     pub(super) fn count_cost(&mut self, usage: Option<&Usage>) -> Usd {
         let before = self.conversation.spent();
+        let mut crossed = None;
         if let Some(cost) = usage.and_then(|u| u.cost_usd) {
             let after = Usd::new(before.dollars() + cost.dollars()).unwrap_or(before);
             self.conversation.set_spent(after);
+            // The run started under the cap and ended above it: by how much it passed it.
+            let cap = self.team().and_then(|t| t.settings.max_cost_usd);
+            crossed = cap
+                .filter(|cap| before < *cap && after > *cap)
+                .and_then(|cap| Some((cap, Usd::new(after.dollars() - cap.dollars())?)));
         }
+        self.conversation.set_last_run_crossed(crossed);
         before
+    }
+
+    /// What is left under the team's cost cap (`maxCostUsd`, "max cost $") for the next run:
+    /// the cap less what the runs cost so far (team changes included), never below zero.
+    /// `None` with no cap. A host gives it to a CLI that can stop itself at a budget (Claude
+    /// Code's `--max-budget-usd`), so the run that crosses the cap stops near it.
+    pub fn cap_left(&self) -> Option<Usd> {
+        let cap = self.team()?.settings.max_cost_usd?;
+        let left = (cap.dollars() - self.conversation.spent().dollars()).max(0.0);
+        Usd::new(left)
     }
 
     /// What the cap of a new team starts from: what was spent so far (nothing for a log
