@@ -152,10 +152,9 @@ test('a bridge restarted on the same port and database is reconnected to, withou
   page.assertNoErrors();
 });
 
-// Known gap (issue 44.3): the bridge renames a session never named when its team is renamed,
-// so its name no longer equals its title and the page takes it for a chosen name ("Big team"
-// instead of the first message). The bridge must say whether a name was chosen.
-test('a session never renamed is titled by its first message beside its team, which follows the team; a typed name stays', { todo: 'issue 44.3: a team rename on a bridge makes the title the team name' }, async () => {
+// A team rename is no chosen name: the session is still titled by its first message, the new
+// team's name beside it (the bridge's list says `name` = `title` for a session never renamed).
+test('a session never renamed is titled by its first message beside its team, which follows the team; a typed name stays', async () => {
   await page.page.waitForFunction(() => document.querySelector('[data-testid=session-select] option:checked')?.textContent.startsWith('The zanzibar release is due Friday. · '));
   // A team is edited once nothing runs (the simulated agents answer "back again" first).
   await page.page.waitForFunction(() => !document.querySelector('[data-testid=running-mark]'));
@@ -163,6 +162,8 @@ test('a session never renamed is titled by its first message beside its team, wh
   await team.fill('Big team');
   await team.dispatchEvent('change');
   await openLibrary();
+  // The first test's search is still typed: cleared, the list shows every session again.
+  await page.by('session-search').fill('');
   const shownRow = page.page.locator('[data-testid=session-entry].shown');
   await shownRow.locator('.session-dates').filter({ hasText: /^Big team · today / }).waitFor();
   assert.equal(await shownRow.getByTestId('session-name').inputValue(), 'The zanzibar release is due Friday.');
