@@ -1036,9 +1036,24 @@ fn the_cost_cap_stops_further_deliveries_with_a_notice_until_it_is_raised() {
         Some("sarah")
     );
     assert_eq!(s.cap_left().map(|c| c.display()), Some("$4.40".into()));
-    // A cap lowered below what was spent stops the next run, and no run passed it.
-    s.apply(&Fact::replied("sarah", "ok", Millis(5))).unwrap();
+    // Per member, in the order they first ran; together the session's total.
+    s.apply(&Fact::replied("sarah", "done", Millis(5)).with_usage(usage(0.25)))
+        .unwrap();
     drain(&mut s);
+    let by_member: Vec<_> = s
+        .usage_by_member()
+        .into_iter()
+        .map(|(m, spend)| (m, spend.runs, spend.cost()))
+        .collect();
+    assert_eq!(
+        by_member,
+        [
+            ("max".to_string(), 1, Some("$0.6000".to_string())),
+            ("sarah".to_string(), 1, Some("$0.2500".to_string()))
+        ]
+    );
+    assert_eq!(s.usage(None).cost(), Some("$0.8500".to_string()));
+    // A cap lowered below what was spent stops the next run, and no run passed it.
     s.apply(&Fact::set_settings(TeamSettings {
         max_cost_usd: Usd::new(0.25),
         ..TeamSettings::default()
@@ -1055,7 +1070,7 @@ fn the_cost_cap_stops_further_deliveries_with_a_notice_until_it_is_raised() {
         .expect("a notice says why");
     assert!(
         lowered.starts_with(
-            "cost cap reached: the runs cost $0.6000 of the team's max cost $0.25; dropped"
+            "cost cap reached: the runs cost $0.8500 of the team's max cost $0.25; dropped"
         ),
         "{lowered}"
     );

@@ -132,6 +132,24 @@ impl Session {
         total
     }
 
+    /// What each member's runs cost in this session (team changes included), one entry per
+    /// member who ran at all, in the order they first ran: the cost view's rows
+    /// (docs/architecture.md §14c). Their sum is [`Self::usage`] of every member.
+    pub fn usage_by_member(&self) -> Vec<(MemberId, Spend)> {
+        let mut all: Vec<(MemberId, Spend)> = self.earlier.clone();
+        for run in &self.runs {
+            let i = match all.iter().position(|(to, _)| *to == run.to) {
+                Some(i) => i,
+                None => {
+                    all.push((run.to.clone(), Spend::default()));
+                    all.len() - 1
+                }
+            };
+            all[i].1.add_run(run.usage.as_ref(), run.cut_short());
+        }
+        all
+    }
+
     /// Tells the conversation what the runs have cost so far, this one included, before it
     /// decides whether another delivery may start (a team's `maxCostUsd`); returns what it was
     /// before, to put back should the fact be refused.
