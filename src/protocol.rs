@@ -76,6 +76,15 @@ pub enum Command {
         request: String,
         option: String,
     },
+    /// What is known of one ended run beyond its fact (docs/architecture.md §14b): the run of
+    /// member `to` in session `session` whose outcome's fact has the time `at` (ms since the
+    /// epoch). The answer, `runDetails`, goes to the page that asked; an unknown session or
+    /// run is an `error` naming it.
+    RunDetails {
+        session: i64,
+        to: String,
+        at: u64,
+    },
 }
 
 /// Bridge → page (and the terminal chat, which reads the same events).
@@ -160,10 +169,43 @@ pub enum Event {
         query: String,
         hits: Vec<SearchHit>,
     },
+    /// The answer to `runDetails`.
+    RunDetails(RunDetails),
     /// What was wrong with a command; the session is unchanged.
     Error {
         message: String,
     },
+}
+
+/// The most of a run's kept output a `runDetails` answer carries (64 KiB); `agent-chatter
+/// outputs SESSION --member TO --at AT` prints it whole.
+pub const MAX_DETAILS_OUTPUT_BYTES: usize = 64 * 1024;
+
+/// What the bridge knows of one ended run (`runDetails`): never an environment value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunDetails {
+    pub session: i64,
+    pub to: String,
+    pub at: u64,
+    /// The model that answered, as the CLI's stream named it (Claude's and Gemini's `init`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The model the member's run settings asked for, when they set one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub configured_model: Option<String>,
+    /// The program and its arguments as the run was started (empty when the bridge did not
+    /// note them: a simulated run, one from before this was kept). Environment variables are
+    /// not in it, names or values.
+    #[serde(default)]
+    pub argv: Vec<String>,
+    /// The run's kept output (what `agent-chatter outputs` prints), as text, cut to its first
+    /// [`MAX_DETAILS_OUTPUT_BYTES`]; `None` when none was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    /// The kept output's whole size in bytes (more than `output` holds when it was cut).
+    #[serde(default)]
+    pub output_bytes: u64,
 }
 
 /// One stored session, as the session library shows it.
@@ -264,7 +306,7 @@ pub enum FrameError {
     WrongVersion(u64),
     #[error("type: missing or not a string")]
     NoType,
-    #[error("type: unknown command {0:?} (expected hello, apply, cancel, listSessions, openSession, newSession, renameSession, searchSessions or forkSession)")]
+    #[error("type: unknown command {0:?} (expected hello, apply, cancel, listSessions, openSession, newSession, renameSession, searchSessions, forkSession, answerApproval or runDetails)")]
     UnknownCommand(String),
     #[error("type: unknown event {0:?}")]
     UnknownEvent(String),
@@ -398,6 +440,18 @@ pub fn decode_command(text: &str) -> Result<Command, FrameError> {
             to: string(&obj, "answerApproval", "to")?,
             request: string(&obj, "answerApproval", "request")?,
             option: string(&obj, "answerApproval", "option")?,
+        },
+        "runDetails" => Command::RunDetails {
+            session: integer(&obj, "runDetails", "session")?,
+            to: string(&obj, "runDetails", "to")?,
+            at: obj
+                .get("at")
+                .and_then(Value::as_u64)
+                .ok_or(FrameError::Field {
+                    kind: "runDetails",
+                    key: "at",
+                    expected: "a time in ms since the epoch",
+                })?,
         },
         _ => return Err(FrameError::UnknownCommand(kind)),
     })
@@ -536,6 +590,7 @@ pub fn decode_event(text: &str) -> Result<Event, FrameError> {
         "searchResults" => {
             read(text).map(|SearchResults { query, hits }| Event::SearchResults { query, hits })
         }
+        "runDetails" => read(text).map(Event::RunDetails),
         "error" => read(text).map(|Error { message }| Event::Error { message }),
         _ => return Err(FrameError::UnknownEvent(kind)),
     };
@@ -583,8 +638,10 @@ mod tests {
             (r#"{"v":1}"#, "type: missing or not a string"),
             (r#"{"v":1,"type":"hello"}"#, "hello.token: missing or not a string"),
             (r#"{"v":1,"type":"openSession","id":"x"}"#, "openSession.id: missing or not an integer"),
-            (r#"{"v":1,"type":"shout"}"#, "type: unknown command \"shout\" (expected hello, apply, cancel, listSessions, openSession, newSession, renameSession, searchSessions or forkSession)"),
+            (r#"{"v":1,"type":"shout"}"#, "type: unknown command \"shout\" (expected hello, apply, cancel, listSessions, openSession, newSession, renameSession, searchSessions, forkSession, answerApproval or runDetails)"),
             (r#"{"v":1,"type":"apply"}"#, "apply.fact: missing"),
+            (r#"{"v":1,"type":"runDetails","session":1,"to":"max"}"#, "runDetails.at: missing or not a time in ms since the epoch"),
+            (r#"{"v":1,"type":"runDetails","session":"1","to":"max","at":5}"#, "runDetails.session: missing or not an integer"),
             (r#"{"v":1,"type":"renameSession","id":1}"#, "renameSession.name: missing or not a string"),
             (r#"{"v":1,"type":"searchSessions"}"#, "searchSessions.query: missing or not a string"),
             (r#"{"v":1,"type":"forkSession","id":1,"upto":-1}"#, "forkSession.upto: missing or not a fact number (1 or more)"),
@@ -633,6 +690,11 @@ mod tests {
                 to: "max".into(),
                 request: "max-1".into(),
                 option: "allow".into(),
+            },
+            Command::RunDetails {
+                session: 7,
+                to: "max".into(),
+                at: 1_700_000_000_000,
             },
         ];
         for command in commands {
@@ -747,6 +809,16 @@ mod tests {
                 max: Some(10),
                 reason: "HTTP 500: server_error".into(),
             },
+            Event::RunDetails(RunDetails {
+                session: 7,
+                to: "max".into(),
+                at: 5,
+                model: Some("claude-x".into()),
+                configured_model: None,
+                argv: vec!["claude".into(), "-p".into()],
+                output: Some("half".into()),
+                output_bytes: 4,
+            }),
             Event::Error {
                 message: "x".into(),
             },

@@ -120,6 +120,10 @@ enum Commands {
         /// Only this member's outputs (its id or name).
         #[arg(long)]
         member: Option<String>,
+        /// Only the output of the run that ended at this time (ms since the epoch, as each
+        /// output's line on stderr says, and the page's "show output" names it).
+        #[arg(long)]
+        at: Option<i64>,
         /// The session database (SQLite); by default sessions.db in the data directory
         /// ($XDG_DATA_HOME/agent-chatter, else ~/.local/share/agent-chatter).
         #[arg(long, env = "AGENT_CHATTER_DB")]
@@ -281,9 +285,9 @@ fn terminal_line(text: &str) -> String {
     out
 }
 
-/// `outputs`: the outputs kept for session `session` of `db` (or only `member`'s), each one's
-/// member and time on stderr and its bytes on stdout.
-fn outputs(db: &Path, session: &str, member: Option<&str>) -> Result<(), String> {
+/// `outputs`: the outputs kept for session `session` of `db` (or only `member`'s, or only the
+/// run's that ended `at`), each one's member and time on stderr and its bytes on stdout.
+fn outputs(db: &Path, session: &str, member: Option<&str>, at: Option<i64>) -> Result<(), String> {
     use std::io::Write;
     let (store, id) = stored_session(db, session)?;
     let kept = store.outputs(id).map_err(|e| e.to_string())?;
@@ -302,8 +306,15 @@ fn outputs(db: &Path, session: &str, member: Option<&str>) -> Result<(), String>
     let kept: Vec<_> = kept
         .into_iter()
         .filter(|k| wanted.as_ref().is_none_or(|w| &k.member == w))
+        .filter(|k| at.is_none_or(|at| k.at_ms == at))
         .collect();
     if kept.is_empty() {
+        if let Some(at) = at {
+            return Err(format!(
+                "session {id} keeps no output{} of a run that ended at {at}: `agent-chatter outputs {id}` lists the kept ones with their times",
+                member.map(|m| format!(" of {m}")).unwrap_or_default()
+            ));
+        }
         eprintln!(
             "session {id} keeps no output{}: only a run whose output could not become a message (a reply above the message limit) keeps one",
             member.map(|m| format!(" of {m}")).unwrap_or_default()
@@ -437,8 +448,9 @@ fn run(cli: Cli) -> Result<Ending, String> {
         Commands::Outputs {
             session,
             member,
+            at,
             db,
-        } => outputs(&data::database(db)?, &session, member.as_deref()).map(|()| Ending::Done),
+        } => outputs(&data::database(db)?, &session, member.as_deref(), at).map(|()| Ending::Done),
         Commands::Sessions { db, search } => sessions(db, search),
         Commands::Agents {
             team,

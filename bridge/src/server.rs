@@ -363,6 +363,10 @@ async fn handle(state: &AppState, socket: &mut WebSocket, text: &str) -> Result<
             request,
             option,
         } => hub.answer_approval(to, request, option, "page").await?,
+        Command::RunDetails { session, to, at } => {
+            let details = hub.run_details(session, to, at).await?;
+            send(socket, &Event::RunDetails(details)).await;
+        }
     }
     Ok(())
 }

@@ -70,6 +70,8 @@ pub(crate) struct Ran {
     pub outcome: Outcome,
     pub usage: Usage,
     pub output: Output,
+    /// The model the CLI's stream said answers, when it named one.
+    pub model: Option<String>,
 }
 
 impl Ran {
@@ -78,6 +80,7 @@ impl Ran {
             outcome: Outcome::Failed(failure, reason),
             usage: Usage::default(),
             output: Output::default(),
+            model: None,
         }
     }
 }
@@ -144,6 +147,7 @@ pub(crate) async fn run(
             return Ran {
                 outcome: Outcome::Failed(failure, cap(reason)),
                 usage: tail.decoder.usage(),
+                model: tail.decoder.model(),
                 output: tail.output,
             };
         }
@@ -164,6 +168,7 @@ pub(crate) async fn run(
     } = tail;
     let overlong = decoder.overlong();
     let usage = decoder.usage();
+    let model = decoder.model();
     let (last, said) = decoder.finish();
     for delta in last {
         let _ = deltas.send(delta);
@@ -178,6 +183,7 @@ pub(crate) async fn run(
         outcome,
         usage,
         output,
+        model,
     }
 }
 
@@ -192,6 +198,19 @@ struct Agent {
     stderr_kept: Arc<Mutex<Vec<u8>>>,
     stdout: std::fs::File,
     closed: Option<Closed>,
+}
+
+/// The program and arguments `command` is started with, `system_flag` (Claude's system part)
+/// as `--append-system-prompt` last: what a person runs to start it again by hand (the prompt
+/// goes on stdin; environment variables are not in it).
+pub(crate) fn argv(command: &AgentCommand, system_flag: Option<&str>) -> Vec<String> {
+    let mut argv = vec![command.command.clone()];
+    argv.extend(command.args.iter().cloned());
+    if let Some(flag) = system_flag {
+        argv.push("--append-system-prompt".to_string());
+        argv.push(flag.to_string());
+    }
+    argv
 }
 
 /// Starts `job`'s command in a process group of its own, its stdout a file (see [`Tail`]), its
@@ -212,15 +231,13 @@ fn spawn(job: &Job<'_>) -> Result<Agent, String> {
             )
         })?;
     let mut cmd = Command::new(&job.command.command);
-    cmd.args(&job.command.args);
+    // The arguments as the run's details say them ([`argv`]).
+    cmd.args(&argv(job.command, job.system_flag)[1..]);
     // The member's run settings (docs/architecture.md §14c): its variables on top of the
     // bridge's environment, its working directory.
     cmd.envs(&job.command.env);
     if let Some(dir) = &job.command.dir {
         cmd.current_dir(dir);
-    }
-    if let Some(flag) = job.system_flag {
-        cmd.arg("--append-system-prompt").arg(flag);
     }
     // Watched before the agent can close it.
     let closed = Closed::watch(&stdout);

@@ -647,7 +647,10 @@ async fn print_events(
                 }
             }
             Event::Error { message } => error(message),
-            Event::Sessions { .. } | Event::Agents { .. } | Event::SearchResults { .. } => {}
+            Event::Sessions { .. }
+            | Event::Agents { .. }
+            | Event::SearchResults { .. }
+            | Event::RunDetails(_) => {}
             Event::Activity { to, item, .. } => {
                 let said = shown.activity(to, &name(&hub, to).await, item);
                 above(&spinner, said, &mut out);

@@ -17,7 +17,7 @@ use super::{HubError, Observer, Published, UNSTORED_RETRY};
 use crate::agents::machine::MachineSettings;
 use crate::agents::run::{self, Outcome};
 use crate::agents::AgentsFile;
-use crate::store::{SessionInfo, Store, StoreError};
+use crate::store::{RunNote, SessionInfo, Store, StoreError};
 
 /// Pauses between the tries of a fact's write that failed (a busy or briefly failing disk).
 const WRITE_RETRIES: [Duration; 3] = [
@@ -175,6 +175,8 @@ pub(super) struct Finished {
     pub(super) usage: Usage,
     /// What is kept of the agent's stdout.
     pub(super) output: run::Output,
+    /// What is noted of the run beside its fact (a CLI's: its argv and model).
+    pub(super) note: Option<Box<RunNote>>,
 }
 
 impl Actor {

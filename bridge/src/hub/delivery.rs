@@ -24,6 +24,7 @@ use crate::agents::run::{self, Job, Outcome, CANCELLED};
 use crate::agents::settings;
 use crate::agents::{AgentCommand, AgentType, Answerer, MemberAgent};
 use crate::clock::now;
+use crate::store::RunNote;
 
 /// Default agent timeout when the team sets none (`maxAgentResponseTime`): 30 minutes.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
@@ -55,6 +56,8 @@ struct RunEnd {
     /// nothing): a run that reports usage is one that ran, and may have cost money
     /// (`usage::Spend`, docs/architecture.md §14c).
     timed: bool,
+    /// What is noted of a CLI's run beside its fact (argv, model), set when it starts.
+    note: Option<Box<RunNote>>,
 }
 
 impl RunEnd {
@@ -74,6 +77,7 @@ impl RunEnd {
                 outcome,
                 usage,
                 output,
+                note: self.note,
             }));
         }
     }
@@ -220,6 +224,7 @@ impl Actor {
             to: to.to_string(),
             started: Instant::now(),
             timed,
+            note: None,
         };
         (end, cancel_rx)
     }
@@ -273,7 +278,7 @@ impl Actor {
         agent_type: AgentType,
         timeout: Duration,
         cancel: oneshot::Receiver<()>,
-        end: RunEnd,
+        mut end: RunEnd,
     ) {
         let events = self.events.clone();
         let prompt = delivery.prompt;
@@ -291,6 +296,16 @@ impl Actor {
             .and_then(|t| t.member(&delivery.to))
             .map(|m| self.machine.dress(m).run)
             .unwrap_or_default();
+        // Over ACP the system part travels in the session, not as an argument.
+        let system_flag = prompt
+            .system_flag
+            .as_deref()
+            .filter(|_| command.acp.is_none());
+        end.note = Some(Box::new(RunNote {
+            argv: run::argv(&command, system_flag),
+            model: None,
+            configured_model: run_settings.model.clone(),
+        }));
         self.runtime.spawn(async move {
             let (senders, relaying) = relay::start(delivery.to.clone(), message, events, streamed);
             // Each sender the run does not take is dropped here, so its relay ends.
@@ -330,6 +345,9 @@ impl Actor {
                 }
             };
             relaying.finish().await;
+            if let Some(note) = end.note.as_mut() {
+                note.model = ran.model;
+            }
             end.send(ran.outcome, ran.usage, ran.output);
         });
     }

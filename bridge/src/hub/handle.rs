@@ -4,7 +4,7 @@
 use std::sync::{Arc, OnceLock};
 
 use agent_chatter::conversation::Action;
-use agent_chatter::protocol::{AgentReport, Event, SearchHit, SessionInfo};
+use agent_chatter::protocol::{AgentReport, Event, RunDetails, SearchHit, SessionInfo};
 use agent_chatter::session::{Fact, Session};
 use agent_chatter::team::Team;
 use tokio::sync::{broadcast, mpsc, oneshot};
@@ -188,6 +188,21 @@ impl Hub {
     pub(crate) async fn search(&self, query: String) -> Result<Vec<SearchHit>, HubError> {
         let reader = Arc::clone(&self.reader);
         tokio::task::spawn_blocking(move || reader.search(&query))
+            .await
+            .map_err(|_| HubError::Stopped)?
+            .map_err(HubError::from)
+    }
+
+    /// What is kept of `to`'s run in session `session` that ended at `at` (`runDetails`): read
+    /// on the hub's reader, off the session's thread; an unknown session or run is named.
+    pub(crate) async fn run_details(
+        &self,
+        session: i64,
+        to: String,
+        at: u64,
+    ) -> Result<RunDetails, HubError> {
+        let reader = Arc::clone(&self.reader);
+        tokio::task::spawn_blocking(move || reader.run_details(session, &to, at))
             .await
             .map_err(|_| HubError::Stopped)?
             .map_err(HubError::from)

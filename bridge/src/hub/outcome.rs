@@ -144,6 +144,13 @@ impl Actor {
         }
         self.keep_activity(session, run);
         self.forget_streamed(run);
+        // Noted before its fact, so a page that asks on the fact finds it (keyed by the
+        // fact's time, as a kept output is).
+        if let Some(note) = &finished.note {
+            if let Err(e) = self.store.record_run_note(session, &to, at.0 as i64, note) {
+                eprintln!("bridge: the argv and model of {to}'s run were not kept: {e}");
+            }
+        }
         let fact = match judge(finished, self.opening, at) {
             Judged::Stale => {
                 eprintln!(
@@ -269,6 +276,7 @@ mod tests {
             outcome,
             usage: usage(),
             output: run::Output::default(),
+            note: None,
         }
     }
 

@@ -78,6 +78,14 @@ pub(crate) struct Reader {
 impl Reader {
     /// [`search_in`] on this reader's connection, opened at its first search.
     pub(crate) fn search(&self, query: &str) -> Result<Vec<SearchHit>, StoreError> {
+        self.with(|conn| search_in(conn, query))
+    }
+
+    /// `read` on this reader's connection, opened at its first use; one read at a time.
+    pub(super) fn with<T>(
+        &self,
+        read: impl FnOnce(&Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
         let mut conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
         if conn.is_none() {
             let opened = Connection::open_with_flags(
@@ -93,8 +101,11 @@ impl Reader {
             *conn = Some(opened);
         }
         match conn.as_ref() {
-            Some(conn) => search_in(conn, query),
-            None => Ok(Vec::new()),
+            Some(conn) => read(conn),
+            None => Err(StoreError::Unusable {
+                path: self.path.clone(),
+                why: "its connection could not be opened".into(),
+            }),
         }
     }
 }

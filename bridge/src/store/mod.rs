@@ -15,6 +15,8 @@
 //! - `facts.rs`: the fact log: a session made, appended to, read, forked, listed, deleted.
 //! - `records.rs`: what is kept beside the facts (kept outputs, delivery digests, the run in
 //!   flight, the team file).
+//! - `run_details.rs`: what is kept of each ended run beside its fact (argv, model), read
+//!   back with its kept output for `runDetails`.
 //! - `library.rs`: the session library: names, the search index and bounded searches.
 
 use std::path::PathBuf;
@@ -28,12 +30,14 @@ mod file;
 mod lease;
 mod library;
 mod records;
+mod run_details;
 mod schema;
 
 pub use agent_chatter::protocol::{SearchHit, Sent, SessionInfo};
 pub use lease::LEASE_MS;
 pub(crate) use library::Reader;
 pub use records::{KeptOutput, TeamFile};
+pub(crate) use run_details::RunNote;
 
 use lease::Holder;
 use schema::SCHEMA_VERSION;
@@ -75,6 +79,9 @@ pub enum StoreError {
     Sql(#[from] rusqlite::Error),
     #[error("search: {0}")]
     SearchRefused(String),
+    /// A `runDetails` question names a session or a run that is not there.
+    #[error("runDetails: {0}")]
+    RunDetails(String),
     #[error("search: stopped after {0} s (a query of many short or starred words can take long): search for fewer or longer words")]
     SearchTooSlow(u64),
     #[error("session {session}, fact {seq}: stored fact does not read: {message}")]

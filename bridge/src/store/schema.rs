@@ -99,6 +99,22 @@ CREATE TABLE IF NOT EXISTS activity (
 );
 ";
 
+/// What is kept of each ended run beside its fact (`run_details.rs`): its argv (a JSON list
+/// of strings, never an environment variable) and the model, named by the CLI and
+/// configured, keyed as its kept output is (member, the time of its outcome's fact). Not a
+/// fact; added to older files when they are opened.
+const RUN_DETAILS_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS run_details (
+    session_id       INTEGER NOT NULL REFERENCES sessions(id),
+    member           TEXT NOT NULL,
+    at_ms            INTEGER NOT NULL,
+    argv             TEXT NOT NULL,
+    model            TEXT,
+    configured_model TEXT,
+    PRIMARY KEY (session_id, member, at_ms)
+);
+";
+
 /// The session library (docs/architecture.md §14): a session's own name (NULL: its title)
 /// and when it was last written (NULL: when it was created), and the search index of its
 /// texts, one row per fact whose rowid is the fact's (`protocol::searchable_text`; empty for
@@ -120,6 +136,7 @@ pub(super) fn bring_up_to_date(conn: &Connection, path: &Path) -> rusqlite::Resu
     conn.execute_batch(RUNS_SCHEMA)?;
     conn.execute_batch(TEAM_FILES_SCHEMA)?;
     conn.execute_batch(ACTIVITY_SCHEMA)?;
+    conn.execute_batch(RUN_DETAILS_SCHEMA)?;
     add_library(conn)?;
     let cleaned = clean_machine_settings(conn)?;
     if cleaned > 0 {

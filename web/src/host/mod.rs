@@ -13,7 +13,7 @@ mod ticket;
 use agent_chatter::activity::{Activity, ApprovalRequest};
 use agent_chatter::config;
 use agent_chatter::message::MemberId;
-use agent_chatter::protocol::AgentReport;
+use agent_chatter::protocol::{AgentReport, RunDetails};
 use agent_chatter::session::{CannotRemove, Fact, Session};
 use agent_chatter::team::{RunSettings, Team, TeamSettings};
 use leptos::prelude::*;
@@ -293,6 +293,16 @@ impl Host {
         match self {
             Host::Simulation(_) => Vec::new(),
             Host::Bridge(b) => b.activity(message, member),
+        }
+    }
+
+    /// What the host keeps of `member`'s run that ended at `at` (ms) beyond its fact: its
+    /// argv, model and kept output (reactive; a bridge is asked once, `None` until it
+    /// answers). The page alone keeps none: always `None`.
+    pub fn run_details(&self, member: &str, at: u64) -> Option<RunDetails> {
+        match self {
+            Host::Simulation(_) => None,
+            Host::Bridge(b) => b.run_details(member, at),
         }
     }
 

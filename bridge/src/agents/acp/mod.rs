@@ -148,6 +148,7 @@ pub(crate) async fn run(job: AcpJob<'_>, streams: Streams, cancel: oneshot::Rece
         outcome,
         usage,
         output: Output::default(),
+        model: None,
     }
 }
 
@@ -156,6 +157,7 @@ fn failed(failure: Failure, reason: String) -> Ran {
         outcome: Outcome::Failed(failure, reason),
         usage: Usage::default(),
         output: Output::default(),
+        model: None,
     }
 }
 

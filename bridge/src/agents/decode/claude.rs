@@ -71,6 +71,11 @@ impl Decoder {
                 });
                 None
             }
+            // The model that answers, as the CLI starts (`system/init`).
+            "system" if str_at(event, &["subtype"]).as_deref() == Some("init") => {
+                self.model = str_at(event, &["model"]).filter(|m| !m.is_empty());
+                None
+            }
             "result" => {
                 self.ended = true;
                 self.usage.add(&claude_usage(event));

@@ -16,6 +16,15 @@ impl Decoder {
                 self.keep(&text);
                 Some(text)
             }
+            // The model that answers, as the CLI starts.
+            "init" => {
+                self.model = event
+                    .get("model")
+                    .and_then(Value::as_str)
+                    .filter(|m| !m.is_empty())
+                    .map(str::to_string);
+                None
+            }
             "tool_use" | "tool_result" => {
                 self.current.clear();
                 self.current_dropped = 0;

@@ -221,6 +221,8 @@ pub struct Decoder {
     current_dropped: u64,
     /// The CLI's final event arrived (see [`Decoder::ended`]).
     ended: bool,
+    /// The model the CLI said answers (Claude's `system/init`, Gemini's `init`).
+    model: Option<String>,
 }
 
 impl Decoder {
@@ -237,6 +239,7 @@ impl Decoder {
             retries: Vec::new(),
             current_dropped: 0,
             ended: false,
+            model: None,
         }
     }
 
@@ -269,6 +272,11 @@ impl Decoder {
     /// What the run cost so far, as the CLI reported it (figures it did not report absent).
     pub fn usage(&self) -> Usage {
         self.usage
+    }
+
+    /// The model the CLI said answers, when its stream named one.
+    pub fn model(&self) -> Option<String> {
+        self.model.clone()
     }
 
     /// Feeds a chunk of stdout; returns the text deltas it completes.
@@ -542,6 +550,17 @@ mod tests {
             decode(AgentType::Gemini, error, 9).1,
             Verdict::Error("bad key".into())
         );
+    }
+
+    #[test]
+    fn the_model_named_at_start_is_kept() {
+        let mut claude = Decoder::new(AgentType::Claude);
+        claude.push(b"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\",\"model\":\"claude-e2e-1\"}\n");
+        assert_eq!(claude.model().as_deref(), Some("claude-e2e-1"));
+        let mut gemini = Decoder::new(AgentType::Gemini);
+        gemini.push(b"{\"type\":\"init\",\"session_id\":\"s\",\"model\":\"gemini-2\"}\n");
+        assert_eq!(gemini.model().as_deref(), Some("gemini-2"));
+        assert_eq!(Decoder::new(AgentType::Codex).model(), None);
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //! to [`RETRY_MOST`]) with the same token; once back, it shows the session it showed before.
 
 mod activity;
+mod run_details;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -134,6 +135,9 @@ pub struct Bridge {
     approvals: RwSignal<BTreeMap<MemberId, Vec<ApprovalRequest>>>,
     /// The last context fill each member's agent reported: `used` of `size` tokens.
     context: RwSignal<BTreeMap<MemberId, (u64, u64)>>,
+    /// What the bridge keeps of each ended run asked for (`runDetails`), and the runs asked.
+    details: RwSignal<BTreeMap<run_details::RunKey, agent_chatter::protocol::RunDetails>>,
+    details_asked: StoredValue<std::collections::BTreeSet<run_details::RunKey>>,
     /// Human messages sent and not yet back as facts, with their tickets.
     outbox: RwSignal<Vec<(Ticket, Fact)>>,
     socket: StoredValue<Option<WebSocket>, LocalStorage>,
@@ -179,6 +183,8 @@ impl Bridge {
             activity: RwSignal::new(BTreeMap::new()),
             approvals: RwSignal::new(BTreeMap::new()),
             context: RwSignal::new(BTreeMap::new()),
+            details: RwSignal::new(BTreeMap::new()),
+            details_asked: StoredValue::new(Default::default()),
             outbox: RwSignal::new(Vec::new()),
             socket: StoredValue::new_local(None),
             drafts: Drafts::of_bridge(&token),
@@ -694,6 +700,7 @@ impl Bridge {
                 max,
                 reason,
             })),
+            Event::RunDetails(details) => self.on_run_details(details),
             Event::Error { message } => state.report(format!("bridge: {message}")),
             Event::Activity { to, message, item } => self.on_activity(to, message, item),
             Event::Approval { to, request, .. } => self.approvals.update(|open| {

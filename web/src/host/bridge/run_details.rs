@@ -1,0 +1,44 @@
+//! What a bridge keeps of an ended run beyond its fact (`runDetails`, docs/architecture.md
+//! §14b): its argv, the model, its kept output. Asked once per run, when the page first shows
+//! it, and kept by (session, member, the time its run ended).
+
+use agent_chatter::protocol::{Command, RunDetails};
+use leptos::prelude::*;
+
+use super::Bridge;
+
+/// A run of a session: (session id, member id, when its outcome's fact was written).
+pub(super) type RunKey = (i64, String, u64);
+
+impl Bridge {
+    /// What the bridge keeps of `to`'s run in the session shown that ended at `at` (reactive):
+    /// `None` until its answer came; asked of the bridge on the first call.
+    pub fn run_details(&self, to: &str, at: u64) -> Option<RunDetails> {
+        let session = self.session_id.get()?;
+        let key = (session, to.to_string(), at);
+        if let Some(known) = self.details.with(|d| d.get(&key).cloned()) {
+            return Some(known);
+        }
+        let asked = self.details_asked.with_value(|a| a.contains(&key));
+        if !asked
+            && self.send(&Command::RunDetails {
+                session,
+                to: to.to_string(),
+                at,
+            })
+        {
+            self.details_asked.update_value(|a| {
+                a.insert(key);
+            });
+        }
+        None
+    }
+
+    /// The bridge's answer to a `runDetails`.
+    pub(super) fn on_run_details(&self, details: RunDetails) {
+        let key = (details.session, details.to.clone(), details.at);
+        self.details.update(|d| {
+            d.insert(key, details);
+        });
+    }
+}
