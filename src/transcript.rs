@@ -96,6 +96,44 @@ struct Entry<'s> {
     deliveries: Vec<Delivered>,
     /// What the run that ended in this message did (tool calls, approvals), when kept.
     activity: Option<&'s RunActivity>,
+    /// The team's cost cap stopped the deliveries after this message: each stop in words.
+    cost_stops: Vec<String>,
+}
+
+/// Where the team's cost cap (`maxCostUsd`) stopped deliveries: (the position of the last
+/// message before the stop, the notice in words). The stops are the conversation's notices,
+/// not facts, so the session's facts are applied again in order to find them; only when some
+/// team or settings of the session set a cap (no replay otherwise).
+fn cost_stops(session: &Session) -> Vec<(usize, String)> {
+    use crate::conversation::{Action, Notice};
+    use crate::session::Fact;
+    let capped = session.facts().iter().any(|f| match f {
+        Fact::SetTeam { team, settings } => settings
+            .as_ref()
+            .map_or(team.settings.max_cost_usd, |s| s.max_cost_usd)
+            .is_some(),
+        Fact::SetSettings { settings } => settings.max_cost_usd.is_some(),
+        Fact::LoadScenario { .. } => true,
+        _ => false,
+    });
+    if !capped {
+        return Vec::new();
+    }
+    let mut again = Session::new();
+    let mut stops = Vec::new();
+    for fact in session.facts() {
+        if again.apply(fact).is_err() {
+            break;
+        }
+        while let Some(action) = again.poll_action() {
+            if let Action::Notice(notice @ Notice::CostLimitReached { .. }) = action {
+                if let Some(last) = again.messages().len().checked_sub(1) {
+                    stops.push((last, again.describe(&notice)));
+                }
+            }
+        }
+    }
+    stops
 }
 
 /// The prompt one recipient was delivered (rebuilt by the session, so the bytes it got).
@@ -131,6 +169,7 @@ fn entries<'s>(session: &'s Session, activity: &'s [RunActivity]) -> Vec<Entry<'
         .iter()
         .filter_map(|a| Some((ended_in(session, a)?, a)))
         .collect();
+    let stops = cost_stops(session);
     session
         .messages()
         .iter()
@@ -167,6 +206,11 @@ fn entries<'s>(session: &'s Session, activity: &'s [RunActivity]) -> Vec<Entry<'
                 run: session.run_at(at),
                 deliveries,
                 activity: placed.iter().find(|(m, _)| *m == at).map(|(_, a)| *a),
+                cost_stops: stops
+                    .iter()
+                    .filter(|(after, _)| *after == at)
+                    .map(|(_, words)| words.clone())
+                    .collect(),
             }
         })
         .collect()
@@ -356,6 +400,10 @@ pub fn markdown_with_activity(
         if let Some(usage) = e.run.and_then(|r| r.usage.as_ref()) {
             out += &format!("\nusage: {}\n", usage.summary());
         }
+        for stop in &e.cost_stops {
+            out += "\n";
+            out += &markdown_said("**stopped by the cost cap**:", stop);
+        }
         if let Some(lines) = e.activity.map(activity_lines).filter(|l| !l.is_empty()) {
             out += "\nActivity:\n\n";
             for line in lines {
@@ -460,6 +508,12 @@ pub fn html_with_activity(
                 escape_html(&usage.summary())
             );
         }
+        for stop in &e.cost_stops {
+            out += &format!(
+                "<p class=\"failed cost-stop\"><strong>stopped by the cost cap</strong>: {}</p>\n",
+                escape_html(stop)
+            );
+        }
         if let Some(lines) = e.activity.map(activity_lines).filter(|l| !l.is_empty()) {
             out += "<ul class=\"activity\">\n";
             for line in lines {
@@ -561,7 +615,7 @@ pub fn json_with_activity(
                 })
                 .collect();
             let speaker = &e.message.speaker;
-            json!({
+            let mut message = json!({
                 "number": e.number,
                 "from": speaker.id, "fromName": speaker.display_name, "fromKind": speaker.kind,
                 "to": e.message.routing.resolved, "toNames": e.to,
@@ -569,7 +623,12 @@ pub fn json_with_activity(
                 "outcome": outcome,
                 "usage": e.run.and_then(|r| r.usage),
                 "deliveries": deliveries,
-            })
+            });
+            // Only where the cap stopped deliveries: other transcripts read as before.
+            if !e.cost_stops.is_empty() {
+                message["costCapStops"] = json!(e.cost_stops);
+            }
+            message
         })
         .collect();
     let mut value = json!({

@@ -368,3 +368,41 @@ fn the_demo_transcript_matches_the_golden_files() {
         );
     }
 }
+
+#[test]
+fn a_stop_by_the_cost_cap_is_in_every_format() {
+    let mut s = crew();
+    let mut settings = s.settings().cloned().expect("the team's settings");
+    settings.max_cost_usd = Usd::new(0.003);
+    say(
+        &mut s,
+        Fact::SetSettings {
+            settings: Box::new(settings),
+        },
+    );
+    say(&mut s, Fact::human("Plan it [NEXT: max]", Millis(T0)));
+    // Max's run costs $0.0031, over the $0.003 cap: Sarah's delivery is stopped.
+    say(
+        &mut s,
+        Fact::replied("max", "Planned. [NEXT: sarah]", Millis(T0 + 1)).with_usage(usage()),
+    );
+    let md = transcript::markdown(&s, None);
+    let stop = md
+        .lines()
+        .find(|l| l.starts_with("**stopped by the cost cap**:"))
+        .unwrap_or_else(|| panic!("no stop in {md}"));
+    assert!(stop.contains("$0.0031") && stop.contains("sarah"), "{stop}");
+    // After Max's reply (#2), before nothing else.
+    assert!(md.find("## #2").unwrap() < md.find(stop).unwrap(), "{md}");
+    let html = transcript::html(&s, None);
+    assert!(
+        html.contains("<p class=\"failed cost-stop\"><strong>stopped by the cost cap</strong>: "),
+        "{html}"
+    );
+    let json: Value = serde_json::from_str(&transcript::json(&s, None)).unwrap();
+    let stops = &json["messages"][1]["costCapStops"];
+    assert!(stops[0].as_str().unwrap().contains("$0.0031"), "{stops}");
+    assert_eq!(json["messages"][0].get("costCapStops"), None);
+    // Without a cap, no transcript says a word of one.
+    assert!(!transcript::markdown(&conversation(), None).contains("cost cap"));
+}
