@@ -25,13 +25,22 @@ pub fn bridge_bin(ctx: &Ctx, profile: &str) -> std::path::PathBuf {
 }
 
 /// The browser suite, one file at a time (2 cores: one Chromium is enough), against the page
-/// in web/dist and a debug build of the bridge.
+/// in web/dist and a release build of the bridge: the binary users install (the install
+/// step after it reuses this build), and one whose relaying does not take the page's CPU on
+/// a two-core machine (a debug bridge relaying an agent's 250 updates a second tripled the
+/// page's edit time, docs/measurements.md).
 pub fn e2e(ctx: &Ctx) -> Result<(), String> {
-    proc::run(&mut ctx.cargo(&["build", "-p", "agent-chatter-bridge"]))?;
+    proc::run(&mut ctx.cargo(&[
+        "build",
+        "--release",
+        "--locked",
+        "-p",
+        "agent-chatter-bridge",
+    ]))?;
     proc::run(
         ctx.cmd("node")
             .args(["--test", "--test-concurrency=1", &format!("{E2E}/")])
-            .env("AGENT_CHATTER_BIN", bridge_bin(ctx, "debug")),
+            .env("AGENT_CHATTER_BIN", bridge_bin(ctx, "release")),
     )
 }
 
