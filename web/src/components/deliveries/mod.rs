@@ -10,6 +10,10 @@
 //! the bytes and the digest check need the prompt, so they are computed for the rows in view
 //! only: rows have one height and are virtualised, so 10⁴ messages cost what 10 do.
 
+mod details;
+
+pub use details::model_words;
+
 use std::collections::BTreeMap;
 
 use agent_chatter::message::MemberId;
@@ -258,6 +262,16 @@ pub fn Deliveries() -> impl IntoView {
     let member_filter = RwSignal::new(String::new());
     let status_filter = RwSignal::new(String::new());
     let all = Memo::new(move |_| state.session.with(|s| entries(s, agents_run)));
+    // The delivery chosen in the list, as it stands now (its run may have ended since).
+    let picked = RwSignal::new(None::<Entry>);
+    let chosen = Memo::new(move |_| {
+        let p = picked.get()?;
+        all.with(|all| {
+            all.iter()
+                .find(|e| e.at == p.at && e.to == p.to && (p.run.is_none() || e.run == p.run))
+                .cloned()
+        })
+    });
     // Indices into `all` that pass the filters.
     let filtered = Memo::new(move |_| {
         let member = member_filter.get();
@@ -343,12 +357,13 @@ pub fn Deliveries() -> impl IntoView {
             <div class="deliveries-list" node_ref=scroller on:scroll=handler(move |_| measure())
                 role="listbox" aria-label="deliveries: select one to see its prompt in the inspector">
                 <div class="deliveries-spacer" style:height=move || format!("{}px", filtered.with(Vec::len) as f64 * ROW_HEIGHT)>
-                    {move || shown.get().into_iter().map(|r| delivery_row(state, host, r)).collect_view()}
+                    {move || shown.get().into_iter().map(|r| delivery_row(state, host, picked, r)).collect_view()}
                 </div>
                 <When when=Memo::new(move |_| filtered.with(Vec::is_empty))>
                     <p class="muted">{move || if all.with(Vec::is_empty) { "no delivery yet" } else { "no delivery matches the filters" }}</p>
                 </When>
             </div>
+            <details::DeliveryDetails chosen=chosen />
         </div>
     }
 }
@@ -435,14 +450,20 @@ fn status_words(
     }
 }
 
-/// Selects delivery's recipient `to` and its message `at` in the inspector.
-fn choose(state: AppState, to: MemberId, at: usize) {
-    state.recipient.set(Some(to));
-    state.selected.set(Some(at));
+/// Selects `entry`'s recipient and message in the inspector, and its details under the list.
+fn choose(state: AppState, picked: RwSignal<Option<Entry>>, entry: &Entry) {
+    state.recipient.set(Some(entry.to.clone()));
+    state.selected.set(Some(entry.at));
+    picked.set(Some(entry.clone()));
 }
 
 /// One row of the list, placed at its `index`.
-fn delivery_row(state: AppState, host: Host, shown: Shown) -> AnyView {
+fn delivery_row(
+    state: AppState,
+    host: Host,
+    picked: RwSignal<Option<Entry>>,
+    shown: Shown,
+) -> AnyView {
     let Shown {
         index,
         entry,
@@ -476,11 +497,11 @@ fn delivery_row(state: AppState, host: Host, shown: Shown) -> AnyView {
     };
     let (status_text, title) = status_words(status, verified, reason.as_deref());
     let on_key = {
-        let to = to.clone();
+        let entry = entry.clone();
         move |ev: leptos::ev::KeyboardEvent| {
             if ev.key() == "Enter" || ev.key() == " " {
                 ev.prevent_default();
-                choose(state, to.clone(), at);
+                choose(state, picked, &entry);
             }
         }
     };
@@ -492,8 +513,8 @@ fn delivery_row(state: AppState, host: Host, shown: Shown) -> AnyView {
             role="option" aria-selected=move || selected().to_string() tabindex="0"
             style:top=format!("{}px", index as f64 * ROW_HEIGHT)
             on:click=handler({
-                let to = to.clone();
-                move |_| choose(state, to.clone(), at)
+                let entry = entry.clone();
+                move |_| choose(state, picked, &entry)
             })
             on:keydown=handler(on_key)>
             <span class="d-number">{number}</span>

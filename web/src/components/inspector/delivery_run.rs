@@ -7,12 +7,28 @@
 
 use leptos::prelude::*;
 
-use crate::components::deliveries::usage_words;
+use crate::components::deliveries::{model_words, usage_words};
+use crate::host::use_host;
 use crate::state::use_state;
 
 #[component]
 pub fn DeliveryRun() -> impl IntoView {
     let state = use_state();
+    let host = use_host();
+    // The member and end time (ms) of the run that answered the prompt shown: what the model
+    // line asks its host for.
+    let answered = Memo::new(move |_| {
+        let at = state.shown_at.get()?;
+        let member = state.shown_recipient.get()?;
+        state.session.with(|s| {
+            let run = s.answer(&member, at)?;
+            Some((member.clone(), s.messages().get(run.message)?.at.0))
+        })
+    });
+    let model = move || {
+        let (to, at) = answered.get()?;
+        Some(model_words(host, &to, host.run_details(&to, at).as_ref()))
+    };
     let run = Memo::new(move |_| {
         let at = state.shown_at.get()?;
         state.session.with(|s| {
@@ -63,6 +79,8 @@ pub fn DeliveryRun() -> impl IntoView {
         let answered = answer
             .get()
             .map(|text| view! { <p class="delivery-run" data-testid="answer-run">{text}</p> });
-        (produced, answered)
+        let model =
+            model().map(|m| view! { <p class="delivery-run" data-testid="answer-model">{m}</p> });
+        (produced, answered, model)
     }
 }
