@@ -3,8 +3,12 @@
 //! (collapsed) and each approval's decision (the option chosen, and by whom).
 
 use agent_chatter::activity::{Activity, DiffSize, ToolCall};
+use std::sync::Arc;
+
 use leptos::prelude::*;
 
+use crate::components::keyed_list::KeyedList;
+use crate::components::when::When;
 use crate::host::use_host;
 use crate::state::use_state;
 
@@ -21,16 +25,23 @@ pub fn ActivityList() -> impl IntoView {
         let items = host.activity(&message, &member);
         (!items.is_empty()).then_some(items)
     });
-    move || {
-        items.get().map(|items| {
-            let rows = items.into_iter().filter_map(item_view).collect_view();
-            view! {
-                <div class="activity" data-testid="activity">
-                    <h3 title="what the recipient's agent did answering this prompt: its tool calls, plan, thoughts and approvals">"activity"</h3>
-                    <ul class="activity-items">{rows}</ul>
-                </div>
-            }
-        })
+    // One row per item, kept by position: an update of a running agent (most often its tool
+    // call's status or title) rebuilds that item's row only, never the list, so a run's
+    // update costs the same at its 5th tool call as at its 500th.
+    let count = Memo::new(move |_| items.with(|i| i.as_ref().map_or(0, Vec::len)));
+    let keys = Signal::derive(move || (0..count.get() as u64).collect::<Vec<_>>());
+    let row = Arc::new(move |k: u64| {
+        let item =
+            Memo::new(move |_| items.with(|i| i.as_ref().and_then(|i| i.get(k as usize).cloned())));
+        (move || item.get().and_then(item_view)).into_any()
+    });
+    view! {
+        <When when=Memo::new(move |_| count.get() > 0)>
+            <div class="activity" data-testid="activity">
+                <h3 title="what the recipient's agent did answering this prompt: its tool calls, plan, thoughts and approvals">"activity"</h3>
+                <ul class="activity-items"><KeyedList keys=keys row=row.clone()/></ul>
+            </div>
+        </When>
     }
 }
 
