@@ -778,10 +778,39 @@ fn the_cost_cap_stops_the_next_delivery_and_says_why() {
     assert!(!out.contains("→ sarah (AI)"), "{out}");
     assert!(
         err.contains(
-            "cost limit reached: the runs cost $0.0100 of the team's maxCostUsd $0.005; \
-             dropped the pending deliveries to sarah"
+            "cost cap reached: the runs cost $0.0100 of the team's max cost $0.005 (the last \
+             run passed the cap by $0.0050: a run that starts under the cap is not stopped by \
+             it); dropped the pending deliveries to sarah"
         ),
         "{err}"
+    );
+}
+
+#[test]
+fn claude_is_given_what_is_left_under_the_cap_and_the_notice_says_how_far_a_run_passed_it() {
+    // Each of max's runs costs $0.01 and hands the turn to sarah (simulated), who hands it
+    // back: under a cap of $0.015 max's first run is given $0.015 to spend, his second the
+    // $0.005 left, which it passes by $0.005; sarah's next delivery is then stopped.
+    let dir = settings_dir(
+        serde_json::json!({"env": {"AGENT_CHATTER_TEST_NEXT": "sarah"}}),
+        serde_json::json!({"maxCostUsd": 0.015}),
+    );
+    let (out, err, ok) = chat("[NEXT: max] first\n", "", None, Some(&dir));
+    assert!(ok, "{err}");
+    let first = out.find("--max-budget-usd,0.015,");
+    let second = out.find("--max-budget-usd,0.005,");
+    assert!(first.is_some() && second > first, "{out}");
+    assert!(
+        err.contains("the last run passed the cap by $0.0050"),
+        "{err}"
+    );
+    // No cap, no budget given.
+    let dir = settings_dir(serde_json::json!({}), serde_json::json!({}));
+    let (out, err, ok) = chat("[NEXT: max] go\n", "", None, Some(&dir));
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("args=") && !out.contains("--max-budget-usd"),
+        "{out}"
     );
 }
 

@@ -105,6 +105,8 @@ fn every_default_flag_is_in_the_real_clis_help() {
     }
     // Claude's system part travels as this flag.
     assert!(help(&bin, "claude", &["--help"]).contains("--append-system-prompt"));
+    // What is left under a team's cost cap is given as this one (issue 44.4).
+    assert!(help(&bin, "claude", &["--help"]).contains("--max-budget-usd <amount>"));
     // Codex reads the prompt from stdin when it is `-` or absent; Gemini appends -p to stdin.
     assert!(help(&bin, "codex", &["exec", "--help"]).contains("read from stdin"));
     assert!(help(&bin, "gemini", &["--help"]).contains("Appended to input on stdin"));

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use agent_chatter::team::{Member, PermissionMode, RunSettings};
+use agent_chatter::usage::Usd;
 
 use super::{AgentCommand, AgentType};
 
@@ -91,6 +92,53 @@ pub(crate) fn command_for_member(
             .map(PathBuf::from)
             .or(command.dir.clone()),
     })
+}
+
+/// Claude Code's own spending stop (`claude --help`: `--max-budget-usd <amount>`, "Maximum
+/// dollar amount to spend on API calls"), in the form [`with_budget`] passes it.
+pub(crate) const BUDGET_FLAG: &str = "--max-budget-usd";
+
+/// `command` given what is `left` under the team's cost cap for this run
+/// (docs/architecture.md §14c): Claude Code stops itself once a run has spent that much, so the
+/// run that crosses the cap ends near it instead of wherever its work ends. Only with a cap,
+/// only to Claude run as a command, and not when the member's own arguments already set a
+/// budget (their choice stands). The others are given nothing, as they have no such stop:
+/// Codex (`codex exec`) and Gemini (`gemini -p`) have no budget flag and report no cost, and
+/// over ACP a session has no budget to set (the adapter takes no such setting).
+pub(crate) fn with_budget(
+    mut command: AgentCommand,
+    kind: AgentType,
+    left: Option<Usd>,
+) -> AgentCommand {
+    let Some(left) = left else {
+        return command;
+    };
+    if kind != AgentType::Claude
+        || command.acp.is_some()
+        || command
+            .args
+            .iter()
+            .any(|a| a == BUDGET_FLAG || a.starts_with(&format!("{BUDGET_FLAG}=")))
+    {
+        return command;
+    }
+    let at = if command.args.last().is_some_and(|a| a == "-") {
+        command.args.len() - 1
+    } else {
+        command.args.len()
+    };
+    command
+        .args
+        .splice(at..at, [BUDGET_FLAG.to_string(), budget_amount(left)]);
+    command
+}
+
+/// A budget as the CLI reads it: dollars to the nearest millionth (what floating point leaves
+/// of `0.015 - 0.01` reads `0.005`), without trailing zeros: `0.04`, `1.5`, `0`.
+fn budget_amount(left: Usd) -> String {
+    let micro = (left.dollars() * 1e6).round() / 1e6;
+    let text = format!("{micro:.6}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// The flags a member's settings pass to its CLI: the names (`--model`, `-s`) of the
@@ -263,6 +311,38 @@ mod tests {
         assert_eq!(cmd.env.get("OPENAI_LOG").map(String::as_str), Some("debug"));
         assert_eq!(cmd.dir.as_deref(), Some(Path::new("/tmp")));
         assert_eq!(subcommand(&codex), ["exec"]);
+    }
+
+    #[test]
+    fn only_claude_run_as_a_command_is_given_what_is_left_under_the_cap() {
+        let claude = super::super::default_command("claude-code").unwrap();
+        // 0.05 - 0.01 is 0.04000000000000001 in floating point: read as 0.04.
+        let left = Usd::new(0.05 - 0.01);
+        let given = with_budget(claude.clone(), AgentType::Claude, left);
+        assert_eq!(
+            given.args[given.args.len() - 2..],
+            ["--max-budget-usd", "0.04"]
+        );
+        assert_eq!(with_budget(claude.clone(), AgentType::Claude, None), claude);
+        let mut own = claude.clone();
+        own.args
+            .extend(["--max-budget-usd".to_string(), "9".to_string()]);
+        assert_eq!(with_budget(own.clone(), AgentType::Claude, left), own);
+        let codex = super::super::default_command("openai-codex").unwrap();
+        assert_eq!(with_budget(codex.clone(), AgentType::Codex, left), codex);
+        let gemini = super::super::default_command("google-gemini").unwrap();
+        assert_eq!(with_budget(gemini.clone(), AgentType::Gemini, left), gemini);
+        let acp = super::super::acp_profile("claude-code").unwrap();
+        assert_eq!(with_budget(acp.clone(), AgentType::Claude, left), acp);
+        for (dollars, text) in [
+            (1.5, "1.5"),
+            (0.0, "0"),
+            (0.1234567, "0.123457"),
+            (0.015 - 0.01, "0.005"),
+            (3.0, "3"),
+        ] {
+            assert_eq!(budget_amount(Usd::new(dollars).unwrap()), text);
+        }
     }
 
     #[test]

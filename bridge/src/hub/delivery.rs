@@ -131,6 +131,8 @@ impl Actor {
                 };
                 match command {
                     Ok(command) => {
+                        // What is left under the cost cap, to a CLI that can stop there.
+                        let command = settings::with_budget(command, kind, self.session.cap_left());
                         // Over ACP the system part travels in the session, not as an argument.
                         let unsendable = match command.acp {
                             Some(_) => None,
