@@ -68,7 +68,9 @@ pub fn DeliveryDetails(
         let entry = chosen.get_untracked()?;
         let model = move || model_words(host, &entry.to, details.get().as_ref());
         Some(view! {
-            <section class="delivery-details" data-testid="delivery-details" aria-label="the chosen delivery" style=PANEL_STYLE>
+            <section class="delivery-details" data-testid="delivery-details" aria-label="the chosen delivery" style=PANEL_STYLE
+                // Focusable: it scrolls when it holds more than its room, buttons or not.
+                tabindex="0">
                 <p><strong>{k.head.clone()}</strong></p>
                 <p>"cost: "<span data-testid="details-cost" title="— : the run's CLI reported no cost">{k.cost.clone()}</span></p>
                 <p data-testid="details-model">{model}</p>

@@ -1,0 +1,175 @@
+// The deliveries list's actions (issue 44.5): a cost not reported reads "—" (row, details,
+// inspector, header); the model that answered, in the details and the inspector; retry of a
+// failed run (a new run, the old one stays); its kept output on demand; the command that ran,
+// shell-quoted, copied, with no environment value. Against a real `agent-chatter serve` with
+// fake CLIs (bridge/tests/fixtures/agents/), and in the page alone. axe at 1440x900, 1280x720
+// and 390x844 over the new states.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { tmpdir } from 'node:os';
+import { InspectorPage } from './support/inspector-page.mjs';
+import { servedPage } from './support/served.mjs';
+import { bridgeDir, demoTeam, fixture, startBridge } from './support/bridge.mjs';
+import { assertNoSevere, axeFindings } from './support/axe.mjs';
+
+const served = servedPage();
+let bridge;
+let dir;
+
+before(async () => {
+  dir = await bridgeDir('deliveries-actions');
+  const team = await demoTeam();
+  const max = team.members.find((m) => m.id === 'max');
+  Object.assign(max, { model: 'opus-e2e', env: { E2E_TOKEN: 'never-sent-to-the-page' } });
+  team.settings = { ...team.settings, maxCostUsd: 1 };
+  bridge = await startBridge(dir, { team, agents: {
+    // Names its model, says a little, fails reporting $0 (kept output).
+    max: { command: fixture('claude-fails-costless.sh') },
+    // Fails its first run, answers the next (a retry).
+    carol: { command: fixture('fail-once.sh'), args: [path.join(dir, 'carol-ran-once')], output: 'command' },
+  } });
+});
+
+after(() => bridge?.kill());
+
+const SIZES = [['1440x900', { width: 1440, height: 900 }], ['1280x720', { width: 1280, height: 720 }], ['390x844', { width: 390, height: 844 }]];
+const rows = (page) => page.by('delivery-row');
+const failedRow = (page, name) => rows(page).filter({ has: page.page.locator('.d-to', { hasText: name }) })
+  .and(page.page.locator('[data-status="failed"]'));
+
+/** Opens the bridge's page at `viewport`, with the clipboard allowed and axe injectable. */
+async function bridgePage(viewport) {
+  const context = await served.browser.newContext({ viewport, bypassCSP: true });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(bridge.url).origin });
+  const page = new InspectorPage(await context.newPage(), bridge.url);
+  await page.page.goto(bridge.url);
+  await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
+  await page.by('agent-status').first().waitFor();
+  return { context, page };
+}
+
+test('bridge: "—" for a cost not reported, the model, output, command, retry; axe on each state', async () => {
+  const { context, page } = await bridgePage({ width: 1440, height: 900 });
+  const severe = [];
+  const check = async (where) => severe.push(...(await axeFindings(page.page, `1440x900, ${where}`)).severe);
+
+  // Max's CLI fails reporting $0: nothing reads $0.0000.
+  await page.send('[FROM: kailai] Count the notes. [NEXT: max]');
+  await page.by('member-row').nth(1).getByTestId('member-status').filter({ hasText: /^failed/ }).waitFor();
+  await page.by('usage-total').filter({ hasText: /cost not known/ }).waitFor();
+  assert.doesNotMatch(await page.by('usage-total').textContent(), /\$0\.0000/);
+  await page.by('deliveries-tab').click();
+  const maxRow = failedRow(page, 'Max');
+  await maxRow.waitFor();
+  assert.equal(await maxRow.locator('.d-usage').textContent(), '—');
+
+  // Its details: the cost, the model its CLI named, its output on demand, the command.
+  await maxRow.click();
+  const details = page.by('delivery-details');
+  await details.waitFor();
+  assert.match(await details.locator('strong').textContent(), /^#1 to Max · failed$/);
+  assert.equal(await page.by('details-cost').textContent(), '—');
+  await page.by('details-model').filter({ hasText: 'model: claude-e2e-1 (as its CLI said)' }).waitFor();
+  // The inspector says so too, and what the run reported, the cost as "—".
+  await page.by('answer-model').filter({ hasText: 'model: claude-e2e-1' }).waitFor();
+  assert.match(await page.by('answer-run').textContent(), /^Max's answer to this prompt: failed: .* · cost —$/);
+  assert.doesNotMatch(await page.by('answer-run').textContent(), /\$0\.0000/);
+  await check('a failed row chosen');
+
+  await page.by('details-show-output').click();
+  await page.by('details-output').filter({ hasText: 'Looking at the notes' }).waitFor();
+  assert.equal(await page.by('details-output-cut').count(), 0, 'a small output is not cut');
+  assert.match(await details.textContent(), /in a terminal: agent-chatter outputs \d+ --member max --at \d+/);
+  await check('its output shown');
+
+  const command = await page.by('details-command').textContent();
+  assert.ok(command.startsWith(`${fixture('claude-fails-costless.sh')} `), command);
+  assert.match(command, / --model opus-e2e /);
+  assert.match(command, / --append-system-prompt '/, 'the system part, quoted');
+  await page.by('details-copy-command').click();
+  await details.filter({ hasText: 'copied' }).waitFor();
+  assert.equal(await page.page.evaluate(() => navigator.clipboard.readText()), command);
+  assert.ok(!(await page.page.content()).includes('never-sent-to-the-page'), 'an env value reached the page');
+  assert.ok(!command.includes('E2E_TOKEN'), 'no env name in the command either');
+  await check('its command copied');
+  await page.screenshot('deliveries-actions-failed.png');
+
+  // Carol fails once: retry runs the same delivery again; the failed run stays listed.
+  await page.by('messages-tab').click();
+  await page.send('[FROM: kailai] Carol, tighten it. [NEXT: carol]');
+  await page.by('deliveries-tab').click();
+  const carolRow = failedRow(page, 'Carol');
+  await carolRow.waitFor();
+  await carolRow.click();
+  await page.by('details-retry').click();
+  const carolRows = rows(page).filter({ has: page.page.locator('.d-to', { hasText: 'Carol' }) });
+  await page.page.waitForFunction(() => [...document.querySelectorAll('[data-testid="delivery-row"]')]
+    .filter((r) => r.querySelector('.d-to')?.textContent === 'Carol').map((r) => r.dataset.status).join() === 'failed,delivered');
+  assert.equal(await carolRows.count(), 2);
+  // The old run is still the failed one chosen; it can no longer run again, and says why.
+  await page.by('details-retry-why').filter({ hasText: 'a later run of Carol came after this one' }).waitFor();
+  // Carol's plain command names no model; none is configured: said as such.
+  assert.match(await page.by('details-model').textContent(), /^model: the CLI's default \(configured; its CLI did not say which answered\)$/);
+  await check('an old failed run after its retry');
+  await page.by('messages-tab').click();
+  await page.by('timeline-message').filter({ hasText: 'Recovered on the second try.' }).waitFor();
+
+  assertNoSevere(severe);
+  page.assertNoErrors();
+  await context.close();
+});
+
+for (const [name, viewport] of SIZES.slice(1)) {
+  test(`bridge: the details of a failed row pass axe at ${name}`, async () => {
+    const { context, page } = await bridgePage(viewport);
+    await page.by('deliveries-tab').click();
+    await failedRow(page, 'Max').first().click();
+    await page.by('details-model').filter({ hasText: 'claude-e2e-1' }).waitFor();
+    await page.by('details-show-output').click();
+    await page.by('details-output').waitFor();
+    assertNoSevere((await axeFindings(page.page, `${name}, failed row with output`)).severe);
+    await page.screenshot(`deliveries-actions-${name}.png`);
+    page.assertNoErrors();
+    await context.close();
+  });
+}
+
+/** A session of the demo team whose one delivery, to Max, failed (as a bridge would store it). */
+async function failedSession() {
+  const team = await demoTeam();
+  const at = 1_700_000_000_000;
+  return {
+    format: 'agent-chatter-session/1',
+    facts: [
+      { type: 'setTeam', team },
+      { type: 'human', text: '[FROM: kailai] Plan it. [NEXT: max]', sender: null, at },
+      { type: 'failed', to: 'max', reason: 'the model client lost its connection', at: at + 1000, failure: 'crashed', usage: { costUsd: 0, durationMs: 300 } },
+    ],
+  };
+}
+
+for (const [name, viewport] of SIZES) {
+  test(`page alone at ${name}: retry works, output and command are a bridge's (said so), "—" for $0`, async () => {
+    const { context, page } = await served.visit(undefined, viewport);
+    await page.openFile('failed.json', JSON.stringify(await failedSession()));
+    await page.by('deliveries-tab').click();
+    const row = failedRow(page, 'Max');
+    await row.waitFor();
+    assert.equal(await row.locator('.d-usage').textContent(), '—', 'a failed run\'s $0 is not a price');
+    await row.click();
+    assert.equal(await page.by('details-cost').textContent(), '—');
+    assert.match(await page.by('details-model').textContent(), /^model: none, the simulator/);
+    assert.match(await page.by('details-no-output').textContent(), /in the page alone no agent's CLI runs/);
+    assert.equal(await page.by('details-copy-command').count(), 0, 'no command ran here');
+    assertNoSevere((await axeFindings(page.page, `page alone ${name}, failed row`)).severe);
+    // Retry: the delivery is due again, waiting for its answer here; the failed row stays.
+    await page.by('details-retry').click();
+    await page.page.waitForFunction(() => [...document.querySelectorAll('[data-testid="delivery-row"]')]
+      .map((r) => r.dataset.status).join() === 'failed,would-receive');
+    await page.by('details-retry-why').waitFor();
+    assertNoSevere((await axeFindings(page.page, `page alone ${name}, after retry`)).severe);
+    page.assertNoErrors();
+    await context.close();
+  });
+}
