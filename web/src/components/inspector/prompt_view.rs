@@ -70,6 +70,9 @@ pub fn PromptView() -> impl IntoView {
     let any = Memo::new(move |_| prompt.with(Option::is_some));
     let flag = Memo::new(move |_| prompt.with(|p| p.as_ref().and_then(|p| p.flag.clone())));
     let hidden = Memo::new(move |_| prompt.with(|p| p.as_ref().and_then(|p| p.hidden.clone())));
+    let has_flag = Memo::new(move |_| flag.with(Option::is_some));
+    let flag_text = move || flag.get().unwrap_or_default();
+    let flag_bytes = move || flag.with(|f| f.as_ref().map_or(0, String::len));
     let bytes = move || prompt.with(|p| p.as_ref().map_or(0, |p| p.text.len()));
     // The exact prompt is written into its `<pre>` by hand, one `<span>` per piece, reusing
     // the spans already there: an edit costs the pieces it changed, not a rebuild of the view
@@ -132,19 +135,21 @@ pub fn PromptView() -> impl IntoView {
     };
     view! {
         <When when=any>
-            {move || flag.get().map(|flag| view! {
+            // Built while there is a flag; another message or recipient changes its text only.
+            <When when=has_flag>
                 <div class="prompt-box">
-                    <div class="prompt-head">"system flag (--append-system-prompt) · "{flag.len()}" B"
+                    <div class="prompt-head">"system flag (--append-system-prompt) · "{flag_bytes}" B"
                         <button on:click=handler(copy(true))>"copy"</button><button on:click=handler(save(true))>"save"</button></div>
-                    <pre class="system-flag sec-system" data-testid="system-flag-text">{flag}</pre>
+                    <pre class="system-flag sec-system" data-testid="system-flag-text">{flag_text}</pre>
                 </div>
-            })}
+            </When>
             {move || hidden.get().map(|text| view! { <p class="message-cut" data-testid="hidden-chars">{text}</p> })}
             <div class="prompt-box">
                 <div class="prompt-head">"exact prompt (stdin) · "{bytes}" B"
                     <button data-testid="copy-prompt" on:click=handler(copy(false))>"copy"</button>
                     <button data-testid="save-prompt" on:click=handler(save(false))>"save"</button></div>
-                <pre class="prompt" data-testid="prompt-text" node_ref=pre></pre>
+                // Focusable: a long prompt scrolls, and the keyboard must reach it (axe).
+                <pre class="prompt" data-testid="prompt-text" tabindex="0" role="region" aria-label="exact prompt" node_ref=pre></pre>
             </div>
         </When>
     }
