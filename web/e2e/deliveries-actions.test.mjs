@@ -76,6 +76,9 @@ test('bridge: "—" for a cost not reported, the model, output, command, retry; 
   assert.match(await page.by('answer-run').textContent(), /^Max's answer to this prompt: failed: .* · cost —$/);
   assert.doesNotMatch(await page.by('answer-run').textContent(), /\$0\.0000/);
   await check('a failed row chosen');
+  // No inline style: the bridge's Content-Security-Policy blocks them (this context bypasses
+  // it for axe, so the check is here).
+  assert.equal(await details.evaluate((el) => el.querySelectorAll('[style]').length + (el.hasAttribute('style') ? 1 : 0)), 0);
 
   await page.by('details-show-output').click();
   await page.by('details-output').filter({ hasText: 'Looking at the notes' }).waitFor();

@@ -18,13 +18,6 @@ use crate::erased::handler;
 use crate::host::{use_host, Host};
 use crate::state::{use_state, AppState};
 
-/// The panel under the list: its own scroll, so the list keeps its room (no stylesheet rule:
-/// nothing else is styled so).
-const PANEL_STYLE: &str = "flex: 0 0 auto; max-height: 45%; overflow-y: auto; border-top: 1px solid var(--line); padding: 4px 6px; font-size: 12px;";
-/// An output or a command line: wrapped, scrolled within a few lines.
-const PRE_STYLE: &str =
-    "max-height: 10em; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; margin: 2px 0;";
-
 /// What the panel shows of one delivery, from the session alone.
 #[derive(Debug, Clone, PartialEq)]
 struct Known {
@@ -68,7 +61,7 @@ pub fn DeliveryDetails(
         let entry = chosen.get_untracked()?;
         let model = move || model_words(host, &entry.to, details.get().as_ref());
         Some(view! {
-            <section class="delivery-details" data-testid="delivery-details" aria-label="the chosen delivery" style=PANEL_STYLE
+            <section class="delivery-details" data-testid="delivery-details" aria-label="the chosen delivery"
                 // Focusable: it scrolls when it holds more than its room, buttons or not.
                 tabindex="0">
                 <p><strong>{k.head.clone()}</strong></p>
@@ -211,7 +204,7 @@ fn output_view(
                             <span class="muted">{format!(" {output_bytes} bytes kept · in a terminal: {whole}")}</span>
                         </p>
                         <Show when=move || show.get()>
-                            <pre class="details-pre" style=PRE_STYLE data-testid="details-output" tabindex="0" aria-label="the run's kept output">{text.clone()}</pre>
+                            <pre class="details-pre" data-testid="details-output" tabindex="0" aria-label="the run's kept output">{text.clone()}</pre>
                             {cut.clone().map(|c| view! { <p class="muted" data-testid="details-output-cut">{c}</p> })}
                         </Show>
                     }.into_any()
@@ -258,7 +251,7 @@ fn command_view(
                             <span class="muted" role="status">{move || if copied.get() { " copied" } else { "" }}</span>
                             <span class="muted">" (the prompt went on its stdin; environment variables are not shown)"</span>
                         </p>
-                        <pre class="details-pre" style=PRE_STYLE data-testid="details-command" tabindex="0" aria-label="the command that ran">{line}</pre>
+                        <pre class="details-pre" data-testid="details-command" tabindex="0" aria-label="the command that ran">{line}</pre>
                     </div>
                 }.into_any()
             }
