@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { installEditTimer, medians } from './support/edit-timing.mjs';
 import { screenshots } from './support/inspector-page.mjs';
 import { bigSession, bigTextSession } from './support/sessions.mjs';
 import { core, root, servedPage } from './support/served.mjs';
@@ -363,35 +364,27 @@ test('edit → inspector update on a 10⁴-message session with 4 agents (timing
 
   // Three kinds of edit (a setting, a selected message, a new message); each timed from the
   // change to the inspector's effect (performance mark) and to the next painted frame.
+  await installEditTimer(page.page);
   const samples = await page.page.evaluate(async () => {
-    const settle = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-    const time = async (edit) => {
-      performance.clearMarks('inspector-updated');
-      const t0 = performance.now();
-      edit();
-      await settle();
-      const mark = performance.getEntriesByName('inspector-updated').pop();
-      return { update: mark ? mark.startTime - t0 : NaN, frame: performance.now() - t0 };
-    };
     const out = { setting: [], select: [], message: [] };
-    const window = document.querySelector('[data-testid="setting-window"]');
+    const setting = document.querySelector('[data-testid="setting-window"]');
     for (let i = 0; i < 21; i++) {
-      out.setting.push(await time(() => {
-        window.value = String(4 + (i % 2));
-        window.dispatchEvent(new Event('change', { bubbles: true }));
+      out.setting.push(await window.timeEdit(() => {
+        setting.value = String(4 + (i % 2));
+        setting.dispatchEvent(new Event('change', { bubbles: true }));
       }));
     }
     for (let i = 0; i < 21; i++) {
       const rows = document.querySelectorAll('[data-testid="timeline-message"]');
-      out.select.push(await time(() => rows[rows.length - 2 - (i % 3)].click()));
+      out.select.push(await window.timeEdit(() => rows[rows.length - 2 - (i % 3)].click()));
     }
     // Back to the latest message, so that a new message is what the inspector shows.
     [...document.querySelectorAll('.inspector-head button')].find((b) => b.textContent === 'latest')?.click();
-    await settle();
+    await window.settle();
     const input = document.querySelector('[data-testid="composer-input"]');
     const send = document.querySelector('[data-testid="composer-send"]');
     for (let i = 0; i < 11; i++) {
-      out.message.push(await time(() => {
+      out.message.push(await window.timeEdit(() => {
         input.value = `[FROM: kailai] timing ${i}`;
         input.dispatchEvent(new Event('input', { bubbles: true }));
         send.click();
@@ -399,12 +392,9 @@ test('edit → inspector update on a 10⁴-message session with 4 agents (timing
     }
     return out;
   });
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const report = { messages: 10_000, agents: 4, loadMs, 'load: file chosen → next frame ms': pageLoadMs };
-  for (const [kind, xs] of Object.entries(samples)) {
-    report[`${kind}: median edit → inspector ms`] = median(xs.map((s) => s.update));
-    report[`${kind}: median edit → next frame ms`] = median(xs.map((s) => s.frame));
-  }
+  const report = {
+    messages: 10_000, agents: 4, loadMs, 'load: file chosen → next frame ms': pageLoadMs, ...medians(samples),
+  };
   console.log(`e2e timing: ${JSON.stringify(report)}`);
   for (const [kind, xs] of Object.entries(samples)) {
     assert.ok(xs.every((s) => Number.isFinite(s.update)), `${kind}: the inspector reported every update`);
@@ -434,18 +424,15 @@ test('prompts of half a megabyte: each column shows its head and says what follo
   assert.equal(Buffer.byteLength(shown) + more, Buffer.byteLength(prompt));
   assert.ok(Buffer.byteLength(prompt) > 400_000, `a prompt of ${Buffer.byteLength(prompt)} B`);
 
+  await installEditTimer(page.page);
   const samples = await page.page.evaluate(async () => {
-    const settle = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-    const out = [];
+    const out = { setting: [] };
+    const setting = document.querySelector('[data-testid="setting-window"]');
     for (let i = 0; i < 11; i++) {
-      performance.clearMarks('inspector-updated');
-      const t0 = performance.now();
-      const window = document.querySelector('[data-testid="setting-window"]');
-      window.value = String(4 + (i % 2));
-      window.dispatchEvent(new Event('change', { bubbles: true }));
-      await settle();
-      const mark = performance.getEntriesByName('inspector-updated').pop();
-      out.push({ update: mark ? mark.startTime - t0 : NaN, frame: performance.now() - t0 });
+      out.setting.push(await window.timeEdit(() => {
+        setting.value = String(4 + (i % 2));
+        setting.dispatchEvent(new Event('change', { bubbles: true }));
+      }));
     }
     return out;
   });
@@ -462,11 +449,7 @@ test('prompts of half a megabyte: each column shows its head and says what follo
   assert.equal(await page.by('diff-view').locator('[data-sign="+"]').count(), added);
   assert.equal(await page.by('diff-view').locator('[data-sign="-"]').count(), removed);
 
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  console.log(`e2e timing (prompts of ${Buffer.byteLength(prompt)} B, 4 agents): ${JSON.stringify({
-    'setting: median edit → inspector ms': median(samples.map((s) => s.update)),
-    'setting: median edit → next frame ms': median(samples.map((s) => s.frame)),
-  })}`);
+  console.log(`e2e timing (prompts of ${Buffer.byteLength(prompt)} B, 4 agents): ${JSON.stringify(medians(samples))}`);
   page.assertNoErrors();
   await context.close();
 });
