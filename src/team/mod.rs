@@ -214,6 +214,34 @@ impl PermissionMode {
             PermissionMode::Full => "full",
         }
     }
+
+    /// What the mode lets an agent do, in a newcomer's words.
+    pub fn allows(self) -> &'static str {
+        match self {
+            PermissionMode::ReadOnly => "reads and plans; changes nothing",
+            PermissionMode::Edit => "edits files in its working directory without asking",
+            PermissionMode::Full => "does anything without asking (no sandbox)",
+        }
+    }
+
+    /// The flag and value a CLI of `format` is run with for this mode (the table above, the
+    /// one place it is written: the bridge runs it, the page shows it); `None` for a plain
+    /// command, which has no such flag.
+    pub fn cli_flag(self, format: PromptFormat) -> Option<(&'static str, &'static str)> {
+        use PermissionMode::{Edit, Full, ReadOnly};
+        Some(match (format, self) {
+            (PromptFormat::Claude, ReadOnly) => ("--permission-mode", "plan"),
+            (PromptFormat::Claude, Edit) => ("--permission-mode", "acceptEdits"),
+            (PromptFormat::Claude, Full) => ("--permission-mode", "bypassPermissions"),
+            (PromptFormat::Codex, ReadOnly) => ("-s", "read-only"),
+            (PromptFormat::Codex, Edit) => ("-s", "workspace-write"),
+            (PromptFormat::Codex, Full) => ("-s", "danger-full-access"),
+            (PromptFormat::Gemini, ReadOnly) => ("--approval-mode", "plan"),
+            (PromptFormat::Gemini, Edit) => ("--approval-mode", "auto_edit"),
+            (PromptFormat::Gemini, Full) => ("--approval-mode", "yolo"),
+            (PromptFormat::Plain, _) => return None,
+        })
+    }
 }
 
 impl Member {
