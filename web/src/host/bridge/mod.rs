@@ -57,9 +57,9 @@ pub const CONNECTION_TITLE: &str =
 const RETRY_FIRST: Duration = Duration::from_millis(500);
 const RETRY_MOST: Duration = Duration::from_secs(5);
 
-/// Why the composer is off while the bridge is away.
-pub const DISCONNECTED: &str =
-    "the bridge is disconnected: reconnecting… Messages can be sent again once it is back.";
+/// Why nothing is sent while the bridge is away (the composer keeps what is typed).
+pub const DISCONNECTED: &str = "the bridge is disconnected: reconnecting… What you type is kept, \
+    and a message sent now goes once it is back.";
 
 /// The connection's state, as the header says it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,6 +106,9 @@ pub struct Bridge {
     state: AppState,
     /// Whether the socket is open (the hello sent), or being opened again.
     link: RwSignal<Link>,
+    /// The session shown came (again) since the socket opened: a message sent now goes to it,
+    /// not to the one a restarted bridge resumed before the page asks for its own.
+    synced: RwSignal<bool>,
     /// What the reconnection and the search keep between events.
     line: StoredValue<Line>,
     /// The last search asked of the bridge and its hits, once they came.
@@ -164,6 +167,7 @@ impl Bridge {
         let bridge = Bridge {
             state,
             link: RwSignal::new(Link::Connecting),
+            synced: RwSignal::new(false),
             line: StoredValue::new(Line {
                 backoff: RETRY_FIRST,
                 resume: None,
@@ -238,6 +242,7 @@ impl Bridge {
     fn closed(self) {
         let was = self.link.get_untracked();
         self.link.set(Link::Reconnecting);
+        self.synced.set(false);
         self.socket.set_value(None);
         if was == Link::Connected && !self.line.with_value(|l| l.heard) {
             self.state.report(
@@ -286,7 +291,7 @@ impl Bridge {
 
     /// Why nothing can be sent now (reactive): the bridge is away.
     pub fn unavailable(&self) -> Option<&'static str> {
-        (self.link.get() != Link::Connected).then_some(DISCONNECTED)
+        (self.link.get() != Link::Connected || !self.synced.get()).then_some(DISCONNECTED)
     }
 
     /// The sessions the bridge's database holds, as the library lists them (as of when they
@@ -724,8 +729,11 @@ impl Bridge {
             l.heard = true;
             l.backoff = RETRY_FIRST;
         });
-        if let Some(before) = resume.filter(|&before| before != id) {
-            self.send(&Command::OpenSession { id: before });
+        match resume.filter(|&before| before != id) {
+            Some(before) => {
+                self.send(&Command::OpenSession { id: before });
+            }
+            None => self.synced.set(true),
         }
         self.session_id.set(Some(id));
         self.started.set(None);
