@@ -210,7 +210,7 @@ fn session_row(
                     {move || if is_shown() { "shown" } else { "open" }}
                 </button>
             </div>
-            <div class="session-dates">{dates}</div>
+            <div class="session-dates" title="facts: the entries of its log (messages, replies, team and settings changes)">{dates}</div>
             <div class="session-first" title=first>{first}</div>
         </li>
     }
