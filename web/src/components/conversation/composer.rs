@@ -1,6 +1,8 @@
 //! The human composer (`composer-input`, `composer-send`): raw text, markers included.
 //! Ctrl/Cmd+Enter sends. While typing, a `[NEXT]` name that is no member is warned of under
 //! it (`composer-hint`), with the member it most likely meant; a click puts that name in.
+//! While a bridge is away, what is typed stays and "send" waits for it (`composer-queued`:
+//! "will send when reconnected"); it goes once the bridge is back.
 
 use agent_chatter::markers::{self, MarkerKind};
 use leptos::prelude::*;
@@ -55,22 +57,11 @@ pub fn Composer() -> impl IntoView {
             stored(&body);
         }
     });
-    // Off, with the reason, while nothing can be sent (a bridge that is away).
+    // Why nothing can be sent now (a bridge that is away): typing goes on, and a send waits.
     let unavailable = move || host.unavailable();
-    let send = move || {
-        if untrack(unavailable).is_some() {
-            return;
-        }
-        let body = text.get_untracked();
-        if body.trim().is_empty() {
-            return;
-        }
-        // A mistyped name would reach no one, and a message once sent stays in the log:
-        // asked first, whether the send came from the button or the keyboard.
-        let question = unknown.with_untracked(|u| send_anyway(u));
-        if question.is_some_and(|q| !crate::browser::confirm(&q)) {
-            return;
-        }
+    // "send" pressed while the bridge was away: the text goes once it is back.
+    let queued = RwSignal::new(false);
+    let deliver = move |body: String| {
         let Some(ticket) = host.send_human(body.clone()) else {
             return;
         };
@@ -83,14 +74,54 @@ pub fn Composer() -> impl IntoView {
             pending.set(Some((ticket, body)));
         }
     };
+    let send = move || {
+        let body = text.get_untracked();
+        if body.trim().is_empty() {
+            return;
+        }
+        // A mistyped name would reach no one, and a message once sent stays in the log:
+        // asked first, whether the send came from the button or the keyboard.
+        let question = unknown.with_untracked(|u| send_anyway(u));
+        if question.is_some_and(|q| !crate::browser::confirm(&q)) {
+            return;
+        }
+        if untrack(unavailable).is_some() {
+            queued.set(true);
+            return;
+        }
+        deliver(body);
+    };
+    // Back: the waiting text goes (as it is now; emptied meanwhile, nothing goes).
+    crate::erased::effect(move || {
+        if !queued.get() || unavailable().is_some() {
+            return;
+        }
+        queued.set(false);
+        let body = text.get_untracked();
+        if !body.trim().is_empty() {
+            untrack(|| deliver(body));
+        }
+    });
+    // An example addressed to this team's own AI members (the first two).
+    let example = Memo::new(move |_| {
+        state.team.with(|team| {
+            let names: Vec<&str> = team
+                .iter()
+                .flat_map(|t| t.members.iter())
+                .filter(|m| m.is_ai())
+                .map(|m| m.name.as_str())
+                .take(2)
+                .collect();
+            placeholder(&names)
+        })
+    });
     view! {
         <div class="composer">
             // A short placeholder, whole on a phone's two lines; Ctrl+Enter is in the label.
             <textarea data-testid="composer-input" id="composer-input" rows="2"
                 aria-label="message (markers included; Ctrl+Enter sends)" aria-keyshortcuts="Control+Enter"
-                prop:disabled=move || unavailable().is_some()
                 title=move || unavailable().unwrap_or_default()
-                placeholder=move || unavailable().unwrap_or("a message… e.g. Please review. [NEXT: max, sarah!P1]")
+                placeholder=move || unavailable().map_or_else(|| example.get(), str::to_string)
                 prop:value=move || text.get()
                 on:input=handler(move |ev| text.set(event_target_value(&ev)))
                 on:keydown=handler(move |ev: leptos::ev::KeyboardEvent| {
@@ -100,9 +131,13 @@ pub fn Composer() -> impl IntoView {
                     }
                 })/>
             <button data-testid="composer-send" on:click=handler(move |_| send())
-                prop:disabled=move || unavailable().is_some()
-                title=move || unavailable().unwrap_or_default()>"send"</button>
+                title=move || unavailable().map(|_| "sends once the bridge is back").unwrap_or_default()>"send"</button>
         </div>
+        <When when=Memo::new(move |_| queued.get() && unavailable().is_some())>
+            <div class="composer-hint" role="status" data-testid="composer-queued">
+                "will send when reconnected: the bridge is away; this message is kept here and goes once it is back"
+            </div>
+        </When>
         <When when=Memo::new(move |_| unknown.with(|u| !u.is_empty()))>
             <div class="composer-hint" role="status" data-testid="composer-hint">
                 {move || unknown.get().into_iter().map(|(name, meant)| {
@@ -124,6 +159,19 @@ pub fn Composer() -> impl IntoView {
             </div>
         </When>
     }
+}
+
+/// The composer's example, addressed to `names` (the team's first AI members): with none,
+/// what a message is without an addressee.
+fn placeholder(names: &[&str]) -> String {
+    if names.is_empty() {
+        return "a message… (add an AI member in the team pane to address it with [NEXT: name])"
+            .to_string();
+    }
+    format!(
+        "a message… e.g. Please review. [NEXT: {}]",
+        names.join(", ")
+    )
 }
 
 /// Names in `[NEXT]` that are no member, each with the member it most likely meant (its name
@@ -181,7 +229,16 @@ fn rename_addressee(text: &str, name: &str, member: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{rename_addressee, send_anyway};
+    use super::{placeholder, rename_addressee, send_anyway};
+
+    #[test]
+    fn the_example_is_addressed_to_the_teams_own_members() {
+        assert_eq!(
+            placeholder(&["bob", "ana"]),
+            "a message… e.g. Please review. [NEXT: bob, ana]"
+        );
+        assert!(placeholder(&[]).contains("add an AI member"));
+    }
 
     #[test]
     fn the_mistyped_addressee_is_replaced_keeping_its_priority() {
