@@ -56,6 +56,10 @@ pub fn MemberRow(
     /// The team's timeout, for a member that sets none.
     #[prop(into)]
     team_timeout_ms: Signal<Option<u64>>,
+    /// Whether it has spoken (or a run of its ended) in this conversation: its id is then
+    /// fixed, as the log names it by it.
+    #[prop(into)]
+    spoken: Signal<bool>,
     /// Applies a change to this member; false when it was refused (the banner says why).
     on_edit: Callback<MemberEdit, bool>,
     /// Removes this member from the team.
@@ -72,17 +76,38 @@ pub fn MemberRow(
     let set_window = move |ev| set_window(state, on_edit, refused, ev);
     let is_ai = move || member.with(|m| m.as_ref().is_some_and(Member::is_ai));
     let remove = move |_| on_remove.run(());
+    let format = Memo::new(move |_| {
+        member.with(|m| {
+            m.as_ref()
+                .map_or(PromptFormat::Plain, Member::prompt_format)
+        })
+    });
+    // A member who has not spoken is known by its name: its id follows it (as a team file
+    // read without ids gives it), so no demo id stays behind a new name. Once it has spoken,
+    // the log names it by its id, which then stays.
+    let rename = move |ev: leptos::ev::Event| {
+        let value = event_target_value(&ev);
+        let follow = !spoken.get_untracked();
+        let applied = on_edit.run(Box::new(move |m: &mut Member| {
+            // A display name that was the name (a new member's) follows it.
+            if m.display_name == m.name {
+                m.display_name = value.clone();
+            }
+            if follow {
+                m.id = value.trim().to_string();
+            }
+            m.name = value;
+        }));
+        if !applied {
+            refused.update(|n| *n += 1);
+        }
+    };
+    let hint_id = format!("member-id-hint-{row}");
     view! {
         <fieldset class="member-row" data-testid="member-row">
             <div class="row">
                 <input class="member-name" aria-label="name" prop:value=field(|m| m.name.clone())
-                    on:change=set(|m, v| {
-                        // A display name that was the name (a new member's) follows it.
-                        if m.display_name == m.name {
-                            m.display_name = v.clone();
-                        }
-                        m.name = v;
-                    })/>
+                    aria-describedby=hint_id.clone() on:change=handler(rename)/>
                 <select class="member-kind" aria-label="kind" on:change=set(|m, v| {
                     m.kind = if v == "human" { MemberKind::Human } else { MemberKind::Ai };
                     if m.kind == MemberKind::Ai && m.agent_type.is_none() {
@@ -92,7 +117,12 @@ pub fn MemberRow(
                     <option value="human" prop:selected=move || !is_ai()>"human"</option>
                     <option value="ai" prop:selected=is_ai>"ai"</option>
                 </select>
-                <button class="remove" title="remove this member" aria-label="remove this member" on:click=handler(remove)>"×"</button>
+                <button class="remove" data-testid="remove-member"
+                    title=move || remove_words(spoken.get()) aria-label=move || remove_words(spoken.get())
+                    on:click=handler(remove)>"×"</button>
+            </div>
+            <div class="member-id-hint muted" id=hint_id data-testid="member-id-hint">
+                {move || id_words(spoken.get(), &member.with(|m| m.as_ref().map(|m| m.id.clone()).unwrap_or_default()))}
             </div>
             <MemberStatusView status=status clock=clock/>
             <AgentStatus report=report/>
@@ -100,7 +130,7 @@ pub fn MemberRow(
                 <div class="member-usage" data-testid="member-usage" title="what this member's runs reported in this conversation">{u}</div>
             })}
             <ContextMeter fill=context/>
-            <RunSettingsView info=run_info team_timeout_ms=team_timeout_ms/>
+            <RunSettingsView info=run_info team_timeout_ms=team_timeout_ms format=format/>
             <label>"display name"
                 <input class="member-display" prop:value=field(|m| m.display_name.clone())
                     on:change=handler(set(|m, v| m.display_name = v))/>
@@ -221,6 +251,27 @@ fn window_override(value: &str) -> Result<Option<usize>, String> {
                  (0 or more), found {v:?}; leave it empty for the team's window"
             )
         }),
+    }
+}
+
+/// What the remove button does: a member who has spoken cannot leave this conversation's team
+/// (its messages would lose their speaker), and says so before the click; one who has not is
+/// taken out, with an undo.
+fn remove_words(spoken: bool) -> &'static str {
+    if spoken {
+        "remove this member: not possible once it has spoken here (its messages stay its own); leave it out of [NEXT] instead"
+    } else {
+        "remove this member (undo is offered)"
+    }
+}
+
+/// The hint under the name: what a rename does to the member's id (`[NEXT: …]` and the team
+/// file know it by it).
+fn id_words(spoken: bool, id: &str) -> String {
+    if spoken {
+        format!("id {id}: fixed once it has spoken; a new name changes only what is shown")
+    } else {
+        format!("id {id}: follows the name until it has spoken")
     }
 }
 

@@ -53,21 +53,21 @@ pub fn SettingsForm() -> impl IntoView {
     view! {
         <fieldset class="settings" data-testid="settings">
             <legend>"settings"</legend>
-            <label>"window"
-                <input type="number" min="0" data-testid="setting-window" prop:value=shown(|s| s.window_size.to_string())
+            <label title="window: how many earlier messages each prompt shows (older ones are left out)">"window"
+                <input type="number" min="0" data-testid="setting-window" title="window: how many earlier messages each prompt shows (older ones are left out)" prop:value=shown(|s| s.window_size.to_string())
                     on:change=set(|s, v| { s.window_size = number("window", v)?; Ok(()) })/>
             </label>
-            <label>"max bytes"
-                <input type="number" min="1" data-testid="setting-max-bytes" prop:value=shown(|s| s.max_bytes.to_string())
+            <label title="max bytes: the most a prompt may weigh; history is trimmed to fit">"max bytes"
+                <input type="number" min="1" data-testid="setting-max-bytes" title="max bytes: the most a prompt may weigh; history is trimmed to fit" prop:value=shown(|s| s.max_bytes.to_string())
                     on:change=set(|s, v| { s.max_bytes = number("max bytes", v)?; Ok(()) })/>
             </label>
-            <label class="check">
+            <label class="check" title="pin first message: the conversation's first message stays in every prompt, even outside the window">
                 <input type="checkbox" data-testid="setting-pin-first"
                     prop:checked=move || settings.with(|s| s.as_ref().is_some_and(|s| s.pin_first)) on:change=handler(checked)/>
                 "pin first message"
             </label>
-            <label>"delivery"
-                <select data-testid="setting-delivery" on:change=set(|s, v| {
+            <label title="delivery: when one message asks several members, what each is given as its message">"delivery"
+                <select data-testid="setting-delivery" title="delivery: when one message asks several members, each gets the latest message (answers of the others included) or the message that asked it (the others' answers beside it)" on:change=set(|s, v| {
                     s.delivery = if v == "parent" { DeliveryPolicy::Parent } else { DeliveryPolicy::Latest };
                     Ok(())
                 })>
@@ -75,8 +75,8 @@ pub fn SettingsForm() -> impl IntoView {
                     <option value="parent" prop:selected=move || settings.with(|s| s.as_ref().is_some_and(|s| s.delivery == DeliveryPolicy::Parent))>"the addressing message"</option>
                 </select>
             </label>
-            <label>"tokens"
-                <select data-testid="setting-token-estimator" on:change=set(|s, v| {
+            <label title="tokens: a rough count of a prompt's tokens (characters / 4), shown in the inspector; none by default">"tokens"
+                <select data-testid="setting-token-estimator" title="tokens: a rough count of a prompt's tokens (characters / 4), shown in the inspector; none by default" on:change=set(|s, v| {
                     s.token_estimator = if v == "charsDiv4" { TokenEstimator::CharsDiv4 } else { TokenEstimator::None };
                     Ok(())
                 })>
@@ -84,21 +84,21 @@ pub fn SettingsForm() -> impl IntoView {
                     <option value="charsDiv4" prop:selected=move || settings.with(|s| s.as_ref().is_some_and(|s| s.token_estimator == TokenEstimator::CharsDiv4))>"chars / 4"</option>
                 </select>
             </label>
-            <label>"max tokens"
-                <input type="number" min="1" placeholder="none" data-testid="setting-max-tokens"
+            <label title="max tokens: a token budget beside max bytes, by the characters / 4 estimate; empty for none">"max tokens"
+                <input type="number" min="1" placeholder="none" data-testid="setting-max-tokens" title="max tokens: a token budget beside max bytes, by the characters / 4 estimate; empty for none"
                     prop:value=shown(|s| s.max_tokens.map(|t| t.to_string()).unwrap_or_default())
                     on:change=set(|s, v| {
                         s.max_tokens = if v.trim().is_empty() { None } else { Some(number("max tokens", v)?) };
                         Ok(())
                     })/>
             </label>
-            <label>"max rounds"
-                <input type="number" min="1" data-testid="setting-max-rounds" prop:value=shown(|s| s.max_rounds.to_string())
+            <label title="max rounds: the most agent replies one human message can lead to, so agents cannot answer each other forever">"max rounds"
+                <input type="number" min="1" data-testid="setting-max-rounds" title="max rounds: the most agent replies one human message can lead to, so agents cannot answer each other forever" prop:value=shown(|s| s.max_rounds.to_string())
                     on:change=set(|s, v| { s.max_rounds = number("max rounds", v)?; Ok(()) })/>
             </label>
             // The cap a reached limit's notice asks to raise (docs/architecture.md §14c).
-            <label title="maxCostUsd: no further delivery starts once the runs have cost this much (team changes included); empty for no cap">"max cost $"
-                <input type="number" min="0" step="any" placeholder="none" data-testid="setting-max-cost"
+            <label title="max cost $ (maxCostUsd in a team file): no further delivery starts once the runs have cost this much (team changes included); empty for no cap">"max cost $"
+                <input type="number" min="0" step="any" placeholder="none" data-testid="setting-max-cost" title="max cost $: no further delivery starts once the runs have cost this much; empty for no cap"
                     prop:value=shown(|s| s.max_cost_usd.map(|c| c.dollars().to_string()).unwrap_or_default())
                     on:change=set(|s, v| { s.max_cost_usd = dollars(v)?; Ok(()) })/>
             </label>

@@ -1,6 +1,7 @@
 //! The team in use: its members and settings (`team-editor`). Member edits rewrite the team
 //! and go on with the conversation under it ([`crate::host::Host::edit_team`]); settings go in
-//! as a `setSettings` fact.
+//! as a `setSettings` fact. A removed member can be put back (`member-undo`) until the next
+//! edit.
 
 use std::sync::Arc;
 
@@ -25,6 +26,15 @@ pub fn TeamEditor() -> impl IntoView {
     // typed in it) where it is. The list's keys are numbers: each id seen gets the next one,
     // for as long as the page is open.
     let seen = StoredValue::new(Vec::<MemberId>::new());
+    // The member last removed and where it stood, for "undo"; the next edit forgets it.
+    let removed = RwSignal::new(None::<(usize, Member)>);
+    let edit = move |change: Box<dyn FnOnce(&mut Team)>| {
+        let applied = host.edit_team(change);
+        if applied {
+            removed.set(None);
+        }
+        applied
+    };
     let ids = Memo::new(move |_| {
         state.members.with(|members| {
             seen.try_update_value(|seen| {
@@ -61,15 +71,28 @@ pub fn TeamEditor() -> impl IntoView {
             let id = id.clone();
             move |_| host.member_status(&id)
         });
-        // Sums every run: only when the runs change, not with every fact.
+        // Sums every run: only when the runs change, not with every fact. The simulator
+        // reports no figures: said as that, not as something missing.
         let usage = Memo::new({
             let id = id.clone();
             move |_| {
                 let _ = state.runs.get();
-                state
-                    .session
-                    .with_untracked(|s| usage_words(&s.usage(Some(&id))))
+                let simulated = host
+                    .agent_report(&id)
+                    .map_or(!host.runs_agents(), |a| a.simulated);
+                state.session.with_untracked(|s| {
+                    let words = usage_words(&s.usage(Some(&id)))?;
+                    Some(if simulated {
+                        words.replace("no usage reported", "the simulator reports no usage")
+                    } else {
+                        words
+                    })
+                })
             }
+        });
+        let spoken = Memo::new({
+            let id = id.clone();
+            move |_| state.session.with(|s| s.can_remove(&id).is_err())
         });
         let context = Memo::new({
             let id = id.clone();
@@ -87,26 +110,46 @@ pub fn TeamEditor() -> impl IntoView {
         let on_edit = Callback::new({
             let id = id.clone();
             move |change: MemberEdit| {
-                host.edit_team(|team| {
+                let id = id.clone();
+                edit(Box::new(move |team: &mut Team| {
                     if let Some(m) = team.members.iter_mut().find(|m| m.id == id) {
                         change(m);
                     }
-                })
+                }))
             }
         });
         let on_remove = Callback::new(move |()| {
-            host.edit_team(|team| team.members.retain(|m| m.id != id));
+            let at = state.team.with_untracked(|t| {
+                let t = t.as_ref()?;
+                let i = t.members.iter().position(|m| m.id == id)?;
+                Some((i, t.members[i].clone()))
+            });
+            let id = id.clone();
+            if edit(Box::new(move |team: &mut Team| {
+                team.members.retain(|m| m.id != id)
+            })) {
+                removed.set(at);
+            }
         });
         view! {
             <MemberRow member=member report=report status=status clock=state.clock usage=usage context=context
-                run_info=run_info team_timeout_ms=team_timeout_ms on_edit=on_edit on_remove=on_remove/>
+                run_info=run_info team_timeout_ms=team_timeout_ms spoken=spoken on_edit=on_edit on_remove=on_remove/>
         }
     };
     let add = move |_| {
-        host.edit_team(|team| {
+        edit(Box::new(|team: &mut Team| {
             let member = new_member(team);
             team.members.push(member);
-        });
+        }));
+    };
+    let undo = move |_| {
+        let Some((at, member)) = removed.get_untracked() else {
+            return;
+        };
+        edit(Box::new(move |team: &mut Team| {
+            let at = at.min(team.members.len());
+            team.members.insert(at, member);
+        }));
     };
     let team_name = move || {
         state
@@ -117,7 +160,7 @@ pub fn TeamEditor() -> impl IntoView {
     // refused naming the field), and a bridge gets the renamed team.
     let rename = move |ev: leptos::ev::Event| {
         let name = event_target_value(&ev).trim().to_string();
-        if !host.edit_team(|team| team.name = name) {
+        if !edit(Box::new(move |team: &mut Team| team.name = name)) {
             // Refused: the field shows the name in use again.
             event_target::<web_sys::HtmlInputElement>(&ev).set_value(&team_name());
         }
@@ -133,6 +176,16 @@ pub fn TeamEditor() -> impl IntoView {
                 let id = seen.with_value(|seen| seen[k as usize].clone());
                 row(id).into_any()
             })/>
+            {move || removed.with(|r| r.as_ref().map(|(_, m)| {
+                let said = format!("{} removed from the team.", m.display_name);
+                view! {
+                    <div class="member-undo" role="status" data-testid="member-undo">
+                        {said}" "
+                        <button data-testid="member-undo-button" on:click=handler(undo)
+                            title="put the member back where it was (offered until the next team edit)">"Undo"</button>
+                    </div>
+                }
+            }))}
             <button class="add-member" on:click=handler(add)>"+ member"</button>
             <SettingsForm/>
         </div>
