@@ -153,7 +153,7 @@ test('bridge: statuses, usage, honest outcomes, read-only run settings, title an
   assert.match(await page.by('usage-total').textContent(), /^usage: 3 runs · ≥ \$0\.0041 · cap \$1\.00$/);
   // The inspector at her failure notice (the latest) says later prompts hold it as history,
   // though no agent is sent it as its message.
-  assert.match(await page.by('inspector-at').textContent(), /^at #\d+ \(latest\) · a failure notice, in later prompts' history, never an agent's message: shown as if it were$/);
+  assert.match(await page.by('inspector-at').textContent(), /^at #\d+ \(latest\) · a failure notice: later prompts show it in their history, but no agent gets it as its message; this preview shows what one would get if it did$/);
   await page.screenshot('runs-failed.png');
   // Her delivery, chosen in the deliveries list: the inspector says how her run answered it
   // (not only the run that wrote the message she was given).

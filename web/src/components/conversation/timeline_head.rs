@@ -1,6 +1,6 @@
 //! The conversation's head (`timeline-head`): "jump to #n" (`jump-to`), where a number and
-//! Enter select that message (Escape goes back to the shown one); "continue from #n"
-//! (`fork-shown`), which forks at the shown message (the rows' own "continue from here" is
+//! Enter select that message (Escape goes back to the shown one); "fork from #n"
+//! (`fork-shown`), which forks at the shown message (the rows' own "fork from here" is
 //! for a pointer, as an option holds no control); and the team task (`team-task`).
 
 use leptos::prelude::*;
@@ -59,11 +59,11 @@ pub fn timeline_head(
                     placeholder="#n" title="jump to message #n: type its number and Enter (g in the conversation)"
                     node_ref=jump on:keydown=handler(on_jump)/>
             </span>
-            // The rows' "continue from here" for the keyboard: the shown message.
+            // The rows' "fork from here" for the keyboard: the shown message.
             {move || state.shown_at.get().map(|at| view! {
                 <button class="fork-shown" data-testid="fork-shown" on:click=handler(move |_| host.fork(at))
-                    title="continue from here: a new session whose log ends at this message (this session stays as it is)">
-                    {format!("continue from #{}", at + 1)}
+                    title="fork from here: a new session (a copy of the log up to this message) to try another way; this session stays as it is">
+                    {format!("fork from #{}", at + 1)}
                 </button>
             })}
             <span class="team-task" data-testid="team-task">

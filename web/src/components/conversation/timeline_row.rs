@@ -135,14 +135,14 @@ pub fn TimelineRow(
                     // "Continue from here" (docs/architecture.md §13): a new session whose log
                     // ends at this message; this one stays in the library. A pointer's shortcut
                     // only: an option holds no control (the keyboard's and a screen reader's is
-                    // the conversation's "continue from #n", `fork-shown`).
+                    // the conversation's "fork from #n", `fork-shown`).
                     <span class="fork" data-testid="fork" aria-hidden="true"
-                        title="continue from here: a new session whose log ends at this message (this session stays as it is)"
+                        title="fork from here: a new session (a copy of the log up to this message) to try another way; this session stays as it is"
                         on:click=handler(move |ev: leptos::ev::MouseEvent| {
                             ev.stop_propagation();
                             host.fork(index);
                         })>
-                        "continue from here"
+                        "fork from here"
                     </span>
                 </div>
                 <div class="content"><MarkedText text=content/></div>

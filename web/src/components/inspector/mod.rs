@@ -168,9 +168,9 @@ fn at_label(state: AppState, host: Host) -> String {
         // hypothetical, and says so. Whether later prompts show it in their history is the
         // core's rule (`Failure::reaches_prompts`): a cancel's they never do.
         if reaches {
-            "a failure notice, in later prompts' history, never an agent's message: shown as if it were"
+            "a failure notice: later prompts show it in their history, but no agent gets it as its message; this preview shows what one would get if it did"
         } else {
-            "a cancelled run, in no agent's prompt: shown as if it were"
+            "a cancelled run: in no agent's prompt; this preview shows what one would get if it were"
         }
     } else {
         "would receive"
