@@ -176,3 +176,29 @@ for (const [name, viewport] of SIZES) {
     await context.close();
   });
 }
+
+test('transcript: a stop by the cost cap is in the downloaded Markdown and HTML', async () => {
+  const team = await demoTeam();
+  team.settings = { ...team.settings, maxCostUsd: 0.003 };
+  const at = 1_700_000_000_000;
+  // Max's run costs $0.0031, over the $0.003 cap: his hand-over to Sarah is stopped.
+  const session = {
+    format: 'agent-chatter-session/1',
+    facts: [
+      { type: 'setTeam', team },
+      { type: 'human', text: '[FROM: kailai] Plan it. [NEXT: max]', sender: null, at },
+      { type: 'replied', to: 'max', text: 'Planned. [NEXT: sarah]', at: at + 1000, usage: { costUsd: 0.0031, durationMs: 900 } },
+    ],
+  };
+  const { context, page } = await served.visit();
+  await page.openFile('capped.json', JSON.stringify(session));
+  await page.by('timeline-message').filter({ hasText: 'Planned.' }).waitFor();
+  const md = await page.download('export-transcript-md');
+  assert.match(md, /\n\*\*stopped by the cost cap\*\*: .*\$0\.0031.*sarah/);
+  assert.ok(md.indexOf('## #2') < md.indexOf('stopped by the cost cap'), 'after the reply that reached the cap');
+  const html = await page.download('export-transcript-html');
+  assert.match(html, /<p class="failed cost-stop"><strong>stopped by the cost cap<\/strong>: /);
+  // (The page offers Markdown and HTML; JSON's costCapStops is the CLI export's, tests/transcript.rs.)
+  page.assertNoErrors();
+  await context.close();
+});
