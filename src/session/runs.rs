@@ -46,6 +46,17 @@ impl Run {
         self.failure == Some(Failure::Interrupted)
     }
 
+    /// What it reported, as every view and total counts it: a run that did not reply and
+    /// reported `$0` (Claude's `result` of a failed run) counted nothing, so its cost is not
+    /// reported (`—`, "cost not known"), never `$0.0000`.
+    pub fn reported_usage(&self) -> Option<Usage> {
+        let mut usage = self.usage?;
+        if self.failed.is_some() && usage.cost_usd.is_some_and(|c| c.dollars() == 0.0) {
+            usage.cost_usd = None;
+        }
+        Some(usage)
+    }
+
     /// Whether the message it ended in enters the other agents' later prompts: a reply does,
     /// a failure's notice as [`Failure::reaches_prompts`] says (one of no stated kind does).
     pub fn reaches_prompts(&self) -> bool {
@@ -127,7 +138,7 @@ impl Session {
             .iter()
             .filter(|r| member.is_none_or(|m| r.to == m))
         {
-            total.add_run(run.usage.as_ref(), run.cut_short());
+            total.add_run(run.reported_usage().as_ref(), run.cut_short());
         }
         total
     }
@@ -145,7 +156,9 @@ impl Session {
                     all.len() - 1
                 }
             };
-            all[i].1.add_run(run.usage.as_ref(), run.cut_short());
+            all[i]
+                .1
+                .add_run(run.reported_usage().as_ref(), run.cut_short());
         }
         all
     }
@@ -213,7 +226,7 @@ impl Session {
             };
             self.earlier[i]
                 .1
-                .add_run(run.usage.as_ref(), run.cut_short());
+                .add_run(run.reported_usage().as_ref(), run.cut_short());
         }
     }
 
@@ -236,5 +249,32 @@ impl Session {
                 failure: failure.flatten(),
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_runs_zero_cost_is_not_counted_as_a_price() {
+        let zero = Usage {
+            cost_usd: Usd::new(0.0),
+            duration_ms: Some(300),
+            ..Usage::default()
+        };
+        let run = |failed: Option<&str>| Run {
+            to: "max".into(),
+            message: 1,
+            usage: Some(zero),
+            incomplete: None,
+            failed: failed.map(str::to_string),
+            failure: None,
+        };
+        let mut spend = Spend::default();
+        spend.add_run(run(Some("auth")).reported_usage().as_ref(), false);
+        assert_eq!(spend.cost(), None, "no $0.0000 for a failed run");
+        assert_eq!(spend.unpriced, 1);
+        assert_eq!(run(None).reported_usage(), Some(zero), "a reply's $0 stays");
     }
 }
