@@ -7,6 +7,7 @@
 //! props.
 
 pub mod conversation;
+pub mod cost;
 pub mod deliveries;
 pub mod header;
 pub mod inspector;

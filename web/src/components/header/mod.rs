@@ -1,11 +1,12 @@
 //! The header pane (docs/architecture.md §13), under `Header`: the spend, notifications, the
-//! sessions, share, open and save menus (closing as one: [`popover`]), help; and the banners
-//! under it (an error, a shared case).
+//! sessions, share, open and save menus (closing as one: [`popover`]), help, what the last
+//! open or fork did ([`happened`]); and the banners under it (an error, a shared case).
 //!
 //! The skip link, title, team name, connection status and the menus.
 
 pub mod error_banner;
 pub mod files_menu;
+pub mod happened;
 pub mod help;
 pub mod notify_toggle;
 pub mod popover;
@@ -63,6 +64,7 @@ pub fn Header(
                 {move || connection.get()}
             </span>
             {children()}
+            <happened::Happened/>
         </header>
     }
 }

@@ -1,9 +1,15 @@
-//! What this session's runs cost (`usage-total`, docs/architecture.md §14c): runs, tokens, cost
-//! and time, those before a team change too, against the team's cap (`maxCostUsd`) when it
-//! sets one.
+//! What this session's runs cost (`usage-total`, docs/architecture.md §14c): runs and cost,
+//! those before a team change too, against the team's cap ("max cost $") when it sets one. A
+//! button: it opens the cost view ([`crate::components::cost::CostView`]), per member and per
+//! model, with the cap's field.
 
 use agent_chatter::usage::{runs_word, Spend, Usd};
 use leptos::prelude::*;
+
+use crate::components::cost::CostView;
+use crate::components::header::popover::close_popover_on_outside_or_escape;
+use crate::components::when::When;
+use crate::erased::handler;
 
 #[component]
 pub fn UsageTotal(
@@ -15,7 +21,7 @@ pub fn UsageTotal(
     cap: Signal<Option<Usd>>,
 ) -> impl IntoView {
     // Short, so the header stays one line: the runs, what they cost (`≥` when some runs
-    // is not known) and the cap; the tokens and time are per member and per delivery.
+    // is not known) and the cap; the rest is in the cost view.
     let text = move || {
         let spend = usage.get();
         let cost = spend.cost().unwrap_or_else(|| {
@@ -40,10 +46,32 @@ pub fn UsageTotal(
         }
         text
     };
+    let open = RwSignal::new(false);
+    let root = NodeRef::<leptos::html::Div>::new();
+    let toggle = NodeRef::<leptos::html::Button>::new();
+    close_popover_on_outside_or_escape(
+        move || root.get_untracked().map(Into::into),
+        move || toggle.get_untracked().map(Into::into),
+        move || open.get_untracked(),
+        move || open.set(false),
+    );
+    let on_close = Callback::new(move |()| {
+        open.set(false);
+        if let Some(t) = toggle.get_untracked() {
+            let _ = t.focus();
+        }
+    });
     view! {
-        <span class="usage-total" data-testid="usage-total"
-            title="what this session's agent runs reported (team changes included): how many and their cost (≥: the cost of some runs is not known: Codex and Gemini report none, an interrupted run none either; the cap (maxCostUsd) counts reported costs only); tokens and time per member and per delivery">
-            "usage: "{text}
-        </span>
+        <div class="usage" node_ref=root>
+            <button class="usage-total" data-testid="usage-total" node_ref=toggle
+                aria-expanded=move || open.get().to_string()
+                title="what this session's agent runs cost (team changes included), against the cap (max cost $): open the cost view, per member and per model (≥: the cost of some runs is not known, so the total is at least this)"
+                on:click=handler(move |_| open.update(|o| *o = !*o))>
+                "usage: "{text}
+            </button>
+            <When when=Memo::new(move |_| open.get())>
+                <CostView usage=usage cap=cap on_close=on_close/>
+            </When>
+        </div>
     }
 }

@@ -1,0 +1,165 @@
+// Issue #44.4 and the notices of #44.6: the header's usage opens the cost view (per member and
+// per model, runs counted, "≥" said in words, the cap's field "max cost $" there); the cap's
+// notice uses the field's words and says by how much the crossing run passed it; Claude Code
+// is given what is left under the cap (`--max-budget-usd`, read back from the fake CLI's own
+// arguments in its reply); opening a file and forking say what they did. Against a real
+// `agent-chatter serve` with fake Claude scripts that report a cost (bridge/tests/fixtures/
+// agents/claude-settings.sh: $0.01 a run, its arguments in its reply; crash.sh: no cost), and
+// page alone. axe-core over the cost view at three sizes.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import { assertNoSevere, axeFindings } from './support/axe.mjs';
+import { InspectorPage } from './support/inspector-page.mjs';
+import { servedPage } from './support/served.mjs';
+import { bridgeDir, demoTeam, fixture, startBridge } from './support/bridge.mjs';
+
+const served = servedPage();
+let bridge;
+let dir;
+
+before(async () => {
+  dir = await bridgeDir('cost');
+  const team = await demoTeam();
+  // Max names his model, Sarah none: the view groups her runs as "model not reported".
+  // Max hands the turn to Sarah, Sarah to Kailai (the fake CLI's AGENT_CHATTER_TEST_NEXT).
+  Object.assign(team.members.find((m) => m.id === 'max'), { model: 'opus-e2e', env: { AGENT_CHATTER_TEST_NEXT: 'sarah' } });
+  team.settings = { ...team.settings, maxCostUsd: 0.025 };
+  bridge = await startBridge(dir, { team, agents: {
+    max: { command: fixture('claude-settings.sh'), output: 'claude' },
+    sarah: { command: fixture('claude-settings.sh'), output: 'claude' },
+    carol: { command: fixture('crash.sh') },
+  } });
+});
+
+after(() => bridge?.kill());
+
+const viewports = [
+  ['1440x900', { width: 1440, height: 900 }],
+  ['1280x720', { width: 1280, height: 720 }],
+  ['390x844', { width: 390, height: 844 }],
+];
+
+const count = (page, n) => page.page.waitForFunction(
+  (n) => document.querySelectorAll('[data-testid="timeline-message"]').length === n, n);
+
+test('bridge: the cost view, the budget given to Claude, the crossing run in the notice', async () => {
+  const context = await served.browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true, bypassCSP: true });
+  const page = new InspectorPage(await context.newPage(), bridge.url);
+  await page.page.goto(bridge.url);
+  await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
+  await page.by('agent-status').first().waitFor();
+  const last = () => page.by('timeline-message').last().locator('.content').textContent();
+
+  // Max's first run is given the whole cap, Sarah's after his what he left; Carol's crashes
+  // (no cost).
+  await page.send('[FROM: kailai] Count them. [NEXT: max]');
+  await count(page, 3);
+  const texts = () => page.by('timeline-message').locator('.content').allTextContents();
+  assert.match((await texts())[1], /--max-budget-usd,0\.025,/);
+  assert.match((await texts())[2], /--max-budget-usd,0\.015,/);
+  await page.send('[FROM: kailai] Carol, you too. [NEXT: carol]');
+  await count(page, 5);
+  // Max is given the $0.005 left and spends $0.01: his run passes the cap by $0.005, and
+  // Sarah's delivery after his is stopped, the notice saying so in the field's words.
+  await page.send('[FROM: kailai] Once more. [NEXT: max]');
+  await count(page, 7);
+  assert.match(await last(), /--max-budget-usd,0\.005,/);
+  const notice = page.by('notices').filter({ hasText: 'cost cap reached' });
+  await notice.waitFor();
+  const said = await notice.textContent();
+  assert.match(said, /the runs cost \$0\.0300 of the team's max cost \$0\.025 \(the last run passed the cap by \$0\.0050/);
+  assert.match(said, /raise "max cost \$"/);
+  assert.doesNotMatch(said.replace('(maxCostUsd)', ''), /maxCostUsd/, 'the key only beside the field\'s words');
+
+  // The header's usage opens the cost view.
+  await page.by('usage-total').filter({ hasText: /^usage: 4 runs · ≥ \$0\.0300 · cap \$0\.025 reached$/ }).waitFor();
+  await page.by('usage-total').click();
+  const view = page.by('cost-view');
+  await view.waitFor();
+  assert.equal(await page.by('cost-total').textContent(), '4 runs cost ≥ $0.0300');
+  assert.match(await page.by('cost-floor').textContent(),
+    /^≥ means at least: 1 run of the 4 reported no cost .* so what the runs cost is at least the total shown\.$/);
+  const rows = (table) => page.by(table).locator('tbody tr').evaluateAll((trs) =>
+    trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+  assert.deepEqual(await rows('cost-by-member'), [
+    ['Max', '2', '$0.0200'],
+    ['Sarah', '1', '$0.0100'],
+    ['Carol', '1', 'not reported'],
+  ], 'in the order they first ran');
+  assert.deepEqual(await rows('cost-by-model'), [
+    ['model not reported', 'Sarah, Carol', '2', '≥ $0.0100'],
+    ['opus-e2e', 'Max', '2', '$0.0200'],
+  ]);
+  assert.equal(await page.by('cost-cap-state').textContent(),
+    'cap reached: the runs cost $0.0300, $0.0050 past the cap of $0.025; raise it to go on');
+  assert.match(await view.locator('#cost-cap-hint').textContent(), /Claude Code is given what is left \(--max-budget-usd\)/);
+
+  // axe over the view at the three sizes.
+  const severe = [];
+  for (const [name, viewport] of viewports) {
+    await page.page.setViewportSize(viewport);
+    await view.waitFor();
+    severe.push(...(await axeFindings(page.page, `${name}, cost view`)).severe);
+    await page.screenshot(`cost-view-${name}.png`);
+  }
+  assertNoSevere(severe);
+  await page.page.setViewportSize({ width: 1440, height: 900 });
+
+  // The cap's field is there: raised, the header and the view say what is left.
+  await page.by('cost-cap-input').fill('0.05');
+  await page.by('cost-cap-input').dispatchEvent('change');
+  await page.by('cost-cap-state').filter({ hasText: '$0.0300 of $0.05 spent: $0.0200 left' }).waitFor();
+  await page.by('usage-total').filter({ hasText: /· cap \$0\.05$/ }).waitFor();
+  assert.equal(await page.by('setting-max-cost').inputValue(), '0.05', 'the same setting as the team pane\'s');
+  // Escape closes it, the focus back on the usage.
+  await page.page.keyboard.press('Escape');
+  await view.waitFor({ state: 'detached' });
+  assert.equal(await page.page.evaluate(() => document.activeElement?.dataset.testid), 'usage-total');
+
+  // A fork says what it did; the original is left as it was.
+  const original = await page.by('session-select').inputValue();
+  await page.by('timeline-message').nth(1).hover();
+  await page.by('timeline-message').nth(1).getByTestId('fork').click();
+  await page.page.waitForFunction((id) => document.querySelector('[data-testid=session-select]').value !== id, original);
+  const fork = await page.by('session-select').inputValue();
+  await page.by('happened').filter({ hasText: `Forked at #2 into session ${fork} — the original (session ${original}) is unchanged` }).waitFor();
+  severe.length = 0;
+  severe.push(...(await axeFindings(page.page, '1440x900, fork notice')).severe);
+  assertNoSevere(severe);
+
+  // Opening a team file says what opened.
+  const team = await demoTeam();
+  const file = path.join(dir, 'crew.json');
+  await writeFile(file, JSON.stringify(team));
+  await page.by('open-menu').click();
+  await page.by('import-file').setInputFiles(file);
+  await page.by('happened').filter({ hasText: 'Opened crew.json: 4 members, 0 messages' }).waitFor();
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('page alone: opening a session file and forking say what they did', async () => {
+  const { context, page } = await served.visit();
+  assert.equal(await page.by('happened').textContent(), '', 'nothing said before anything was done');
+  await page.by('timeline-message').nth(1).hover();
+  await page.by('timeline-message').nth(1).getByTestId('fork').click();
+  await page.by('happened').filter({ hasText: /^Forked at #2 into session \d+ — the original \(session \d+\) is unchanged/ }).waitFor();
+  // A saved session opened over a conversation opens beside it.
+  const saved = await page.download('export-session');
+  const file = path.join(await bridgeDir('cost-alone'), 'notes.json');
+  await writeFile(file, saved);
+  await page.by('open-menu').click();
+  await page.by('import-file').setInputFiles(file);
+  await page.by('happened').filter({ hasText: /^Opened notes\.json: 4 members, 2 messages — as a new session; the one shown before is unchanged/ }).waitFor();
+  await page.by('happened').getByRole('button', { name: 'dismiss' }).click();
+  await page.page.waitForFunction(() => document.querySelector('[data-testid=happened]').textContent === '');
+  // The cost view page alone: simulated runs cost nothing and report nothing.
+  await page.by('usage-total').click();
+  await page.by('cost-view').waitFor();
+  assert.match(await page.by('cost-total').textContent(), /^\d+ runs? cost not reported$/);
+  assert.match(await page.by('cost-cap-state').textContent(), /^no cap/);
+  page.assertNoErrors();
+  await context.close();
+});

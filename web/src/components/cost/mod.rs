@@ -1,0 +1,296 @@
+//! The cost view (`cost-view`, docs/architecture.md §14c), opened from the header's usage: what
+//! the runs cost per member and per model, how many runs, what `≥` means, and the team's cost
+//! cap ("max cost $") with what is left under it, in one place.
+
+use std::collections::BTreeMap;
+
+use agent_chatter::team::TeamSettings;
+use agent_chatter::usage::{runs_word, Spend, Usd};
+use leptos::prelude::*;
+
+use crate::erased::handler;
+use crate::host::use_host;
+use crate::state::use_state;
+
+/// The group of runs whose member's settings name no model.
+pub const NO_MODEL: &str = "model not reported";
+
+/// What a crossing run does, per CLI: said beside the cap, so no one expects the cap to stop a
+/// run in flight.
+const CROSSING: &str = "No run starts once the runs have cost this much (team changes \
+     included). A run that starts under the cap is not stopped by it: Claude Code is given what \
+     is left (--max-budget-usd) and stops near the cap; Codex, Gemini and agents over ACP have no \
+     such stop, and Codex and Gemini report no cost, so the cap cannot count theirs.";
+
+/// A row's cost in words: `$0.0100`, `≥ $0.0100`, or `not reported`.
+fn cost_words(spend: &Spend) -> String {
+    spend.cost().unwrap_or_else(|| "not reported".to_string())
+}
+
+/// The view's first line: `3 runs cost ≥ $0.0300`, `no runs yet`.
+pub fn total_words(spend: &Spend) -> String {
+    if spend.runs == 0 {
+        return "no runs yet".to_string();
+    }
+    format!("{} cost {}", runs_word(spend.runs), cost_words(spend))
+}
+
+/// What `≥` means for this total, in a sentence; `None` when every run reported its cost.
+pub fn floor_words(spend: &Spend) -> Option<String> {
+    let n = spend.unpriced;
+    if n == 0 {
+        return None;
+    }
+    let which = if n == spend.runs {
+        format!("none of the {} reported a cost", runs_word(n))
+    } else {
+        format!("{} of the {} reported no cost", runs_word(n), spend.runs)
+    };
+    Some(format!(
+        "≥ means at least: {which} (Codex and Gemini report none, nor does a run cut short), \
+         so what the runs cost is at least the total shown."
+    ))
+}
+
+/// The spend against the cap: what is left, or how far past it the runs went.
+pub fn cap_words(spend: &Spend, cap: Option<Usd>) -> String {
+    let Some(cap) = cap else {
+        return "no cap: runs are not stopped by what they cost".to_string();
+    };
+    let spent = spend.usage.cost_usd.unwrap_or_default();
+    let limit = cap.display_limit();
+    let (s, c) = (spent.dollars(), cap.dollars());
+    if s < c {
+        let left = Usd::new(c - s).unwrap_or_default();
+        format!(
+            "{} of {limit} spent: {} left",
+            spent.display(),
+            left.display()
+        )
+    } else if s > c {
+        let past = Usd::new(s - c).unwrap_or_default();
+        format!(
+            "cap reached: the runs cost {}, {} past the cap of {limit}; raise it to go on",
+            spent.display(),
+            past.display()
+        )
+    } else {
+        format!("cap reached: the runs cost {limit}; raise it to go on")
+    }
+}
+
+/// Members' spends summed per model (`NO_MODEL` for a member whose settings name none), with
+/// the members of each, by model name.
+pub fn by_model(
+    members: &[(String, Spend)],
+    model_of: impl Fn(usize) -> Option<String>,
+) -> Vec<(String, Vec<String>, Spend)> {
+    let mut groups: BTreeMap<String, (Vec<String>, Spend)> = BTreeMap::new();
+    for (i, (name, spend)) in members.iter().enumerate() {
+        let model = model_of(i).unwrap_or_else(|| NO_MODEL.to_string());
+        let group = groups.entry(model).or_default();
+        group.0.push(name.clone());
+        group.1.add(spend);
+    }
+    groups.into_iter().map(|(m, (n, s))| (m, n, s)).collect()
+}
+
+/// The cap typed in dollars: empty for none, else more than 0 (as a team file's `maxCostUsd`).
+fn cap_typed(value: &str) -> Result<Option<Usd>, String> {
+    let value = value.trim();
+    if value.is_empty() {
+        return Ok(None);
+    }
+    match serde_json::from_str::<f64>(value).ok().and_then(Usd::new) {
+        Some(cap) if cap.dollars() > 0.0 => Ok(Some(cap)),
+        _ => Err(format!(
+            "max cost: expected more than 0 dollars, found {value:?} (leave it empty for no cap)"
+        )),
+    }
+}
+
+#[component]
+pub fn CostView(
+    /// Every run's spend in this session.
+    #[prop(into)]
+    usage: Signal<Spend>,
+    /// The team's cap.
+    #[prop(into)]
+    cap: Signal<Option<Usd>>,
+    on_close: Callback<()>,
+) -> impl IntoView {
+    let state = use_state();
+    let host = use_host();
+    // Per member (display names), rebuilt when the runs change.
+    let members = Memo::new(move |_| {
+        let _ = state.runs.get();
+        let names = state.members.get();
+        state.session.with_untracked(|s| {
+            s.usage_by_member()
+                .into_iter()
+                .map(|(id, spend)| {
+                    let name = crate::state::member(&names, &id)
+                        .map_or(id.clone(), |m| m.display_name.clone());
+                    (id, name, spend)
+                })
+                .collect::<Vec<_>>()
+        })
+    });
+    let member_rows = move || {
+        members
+            .get()
+            .into_iter()
+            .map(|(_, name, spend)| {
+                view! {
+                    <tr><th scope="row">{name}</th><td>{spend.runs}</td><td>{cost_words(&spend)}</td></tr>
+                }
+            })
+            .collect_view()
+    };
+    let model_rows = move || {
+        let all = members.get();
+        let named: Vec<(String, Spend)> = all.iter().map(|(_, n, s)| (n.clone(), *s)).collect();
+        let model_of = |i: usize| host.run_info(&all[i].0).and_then(|r| r.settings.model);
+        by_model(&named, model_of)
+            .into_iter()
+            .map(|(model, names, spend)| {
+                view! {
+                    <tr><th scope="row">{model}</th><td>{names.join(", ")}</td><td>{spend.runs}</td><td>{cost_words(&spend)}</td></tr>
+                }
+            })
+            .collect_view()
+    };
+    let refused = RwSignal::new(0u32);
+    let on_cap = move |ev: leptos::ev::Event| {
+        let value = event_target_value(&ev);
+        let Some(mut next): Option<TeamSettings> = state
+            .team
+            .with_untracked(|t| t.as_ref().map(|t| t.settings.clone()))
+        else {
+            return;
+        };
+        let checked = cap_typed(&value).and_then(|c| {
+            next.max_cost_usd = c;
+            next.validate().map_err(|e| e.to_string())
+        });
+        match checked {
+            Ok(()) => host.set_settings(next),
+            Err(e) => {
+                state.report(format!("settings not changed: {e}"));
+                refused.update(|n| *n += 1);
+            }
+        }
+    };
+    let cap_value = move || {
+        refused.track();
+        cap.get()
+            .map(|c| c.dollars().to_string())
+            .unwrap_or_default()
+    };
+    view! {
+        <div class="cost-view" data-testid="cost-view" role="dialog" aria-label="what the runs cost">
+            <div class="cost-bar">
+                <h2>"what the runs cost"</h2>
+                <button class="library-close" aria-label="close the cost view"
+                    on:click=handler(move |_| on_close.run(()))>"×"</button>
+            </div>
+            <p class="cost-total" data-testid="cost-total">{move || usage.with(total_words)}</p>
+            {move || usage.with(floor_words).map(|w| view! { <p class="cost-floor" data-testid="cost-floor">{w}</p> })}
+            <table class="cost-table" data-testid="cost-by-member">
+                <caption>"by member"</caption>
+                <thead><tr><th scope="col">"member"</th><th scope="col">"runs"</th><th scope="col">"cost"</th></tr></thead>
+                <tbody>{member_rows}</tbody>
+            </table>
+            <table class="cost-table" data-testid="cost-by-model">
+                <caption>"by model (as each member's run settings name it)"</caption>
+                <thead><tr><th scope="col">"model"</th><th scope="col">"members"</th><th scope="col">"runs"</th><th scope="col">"cost"</th></tr></thead>
+                <tbody>{model_rows}</tbody>
+            </table>
+            <div class="cost-cap">
+                <label>"max cost $ "
+                    <input type="number" min="0" step="any" placeholder="none" data-testid="cost-cap-input"
+                        aria-describedby="cost-cap-hint" prop:value=cap_value on:change=handler(on_cap)/>
+                </label>
+                <p data-testid="cost-cap-state">{move || cap_words(&usage.get(), cap.get())}</p>
+                <p class="muted" id="cost-cap-hint">{CROSSING}</p>
+            </div>
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_chatter::usage::Usage;
+
+    fn spend(costs: &[Option<f64>]) -> Spend {
+        let mut s = Spend::default();
+        for c in costs {
+            let u = Usage {
+                input_tokens: Some(10),
+                cost_usd: c.and_then(Usd::new),
+                ..Usage::default()
+            };
+            s.add_run(Some(&u), false);
+        }
+        s
+    }
+
+    #[test]
+    fn the_floor_is_explained_in_words_and_only_when_a_run_reported_no_cost() {
+        let s = spend(&[Some(0.01), None, Some(0.02)]);
+        assert_eq!(total_words(&s), "3 runs cost ≥ $0.0300");
+        assert!(floor_words(&s)
+            .unwrap()
+            .starts_with("≥ means at least: 1 run of the 3 reported no cost"));
+        assert_eq!(floor_words(&spend(&[Some(0.01)])), None);
+        assert!(floor_words(&spend(&[None, None]))
+            .unwrap()
+            .contains("none of the 2 runs reported a cost"));
+        assert_eq!(total_words(&Spend::default()), "no runs yet");
+    }
+
+    #[test]
+    fn the_cap_says_what_is_left_or_how_far_past_it_the_runs_went() {
+        let s = spend(&[Some(0.03)]);
+        assert_eq!(
+            cap_words(&s, Usd::new(0.05)),
+            "$0.0300 of $0.05 spent: $0.0200 left"
+        );
+        assert_eq!(
+            cap_words(&s, Usd::new(0.02)),
+            "cap reached: the runs cost $0.0300, $0.0100 past the cap of $0.02; raise it to go on"
+        );
+        assert!(cap_words(&s, None).starts_with("no cap"));
+        assert_eq!(cap_typed(" "), Ok(None));
+        assert!(cap_typed("0").is_err());
+        assert_eq!(cap_typed("0.5"), Ok(Usd::new(0.5)));
+    }
+
+    #[test]
+    fn members_without_a_model_are_grouped_as_not_reported() {
+        let members = vec![
+            ("Max".to_string(), spend(&[Some(0.01)])),
+            ("Sarah".to_string(), spend(&[None])),
+            ("Ann".to_string(), spend(&[Some(0.02)])),
+        ];
+        let models = [Some("sonnet"), None, Some("sonnet")];
+        let groups = by_model(&members, |i| models[i].map(str::to_string));
+        let got: Vec<_> = groups
+            .iter()
+            .map(|(m, n, s)| (m.as_str(), n.join(","), s.runs, s.cost()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (NO_MODEL, "Sarah".to_string(), 1, None),
+                (
+                    "sonnet",
+                    "Max,Ann".to_string(),
+                    2,
+                    Some("$0.0300".to_string())
+                ),
+            ]
+        );
+    }
+}
