@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use agent_chatter::team::{Member, PermissionMode, RunSettings};
+use agent_chatter::team::{Member, PromptFormat, RunSettings};
 use agent_chatter::usage::Usd;
 
 use super::{AgentCommand, AgentType};
@@ -33,23 +33,19 @@ pub(crate) fn setting_args(kind: AgentType, run: &RunSettings) -> Result<Vec<Str
         args.extend([flag.to_string(), model.clone()]);
     }
     if let Some(mode) = run.permission_mode {
-        let (flag, value) = match (kind, mode) {
-            (AgentType::Claude, PermissionMode::ReadOnly) => ("--permission-mode", "plan"),
-            (AgentType::Claude, PermissionMode::Edit) => ("--permission-mode", "acceptEdits"),
-            (AgentType::Claude, PermissionMode::Full) => ("--permission-mode", "bypassPermissions"),
-            (AgentType::Codex, PermissionMode::ReadOnly) => ("-s", "read-only"),
-            (AgentType::Codex, PermissionMode::Edit) => ("-s", "workspace-write"),
-            (AgentType::Codex, PermissionMode::Full) => ("-s", "danger-full-access"),
-            (AgentType::Gemini, PermissionMode::ReadOnly) => ("--approval-mode", "plan"),
-            (AgentType::Gemini, PermissionMode::Edit) => ("--approval-mode", "auto_edit"),
-            (AgentType::Gemini, PermissionMode::Full) => ("--approval-mode", "yolo"),
-            (AgentType::Command, _) => {
-                return Err(
-                    "permissionMode: a plain command has no permission flag; pass it \
-                            in additionalArgs"
-                        .to_string(),
-                )
-            }
+        // The core's one table (`PermissionMode::cli_flag`), which the page shows too.
+        let format = match kind {
+            AgentType::Claude => PromptFormat::Claude,
+            AgentType::Codex => PromptFormat::Codex,
+            AgentType::Gemini => PromptFormat::Gemini,
+            AgentType::Command => PromptFormat::Plain,
+        };
+        let Some((flag, value)) = mode.cli_flag(format) else {
+            return Err(
+                "permissionMode: a plain command has no permission flag; pass it in \
+                 additionalArgs"
+                    .to_string(),
+            );
         };
         args.extend([flag.to_string(), value.to_string()]);
     }
@@ -220,6 +216,7 @@ pub(crate) fn subcommand(command: &AgentCommand) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use agent_chatter::team::PermissionMode;
 
     fn member(run: RunSettings) -> Member {
         let mut team = agent_chatter::demo::team();
