@@ -57,7 +57,7 @@ pub struct AppState {
     /// The shown recipient's what-if settings.
     pub shown_whatif: Memo<PreviewOverrides>,
     /// The inspector's prompt without what-if (for the diff "actual vs what-if").
-    pub actual: Memo<Option<Result<Prompt, String>>>,
+    pub actual: Memo<Option<Result<Arc<Prompt>, String>>>,
     /// Whether the shown prompt was delivered (not only previewed).
     pub delivered: Memo<bool>,
     /// The team in use (settings in force included).
@@ -79,8 +79,9 @@ pub struct AppState {
     pub shown_recipient: Memo<Option<MemberId>>,
     /// The message actually shown as current: the selected one, else the latest.
     pub shown_at: Memo<Option<usize>>,
-    /// The inspector's prompt: `Session::preview(recipient, at)`.
-    pub preview: Memo<Option<Result<Prompt, String>>>,
+    /// The inspector's prompt: `Session::preview(recipient, at)`. Shared (`Arc`): the memos
+    /// and views that pass it on copy a pointer, not the prompt and its explanation.
+    pub preview: Memo<Option<Result<Arc<Prompt>, String>>>,
     /// Every AI member's prompt for the same message.
     pub side_by_side: Memo<Vec<Column>>,
 }
@@ -130,6 +131,7 @@ impl AppState {
             let overrides = shown_whatif.get();
             Some(session.with(|s| {
                 s.preview(&member, at, &overrides)
+                    .map(Arc::new)
                     .map_err(|e| e.to_string())
             }))
         });
@@ -141,6 +143,7 @@ impl AppState {
             let at = shown_at.get();
             Some(session.with(|s| {
                 s.preview(&member, at, &PreviewOverrides::default())
+                    .map(Arc::new)
                     .map_err(|e| e.to_string())
             }))
         });

@@ -109,10 +109,11 @@ pub fn WhatIfPanel(
         if !active() {
             return None;
         }
-        let bytes = |p: Option<Result<agent_chatter::context::Prompt, String>>| match p {
-            Some(Ok(p)) => Some(p.explain.total_bytes),
-            _ => None,
-        };
+        let bytes =
+            |p: Option<Result<std::sync::Arc<agent_chatter::context::Prompt>, String>>| match p {
+                Some(Ok(p)) => Some(p.explain.total_bytes),
+                _ => None,
+            };
         let (actual, whatif) = (bytes(state.actual.get())?, bytes(state.preview.get())?);
         let change = whatif as i64 - actual as i64;
         Some(format!(
