@@ -77,12 +77,14 @@ test('bridge: statuses, usage, honest outcomes, read-only run settings, title an
   const shown = Object.fromEntries(await settings.locator('.run-setting').evaluateAll((rows) =>
     rows.map((r) => [r.dataset.setting, r.querySelector('dd').textContent])));
   assert.equal(shown.model, 'opus-e2e');
-  assert.equal(shown['permission mode'], 'readOnly');
+  // Our mode, what it allows and the CLI's own mode it becomes (issue 44.2).
+  assert.equal(shown['permission mode'], 'readOnly: reads and plans; changes nothing (Claude Code: --permission-mode plan)');
   assert.equal(shown.timeout, '1 min 30 s');
   assert.equal(shown['env (names only)'], 'E2E_TOKEN');
   assert.equal(shown['additional args'], '--verbose');
   assert.equal(shown['working directory'], path.dirname(teamFile));
-  assert.equal(shown.from, `team file ${teamFile}`);
+  // The file by its name, not the directories above it (a home directory names the user).
+  assert.equal(shown.from, `team file ${path.basename(teamFile)}`);
   assert.match(await settings.locator('.run-settings-note').textContent(), /files on the bridge's machine.*cannot change them/);
   assert.equal(await settings.locator('input, select, textarea').count(), 0, 'run settings are not inputs');
   assert.ok(!(await page.page.content()).includes('never-sent-to-the-page'), 'an env value reached the page');
