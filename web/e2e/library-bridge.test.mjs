@@ -68,7 +68,7 @@ test('a fork is a new bridge session with the log up to a message; rename and se
   await page.page.waitForFunction((id) => document.querySelector('[data-testid=session-select]').value !== id, original);
   const fork = await shownId();
   // Sarah is due where the fork ends: the page asked first, as the bridge runs her at once.
-  assert.match(page.dialogs.at(-1), /^Continue from #2 in a new session\? There Sarah is due, and the bridge runs Sarah's agent at once/);
+  assert.match(page.dialogs.at(-1), /^Fork from #2 into a new session\? There Sarah is due, and the bridge runs Sarah's agent at once/);
   assert.match(await shownName(), /^Release notes crew \(fork at #2\) · today \d\d:\d\d$/);
   await count(5);
   assert.deepEqual((await texts()).slice(0, 2), before.slice(0, 2), 'the fork starts with the same two messages');

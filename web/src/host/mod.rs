@@ -452,7 +452,7 @@ impl Host {
                 });
                 let asked = due.map(|name| {
                     format!(
-                        "Continue from #{} in a new session? There {name} is due, and the \
+                        "Fork from #{} into a new session? There {name} is due, and the \
                          bridge runs {name}'s agent at once (a real run, which may cost money). \
                          This session stays as it is.",
                         index + 1
