@@ -656,7 +656,7 @@ export type Notice =
   | { kind: "demoted"; to: string; parent: string; from: Intent; limit: number }
   | { kind: "alreadyQueued"; to: string; parent: string; intent: Intent }
   | { kind: "roundLimitReached"; limit: number; dropped: string[] }
-  | { kind: "costLimitReached"; limit: Usd; spent: Usd; dropped: string[] }
+  | { kind: "costLimitReached"; limit: Usd; spent: Usd; passedBy: Usd | null; dropped: string[] }
   | {
     kind: "budgetCrossed";
     to: string;
