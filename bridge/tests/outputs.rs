@@ -4,7 +4,7 @@
 
 mod support;
 
-use agent_chatter::protocol::Event;
+use agent_chatter::protocol::{Command, Event};
 use agent_chatter::session::Fact;
 use serde_json::json;
 use support::{fixture, human, team, Bridge};
@@ -69,7 +69,7 @@ async fn run_details(
     to: &str,
     at: u64,
 ) -> Result<agent_chatter::protocol::RunDetails, String> {
-    page.send_command(agent_chatter::protocol::Command::RunDetails {
+    page.send_command(Command::RunDetails {
         session,
         to: to.into(),
         at,
@@ -165,7 +165,10 @@ async fn a_runs_details_say_its_argv_model_and_kept_output_and_a_bad_question_is
     let wrong = |e: Result<_, String>| e.unwrap_err();
     assert_eq!(
         wrong(run_details(&mut page, 99, "max", at.0).await),
-        "runDetails: session 99 does not exist"
+        format!(
+            "runDetails: session 99 is not the session open here (session {}): a page reads the runs of the session it has open",
+            opened.id
+        )
     );
     assert_eq!(
         wrong(run_details(&mut page, opened.id, "max", 5).await),
@@ -179,6 +182,16 @@ async fn a_runs_details_say_its_argv_model_and_kept_output_and_a_bad_question_is
         format!(
             "runDetails: session {} has no run of kailai that ended at {}: kailai has no ended run in it",
             opened.id, at.0
+        )
+    );
+    // Another session than the one open: its runs are not read, though they exist.
+    page.send_command(Command::NewSession).await;
+    let second = page.until_session().await;
+    assert_eq!(
+        wrong(run_details(&mut page, opened.id, "max", at.0).await),
+        format!(
+            "runDetails: session {} is not the session open here (session {}): a page reads the runs of the session it has open",
+            opened.id, second.id
         )
     );
     // A frame missing its run's time is refused by the reader, naming the field.

@@ -92,7 +92,14 @@ test('bridge: "—" for a cost not reported, the model, output, command, retry; 
   assert.match(command, / --append-system-prompt '/, 'the system part, quoted');
   await page.by('details-copy-command').click();
   await details.filter({ hasText: 'copied' }).waitFor();
-  assert.equal(await page.page.evaluate(() => navigator.clipboard.readText()), command);
+  // The clipboard is written asynchronously: read it until it holds the command (or 5 s pass).
+  let copied;
+  for (const deadline = Date.now() + 5_000; Date.now() < deadline;) {
+    copied = await page.page.evaluate(() => navigator.clipboard.readText());
+    if (copied === command) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.equal(copied, command);
   assert.ok(!(await page.page.content()).includes('never-sent-to-the-page'), 'an env value reached the page');
   assert.ok(!command.includes('E2E_TOKEN'), 'no env name in the command either');
   await check('its command copied');

@@ -194,13 +194,25 @@ impl Hub {
     }
 
     /// What is kept of `to`'s run in session `session` that ended at `at` (`runDetails`): read
-    /// on the hub's reader, off the session's thread; an unknown session or run is named.
+    /// on the hub's reader, off the session's thread; an unknown run is named. Only of the
+    /// session open here: a page reads and acts on the session it has open, never another
+    /// one's commands and output (docs/architecture.md §14b).
     pub(crate) async fn run_details(
         &self,
         session: i64,
         to: String,
         at: u64,
     ) -> Result<RunDetails, HubError> {
+        let open = self.query(|_, id| id).await?;
+        if session != open {
+            return Err(HubError::Library {
+                what: "runDetails",
+                why: format!(
+                    "session {session} is not the session open here (session {open}): \
+                     a page reads the runs of the session it has open"
+                ),
+            });
+        }
         let reader = Arc::clone(&self.reader);
         tokio::task::spawn_blocking(move || reader.run_details(session, &to, at))
             .await

@@ -122,10 +122,45 @@ pub(crate) fn details_in(
         at,
         model,
         configured_model,
-        argv: serde_json::from_str(&argv).unwrap_or_default(),
+        argv: hide_secrets(serde_json::from_str(&argv).unwrap_or_default()),
         output: output.map(|o| cut(&o)),
         output_bytes,
     })
+}
+
+/// What stands in for a hidden argument.
+const HIDDEN: &str = "<hidden>";
+
+/// `argv` with the value of every option whose name says it holds a secret (`key`, `token`,
+/// `secret`, `password`, as `--api-key sk-…` or `--api-key=sk-…`) replaced by [`HIDDEN`]: the
+/// command is shown and copied in the page, and a pasted command must not carry a member's
+/// credentials out of the machine's agents file.
+fn hide_secrets(argv: Vec<String>) -> Vec<String> {
+    let secret = |name: &str| {
+        let name = name.trim_start_matches('-').to_ascii_lowercase();
+        ["key", "token", "secret", "password"]
+            .iter()
+            .any(|w| name.contains(w))
+    };
+    let mut hide_next = false;
+    argv.into_iter()
+        .map(|arg| {
+            if std::mem::take(&mut hide_next) && !arg.starts_with('-') {
+                return HIDDEN.to_string();
+            }
+            if !arg.starts_with('-') {
+                return arg;
+            }
+            match arg.split_once('=') {
+                Some((name, _)) if secret(name) => format!("{name}={HIDDEN}"),
+                Some(_) => arg,
+                None => {
+                    hide_next = secret(&arg);
+                    arg
+                }
+            }
+        })
+        .collect()
 }
 
 /// The times of `to`'s outcome facts (`replied`, `failed`) in `session`, oldest first.
@@ -154,6 +189,38 @@ fn cut(output: &[u8]) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_options_secret_value_is_hidden_and_the_rest_kept() {
+        let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        // (argv, shown)
+        let cases: [(&[&str], &[&str]); 5] = [
+            (
+                &["claude", "-p", "--model", "opus"],
+                &["claude", "-p", "--model", "opus"],
+            ),
+            (
+                &["x", "--api-key", "sk-1", "-p"],
+                &["x", "--api-key", "<hidden>", "-p"],
+            ),
+            (
+                &["x", "--API_TOKEN=abc", "--model=m"],
+                &["x", "--API_TOKEN=<hidden>", "--model=m"],
+            ),
+            (
+                &["x", "--secret-file", "/s", "--password", "pw"],
+                &["x", "--secret-file", "<hidden>", "--password", "<hidden>"],
+            ),
+            // A flag with no value after it hides nothing.
+            (
+                &["x", "--token", "--verbose"],
+                &["x", "--token", "--verbose"],
+            ),
+        ];
+        for (given, shown) in cases {
+            assert_eq!(hide_secrets(argv(given)), argv(shown), "{given:?}");
+        }
+    }
+
     use agent_chatter::message::Millis;
     use agent_chatter::session::Fact;
 
