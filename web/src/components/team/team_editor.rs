@@ -90,9 +90,16 @@ pub fn TeamEditor() -> impl IntoView {
                 })
             }
         });
+        // Read again when a message, a run or the team changes, not on every fact: each
+        // fact marked every member's row (a setting edit, a message on a 10⁴ session).
         let spoken = Memo::new({
             let id = id.clone();
-            move |_| state.session.with(|s| s.can_remove(&id).is_err())
+            move |_| {
+                state.message_count.track();
+                state.runs.track();
+                state.team.track();
+                state.session.with_untracked(|s| s.can_remove(&id).is_err())
+            }
         });
         let context = Memo::new({
             let id = id.clone();
