@@ -393,6 +393,15 @@ pub fn decode_command(text: &str) -> Result<Command, FrameError> {
                 expected: "an integer",
             })
     };
+    let count = |obj: &serde_json::Map<String, Value>, kind, key, expected| {
+        obj.get(key)
+            .and_then(Value::as_u64)
+            .ok_or(FrameError::Field {
+                kind,
+                key,
+                expected,
+            })
+    };
     Ok(match kind.as_str() {
         "hello" => Command::Hello {
             token: string(&obj, "hello", "token")?,
@@ -427,14 +436,7 @@ pub fn decode_command(text: &str) -> Result<Command, FrameError> {
         },
         "forkSession" => Command::ForkSession {
             id: integer(&obj, "forkSession", "id")?,
-            upto: obj
-                .get("upto")
-                .and_then(Value::as_u64)
-                .ok_or(FrameError::Field {
-                    kind: "forkSession",
-                    key: "upto",
-                    expected: "a fact number (1 or more)",
-                })?,
+            upto: count(&obj, "forkSession", "upto", "a fact number (1 or more)")?,
         },
         "answerApproval" => Command::AnswerApproval {
             to: string(&obj, "answerApproval", "to")?,
@@ -444,14 +446,7 @@ pub fn decode_command(text: &str) -> Result<Command, FrameError> {
         "runDetails" => Command::RunDetails {
             session: integer(&obj, "runDetails", "session")?,
             to: string(&obj, "runDetails", "to")?,
-            at: obj
-                .get("at")
-                .and_then(Value::as_u64)
-                .ok_or(FrameError::Field {
-                    kind: "runDetails",
-                    key: "at",
-                    expected: "a time in ms since the epoch",
-                })?,
+            at: count(&obj, "runDetails", "at", "a time in ms since the epoch")?,
         },
         _ => return Err(FrameError::UnknownCommand(kind)),
     })
