@@ -88,7 +88,8 @@ impl World {
 
     /// The environment every CLI gets (through the bridge, which passes its own on): nothing
     /// of the machine's but `path`, the mock as every vendor's API, no retries, and this
-    /// test's marker.
+    /// test's marker. Claude's git context is off: started inside some checkout (CI's TMPDIR
+    /// may be one), Claude appends that repository's status after our system part.
     pub fn vendor_env(&self, cmd: &mut Command, path: std::ffi::OsString) {
         let url = self.mock.base_url();
         cmd.env_clear()
@@ -100,6 +101,7 @@ impl World {
             .env("ANTHROPIC_BASE_URL", &url)
             .env("ANTHROPIC_API_KEY", "mock-key")
             .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS", "1")
             .env("DISABLE_AUTOUPDATER", "1")
             .env("CLAUDE_CODE_MAX_RETRIES", "0")
             .env("OPENAI_API_KEY", "mock-key")
