@@ -34,8 +34,9 @@ pub enum Command {
     Hello {
         token: String,
     },
-    /// Only `setTeam`, `setSettings`, `human` and `loadScenario`: replies and failures come
-    /// from the agents the bridge runs, never from a page.
+    /// Only `setTeam`, `setSettings`, `human`, `retry` and `loadScenario`: replies and
+    /// failures come from the agents the bridge runs, never from a page; a member leaves by
+    /// `leaveTeam`, which names the session.
     Apply {
         fact: Box<Fact>,
     },
@@ -84,6 +85,14 @@ pub enum Command {
         session: i64,
         to: String,
         at: u64,
+    },
+    /// Member `member` (an id) leaves the team of session `session` from now on (a
+    /// `memberLeft` fact the bridge stamps with its clock, docs/architecture.md §6b): their
+    /// messages stay theirs and they get no more messages. Only for the session the page has
+    /// open; every page gets the fact.
+    LeaveTeam {
+        session: i64,
+        member: String,
     },
 }
 
@@ -306,7 +315,7 @@ pub enum FrameError {
     WrongVersion(u64),
     #[error("type: missing or not a string")]
     NoType,
-    #[error("type: unknown command {0:?} (expected hello, apply, cancel, listSessions, openSession, newSession, renameSession, searchSessions, forkSession, answerApproval or runDetails)")]
+    #[error("type: unknown command {0:?} (expected hello, apply, cancel, listSessions, openSession, newSession, renameSession, searchSessions, forkSession, answerApproval, runDetails or leaveTeam)")]
     UnknownCommand(String),
     #[error("type: unknown event {0:?}")]
     UnknownEvent(String),
@@ -323,6 +332,8 @@ pub enum FrameError {
     BadFact(String),
     #[error("apply.fact: a {0} fact comes from the agent the bridge runs, never from the page")]
     AgentsFact(&'static str),
+    #[error("apply.fact: a member leaves with leaveTeam{{session, member}}, which names the session it is for")]
+    LeaveByCommand,
     /// An event frame of a known type whose fields do not read.
     #[error("{kind}: {reason}")]
     BadEvent { kind: String, reason: String },
@@ -414,6 +425,7 @@ pub fn decode_command(text: &str) -> Result<Command, FrameError> {
                 Fact::Replied { .. } | Fact::Failed { .. } => {
                     return Err(FrameError::AgentsFact(fact.kind()))
                 }
+                Fact::MemberLeft { .. } => return Err(FrameError::LeaveByCommand),
                 fact => Command::Apply {
                     fact: Box::new(fact),
                 },
@@ -447,6 +459,10 @@ pub fn decode_command(text: &str) -> Result<Command, FrameError> {
             session: integer(&obj, "runDetails", "session")?,
             to: string(&obj, "runDetails", "to")?,
             at: count(&obj, "runDetails", "at", "a time in ms since the epoch")?,
+        },
+        "leaveTeam" => Command::LeaveTeam {
+            session: integer(&obj, "leaveTeam", "session")?,
+            member: string(&obj, "leaveTeam", "member")?,
         },
         _ => return Err(FrameError::UnknownCommand(kind)),
     })
@@ -633,8 +649,11 @@ mod tests {
             (r#"{"v":1}"#, "type: missing or not a string"),
             (r#"{"v":1,"type":"hello"}"#, "hello.token: missing or not a string"),
             (r#"{"v":1,"type":"openSession","id":"x"}"#, "openSession.id: missing or not an integer"),
-            (r#"{"v":1,"type":"shout"}"#, "type: unknown command \"shout\" (expected hello, apply, cancel, listSessions, openSession, newSession, renameSession, searchSessions, forkSession, answerApproval or runDetails)"),
+            (r#"{"v":1,"type":"shout"}"#, "type: unknown command \"shout\" (expected hello, apply, cancel, listSessions, openSession, newSession, renameSession, searchSessions, forkSession, answerApproval, runDetails or leaveTeam)"),
             (r#"{"v":1,"type":"apply"}"#, "apply.fact: missing"),
+            (r#"{"v":1,"type":"leaveTeam","session":1}"#, "leaveTeam.member: missing or not a string"),
+            (r#"{"v":1,"type":"leaveTeam","member":"bob"}"#, "leaveTeam.session: missing or not an integer"),
+            (r#"{"v":1,"type":"apply","fact":{"type":"memberLeft","member":"bob","at":1}}"#, "apply.fact: a member leaves with leaveTeam{session, member}, which names the session it is for"),
             (r#"{"v":1,"type":"runDetails","session":1,"to":"max"}"#, "runDetails.at: missing or not a time in ms since the epoch"),
             (r#"{"v":1,"type":"runDetails","session":"1","to":"max","at":5}"#, "runDetails.session: missing or not an integer"),
             (r#"{"v":1,"type":"renameSession","id":1}"#, "renameSession.name: missing or not a string"),
@@ -690,6 +709,10 @@ mod tests {
                 session: 7,
                 to: "max".into(),
                 at: 1_700_000_000_000,
+            },
+            Command::LeaveTeam {
+                session: 7,
+                member: "bob".into(),
             },
         ];
         for command in commands {

@@ -319,7 +319,7 @@ fn bad_session_files_name_what_and_where() {
         ),
         (
             json!({"format": SESSION_FORMAT, "facts": [{"type": "shout", "text": "hi"}]}).to_string(),
-            "facts[0].type: unknown fact type \"shout\" (expected setTeam, setSettings, human, replied, failed, retry or loadScenario)",
+            "facts[0].type: unknown fact type \"shout\" (expected setTeam, setSettings, human, replied, failed, retry, loadScenario or memberLeft)",
         ),
         (
             json!({"format": SESSION_FORMAT, "facts": [{"type": "setTeam", "team": {"name": "t", "members": [

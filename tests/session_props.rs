@@ -65,6 +65,8 @@ enum Step {
     Load,
     /// Run a member's failed delivery again (refused unless its last run failed).
     Retry(usize),
+    /// A member leaves the team from now on (refused while they run, or for the last human).
+    Leave(usize),
 }
 
 fn step() -> impl Strategy<Value = Step> {
@@ -76,6 +78,7 @@ fn step() -> impl Strategy<Value = Step> {
         1 => (0..4usize).prop_map(Step::Window),
         1 => Just(Step::Load),
         1 => (0..5usize).prop_map(Step::Retry),
+        1 => (0..5usize).prop_map(Step::Leave),
     ]
 }
 
@@ -107,6 +110,10 @@ fn fact_for(session: &Session, step: &Step, at: u64) -> Fact {
             to: MEMBERS[*i].to_string(),
             at: Millis(at),
         },
+        (Step::Leave(i), _) => Fact::MemberLeft {
+            member: MEMBERS[*i].to_string(),
+            at: Millis(at),
+        },
         (Step::Load, _) => match session.to_scenario() {
             Some(scenario) => Fact::LoadScenario {
                 scenario: Box::new(scenario),
@@ -125,7 +132,13 @@ fn apply(session: &mut Session, fact: &Fact) -> Option<Vec<Action>> {
 fn every_preview(session: &Session) -> Vec<String> {
     let o = PreviewOverrides::default();
     let mut out = Vec::new();
-    for member in ["max", "sarah", "carol"] {
+    // A member who left has no preview.
+    let members = ["max", "sarah", "carol"];
+    let team = session.team();
+    for member in members
+        .into_iter()
+        .filter(|m| team.is_some_and(|t| t.member(m).is_some()))
+    {
         for at in (0..session.messages().len()).map(Some).chain([None]) {
             let p = session.preview(member, at, &o).unwrap();
             out.push(p.prompt);
@@ -214,7 +227,8 @@ proptest! {
             // A later delivery of the same message to the same member is the one previewed.
             let later = delivered.iter().rev().take_while(|o| !std::ptr::eq(&***o, &**d))
                 .any(|o| o.to == d.to && o.message == d.message);
-            if later {
+            let gone = session.team().is_none_or(|t| t.member(&d.to).is_none());
+            if later || gone {
                 continue;
             }
             let p = session.preview(&d.to, Some(at), &PreviewOverrides::default()).unwrap();

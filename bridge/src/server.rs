@@ -363,6 +363,7 @@ async fn handle(state: &AppState, socket: &mut WebSocket, text: &str) -> Result<
             request,
             option,
         } => hub.answer_approval(to, request, option, "page").await?,
+        Command::LeaveTeam { session, member } => hub.leave_team(session, member).await?,
         Command::RunDetails { session, to, at } => {
             let details = hub.run_details(session, to, at).await?;
             send(socket, &Event::RunDetails(details)).await;

@@ -151,6 +151,14 @@ pub enum Notice {
         from_bytes: usize,
         to_bytes: usize,
     },
+    /// `member` (shown as `name`) left the team once `after` messages were stored; `dropped`
+    /// deliveries queued to them were dropped. Their messages stay theirs.
+    MemberLeft {
+        member: MemberId,
+        name: String,
+        after: usize,
+        dropped: usize,
+    },
 }
 
 impl Notice {
@@ -177,7 +185,8 @@ impl Notice {
             | Notice::CostLimitReached { .. }
             | Notice::BudgetCrossed { .. }
             | Notice::UnknownAgentType { .. }
-            | Notice::PromptFailed { .. } => {}
+            | Notice::PromptFailed { .. }
+            | Notice::MemberLeft { .. } => {}
         }
         named.to_string()
     }
@@ -265,6 +274,23 @@ impl std::fmt::Display for Notice {
             ),
             Notice::PromptFailed { to, error } => {
                 write!(f, "the prompt for {to} could not be built: {error}")
+            }
+            Notice::MemberLeft {
+                name,
+                after,
+                dropped,
+                ..
+            } => {
+                match *after {
+                    0 => write!(f, "{name} left the team before the first message")?,
+                    n => write!(f, "{name} left the team at #{n}")?,
+                }
+                f.write_str(": their messages stay theirs; they get no more messages")?;
+                match *dropped {
+                    0 => Ok(()),
+                    1 => f.write_str(" (1 queued delivery to them dropped)"),
+                    n => write!(f, " ({n} queued deliveries to them dropped)"),
+                }
             }
             Notice::MessageCut {
                 to,

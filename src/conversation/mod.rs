@@ -578,6 +578,28 @@ impl Conversation {
         self.advance(at);
     }
 
+    /// `member` leaves the team from now on (the session checks they may): the stored
+    /// messages keep their speakers, deliveries queued to them are dropped, and a wait for
+    /// them is over (the queue goes on). Raises [`Notice::MemberLeft`].
+    pub(crate) fn member_left(&mut self, member: &Member, at: Millis) {
+        if let Some(team) = self.team.as_mut() {
+            Arc::make_mut(team).members.retain(|m| m.id != member.id);
+        }
+        self.speakers.retain(|s| s.id != member.id);
+        self.budget_status.remove(&member.id);
+        let dropped = self.queue.remove_where(|q| q.to == member.id).len();
+        self.notice(Notice::MemberLeft {
+            member: member.id.clone(),
+            name: member.display_name.clone(),
+            after: self.store.len(),
+            dropped,
+        });
+        if self.waiting_for.as_deref() == Some(member.id.as_str()) {
+            self.waiting_for = None;
+            self.advance(at);
+        }
+    }
+
     /// The next thing the host must do, or `None` when there is nothing until the next fact.
     #[must_use]
     pub fn poll_action(&mut self) -> Option<Action> {

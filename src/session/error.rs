@@ -31,6 +31,9 @@ pub enum SessionError {
     /// A `retry` that has nothing to run again; says why in the user's terms.
     #[error("{0}")]
     CannotRetry(String),
+    /// A `memberLeft` that cannot be applied now; says why and what to do instead.
+    #[error("{0}")]
+    CannotLeave(String),
     /// The scenario's history could not be resumed as a conversation.
     #[error("{0}")]
     Resume(crate::conversation::ResumeError),

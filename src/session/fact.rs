@@ -90,6 +90,12 @@ pub enum Fact {
         #[cfg_attr(feature = "ts", ts(type = "ScenarioInput"))]
         scenario: Box<Scenario>,
     },
+    /// `member` (an id) leaves the team from now on (docs/architecture.md §6b): the history
+    /// stays as it is (their messages and runs stay theirs, named by their stored speaker),
+    /// deliveries queued to them are dropped, and later `[NEXT]`s naming them match no one.
+    /// Refused for a member the team does not have, while a run of theirs is in flight, and
+    /// when the team without them would not be valid (its only human).
+    MemberLeft { member: MemberId, at: Millis },
 }
 
 impl Fact {
@@ -176,6 +182,7 @@ impl Fact {
             Fact::Failed { .. } => "failed",
             Fact::Retry { .. } => "retry",
             Fact::LoadScenario { .. } => "loadScenario",
+            Fact::MemberLeft { .. } => "memberLeft",
         }
     }
 }

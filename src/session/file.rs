@@ -61,9 +61,12 @@ impl Session {
     /// gives the bytes [`Self::preview`] gives for the last message (unless that member was
     /// delivered it with a parent outside its window; see the module doc). A message no
     /// prompt shows (a cancelled run's notice, [`crate::context::Store::is_withheld`]) is left
-    /// out, so the scenario's windows are the session's. `None` before `setTeam`.
+    /// out, so the scenario's windows are the session's. Members who left (`memberLeft`) are
+    /// in its team, where they stood: a scenario has no "left", and their messages name them.
+    /// `None` before `setTeam`.
     pub fn to_scenario(&self) -> Option<Scenario> {
-        let team = self.team()?.clone();
+        // Members who left are in it: the history's messages name them.
+        let team = self.with_left_members(self.team()?.clone());
         let history = self.shown_history(self.messages().len());
         Some(Scenario::from_history(
             team,
@@ -233,11 +236,15 @@ fn fact_at(fact: Read<FactFields<'_>>, path: &Path<'_>) -> Result<Fact, SessionF
                 )?),
             }
         }
+        "memberLeft" => Fact::MemberLeft {
+            member: text("member", f.member)?,
+            at: at(f.at)?,
+        },
         other => {
             return Err(path
                 .key("type")
                 .invalid(format!(
-                    "unknown fact type {other:?} (expected setTeam, setSettings, human, replied, failed, retry or loadScenario)"
+                    "unknown fact type {other:?} (expected setTeam, setSettings, human, replied, failed, retry, loadScenario or memberLeft)"
                 ))
                 .into())
         }
@@ -259,6 +266,7 @@ json_object! {
         "text" => text: Field<'de>,
         "sender" => sender: Field<'de>,
         "to" => to: Field<'de>,
+        "member" => member: Field<'de>,
         "reason" => reason: Field<'de>,
         "at" => at: Field<'de>,
         "team" => team: Value,

@@ -54,6 +54,7 @@
 //! | `fact.rs` | [`Fact`] (the inputs) and [`Failure`] (the kinds of an agent's failure) |
 //! | `runs.rs` | [`Run`] (how each run ended), deliveries, usage and the cost cap |
 //! | `preview.rs` | [`Session::preview`] (time travel, what-if) and [`PreviewOverrides`] |
+//! | `leave.rs` | a member leaving from now on (`memberLeft`): [`Session::can_leave`], [`LeftMember`] |
 //! | `error.rs` | [`SessionError`], [`SessionFileError`], [`PreviewError`], [`CannotRemove`] |
 //! | `file.rs` | the session file ([`Session::export`], [`Session::import`]), snapshots and scenarios |
 
@@ -63,12 +64,14 @@ use std::sync::Arc;
 mod error;
 mod fact;
 mod file;
+mod leave;
 mod preview;
 mod runs;
 
 pub use error::{CannotRemove, PreviewError, SessionError, SessionFileError};
 pub use fact::{Fact, Failure};
 pub use file::{facts_json, session_file, SESSION_FORMAT};
+pub use leave::LeftMember;
 pub use preview::PreviewOverrides;
 pub use runs::Run;
 
@@ -114,6 +117,9 @@ pub struct Session {
     /// The cap counts only the runs since the last team change, as before the spend carried
     /// over: set for a log written that way, which replays only so ([`Self::replay`]).
     cap_resets_on_team_change: bool,
+    /// The members who left since the last team change (`memberLeft`), for what still names
+    /// them on their messages (`leave.rs`).
+    left: Vec<LeftMember>,
 }
 
 /// The methods, by kind (those of a kind that lives in a submodule are defined there):
@@ -124,6 +130,8 @@ pub struct Session {
 ///   it returns `None`.
 /// - **What a host may do next**: [`can_retry`](Self::can_retry),
 ///   [`can_remove`](Self::can_remove), [`can_replace_team`](Self::can_replace_team),
+///   [`can_leave`](Self::can_leave) (`leave.rs`, with [`left_members`](Self::left_members),
+///   [`display_name`](Self::display_name), [`with_left_members`](Self::with_left_members)),
 ///   [`simulate_reply`](Self::simulate_reply) (the simulated agent's answer).
 /// - **Reading state**: [`facts`](Self::facts), [`team`](Self::team),
 ///   [`shared_team`](Self::shared_team), [`settings`](Self::settings),
@@ -247,6 +255,7 @@ impl Session {
                 self.deliveries.clear();
                 self.set_runs_aside();
                 self.actions.clear();
+                self.left.clear();
             }
             Fact::SetSettings { settings } => {
                 if self.conversation.team().is_none() {
@@ -307,7 +316,9 @@ impl Session {
                 self.deliveries.clear();
                 self.set_runs_aside();
                 self.actions.clear();
+                self.left.clear();
             }
+            Fact::MemberLeft { member, at } => self.member_left(member, *at)?,
         }
         self.facts.push(fact);
         self.record_team_task();
@@ -400,9 +411,11 @@ impl Session {
         self.failed_delivery(member).is_ok()
     }
 
-    /// Whether `member` (id) may leave the team: not once they have spoken (or a run of
-    /// theirs ended) in this conversation, since its history would no longer be theirs. A
-    /// member the team does not have leaves nothing to refuse.
+    /// Whether `member` (id) may be taken out of the team as if they had never been in it
+    /// (a team edit): not once they have spoken (or a run of theirs ended) in this
+    /// conversation, since its history would no longer be theirs; such a member leaves from
+    /// now on instead ([`Self::can_leave`]). A member the team does not have leaves nothing
+    /// to refuse.
     pub fn can_remove(&self, member: &str) -> Result<(), CannotRemove> {
         let Some(m) = self.team().and_then(|t| t.member(member)) else {
             return Ok(());

@@ -666,7 +666,8 @@ export type Notice =
   }
   | { kind: "unknownAgentType"; member: string; agentType: string }
   | { kind: "promptFailed"; to: string; error: string }
-  | { kind: "messageCut"; to: string; message: string; fromBytes: number; toBytes: number };
+  | { kind: "messageCut"; to: string; message: string; fromBytes: number; toBytes: number }
+  | { kind: "memberLeft"; member: string; name: string; after: number; dropped: number };
 
 /**
  * What the host must do next:
@@ -758,7 +759,8 @@ export type Failure =
 /**
  * One input of a session (docs/architecture.md §6b); `at` is in milliseconds since the
  * epoch. `loadScenario`: a recorded history was opened: team, settings and messages from a
- * scenario (no routing).
+ * scenario (no routing). `memberLeft`: a member leaves the team from now on (their messages
+ * stay theirs; they get no more messages).
  */
 export type Fact =
   | { type: "setTeam"; team: Team; settings?: TeamSettings }
@@ -778,7 +780,8 @@ export type Fact =
   }
   | { type: "failed"; to: string; reason: string; at: number; failure?: Failure; usage?: Usage }
   | { type: "retry"; to: string; at: number }
-  | { type: "loadScenario"; scenario: ScenarioInput };
+  | { type: "loadScenario"; scenario: ScenarioInput }
+  | { type: "memberLeft"; member: string; at: number };
 
 /** `Conversation.exportSession()`'s result and `Conversation.resume`'s argument: the fact log. */
 export interface ConversationSession {

@@ -347,7 +347,8 @@ struct ActionDoc;
 
 /// One input of a session (docs/architecture.md §6b); `at` is in milliseconds since the
 /// epoch. `loadScenario`: a recorded history was opened: team, settings and messages from a
-/// scenario (no routing).
+/// scenario (no routing). `memberLeft`: a member leaves the team from now on (their messages
+/// stay theirs; they get no more messages).
 #[derive(TS)]
 #[ts(rename = "Fact", as = "Fact")]
 struct FactDoc;

@@ -60,16 +60,16 @@ test('a simulated reply reads as a reply, not as byte counts', async () => {
   await context.close();
 });
 
-test('removing a member who has spoken is refused in plain words, with what to do instead', async () => {
+test('removing a member who has spoken asks first, saying it is from now on; declined, nothing changes', async () => {
   const { context, page } = await visit();
   const members = await page.memberCount();
   // In the demo, Max (the second member) has spoken.
+  page.dialogAnswer = false;
   await page.by('member-row').nth(1).locator('button.remove').click();
-  const error = await page.errorBanner();
-  assert.match(error, /^Max has spoken in this conversation, so removing Max would rewrite its history; the team was not changed\./);
-  assert.match(error, /leave Max out of the next \[NEXT: …\]/);
-  assert.doesNotMatch(error, /facts\[|does not replay|msg-\d/);
+  assert.match(page.dialogs.at(-1), /^Remove Max from now on\? Max's messages stay Max's; Max gets no more messages \(\[NEXT: max\] will reach no one\)\.$/);
+  assert.doesNotMatch(page.dialogs.at(-1), /facts\[|does not replay|msg-\d/);
   assert.equal(await page.memberCount(), members);
+  assert.equal(await page.by('member-undo').count(), 0);
   page.assertNoErrors();
   await context.close();
 });

@@ -72,6 +72,12 @@ pub(super) enum Msg {
         to: String,
         reply: Reply<()>,
     },
+    /// `member` leaves the team of session `session` (which must be the open one).
+    Leave {
+        session: i64,
+        member: String,
+        reply: Reply<()>,
+    },
     /// A team from a file on this machine, and the machine settings it gives its members.
     Deploy {
         team: Box<Team>,
@@ -210,6 +216,13 @@ impl Actor {
             Msg::Cancel { to, reply } => {
                 let _ = reply.send(self.cancel(to));
             }
+            Msg::Leave {
+                session,
+                member,
+                reply,
+            } => {
+                let _ = reply.send(self.leave(session, member));
+            }
             Msg::Open { id, reply } => {
                 let _ = reply.send(self.open(id));
             }
@@ -249,6 +262,24 @@ impl Actor {
         checked
             .map_err(HubError::Settings)
             .and_then(|()| self.apply(None, fact))
+    }
+
+    /// `member` leaves the team from now on, as a `memberLeft` fact stamped now (the core
+    /// refuses it, naming the member, when the team does not have them or they run). Only of
+    /// the session open here: a page acts on the session it has open (docs/architecture.md §14b).
+    fn leave(&mut self, session: i64, member: String) -> Result<(), HubError> {
+        if session != self.session_id {
+            return Err(HubError::Library {
+                what: "leaveTeam",
+                why: format!(
+                    "session {session} is not the session open here (session {}): a page \
+                     changes the team of the session it has open",
+                    self.session_id
+                ),
+            });
+        }
+        let at = crate::clock::now();
+        self.apply(None, Fact::MemberLeft { member, at })
     }
 
     /// Sets `team`, read from a file on this machine, with the settings it gives (`machine`),
@@ -303,6 +334,7 @@ impl Actor {
             return Err(HubError::NotStored(e));
         }
         let new_team = matches!(fact, Fact::SetTeam { .. } | Fact::LoadScenario { .. });
+        let left = matches!(fact, Fact::MemberLeft { .. });
         if new_team {
             // A new team begins a new conversation: the running delivery belongs to the one
             // that ended, so it is stopped and its outcome is not recorded (it would land on
@@ -321,8 +353,11 @@ impl Actor {
             },
             said,
         ));
-        if new_team {
+        if new_team || left {
+            // Who is answered how: a member who left is no longer listed.
             self.publish(self.agents_event());
+        }
+        if new_team {
             // A session never renamed is called by its new team.
             self.publish_sessions();
         }

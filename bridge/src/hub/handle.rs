@@ -138,6 +138,19 @@ impl Hub {
         self.ask(|reply| Msg::Cancel { to, reply }).await
     }
 
+    /// Member `member` leaves the team of session `session` from now on (`leaveTeam`): a
+    /// `memberLeft` fact, committed and sent to every page as any other. Refused, changing
+    /// nothing, for another session than the open one, a member the team does not have, or
+    /// one whose run is in flight.
+    pub(crate) async fn leave_team(&self, session: i64, member: String) -> Result<(), HubError> {
+        self.ask(|reply| Msg::Leave {
+            session,
+            member,
+            reply,
+        })
+        .await
+    }
+
     /// Answers the open question `request` of the running member `to` with the agent's option
     /// `option` (docs/architecture.md §14d); `place` says where the person answered (`page`, `chat`). Only a
     /// question of the run in flight of the open session can be answered, once.

@@ -135,6 +135,25 @@ impl Host {
         }
     }
 
+    /// `member` (an id) leaves the team from now on: a `memberLeft` fact at the end of the log
+    /// (docs/architecture.md §6b), so their messages stay theirs and they get no more
+    /// messages; a bridge is asked with `leaveTeam` for the session shown. Checked here first,
+    /// so a refusal (they run, the team's only human) is said at once. Whether it was taken.
+    pub fn leave_team(&self, member: &MemberId) -> bool {
+        let state = self.state();
+        if let Err(e) = state.session.with_untracked(|s| s.can_leave(member)) {
+            state.report(format!("team not changed: {e}"));
+            return false;
+        }
+        match self {
+            Host::Simulation(s) => s.apply(Fact::MemberLeft {
+                member: member.clone(),
+                at: crate::browser::now(),
+            }),
+            Host::Bridge(b) => b.leave_team(member),
+        }
+    }
+
     /// New settings for the conversation from now on (a `setSettings` fact).
     pub fn set_settings(&self, settings: TeamSettings) {
         self.apply(Fact::set_settings(settings));
@@ -504,10 +523,10 @@ fn removes_a_speaker(session: &Session, team: &Team) -> Option<String> {
     let refused = session.can_replace_team(team).err()?;
     let CannotRemove::HasSpoken { name, .. } = &refused;
     Some(format!(
-        "{refused}; the team was not changed. To go on without {name}, leave {name} out of the \
-         next [NEXT: …]; to start over with a team without {name}, save the team (⬇ team \
-         file), remove {name} from the file and open it (⬇ save session first to keep this \
-         conversation)."
+        "{refused}; the team was not changed. To go on without {name}, remove {name} from now \
+         on (× on {name}'s row: {name}'s messages stay {name}'s); to start over with a team \
+         without {name}, save the team (⬇ team file), remove {name} from the file and open it \
+         (⬇ save session first to keep this conversation)."
     ))
 }
 
@@ -562,10 +581,10 @@ mod tests {
             removes_a_speaker(&session, &without("max")).as_deref(),
             Some(
                 "Max has spoken in this conversation, so removing Max would rewrite its history; \
-                 the team was not changed. To go on without Max, leave Max out of the next \
-                 [NEXT: …]; to start over with a team without Max, save the team (⬇ team file), \
-                 remove Max from the file and open it (⬇ save session first to keep this \
-                 conversation)."
+                 the team was not changed. To go on without Max, remove Max from now on (× on \
+                 Max's row: Max's messages stay Max's); to start over with a team without Max, \
+                 save the team (⬇ team file), remove Max from the file and open it (⬇ save \
+                 session first to keep this conversation)."
             )
         );
     }

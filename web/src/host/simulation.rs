@@ -435,13 +435,28 @@ impl Simulation {
     /// with the new team in place of the last `setTeam` (or as the team of the last loaded
     /// scenario) and replayed, so every prompt is rebuilt as if the team had always been this
     /// one. A history the new team cannot replay (a removed member who had to answer) is
-    /// refused and nothing changes.
+    /// refused and nothing changes. Members who left since (`memberLeft`) are in that team
+    /// and leave again where they did, unless the edit names them again (an undo): then they
+    /// never left.
     pub fn edit_team(&self, team: Team) -> bool {
         let state = self.state;
-        let mut log = state.session.with_untracked(|s| s.facts().to_vec());
+        let (mut log, mut team) = state.session.with_untracked(|s| {
+            let facts = s.facts();
+            let since = facts
+                .iter()
+                .rposition(|f| matches!(f, Fact::SetTeam { .. } | Fact::LoadScenario { .. }))
+                .map_or(0, |i| i + 1);
+            let back = |f: &Fact| {
+                matches!(f, Fact::MemberLeft { member, .. } if team.member(member).is_some())
+            };
+            let log: Vec<Fact> = (facts.iter().enumerate())
+                .filter(|&(i, f)| i < since || !back(f))
+                .map(|(_, f)| f.clone())
+                .collect();
+            (log, s.with_left_members(team))
+        });
         // The members change; the settings stay as they were at that point of the log (later
         // `setSettings` facts keep their place), so a past delivery keeps its budget and window.
-        let mut team = team;
         match log
             .iter_mut()
             .rev()

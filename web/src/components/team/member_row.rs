@@ -65,7 +65,6 @@ pub fn MemberRow(
     /// Removes this member from the team.
     on_remove: Callback<()>,
 ) -> impl IntoView {
-    let state = use_state();
     let row = ROWS.fetch_add(1, Ordering::Relaxed);
     // Bumped when an edit is refused: the fields read the member again, so each shows what is
     // in force, not the refused text (the member itself did not change, so nothing else would
@@ -73,15 +72,53 @@ pub fn MemberRow(
     let refused = RwSignal::new(0u32);
     let field = move |read: fn(&Member) -> String| field(member, refused, read);
     let set = move |write: fn(&mut Member, String)| setter(on_edit, refused, write);
-    let set_window = move |ev| set_window(state, on_edit, refused, ev);
-    let is_ai = move || member.with(|m| m.as_ref().is_some_and(Member::is_ai));
-    let remove = move |_| on_remove.run(());
-    let format = Memo::new(move |_| {
+    let is_ai = Memo::new(move |_| member.with(|m| m.as_ref().is_some_and(Member::is_ai)));
+    view! {
+        <fieldset class="member-row" data-testid="member-row">
+            {member_head(member, spoken, is_ai, (on_edit, on_remove), refused, row)}
+            <MemberStatusView status=status clock=clock/>
+            <AgentStatus report=report/>
+            {move || usage.get().map(|u| view! {
+                <div class="member-usage" data-testid="member-usage" title="what this member's runs reported in this conversation">{u}</div>
+            })}
+            <ContextMeter fill=context/>
+            <RunSettingsView info=run_info team_timeout_ms=team_timeout_ms format=prompt_format_of(member)/>
+            <label>"display name"
+                <input class="member-display" prop:value=field(|m| m.display_name.clone())
+                    on:change=handler(set(|m, v| m.display_name = v))/>
+            </label>
+            <When when=is_ai>
+                {ai_fields(member, on_edit, refused, row)}
+            </When>
+        </fieldset>
+    }
+}
+
+/// The member's prompt format, from its agent type (plain for a human).
+fn prompt_format_of(member: Signal<Option<Member>>) -> Memo<PromptFormat> {
+    Memo::new(move |_| {
         member.with(|m| {
             m.as_ref()
                 .map_or(PromptFormat::Plain, Member::prompt_format)
         })
-    });
+    })
+}
+
+/// The row's first line: name, kind and the remove button, with the id hint under them for
+/// an AI member (one short line: a human's id is its name's business only). `spoken`: its id
+/// is then fixed, and it is removed from now on; `on_edit` applies a change to the member
+/// (false when refused, `refused` then bumped), `on_remove` removes it; `row` numbers the
+/// hint's id. (A function, not a component: one less props type in the page's wasm.)
+fn member_head(
+    member: Signal<Option<Member>>,
+    spoken: Signal<bool>,
+    is_ai: Memo<bool>,
+    (on_edit, on_remove): (Callback<MemberEdit, bool>, Callback<()>),
+    refused: RwSignal<u32>,
+    row: usize,
+) -> impl IntoView {
+    let set = move |write: fn(&mut Member, String)| setter(on_edit, refused, write);
+    let remove = move |_| on_remove.run(());
     // A member who has not spoken is known by its name: its id follows it (as a team file
     // read without ids gives it), so no demo id stays behind a new name. Once it has spoken,
     // the log names it by its id, which then stays.
@@ -103,58 +140,66 @@ pub fn MemberRow(
         }
     };
     let hint_id = format!("member-id-hint-{row}");
+    let described = {
+        let hint_id = hint_id.clone();
+        move || is_ai.get().then(|| hint_id.clone())
+    };
+    let id = move || member.with(|m| m.as_ref().map(|m| m.id.clone()).unwrap_or_default());
     view! {
-        <fieldset class="member-row" data-testid="member-row">
-            <div class="row">
-                <input class="member-name" aria-label="name" prop:value=field(|m| m.name.clone())
-                    aria-describedby=hint_id.clone() on:change=handler(rename)/>
-                <select class="member-kind" aria-label="kind" on:change=set(|m, v| {
-                    m.kind = if v == "human" { MemberKind::Human } else { MemberKind::Ai };
-                    if m.kind == MemberKind::Ai && m.agent_type.is_none() {
-                        m.agent_type = Some(CLAUDE_CODE.to_string());
-                    }
-                })>
-                    <option value="human" prop:selected=move || !is_ai()>"human"</option>
-                    <option value="ai" prop:selected=is_ai>"ai"</option>
-                </select>
-                <button class="remove" data-testid="remove-member"
-                    title=move || remove_words(spoken.get()) aria-label=move || remove_words(spoken.get())
-                    on:click=handler(remove)>"×"</button>
+        <div class="row">
+            <input class="member-name" aria-label="name" prop:value=field(member, refused, |m| m.name.clone())
+                aria-describedby=described on:change=handler(rename)/>
+            <select class="member-kind" aria-label="kind" on:change=set(|m, v| {
+                m.kind = if v == "human" { MemberKind::Human } else { MemberKind::Ai };
+                if m.kind == MemberKind::Ai && m.agent_type.is_none() {
+                    m.agent_type = Some(CLAUDE_CODE.to_string());
+                }
+            })>
+                <option value="human" prop:selected=move || !is_ai.get()>"human"</option>
+                <option value="ai" prop:selected=move || is_ai.get()>"ai"</option>
+            </select>
+            <button class="remove" data-testid="remove-member"
+                title=move || remove_words(spoken.get()) aria-label=move || remove_words(spoken.get())
+                on:click=handler(remove)>"×"</button>
+        </div>
+        <When when=is_ai>
+            <div class="member-id-hint muted" id=hint_id.clone() data-testid="member-id-hint">
+                {move || id_words(spoken.get(), &id())}
             </div>
-            <div class="member-id-hint muted" id=hint_id data-testid="member-id-hint">
-                {move || id_words(spoken.get(), &member.with(|m| m.as_ref().map(|m| m.id.clone()).unwrap_or_default()))}
-            </div>
-            <MemberStatusView status=status clock=clock/>
-            <AgentStatus report=report/>
-            {move || usage.get().map(|u| view! {
-                <div class="member-usage" data-testid="member-usage" title="what this member's runs reported in this conversation">{u}</div>
-            })}
-            <ContextMeter fill=context/>
-            <RunSettingsView info=run_info team_timeout_ms=team_timeout_ms format=format/>
-            <label>"display name"
-                <input class="member-display" prop:value=field(|m| m.display_name.clone())
-                    on:change=handler(set(|m, v| m.display_name = v))/>
-            </label>
-            <When when=Memo::new(move |_| is_ai())>
-                <AgentTypeField member=member on_edit=on_edit refused=refused row=row/>
-                <label>"system instruction"
-                    <textarea class="member-instruction" rows="2"
-                        prop:value=field(|m| m.system_instruction.clone().unwrap_or_default())
-                        on:change=set(|m, v| m.system_instruction = if v.trim().is_empty() { None } else { Some(v) })/>
-                </label>
-                <label>"instruction file text"
-                    <textarea class="member-instruction-file" rows="2"
-                        prop:value=field(|m| m.instruction_file_text.clone().unwrap_or_default())
-                        on:change=set(|m, v| m.instruction_file_text = if v.trim().is_empty() { None } else { Some(v) })/>
-                </label>
-                <label>"window override"
-                    <input class="member-window" type="number" min="0" placeholder="team's"
-                        prop:value=field(|m| m.window_size.map(|w| w.to_string()).unwrap_or_default())
-                        on:change=handler(set_window)/>
-                </label>
-                <ExtraSectionsEditor member=member on_edit=on_edit/>
-            </When>
-        </fieldset>
+        </When>
+    }
+}
+
+/// What only an AI member has: agent type, instructions, window override, extra sections
+/// (`refused` and `row` as [`member_head`]'s).
+fn ai_fields(
+    member: Signal<Option<Member>>,
+    on_edit: Callback<MemberEdit, bool>,
+    refused: RwSignal<u32>,
+    row: usize,
+) -> impl IntoView {
+    let state = use_state();
+    let field = move |read: fn(&Member) -> String| field(member, refused, read);
+    let set = move |write: fn(&mut Member, String)| setter(on_edit, refused, write);
+    let set_window = move |ev| set_window(state, on_edit, refused, ev);
+    view! {
+        <AgentTypeField member=member on_edit=on_edit refused=refused row=row/>
+        <label>"system instruction"
+            <textarea class="member-instruction" rows="2"
+                prop:value=field(|m| m.system_instruction.clone().unwrap_or_default())
+                on:change=set(|m, v| m.system_instruction = if v.trim().is_empty() { None } else { Some(v) })/>
+        </label>
+        <label>"instruction file text"
+            <textarea class="member-instruction-file" rows="2"
+                prop:value=field(|m| m.instruction_file_text.clone().unwrap_or_default())
+                on:change=set(|m, v| m.instruction_file_text = if v.trim().is_empty() { None } else { Some(v) })/>
+        </label>
+        <label>"window override"
+            <input class="member-window" type="number" min="0" placeholder="team's"
+                prop:value=field(|m| m.window_size.map(|w| w.to_string()).unwrap_or_default())
+                on:change=handler(set_window)/>
+        </label>
+        <ExtraSectionsEditor member=member on_edit=on_edit/>
     }
 }
 
@@ -254,24 +299,23 @@ fn window_override(value: &str) -> Result<Option<usize>, String> {
     }
 }
 
-/// What the remove button does: a member who has spoken cannot leave this conversation's team
-/// (its messages would lose their speaker), and says so before the click; one who has not is
-/// taken out, with an undo.
+/// What the remove button does, said before the click: a member who has spoken is removed
+/// from now on (its messages stay its own); one who has not is taken out, with an undo.
 fn remove_words(spoken: bool) -> &'static str {
     if spoken {
-        "remove this member: not possible once it has spoken here (its messages stay its own); leave it out of [NEXT] instead"
+        "remove from now on: their messages stay theirs; they get no more messages"
     } else {
         "remove this member (undo is offered)"
     }
 }
 
-/// The hint under the name: what a rename does to the member's id (`[NEXT: …]` and the team
-/// file know it by it).
+/// The hint under an AI member's name, one short line: what a rename does to its id
+/// (`[NEXT: …]` and the team file know it by it).
 fn id_words(spoken: bool, id: &str) -> String {
     if spoken {
-        format!("id {id}: fixed once it has spoken; a new name changes only what is shown")
+        format!("id {id} · fixed: it has spoken")
     } else {
-        format!("id {id}: follows the name until it has spoken")
+        format!("id {id} · follows the name")
     }
 }
 

@@ -1,7 +1,11 @@
 //! The team in use: its members and settings (`team-editor`). Member edits rewrite the team
 //! and go on with the conversation under it ([`crate::host::Host::edit_team`]); settings go in
-//! as a `setSettings` fact. A removed member can be put back (`member-undo`) until the next
-//! edit.
+//! as a `setSettings` fact. A member who has spoken is removed from now on
+//! ([`crate::host::Host::leave_team`], a `memberLeft` fact at the end: their messages stay
+//! theirs), once the user confirms. A removed member can be put back (`member-undo`) until the
+//! next edit: one who had not spoken as if never removed; one who left as a team edit that
+//! names them again (page alone: as if they never left; a bridge: the history under the team
+//! with them, a team fact at the end).
 
 use std::sync::Arc;
 
@@ -14,9 +18,21 @@ use crate::components::team::member_edit::MemberEdit;
 use crate::components::team::member_row::MemberRow;
 use crate::components::team::settings_form::SettingsForm;
 use crate::erased::handler;
-use crate::host::use_host;
-use crate::state::use_state;
+use crate::host::{use_host, Host};
+use crate::state::{use_state, AppState};
 use crate::status::usage_words;
+
+/// A change to the team, applied by the host; whether it was taken.
+type TeamEdit = Box<dyn FnOnce(&mut Team)>;
+
+/// The member last removed: where it stood, who, and whether it left from now on (it had
+/// spoken) rather than as if never in the team.
+#[derive(Clone)]
+struct Removed {
+    at: usize,
+    member: Member,
+    from_now_on: bool,
+}
 
 #[component]
 pub fn TeamEditor() -> impl IntoView {
@@ -26,16 +42,58 @@ pub fn TeamEditor() -> impl IntoView {
     // typed in it) where it is. The list's keys are numbers: each id seen gets the next one,
     // for as long as the page is open.
     let seen = StoredValue::new(Vec::<MemberId>::new());
-    // The member last removed and where it stood, for "undo"; the next edit forgets it.
-    let removed = RwSignal::new(None::<(usize, Member)>);
-    let edit = move |change: Box<dyn FnOnce(&mut Team)>| {
+    // The member last removed, for "undo"; the next edit forgets it.
+    let removed = RwSignal::new(None::<Removed>);
+    let edit = Callback::new(move |change: TeamEdit| {
         let applied = host.edit_team(change);
         if applied {
             removed.set(None);
         }
         applied
+    });
+    let ids = row_keys(state, seen);
+    let add = move |_| {
+        edit.run(Box::new(|team: &mut Team| {
+            let member = new_member(team);
+            team.members.push(member);
+        }));
     };
-    let ids = Memo::new(move |_| {
+    let team_name = move || {
+        state
+            .team
+            .with(|t| t.as_ref().map(|t| t.name.clone()).unwrap_or_default())
+    };
+    // A rename is a team edit like any other: the team reader checks it (an empty name is
+    // refused naming the field), and a bridge gets the renamed team.
+    let rename = move |ev: leptos::ev::Event| {
+        let name = event_target_value(&ev).trim().to_string();
+        if !edit.run(Box::new(move |team: &mut Team| team.name = name)) {
+            // Refused: the field shows the name in use again.
+            event_target::<web_sys::HtmlInputElement>(&ev).set_value(&team_name());
+        }
+    };
+    view! {
+        <div class="team-editor" data-testid="team-editor">
+            <h2>"team"</h2>
+            <label class="team-name-field">"name"
+                <input data-testid="team-name-input" prop:value=team_name on:change=handler(rename)
+                    aria-label="the team's name"/>
+            </label>
+            <KeyedList keys=ids row=Arc::new(move |k| {
+                let id = seen.with_value(|seen| seen[k as usize].clone());
+                member_row(state, host, id, edit, removed).into_any()
+            })/>
+            {member_undo(removed, edit)}
+            {members_left(state)}
+            <button class="add-member" on:click=handler(add)>"+ member"</button>
+            <SettingsForm/>
+        </div>
+    }
+}
+
+/// The list's keys: each member id seen gets the next number, for as long as the page is open.
+fn row_keys(state: AppState, seen: StoredValue<Vec<MemberId>>) -> Memo<Vec<u64>> {
+    Memo::new(move |_| {
         state.members.with(|members| {
             seen.try_update_value(|seen| {
                 members
@@ -51,140 +109,161 @@ pub fn TeamEditor() -> impl IntoView {
             })
             .unwrap_or_default()
         })
-    });
-    let row = move |id: MemberId| {
-        let member = Memo::new({
-            let id = id.clone();
-            move |_| {
-                state
-                    .members
-                    .with(|ms| crate::state::member(ms, &id).cloned())
-            }
-        });
-        // Memos: a value that did not change stops there, so a setting edit re-renders
-        // nothing of a row but what it changed.
-        let report = Memo::new({
-            let id = id.clone();
-            move |_| host.agent_report(&id)
-        });
-        let status = Memo::new({
-            let id = id.clone();
-            move |_| host.member_status(&id)
-        });
-        // Sums every run: only when the runs change, not with every fact. The simulator
-        // reports no figures: said as that, not as something missing.
-        let usage = Memo::new({
-            let id = id.clone();
-            move |_| {
-                let _ = state.runs.get();
-                let simulated = host
-                    .agent_report(&id)
-                    .map_or(!host.runs_agents(), |a| a.simulated);
-                state.session.with_untracked(|s| {
-                    let words = usage_words(&s.usage(Some(&id)))?;
-                    Some(if simulated {
-                        words.replace("no usage reported", "the simulator reports no usage")
-                    } else {
-                        words
-                    })
-                })
-            }
-        });
-        // Read again when a message, a run or the team changes, not on every fact: each
-        // fact marked every member's row (a setting edit, a message on a 10⁴ session).
-        let spoken = Memo::new({
-            let id = id.clone();
-            move |_| {
-                state.message_count.track();
-                state.runs.track();
-                state.team.track();
-                state.session.with_untracked(|s| s.can_remove(&id).is_err())
-            }
-        });
-        let context = Memo::new({
-            let id = id.clone();
-            move |_| host.context_fill(&id)
-        });
-        let run_info = Memo::new({
-            let id = id.clone();
-            move |_| host.run_info(&id)
-        });
-        let team_timeout_ms = Memo::new(move |_| {
+    })
+}
+
+/// The row of member `id`, reading what it shows through memos: a value that did not change
+/// stops there, so a setting edit re-renders nothing of a row but what it changed.
+fn member_row(
+    state: AppState,
+    host: Host,
+    id: MemberId,
+    edit: Callback<TeamEdit, bool>,
+    removed: RwSignal<Option<Removed>>,
+) -> impl IntoView {
+    let member = Memo::new({
+        let id = id.clone();
+        move |_| {
             state
-                .team
-                .with(|t| t.as_ref().and_then(|t| t.settings.max_agent_response_ms))
-        });
-        let on_edit = Callback::new({
-            let id = id.clone();
-            move |change: MemberEdit| {
-                let id = id.clone();
-                edit(Box::new(move |team: &mut Team| {
-                    if let Some(m) = team.members.iter_mut().find(|m| m.id == id) {
-                        change(m);
-                    }
-                }))
-            }
-        });
-        let on_remove = Callback::new(move |()| {
-            let at = state.team.with_untracked(|t| {
-                let t = t.as_ref()?;
-                let i = t.members.iter().position(|m| m.id == id)?;
-                Some((i, t.members[i].clone()))
-            });
-            let id = id.clone();
-            if edit(Box::new(move |team: &mut Team| {
-                team.members.retain(|m| m.id != id)
-            })) {
-                removed.set(at);
-            }
-        });
-        view! {
-            <MemberRow member=member report=report status=status clock=state.clock usage=usage context=context
-                run_info=run_info team_timeout_ms=team_timeout_ms spoken=spoken on_edit=on_edit on_remove=on_remove/>
+                .members
+                .with(|ms| crate::state::member(ms, &id).cloned())
         }
+    });
+    let report = Memo::new({
+        let id = id.clone();
+        move |_| host.agent_report(&id)
+    });
+    let status = Memo::new({
+        let id = id.clone();
+        move |_| host.member_status(&id)
+    });
+    let usage = usage_memo(state, host, id.clone());
+    // Read again when a message, a run or the team changes, not on every fact: each fact
+    // marked every member's row (a setting edit, a message on a 10⁴ session).
+    let spoken = Memo::new({
+        let id = id.clone();
+        move |_| {
+            state.message_count.track();
+            state.runs.track();
+            state.team.track();
+            state.session.with_untracked(|s| s.can_remove(&id).is_err())
+        }
+    });
+    let context = Memo::new({
+        let id = id.clone();
+        move |_| host.context_fill(&id)
+    });
+    let run_info = Memo::new({
+        let id = id.clone();
+        move |_| host.run_info(&id)
+    });
+    let team_timeout_ms = Memo::new(move |_| {
+        state
+            .team
+            .with(|t| t.as_ref().and_then(|t| t.settings.max_agent_response_ms))
+    });
+    let on_edit = Callback::new({
+        let id = id.clone();
+        move |change: MemberEdit| {
+            let id = id.clone();
+            edit.run(Box::new(move |team: &mut Team| {
+                if let Some(m) = team.members.iter_mut().find(|m| m.id == id) {
+                    change(m);
+                }
+            }))
+        }
+    });
+    let on_remove = Callback::new(move |()| remove(state, host, &id, spoken, edit, removed));
+    view! {
+        <MemberRow member=member report=report status=status clock=state.clock usage=usage context=context
+            run_info=run_info team_timeout_ms=team_timeout_ms spoken=spoken on_edit=on_edit on_remove=on_remove/>
+    }
+}
+
+/// What member `id`'s runs cost in words; summed only when the runs change, not with every
+/// fact. The simulator reports no figures: said as that, not as something missing.
+fn usage_memo(state: AppState, host: Host, id: MemberId) -> Memo<Option<String>> {
+    Memo::new(move |_| {
+        let _ = state.runs.get();
+        let simulated = host
+            .agent_report(&id)
+            .map_or(!host.runs_agents(), |a| a.simulated);
+        state.session.with_untracked(|s| {
+            let words = usage_words(&s.usage(Some(&id)))?;
+            Some(if simulated {
+                words.replace("no usage reported", "the simulator reports no usage")
+            } else {
+                words
+            })
+        })
+    })
+}
+
+/// Removes member `id`: one who has not spoken as if never in the team (a team edit); one who
+/// has, from now on, once the user agrees (`memberLeft`). Either can be undone until the next
+/// edit.
+fn remove(
+    state: AppState,
+    host: Host,
+    id: &MemberId,
+    spoken: Memo<bool>,
+    edit: Callback<TeamEdit, bool>,
+    removed: RwSignal<Option<Removed>>,
+) {
+    let Some((at, member)) = state.team.with_untracked(|t| {
+        let t = t.as_ref()?;
+        let i = t.members.iter().position(|m| m.id == *id)?;
+        Some((i, t.members[i].clone()))
+    }) else {
+        return;
     };
-    let add = move |_| {
-        edit(Box::new(|team: &mut Team| {
-            let member = new_member(team);
-            team.members.push(member);
+    let from_now_on = spoken.get_untracked();
+    let done = if from_now_on {
+        let name = &member.display_name;
+        crate::browser::confirm(&format!(
+            "Remove {name} from now on? {name}'s messages stay {name}'s; {name} gets no more \
+             messages ([NEXT: {}] will reach no one).",
+            member.name
+        )) && host.leave_team(id)
+    } else {
+        let id = id.clone();
+        edit.run(Box::new(move |team: &mut Team| {
+            team.members.retain(|m| m.id != id)
+        }))
+    };
+    if done {
+        removed.set(Some(Removed {
+            at,
+            member,
+            from_now_on,
         }));
-    };
+    }
+}
+
+/// "Undo" for the member last `removed`, until the next edit: it goes back where it stood
+/// (through `edit`). (Functions, not components, here: no props type in the page's wasm.)
+fn member_undo(
+    removed: RwSignal<Option<Removed>>,
+    edit: Callback<TeamEdit, bool>,
+) -> impl IntoView {
     let undo = move |_| {
-        let Some((at, member)) = removed.get_untracked() else {
+        let Some(Removed { at, member, .. }) = removed.get_untracked() else {
             return;
         };
-        edit(Box::new(move |team: &mut Team| {
+        edit.run(Box::new(move |team: &mut Team| {
             let at = at.min(team.members.len());
             team.members.insert(at, member);
         }));
     };
-    let team_name = move || {
-        state
-            .team
-            .with(|t| t.as_ref().map(|t| t.name.clone()).unwrap_or_default())
-    };
-    // A rename is a team edit like any other: the team reader checks it (an empty name is
-    // refused naming the field), and a bridge gets the renamed team.
-    let rename = move |ev: leptos::ev::Event| {
-        let name = event_target_value(&ev).trim().to_string();
-        if !edit(Box::new(move |team: &mut Team| team.name = name)) {
-            // Refused: the field shows the name in use again.
-            event_target::<web_sys::HtmlInputElement>(&ev).set_value(&team_name());
-        }
-    };
-    view! {
-        <div class="team-editor" data-testid="team-editor">
-            <h2>"team"</h2>
-            <label class="team-name-field">"name"
-                <input data-testid="team-name-input" prop:value=team_name on:change=handler(rename)
-                    aria-label="the team's name"/>
-            </label>
-            <KeyedList keys=ids row=Arc::new(move |k| {
-                let id = seen.with_value(|seen| seen[k as usize].clone());
-                row(id).into_any()
-            })/>
-            {move || removed.with(|r| r.as_ref().map(|(_, m)| {
-                let said = format!("{} removed from the team.", m.display_name);
+    move || {
+        removed.with(|r| {
+            r.as_ref().map(|r| {
+                let name = &r.member.display_name;
+                let said = if r.from_now_on {
+                    format!("{name} left the team from now on.")
+                } else {
+                    format!("{name} removed from the team.")
+                };
                 view! {
                     <div class="member-undo" role="status" data-testid="member-undo">
                         {said}" "
@@ -192,10 +271,32 @@ pub fn TeamEditor() -> impl IntoView {
                             title="put the member back where it was (offered until the next team edit)">"Undo"</button>
                     </div>
                 }
-            }))}
-            <button class="add-member" on:click=handler(add)>"+ member"</button>
-            <SettingsForm/>
-        </div>
+            })
+        })
+    }
+}
+
+/// Who left the team from now on since the last team change, and when: their messages are
+/// still theirs in the conversation, and they are in no list of members here.
+fn members_left(state: AppState) -> impl IntoView {
+    let left = Memo::new(move |_| {
+        state.team.track();
+        state.session.with_untracked(|s| {
+            s.left_members()
+                .iter()
+                .map(|l| match l.after {
+                    0 => format!("{} (before the first message)", l.member.display_name),
+                    n => format!("{} at #{n}", l.member.display_name),
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+    });
+    move || {
+        let left = left.get();
+        (!left.is_empty()).then(|| {
+            view! { <p class="members-left muted" data-testid="members-left">"Left the team: "{left}</p> }
+        })
     }
 }
 

@@ -488,13 +488,39 @@ impl Bridge {
             ));
             return false;
         }
-        let scenario = state.session.with_untracked(|s| {
+        // The history names the members who left: the scenario holds them, and they leave
+        // again after it, unless the edit brought them back (an undo).
+        let (scenario, gone) = state.session.with_untracked(|s| {
+            let gone: Vec<String> = (s.left_members().iter())
+                .map(|l| l.member.id.clone())
+                .filter(|id| team.member(id).is_none())
+                .collect();
             let history = s.shown_history(s.messages().len());
-            Scenario::from_history(team, &history, s.store().team_task())
+            let team = s.with_left_members(team);
+            let scenario = Scenario::from_history(team, &history, s.store().team_task());
+            (scenario, gone)
         });
-        self.apply(Fact::LoadScenario {
+        let applied = self.apply(Fact::LoadScenario {
             scenario: Box::new(scenario),
-        })
+        });
+        applied && gone.iter().all(|member| self.leave_team(member))
+    }
+
+    /// Asks the bridge to make `member` leave the team of the session shown (`leaveTeam`);
+    /// the `memberLeft` fact comes back once committed, or an error naming the member.
+    pub fn leave_team(&self, member: &str) -> bool {
+        let Some(session) = self.session_id.get_untracked() else {
+            self.state
+                .report("no session is open yet: the team was not changed");
+            return false;
+        };
+        let member = member.to_string();
+        let sent = self.send(&Command::LeaveTeam { session, member });
+        if !sent {
+            self.state
+                .report("not connected to the bridge: the team was not changed");
+        }
+        sent
     }
 
     /// A session file cannot replace the log the bridge keeps.

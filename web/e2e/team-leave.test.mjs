@@ -1,0 +1,144 @@
+// Issue #44 point 6: a member who has spoken is removed "from now on" (a `memberLeft` fact at
+// the end of the log): their old messages still show their name, they are gone from the team
+// editor and the inspector's recipients, a later [NEXT] to them reaches no one, a reload keeps
+// it, and Undo brings them back. Page alone and against a bridge running the simulator; axe at
+// 1440x900, 1280x720 and 390x844 on the new state.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { assertNoSevere, axeFindings } from './support/axe.mjs';
+import { bridgeDir, startBridge } from './support/bridge.mjs';
+import { launch } from './support/browser.mjs';
+import { InspectorPage } from './support/inspector-page.mjs';
+import { servedPage } from './support/served.mjs';
+
+const { visit } = servedPage();
+
+const sizes = [
+  ['1440x900', { width: 1440, height: 900 }],
+  ['1280x720', { width: 1280, height: 720 }],
+  ['390x844', { width: 390, height: 844 }],
+];
+
+/** axe at the three sizes on `page` as it is now (no serious or critical finding); back to 1440x900. */
+async function axeAtSizes(page, where) {
+  const severe = [];
+  for (const [name, viewport] of sizes) {
+    await page.page.setViewportSize(viewport);
+    severe.push(...(await axeFindings(page.page, `${name}, ${where}`)).severe);
+  }
+  await page.page.setViewportSize({ width: 1440, height: 900 });
+  assertNoSevere(severe);
+}
+
+const memberNames = (page) => page.page.locator('[data-testid=member-row] .member-name')
+  .evaluateAll((inputs) => inputs.map((i) => i.value));
+const recipients = (page) => page.by('recipient-select').locator('option')
+  .evaluateAll((options) => options.map((o) => o.value));
+
+async function rowOf(page, name) {
+  const i = (await memberNames(page)).indexOf(name);
+  assert.ok(i >= 0, `no member named ${name}`);
+  return page.by('member-row').nth(i);
+}
+
+/** Removes Max (who has spoken) from now on, answering the question with yes. */
+async function removeMaxFromNowOn(page) {
+  const max = await rowOf(page, 'max');
+  assert.equal(await max.getByTestId('remove-member').getAttribute('title'),
+    'remove from now on: their messages stay theirs; they get no more messages');
+  const before = await page.memberCount();
+  page.dialogAnswer = true;
+  await max.getByTestId('remove-member').click();
+  await page.page.waitForFunction((n) => document.querySelectorAll('[data-testid=member-row]').length === n, before - 1);
+  assert.match(page.dialogs.at(-1), /^Remove Max from now on\? Max's messages stay Max's; Max gets no more messages/);
+}
+
+/** Max is gone from the editor and the recipients; Max's old messages still name Max. */
+async function maxIsGoneButKeepsMessages(page) {
+  await page.by('members-left').filter({ hasText: /^Left the team: Max at #\d+$/ }).waitFor();
+  assert.ok(!(await memberNames(page)).includes('max'), 'not in the team editor');
+  await page.page.waitForFunction(() => ![...document.querySelectorAll('[data-testid=recipient-select] option')]
+    .some((o) => o.value === 'max'));
+  assert.ok(!(await recipients(page)).includes('max'), 'not a recipient');
+  const speakers = await page.speakers();
+  assert.ok(speakers.some((s) => s.trim() === 'Max'), `Max's messages still name Max: ${speakers}`);
+}
+
+/** A message to Max after Max left: stored, an unresolved name, nothing due for Max. */
+async function nextToMaxReachesNoOne(page) {
+  const before = await page.timelineCount();
+  await page.send('[FROM: kailai] one more thing [NEXT: max]');
+  await page.page.waitForFunction((n) => document.querySelectorAll('[data-testid=timeline-message]').length === n + 1, before);
+  await page.by('notices').filter({ hasText: `[NEXT] in #${before + 1} from Kailai: no member matches max; not routed` }).waitFor();
+  assert.equal(await page.by('due-agent').count(), 0, 'nothing is due');
+  assert.equal(await page.timelineCount(), before + 1, 'no reply came');
+}
+
+test('page alone: a member who has spoken is removed from now on, their messages stay theirs, a reload keeps it', { timeout: 180_000 }, async () => {
+  const { context, page } = await visit();
+  // The demo: Max and Sarah have spoken, Carol is due.
+  await page.simulateUntilDone();
+  const messages = await page.timelineCount();
+  await removeMaxFromNowOn(page);
+  await page.by('notices').filter({ hasText: `Max left the team at #${messages}: their messages stay theirs; they get no more messages` }).waitFor();
+  await page.by('member-undo').filter({ hasText: 'Max left the team from now on.' }).waitFor();
+  await maxIsGoneButKeepsMessages(page);
+  await axeAtSizes(page, 'a member removed from now on');
+  await nextToMaxReachesNoOne(page);
+
+  await page.reload();
+  await maxIsGoneButKeepsMessages(page);
+  const session = JSON.parse(await page.download('export-session'));
+  assert.ok(session.facts.some((f) => f.type === 'memberLeft' && f.member === 'max'), 'the log holds the fact');
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('page alone: Undo right after brings the member back, as if they never left', { timeout: 180_000 }, async () => {
+  const { context, page } = await visit();
+  const names = await memberNames(page);
+  await removeMaxFromNowOn(page);
+  await page.by('member-undo-button').click();
+  await page.page.waitForFunction((n) => document.querySelectorAll('[data-testid=member-row]').length === n, names.length);
+  assert.deepEqual(await memberNames(page), names, 'back where Max stood');
+  assert.equal(await page.by('members-left').count(), 0);
+  assert.ok((await recipients(page)).includes('max'));
+  page.assertNoErrors();
+  await context.close();
+});
+
+// One bridge (the demo team, the simulator answering) and one Chromium, ended after the file.
+const bridges = [];
+const browsers = [];
+after(async () => {
+  bridges.forEach((b) => b.exitCode === null && b.signalCode === null && b.kill('SIGKILL'));
+  await Promise.all(browsers.map((b) => b.close()));
+});
+
+test('bridge: a member who has spoken is removed from now on for every page, and the bridge keeps it', { timeout: 180_000 }, async () => {
+  const bridge = await startBridge(await bridgeDir('team-leave'), { args: ['--simulate'] });
+  bridges.push(bridge);
+  const browser = await launch();
+  browsers.push(browser);
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, bypassCSP: true });
+  const page = new InspectorPage(await context.newPage(), bridge.url);
+  await page.page.goto(bridge.url);
+  await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
+  // Max answers, then Sarah and Carol; the simulator says [DONE] at the fourth round.
+  await page.send('[FROM: kailai] Plan the release notes. [NEXT: max]');
+  await page.page.waitForFunction(() => [...document.querySelectorAll('[data-testid=timeline-message] .content')]
+    .some((c) => c.textContent.includes('That is enough rounds for a demo.')), null, { timeout: 60_000 });
+  const messages = await page.timelineCount();
+  await removeMaxFromNowOn(page);
+  await page.by('notices').filter({ hasText: `Max left the team at #${messages}` }).waitFor();
+  await maxIsGoneButKeepsMessages(page);
+  await axeAtSizes(page, 'bridge: a member removed from now on');
+  await nextToMaxReachesNoOne(page);
+
+  // A reload reads the bridge's log again.
+  await page.page.reload();
+  await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
+  await maxIsGoneButKeepsMessages(page);
+  page.assertNoErrors();
+  await context.close();
+});
