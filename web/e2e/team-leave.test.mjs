@@ -142,3 +142,33 @@ test('bridge: a member who has spoken is removed from now on for every page, and
   page.assertNoErrors();
   await context.close();
 });
+
+test('bridge: Undo right after brings the member back with the history kept (a team fact at the end)', { timeout: 180_000 }, async () => {
+  const bridge = await startBridge(await bridgeDir('team-leave-undo'), { args: ['--simulate'] });
+  bridges.push(bridge);
+  const browser = await launch();
+  browsers.push(browser);
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, bypassCSP: true });
+  const page = new InspectorPage(await context.newPage(), bridge.url);
+  await page.page.goto(bridge.url);
+  await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
+  await page.send('[FROM: kailai] Plan the release notes. [NEXT: max]');
+  await page.page.waitForFunction(() => [...document.querySelectorAll('[data-testid=timeline-message] .content')]
+    .some((c) => c.textContent.includes('That is enough rounds for a demo.')), null, { timeout: 60_000 });
+  const names = await memberNames(page);
+  const messages = await page.timelineCount();
+  await removeMaxFromNowOn(page);
+  await page.by('members-left').waitFor();
+  await page.by('member-undo-button').click();
+  await page.page.waitForFunction((n) => document.querySelectorAll('[data-testid=member-row]').length === n, names.length);
+  assert.deepEqual(await memberNames(page), names, 'back where Max stood');
+  await page.page.waitForFunction(() => document.querySelectorAll('[data-testid=members-left]').length === 0);
+  assert.equal(await page.timelineCount(), messages, 'the history is kept');
+  // Max answers again.
+  await page.send('[FROM: kailai] Max, one line please. [NEXT: max]');
+  await page.page.waitForFunction((n) => document.querySelectorAll('[data-testid=timeline-message]').length >= n + 2, messages);
+  const speakers = await page.speakers();
+  assert.equal(speakers[messages + 1].trim(), 'Max', `${speakers}`);
+  page.assertNoErrors();
+  await context.close();
+});
