@@ -583,11 +583,15 @@ impl Conversation {
     /// them is over (the queue goes on). Raises [`Notice::MemberLeft`].
     pub(crate) fn member_left(&mut self, member: &Member, at: Millis) {
         if let Some(team) = self.team.as_mut() {
-            Arc::make_mut(team).members.retain(|m| m.id != member.id);
+            let members = &mut Arc::make_mut(team).members;
+            if let Some(i) = members.iter().position(|m| m.id == member.id) {
+                members.remove(i);
+            }
         }
-        self.speakers.retain(|s| s.id != member.id);
-        self.budget_status.remove(&member.id);
-        let dropped = self.queue.remove_where(|q| q.to == member.id).len();
+        if let Some(i) = self.speakers.iter().position(|s| s.id == member.id) {
+            self.speakers.remove(i);
+        }
+        let dropped = self.queue.remove_where(&|q| q.to == member.id).len();
         self.notice(Notice::MemberLeft {
             member: member.id.clone(),
             name: member.display_name.clone(),
@@ -727,7 +731,7 @@ impl Conversation {
             }
             let removed = match drop.targets {
                 None => self.queue.clear(),
-                Some(targets) => self.queue.remove_where(|i| targets.contains(&i.to)),
+                Some(targets) => self.queue.remove_where(&|i| targets.contains(&i.to)),
             };
             if !removed.is_empty() {
                 let removed = removed.into_iter().map(|i| i.to).collect();
@@ -927,7 +931,7 @@ fn drop_ai_deliveries(queue: &mut RoutingQueue, team: &Team, first: MemberId) ->
     let mut dropped = vec![first];
     dropped.extend(
         queue
-            .remove_where(|i| is_ai(&i.to))
+            .remove_where(&|i| is_ai(&i.to))
             .into_iter()
             .map(|i| i.to),
     );

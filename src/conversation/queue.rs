@@ -159,13 +159,14 @@ impl RoutingQueue {
     /// Removes every pending item for `member` (`[DROP: member]`); returns them.
     #[cfg(test)]
     pub(crate) fn remove_target(&mut self, member: &str) -> Vec<QueuedDelivery> {
-        self.remove_where(|i| i.to == member)
+        self.remove_where(&|i| i.to == member)
     }
 
-    /// Removes every pending item matching `pred`; returns them in enqueue order.
+    /// Removes every pending item matching `pred`; returns them in enqueue order. (`pred` is
+    /// a `dyn`: one copy of this in the page's wasm, whatever the predicate.)
     pub(crate) fn remove_where(
         &mut self,
-        pred: impl Fn(&QueuedDelivery) -> bool,
+        pred: &dyn Fn(&QueuedDelivery) -> bool,
     ) -> Vec<QueuedDelivery> {
         let (removed, kept) = std::mem::take(&mut self.items)
             .into_iter()

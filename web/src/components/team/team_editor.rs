@@ -25,6 +25,25 @@ use crate::status::usage_words;
 /// A change to the team, applied by the host; whether it was taken.
 type TeamEdit = Box<dyn FnOnce(&mut Team)>;
 
+/// Applies team edits through the host; an edit taken forgets the member last removed (its
+/// undo is offered until the next edit). `Copy`, handed to each row.
+#[derive(Clone, Copy)]
+struct Editor {
+    host: Host,
+    removed: RwSignal<Option<Removed>>,
+}
+
+impl Editor {
+    /// Applies `change` to a copy of the team in use; whether it was taken.
+    fn edit(self, change: TeamEdit) -> bool {
+        let applied = self.host.edit_team(change);
+        if applied {
+            self.removed.set(None);
+        }
+        applied
+    }
+}
+
 /// The member last removed: where it stood, who, and whether it left from now on (it had
 /// spoken) rather than as if never in the team.
 #[derive(Clone)]
@@ -44,16 +63,10 @@ pub fn TeamEditor() -> impl IntoView {
     let seen = StoredValue::new(Vec::<MemberId>::new());
     // The member last removed, for "undo"; the next edit forgets it.
     let removed = RwSignal::new(None::<Removed>);
-    let edit = Callback::new(move |change: TeamEdit| {
-        let applied = host.edit_team(change);
-        if applied {
-            removed.set(None);
-        }
-        applied
-    });
+    let editor = Editor { host, removed };
     let ids = row_keys(state, seen);
     let add = move |_| {
-        edit.run(Box::new(|team: &mut Team| {
+        editor.edit(Box::new(|team: &mut Team| {
             let member = new_member(team);
             team.members.push(member);
         }));
@@ -67,7 +80,7 @@ pub fn TeamEditor() -> impl IntoView {
     // refused naming the field), and a bridge gets the renamed team.
     let rename = move |ev: leptos::ev::Event| {
         let name = event_target_value(&ev).trim().to_string();
-        if !edit.run(Box::new(move |team: &mut Team| team.name = name)) {
+        if !editor.edit(Box::new(move |team: &mut Team| team.name = name)) {
             // Refused: the field shows the name in use again.
             event_target::<web_sys::HtmlInputElement>(&ev).set_value(&team_name());
         }
@@ -81,9 +94,9 @@ pub fn TeamEditor() -> impl IntoView {
             </label>
             <KeyedList keys=ids row=Arc::new(move |k| {
                 let id = seen.with_value(|seen| seen[k as usize].clone());
-                member_row(state, host, id, edit, removed).into_any()
+                member_row(state, id, editor).into_any()
             })/>
-            {member_undo(removed, edit)}
+            {member_undo(editor)}
             {members_left(state)}
             <button class="add-member" on:click=handler(add)>"+ member"</button>
             <SettingsForm/>
@@ -114,13 +127,8 @@ fn row_keys(state: AppState, seen: StoredValue<Vec<MemberId>>) -> Memo<Vec<u64>>
 
 /// The row of member `id`, reading what it shows through memos: a value that did not change
 /// stops there, so a setting edit re-renders nothing of a row but what it changed.
-fn member_row(
-    state: AppState,
-    host: Host,
-    id: MemberId,
-    edit: Callback<TeamEdit, bool>,
-    removed: RwSignal<Option<Removed>>,
-) -> impl IntoView {
+fn member_row(state: AppState, id: MemberId, editor: Editor) -> impl IntoView {
+    let host = editor.host;
     let member = Memo::new({
         let id = id.clone();
         move |_| {
@@ -166,14 +174,14 @@ fn member_row(
         let id = id.clone();
         move |change: MemberEdit| {
             let id = id.clone();
-            edit.run(Box::new(move |team: &mut Team| {
+            editor.edit(Box::new(move |team: &mut Team| {
                 if let Some(m) = team.members.iter_mut().find(|m| m.id == id) {
                     change(m);
                 }
             }))
         }
     });
-    let on_remove = Callback::new(move |()| remove(state, host, &id, spoken, edit, removed));
+    let on_remove = Callback::new(move |()| remove(state, &id, spoken, editor));
     view! {
         <MemberRow member=member report=report status=status clock=state.clock usage=usage context=context
             run_info=run_info team_timeout_ms=team_timeout_ms spoken=spoken on_edit=on_edit on_remove=on_remove/>
@@ -202,14 +210,7 @@ fn usage_memo(state: AppState, host: Host, id: MemberId) -> Memo<Option<String>>
 /// Removes member `id`: one who has not spoken as if never in the team (a team edit); one who
 /// has, from now on, once the user agrees (`memberLeft`). Either can be undone until the next
 /// edit.
-fn remove(
-    state: AppState,
-    host: Host,
-    id: &MemberId,
-    spoken: Memo<bool>,
-    edit: Callback<TeamEdit, bool>,
-    removed: RwSignal<Option<Removed>>,
-) {
+fn remove(state: AppState, id: &MemberId, spoken: Memo<bool>, editor: Editor) {
     let Some((at, member)) = state.team.with_untracked(|t| {
         let t = t.as_ref()?;
         let i = t.members.iter().position(|m| m.id == *id)?;
@@ -224,15 +225,15 @@ fn remove(
             "Remove {name} from now on? {name}'s messages stay {name}'s; {name} gets no more \
              messages ([NEXT: {}] will reach no one).",
             member.name
-        )) && host.leave_team(id)
+        )) && editor.host.leave_team(id)
     } else {
         let id = id.clone();
-        edit.run(Box::new(move |team: &mut Team| {
+        editor.edit(Box::new(move |team: &mut Team| {
             team.members.retain(|m| m.id != id)
         }))
     };
     if done {
-        removed.set(Some(Removed {
+        editor.removed.set(Some(Removed {
             at,
             member,
             from_now_on,
@@ -240,17 +241,15 @@ fn remove(
     }
 }
 
-/// "Undo" for the member last `removed`, until the next edit: it goes back where it stood
-/// (through `edit`). (Functions, not components, here: no props type in the page's wasm.)
-fn member_undo(
-    removed: RwSignal<Option<Removed>>,
-    edit: Callback<TeamEdit, bool>,
-) -> impl IntoView {
+/// "Undo" for the member last removed, until the next edit: it goes back where it stood.
+/// (Functions, not components, here: no props type in the page's wasm.)
+fn member_undo(editor: Editor) -> impl IntoView {
+    let removed = editor.removed;
     let undo = move |_| {
         let Some(Removed { at, member, .. }) = removed.get_untracked() else {
             return;
         };
-        edit.run(Box::new(move |team: &mut Team| {
+        editor.edit(Box::new(move |team: &mut Team| {
             let at = at.min(team.members.len());
             team.members.insert(at, member);
         }));
