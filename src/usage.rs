@@ -120,7 +120,12 @@ impl Usage {
     /// One line a person reads: `1200 in (1000 cached) · 80 out · $0.0031 · 5.4 s`; the
     /// figures not reported are left out, and nothing reported reads `no usage reported`.
     pub fn summary(&self) -> String {
-        joined(self.figures(self.cost_usd.map(Usd::display)))
+        self.summary_or(Silence::NotReported)
+    }
+
+    /// [`Self::summary`], nothing reported said as `silence` gives the reason.
+    pub fn summary_or(&self, silence: Silence) -> String {
+        joined(self.figures(self.cost_usd.map(Usd::display)), silence)
     }
 
     /// The reported figures in words, in order, with `cost` as the cost's.
@@ -145,10 +150,31 @@ impl Usage {
     }
 }
 
-/// `parts` joined with ` · `, or `no usage reported` for none.
-fn joined(parts: Vec<String>) -> String {
+/// Why runs report no figures, as the host that ran them knows it: said in place of figures, so
+/// a reader can tell a CLI that kept quiet from a simulator that has nothing to report.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Silence {
+    /// Their CLIs reported nothing (or there is no telling why).
+    #[default]
+    NotReported,
+    /// The simulator answered them: it has no tokens, cost or time to report.
+    Simulated,
+}
+
+impl Silence {
+    /// The reason in words: `no usage reported`, `the simulator reports no usage`.
+    pub fn words(self) -> &'static str {
+        match self {
+            Silence::NotReported => "no usage reported",
+            Silence::Simulated => "the simulator reports no usage",
+        }
+    }
+}
+
+/// `parts` joined with ` · `, or why there are none.
+fn joined(parts: Vec<String>, silence: Silence) -> String {
     if parts.is_empty() {
-        "no usage reported".to_string()
+        silence.words().to_string()
     } else {
         parts.join(" · ")
     }
@@ -202,20 +228,43 @@ impl Spend {
         })
     }
 
+    /// The cost in a few words, for a line that has room for no more: [`Self::cost`], else
+    /// `cost not known` when some run's cost is not, else why nothing was reported.
+    pub fn cost_or(&self, silence: Silence) -> String {
+        self.cost().unwrap_or_else(|| {
+            if self.unpriced > 0 {
+                "cost not known".to_string()
+            } else {
+                silence.words().to_string()
+            }
+        })
+    }
+
     /// The summed figures in words, the cost as [`Self::cost`] gives it:
     /// `1200 in · 80 out · ≥ $0.0031 · 5.4 s`, or `no usage reported`.
     pub fn figures(&self) -> String {
-        joined(self.usage.figures(self.cost()))
+        self.figures_or(Silence::NotReported)
+    }
+
+    /// [`Self::figures`], nothing reported said as `silence` gives the reason.
+    pub fn figures_or(&self, silence: Silence) -> String {
+        joined(self.usage.figures(self.cost()), silence)
     }
 
     /// `N runs · <figures>`, and how many runs' cost is not known when some is not:
     /// `3 runs · 1200 in · 80 out · ≥ $0.0031 · 5.4 s (cost of 2 runs not known)`;
     /// `no runs yet` for none.
     pub fn summary(&self) -> String {
+        self.summary_or(Silence::NotReported)
+    }
+
+    /// [`Self::summary`], nothing reported said as `silence` gives the reason:
+    /// `2 runs · the simulator reports no usage`.
+    pub fn summary_or(&self, silence: Silence) -> String {
         if self.runs == 0 {
             return "no runs yet".to_string();
         }
-        let mut text = format!("{} · {}", runs_word(self.runs), self.figures());
+        let mut text = format!("{} · {}", runs_word(self.runs), self.figures_or(silence));
         match self.unpriced {
             0 => {}
             n if n == self.runs => text.push_str(" (cost not known)"),
@@ -352,6 +401,30 @@ mod tests {
             assert_eq!(spend.summary(), *summary);
             assert_eq!(spend.cost().as_deref(), *cost, "{summary}");
         }
+        // The host says why nothing was reported; a figure or an unknown cost outranks it.
+        let mut simulated = Spend::default();
+        simulated.add_run(None, false);
+        simulated.add_run(None, false);
+        assert_eq!(
+            simulated.summary_or(Silence::Simulated),
+            "2 runs · the simulator reports no usage"
+        );
+        assert_eq!(simulated.summary(), "2 runs · no usage reported");
+        assert_eq!(
+            simulated.cost_or(Silence::Simulated),
+            "the simulator reports no usage"
+        );
+        assert_eq!(simulated.cost_or(Silence::NotReported), "no usage reported");
+        let mut unknown = Spend::default();
+        unknown.add_run(None, true);
+        assert_eq!(unknown.cost_or(Silence::Simulated), "cost not known");
+        let mut priced = Spend::default();
+        priced.add_run(Some(&claude), false);
+        assert_eq!(priced.cost_or(Silence::Simulated), "$0.5000");
+        assert_eq!(
+            priced.summary_or(Silence::Simulated),
+            "1 run · 100 in · $0.5000 · 2.0 s"
+        );
         // An interrupted run reported nothing, yet its cost is not known.
         let mut spend = Spend::default();
         spend.add_run(Some(&claude), false);

@@ -155,10 +155,15 @@ test('page alone: opening a session file and forking say what they did', async (
   await page.by('happened').filter({ hasText: /^Opened notes\.json: 4 members, 2 messages — as a new session; the one shown before is unchanged/ }).waitFor();
   await page.by('happened').getByRole('button', { name: 'dismiss' }).click();
   await page.page.waitForFunction(() => document.querySelector('[data-testid=happened]').textContent === '');
-  // The cost view page alone: simulated runs cost nothing and report nothing.
+  // The cost view page alone: simulated runs report nothing, and the header and the view say
+  // why (the host's reason, not "no usage reported").
+  assert.match(await page.by('usage-total').textContent(), /^usage: \d+ runs? · the simulator reports no usage$/);
   await page.by('usage-total').click();
   await page.by('cost-view').waitFor();
-  assert.match(await page.by('cost-total').textContent(), /^\d+ runs? cost not reported$/);
+  assert.match(await page.by('cost-total').textContent(), /^\d+ runs?: the simulator reports no usage$/);
+  const cells = await page.by('cost-by-member').locator('tbody tr td:last-child').allTextContents();
+  assert.ok(cells.length > 0, 'the members who ran are listed');
+  assert.deepEqual(new Set(cells), new Set(['the simulator reports no usage']));
   assert.match(await page.by('cost-cap-state').textContent(), /^no cap/);
   page.assertNoErrors();
   await context.close();

@@ -196,10 +196,11 @@ test('simulation: statuses and run settings come from the session and the team',
   assert.match(await settings.textContent(), /model.*the CLI's default/);
   assert.match(await settings.locator('.run-settings-note').textContent(), /in simulation nothing runs/);
   assert.equal(await page.by('member-row').nth(0).getByTestId('run-settings').count(), 0, 'a human has none');
-  // Simulated replies report no usage: runs are counted all the same.
-  assert.match(await page.by('usage-total').textContent(), /^usage: 2 runs · no usage reported$/);
+  // Simulated replies report no usage, and say so as the simulator's: runs are counted all
+  // the same.
+  assert.match(await page.by('usage-total').textContent(), /^usage: 2 runs · the simulator reports no usage$/);
   await page.by('timeline-message').nth(1).click();
-  assert.equal(await page.by('delivery-usage').textContent(), 'no usage reported');
+  assert.equal(await page.by('delivery-usage').textContent(), 'the simulator reports no usage');
   await page.simulate();
   assert.match(await page.by('usage-total').textContent(), /^usage: 3 runs/);
   page.assertNoErrors();

@@ -159,7 +159,7 @@ fn layout(host: Host, state: AppState, attention: Attention) -> impl IntoView {
     });
     view! {
         <Header connection=Signal::derive(move || host.connection_label()) connection_title=host.connection_title()>
-            <UsageTotal usage=usage cap=cap/>
+            <UsageTotal usage=usage cap=cap silence=Signal::derive(move || host.usage_silence(None))/>
             {notify}
             <SessionsMenu/>
             <ShareLink/>

@@ -16,6 +16,7 @@ use agent_chatter::message::MemberId;
 use agent_chatter::protocol::{AgentReport, RunDetails};
 use agent_chatter::session::{CannotRemove, Fact, Session};
 use agent_chatter::team::{RunSettings, Team, TeamSettings};
+use agent_chatter::usage::Silence;
 use leptos::prelude::*;
 
 pub use bridge::{Bridge, Verification};
@@ -293,6 +294,22 @@ impl Host {
         match self {
             Host::Simulation(_) => None,
             Host::Bridge(b) => b.agent_report(member),
+        }
+    }
+
+    /// Why runs of `member` (of every AI member: `None`) report no usage (reactive): the
+    /// simulator answers every run page alone, and a bridge's members it says are simulated;
+    /// otherwise their CLIs reported nothing.
+    pub fn usage_silence(&self, member: Option<&MemberId>) -> Silence {
+        let simulated = match (self, member) {
+            (Host::Simulation(_), _) => true,
+            (Host::Bridge(b), Some(id)) => b.agent_report(id).is_some_and(|a| a.simulated),
+            (Host::Bridge(b), None) => b.every_agent_simulated(),
+        };
+        if simulated {
+            Silence::Simulated
+        } else {
+            Silence::NotReported
         }
     }
 

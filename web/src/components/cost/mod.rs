@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use agent_chatter::team::TeamSettings;
-use agent_chatter::usage::{runs_word, Spend, Usd};
+use agent_chatter::usage::{runs_word, Silence, Spend, Usd};
 use leptos::prelude::*;
 
 use crate::erased::handler;
@@ -22,17 +22,29 @@ const CROSSING: &str = "No run starts once the runs have cost this much (team ch
      is left (--max-budget-usd) and stops near the cap; Codex, Gemini and agents over ACP have no \
      such stop, and Codex and Gemini report no cost, so the cap cannot count theirs.";
 
-/// A row's cost in words: `$0.0100`, `≥ $0.0100`, or `not reported`.
-fn cost_words(spend: &Spend) -> String {
-    spend.cost().unwrap_or_else(|| "not reported".to_string())
+/// A row's cost in words: `$0.0100`, `≥ $0.0100`, `not reported` when a run's cost is not
+/// known, else why its runs reported nothing (`the simulator reports no usage`).
+fn cost_words(spend: &Spend, silence: Silence) -> String {
+    spend.cost().unwrap_or_else(|| {
+        if spend.unpriced > 0 {
+            "not reported".to_string()
+        } else {
+            silence.words().to_string()
+        }
+    })
 }
 
-/// The view's first line: `3 runs cost ≥ $0.0300`, `no runs yet`.
-pub fn total_words(spend: &Spend) -> String {
+/// The view's first line: `3 runs cost ≥ $0.0300`, `2 runs: the simulator reports no usage`,
+/// `no runs yet`.
+pub fn total_words(spend: &Spend, silence: Silence) -> String {
     if spend.runs == 0 {
         return "no runs yet".to_string();
     }
-    format!("{} cost {}", runs_word(spend.runs), cost_words(spend))
+    let runs = runs_word(spend.runs);
+    if spend.cost().is_none() && spend.unpriced == 0 {
+        return format!("{runs}: {}", silence.words());
+    }
+    format!("{runs} cost {}", cost_words(spend, silence))
 }
 
 /// What `≥` means for this total, in a sentence; `None` when every run reported its cost.
@@ -117,6 +129,9 @@ pub fn CostView(
     /// The team's cap.
     #[prop(into)]
     cap: Signal<Option<Usd>>,
+    /// Why runs report no usage, as the host knows it (the simulator has none to report).
+    #[prop(into)]
+    silence: Signal<Silence>,
     on_close: Callback<()>,
 ) -> impl IntoView {
     let state = use_state();
@@ -140,9 +155,10 @@ pub fn CostView(
         members
             .get()
             .into_iter()
-            .map(|(_, name, spend)| {
+            .map(|(id, name, spend)| {
+                let cost = cost_words(&spend, host.usage_silence(Some(&id)));
                 view! {
-                    <tr><th scope="row">{name}</th><td>{spend.runs}</td><td>{cost_words(&spend)}</td></tr>
+                    <tr><th scope="row">{name}</th><td>{spend.runs}</td><td>{cost}</td></tr>
                 }
             })
             .collect_view()
@@ -155,7 +171,7 @@ pub fn CostView(
             .into_iter()
             .map(|(model, names, spend)| {
                 view! {
-                    <tr><th scope="row">{model}</th><td>{names.join(", ")}</td><td>{spend.runs}</td><td>{cost_words(&spend)}</td></tr>
+                    <tr><th scope="row">{model}</th><td>{names.join(", ")}</td><td>{spend.runs}</td><td>{cost_words(&spend, silence.get())}</td></tr>
                 }
             })
             .collect_view()
@@ -194,7 +210,7 @@ pub fn CostView(
                 <button class="library-close" aria-label="close the cost view"
                     on:click=handler(move |_| on_close.run(()))>"×"</button>
             </div>
-            <p class="cost-total" data-testid="cost-total">{move || usage.with(total_words)}</p>
+            <p class="cost-total" data-testid="cost-total">{move || usage.with(|u| total_words(u, silence.get()))}</p>
             {move || usage.with(floor_words).map(|w| view! { <p class="cost-floor" data-testid="cost-floor">{w}</p> })}
             <table class="cost-table" data-testid="cost-by-member">
                 <caption>"by member"</caption>
@@ -239,7 +255,7 @@ mod tests {
     #[test]
     fn the_floor_is_explained_in_words_and_only_when_a_run_reported_no_cost() {
         let s = spend(&[Some(0.01), None, Some(0.02)]);
-        assert_eq!(total_words(&s), "3 runs cost ≥ $0.0300");
+        assert_eq!(total_words(&s, Silence::Simulated), "3 runs cost ≥ $0.0300");
         assert!(floor_words(&s)
             .unwrap()
             .starts_with("≥ means at least: 1 run of the 3 reported no cost"));
@@ -247,7 +263,36 @@ mod tests {
         assert!(floor_words(&spend(&[None, None]))
             .unwrap()
             .contains("none of the 2 runs reported a cost"));
-        assert_eq!(total_words(&Spend::default()), "no runs yet");
+        assert_eq!(
+            total_words(&Spend::default(), Silence::Simulated),
+            "no runs yet"
+        );
+    }
+
+    #[test]
+    fn runs_that_reported_nothing_say_why_as_the_host_knows_it() {
+        let mut quiet = Spend::default();
+        quiet.add_run(None, false);
+        quiet.add_run(None, false);
+        assert_eq!(
+            total_words(&quiet, Silence::Simulated),
+            "2 runs: the simulator reports no usage"
+        );
+        assert_eq!(
+            total_words(&quiet, Silence::NotReported),
+            "2 runs: no usage reported"
+        );
+        assert_eq!(
+            cost_words(&quiet, Silence::Simulated),
+            "the simulator reports no usage"
+        );
+        // A run whose cost is not known is not the simulator's silence.
+        let unknown = spend(&[None]);
+        assert_eq!(
+            total_words(&unknown, Silence::Simulated),
+            "1 run cost not reported"
+        );
+        assert_eq!(cost_words(&unknown, Silence::Simulated), "not reported");
     }
 
     #[test]

@@ -20,7 +20,7 @@ use agent_chatter::message::MemberId;
 use agent_chatter::session::Run;
 use agent_chatter::session::{PreviewOverrides, Session};
 use agent_chatter::team::DeliveryPolicy;
-use agent_chatter::usage::Usd;
+use agent_chatter::usage::{Silence, Usd};
 use leptos::prelude::*;
 
 use crate::components::virtual_list;
@@ -210,12 +210,13 @@ pub fn usage_cell(run: Option<&Run>) -> String {
 }
 
 /// What `run` reported in words for the inspector (`1200 in · 80 out · $0.0031 · 5.4 s`), the
-/// cost said as `cost —` when a run that ran reported none ([`reported_cost`]).
-pub fn usage_words(run: &Run) -> String {
+/// cost said as `cost —` when a run that ran reported none ([`reported_cost`]), and nothing
+/// reported as `silence` gives the reason.
+pub fn usage_words(run: &Run, silence: Silence) -> String {
     let mut usage = run.usage.unwrap_or_default();
     usage.cost_usd = reported_cost(run);
     if usage.is_empty() || usage.cost_usd.is_some() {
-        usage.summary()
+        usage.summary_or(silence)
     } else {
         format!("{} · cost —", usage.summary())
     }
@@ -749,11 +750,18 @@ mod tests {
             "— · 1200 in · 80 out"
         );
         assert_eq!(
-            usage_words(&run(Some(u), None)),
+            usage_words(&run(Some(u), None), Silence::NotReported),
             "1200 in · 80 out · cost —"
         );
         assert_eq!(usage_cell(Some(&run(None, Some("crashed")))), "—");
-        assert_eq!(usage_words(&run(None, None)), "no usage reported");
+        assert_eq!(
+            usage_words(&run(None, None), Silence::NotReported),
+            "no usage reported"
+        );
+        assert_eq!(
+            usage_words(&run(None, None), Silence::Simulated),
+            "the simulator reports no usage"
+        );
         let priced = Usage {
             cost_usd: Usd::new(0.0031),
             ..u
@@ -770,7 +778,7 @@ mod tests {
         };
         assert_eq!(usage_cell(Some(&run(Some(zero), Some("auth")))), "—");
         assert_eq!(
-            usage_words(&run(Some(zero), Some("auth"))),
+            usage_words(&run(Some(zero), Some("auth")), Silence::Simulated),
             "0.3 s · cost —"
         );
         assert_eq!(usage_cell(Some(&run(Some(zero), None))), "$0.0000");

@@ -3,7 +3,7 @@
 //! button: it opens the cost view ([`crate::components::cost::CostView`]), per member and per
 //! model, with the cap's field.
 
-use agent_chatter::usage::{runs_word, Spend, Usd};
+use agent_chatter::usage::{runs_word, Silence, Spend, Usd};
 use leptos::prelude::*;
 
 use crate::components::cost::CostView;
@@ -19,23 +19,22 @@ pub fn UsageTotal(
     /// The team's spending cap.
     #[prop(into)]
     cap: Signal<Option<Usd>>,
+    /// Why runs report no usage, as the host knows it (the simulator has none to report).
+    #[prop(into)]
+    silence: Signal<Silence>,
 ) -> impl IntoView {
     // Short, so the header stays one line: the runs, what they cost (`≥` when some runs
     // is not known) and the cap; the rest is in the cost view.
     let text = move || {
         let spend = usage.get();
-        let cost = spend.cost().unwrap_or_else(|| {
-            if spend.unpriced > 0 {
-                "cost not known"
-            } else {
-                "no usage reported"
-            }
-            .to_string()
-        });
         let mut text = if spend.runs == 0 {
             "no runs yet".to_string()
         } else {
-            format!("{} · {cost}", runs_word(spend.runs))
+            format!(
+                "{} · {}",
+                runs_word(spend.runs),
+                spend.cost_or(silence.get())
+            )
         };
         if let Some(cap) = cap.get() {
             let spent = spend.usage.cost_usd.map_or(0.0, Usd::dollars);
@@ -70,7 +69,7 @@ pub fn UsageTotal(
                 "usage: "{text}
             </button>
             <When when=Memo::new(move |_| open.get())>
-                <CostView usage=usage cap=cap on_close=on_close/>
+                <CostView usage=usage cap=cap silence=silence on_close=on_close/>
             </When>
         </div>
     }

@@ -37,7 +37,7 @@ pub fn DeliveryRun() -> impl IntoView {
                 .team()
                 .and_then(|t| t.member(&run.to))
                 .map_or_else(|| run.to.clone(), |m| m.display_name.clone());
-            let usage = usage_words(run);
+            let usage = usage_words(run, host.usage_silence(Some(&run.to)));
             let outcome = match (&run.failed, &run.incomplete) {
                 (Some(reason), _) => Some(("failed", format!("{}: {reason}", run.outcome()))),
                 (None, Some(reason)) => Some(("incomplete", format!("incomplete: {reason}"))),
@@ -60,7 +60,7 @@ pub fn DeliveryRun() -> impl IntoView {
                 (None, Some(reason)) => format!("#{}, incomplete: {reason}", run.message + 1),
                 (None, None) => format!("#{}", run.message + 1),
             };
-            let usage = usage_words(run);
+            let usage = usage_words(run, host.usage_silence(Some(&member)));
             Some(format!("{name}'s answer to this prompt: {how} · {usage}"))
         })
     });

@@ -381,6 +381,13 @@ impl Bridge {
         self.agents.with(|agents| agents.get(member).cloned())
     }
 
+    /// Whether the bridge said of every agent it reported that the simulator answers it (and
+    /// reported one at least).
+    pub fn every_agent_simulated(&self) -> bool {
+        self.agents
+            .with(|agents| !agents.is_empty() && agents.values().all(|a| a.simulated))
+    }
+
     /// See [`crate::host::Host::run_info`]: as the bridge reported it.
     pub fn run_info(&self, member: &MemberId) -> Option<RunInfo> {
         self.agents.with(|agents| {
