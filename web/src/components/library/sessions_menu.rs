@@ -271,7 +271,32 @@ fn session_option(
         let e = e.clone();
         move || label(&e, state.clock.get(), offset)
     };
-    view! { <option value=e.id.to_string() prop:selected=selected>{label}</option> }
+    // Shown in the header, the title is cut short (whole in the text, the library and on
+    // hover), so the switch shows its whole label at 1280 px.
+    let short = {
+        let e = e.clone();
+        move || short_label(&e, state.clock.get(), offset)
+    };
+    let whole = {
+        let e = e.clone();
+        move || self::label(&e, state.clock.get(), offset)
+    };
+    view! { <option value=e.id.to_string() prop:selected=selected label=short title=whole>{label}</option> }
+}
+
+/// The most characters of a title the session switch shows.
+const SWITCH_TITLE_CHARS: usize = 24;
+
+/// [`label`] with the title cut to [`SWITCH_TITLE_CHARS`] (ending in `…` when cut).
+fn short_label(e: &Entry, now: u64, offset: i64) -> String {
+    let title = title(e);
+    let short = if title.chars().count() > SWITCH_TITLE_CHARS {
+        let cut: String = title.chars().take(SWITCH_TITLE_CHARS - 1).collect();
+        format!("{}…", cut.trim_end())
+    } else {
+        title
+    };
+    format!("{short} · {}", when(e.updated_at, now, offset))
 }
 
 /// Session `id` of the list.
