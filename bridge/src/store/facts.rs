@@ -253,7 +253,9 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// Deletes `session` and everything kept for it, in one transaction.
+    /// Deletes `session` and everything kept for it, in one transaction: its search texts,
+    /// then the rows of every table with a `session_id` column (found in the file, so a table
+    /// added later is not left holding rows that name a deleted session), then the session.
     pub(crate) fn delete_session(&mut self, session: i64) -> Result<(), StoreError> {
         let mut db = self.writable()?;
         let tx = db.conn.transaction()?;
@@ -261,17 +263,9 @@ impl Store {
             "DELETE FROM fact_text WHERE rowid IN (SELECT rowid FROM facts WHERE session_id = ?1)",
             [session],
         )?;
-        for table in [
-            "facts",
-            "sent",
-            "outputs",
-            "leases",
-            "runs",
-            "team_files",
-            "activity",
-        ] {
+        for table in tables_with_sessions(&tx)? {
             tx.execute(
-                &format!("DELETE FROM {table} WHERE session_id = ?1"),
+                &format!("DELETE FROM \"{table}\" WHERE session_id = ?1"),
                 [session],
             )?;
         }
@@ -279,6 +273,16 @@ impl Store {
         tx.commit()?;
         Ok(())
     }
+}
+
+/// The tables of the file that keep rows per session (a `session_id` column), by name.
+fn tables_with_sessions(conn: &rusqlite::Connection) -> Result<Vec<String>, StoreError> {
+    let mut stmt = conn.prepare(
+        "SELECT m.name FROM sqlite_master AS m, pragma_table_info(m.name) AS c
+         WHERE m.type = 'table' AND c.name = 'session_id' ORDER BY m.name",
+    )?;
+    let names = stmt.query_map([], |r| r.get::<_, String>(0))?;
+    Ok(names.collect::<Result<_, _>>()?)
 }
 
 /// The number (#n, as the page shows it) of the last message the facts `1..=upto` of `session`
@@ -316,7 +320,94 @@ fn last_message_number(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::records::TeamFile;
+    use crate::store::run_details::RunNote;
     use crate::store::testing::{fact, team};
+    use agent_chatter::activity::RunActivity;
+
+    /// Fills every table that keeps rows per session for `session`, as a run of it would.
+    fn keep_all(store: &mut Store, session: i64) {
+        store.append(session, 2, &fact("more")).unwrap();
+        store.record_sent(session, "msg-1", "max", "ab").unwrap();
+        store.keep_output(session, "max", 7, b"out").unwrap();
+        store.lease(session).unwrap();
+        store.run_started(session, "max", "msg-1", 6).unwrap();
+        let file = TeamFile {
+            path: "/t/team.json".into(),
+            sha256: "cd".into(),
+        };
+        store.remember_team_file(session, Some(&file)).unwrap();
+        let activity = RunActivity {
+            message: "msg-1".into(),
+            to: "max".into(),
+            items: Vec::new(),
+        };
+        store.record_activity(session, &activity).unwrap();
+        let note = RunNote {
+            argv: vec!["claude".into()],
+            ..RunNote::default()
+        };
+        store.record_run_note(session, "max", 7, &note).unwrap();
+    }
+
+    /// Rows naming `session`, per table that keeps rows per session, read from the file.
+    fn rows_of(path: &std::path::Path, session: i64) -> Vec<(String, i64)> {
+        let conn = rusqlite::Connection::open(path).unwrap();
+        let tables = tables_with_sessions(&conn).unwrap();
+        let mut rows: Vec<(String, i64)> = tables
+            .into_iter()
+            .map(|t| {
+                let sql = format!("SELECT count(*) FROM \"{t}\" WHERE session_id = ?1");
+                let n = conn.query_row(&sql, [session], |r| r.get(0)).unwrap();
+                (t, n)
+            })
+            .collect();
+        let own: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sessions WHERE id = ?1",
+                [session],
+                |r| r.get(0),
+            )
+            .unwrap();
+        rows.push(("sessions".into(), own));
+        rows
+    }
+
+    #[test]
+    fn deleting_a_session_leaves_no_row_of_it_in_any_table_and_keeps_the_others() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.db");
+        let mut store = Store::open(&path).unwrap();
+        let gone = store.create_session("Gone", 1, &team()).unwrap();
+        let kept = store.create_session("Kept", 2, &team()).unwrap();
+        keep_all(&mut store, gone);
+        keep_all(&mut store, kept);
+        let before = rows_of(&path, gone);
+        assert!(
+            before.len() >= 9,
+            "the tables that keep rows per session: {before:?}"
+        );
+        for (table, n) in &before {
+            assert!(
+                *n > 0,
+                "the test fills every such table; {table} has no row"
+            );
+        }
+
+        store.delete_session(gone).unwrap();
+        let after = rows_of(&path, gone);
+        assert!(after.iter().all(|(_, n)| *n == 0), "left behind: {after:?}");
+        assert_eq!(
+            rows_of(&path, kept),
+            before,
+            "the other session is untouched"
+        );
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        let texts: i64 = conn
+            .query_row("SELECT count(*) FROM fact_text", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(texts, 2, "only the kept session's two facts are searchable");
+    }
 
     #[test]
     fn facts_are_kept_in_order_across_reopen() {
