@@ -8,27 +8,26 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { tmpdir } from 'node:os';
-import { InspectorPage } from './support/inspector-page.mjs';
 import { servedPage } from './support/served.mjs';
-import { bridgeDir, demoTeam, fixture, startBridge } from './support/bridge.mjs';
+import { demoTeam, fakeCliBridge, fixture, freePort, openBridgePage, startBridge } from './support/bridge.mjs';
 import { assertNoSevere, axeFindings } from './support/axe.mjs';
 
 const served = servedPage();
 let bridge;
-let dir;
 
 before(async () => {
-  dir = await bridgeDir('deliveries-actions');
-  const team = await demoTeam();
-  const max = team.members.find((m) => m.id === 'max');
-  Object.assign(max, { model: 'opus-e2e', env: { E2E_TOKEN: 'never-sent-to-the-page' } });
-  team.settings = { ...team.settings, maxCostUsd: 1 };
-  bridge = await startBridge(dir, { team, agents: {
-    // Names its model, says a little, fails reporting $0 (kept output).
-    max: { command: fixture('claude-fails-costless.sh') },
-    // Fails its first run, answers the next (a retry).
-    carol: { command: fixture('fail-once.sh'), args: [path.join(dir, 'carol-ran-once')], output: 'command' },
-  } });
+  ({ bridge } = await fakeCliBridge('deliveries-actions', {
+    change: (team) => {
+      Object.assign(team.members.find((m) => m.id === 'max'), { model: 'opus-e2e', env: { E2E_TOKEN: 'never-sent-to-the-page' } });
+      team.settings = { ...team.settings, maxCostUsd: 1 };
+    },
+    agents: (dir) => ({
+      // Names its model, says a little, fails reporting $0 (kept output).
+      max: { command: fixture('claude-fails-costless.sh') },
+      // Fails its first run, answers the next (a retry).
+      carol: { command: fixture('fail-once.sh'), args: [path.join(dir, 'carol-ran-once')], output: 'command' },
+    }),
+  }));
 });
 
 after(() => bridge?.kill());
@@ -39,15 +38,7 @@ const failedRow = (page, name) => rows(page).filter({ has: page.page.locator('.d
   .and(page.page.locator('[data-status="failed"]'));
 
 /** Opens the bridge's page at `viewport`, with the clipboard allowed and axe injectable. */
-async function bridgePage(viewport) {
-  const context = await served.browser.newContext({ viewport, bypassCSP: true });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(bridge.url).origin });
-  const page = new InspectorPage(await context.newPage(), bridge.url);
-  await page.page.goto(bridge.url);
-  await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
-  await page.by('agent-status').first().waitFor();
-  return { context, page };
-}
+const bridgePage = (viewport) => openBridgePage(served.browser, bridge.url, { viewport, clipboard: true });
 
 test('bridge: "—" for a cost not reported, the model, output, command, retry; axe on each state', async () => {
   const { context, page } = await bridgePage({ width: 1440, height: 900 });
@@ -90,15 +81,28 @@ test('bridge: "—" for a cost not reported, the model, output, command, retry; 
   assert.ok(command.startsWith(`${fixture('claude-fails-costless.sh')} `), command);
   assert.match(command, / --model opus-e2e /);
   assert.match(command, / --append-system-prompt '/, 'the system part, quoted');
+  // "copied" only once the clipboard took it, "could not copy" when it refused: the page's
+  // writes are held here until the test lets each go through or fail.
+  await page.page.evaluate(() => {
+    const write = navigator.clipboard.writeText.bind(navigator.clipboard);
+    window.clipboardWrites = [];
+    navigator.clipboard.writeText = (text) => new Promise((resolve, reject) => window.clipboardWrites.push({
+      pass: () => write(text).then(resolve, reject),
+      refuse: () => reject(new DOMException('refused by the test', 'NotAllowedError')),
+    }));
+  });
+  const writes = (n) => page.page.waitForFunction((n) => window.clipboardWrites.length === n, n);
   await page.by('details-copy-command').click();
-  await details.filter({ hasText: 'copied' }).waitFor();
-  // The clipboard is written asynchronously: read it until it holds the command (or 5 s pass).
-  let copied;
-  for (const deadline = Date.now() + 5_000; Date.now() < deadline;) {
-    copied = await page.page.evaluate(() => navigator.clipboard.readText());
-    if (copied === command) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await writes(1);
+  assert.equal(await page.by('details-copied').textContent(), '', 'nothing said while the clipboard has not answered');
+  await page.page.evaluate(() => window.clipboardWrites[0].pass());
+  await page.by('details-copied').filter({ hasText: /^ copied$/ }).waitFor();
+  assert.equal(await page.page.evaluate(() => navigator.clipboard.readText()), command);
+  await page.by('details-copy-command').click();
+  await writes(2);
+  await page.page.evaluate(() => window.clipboardWrites[1].refuse());
+  await page.by('details-copied').filter({ hasText: /^ could not copy: the browser refused clipboard access$/ }).waitFor();
+  const copied = await page.page.evaluate(() => navigator.clipboard.readText());
   assert.equal(copied, command);
   assert.ok(!(await page.page.content()).includes('never-sent-to-the-page'), 'an env value reached the page');
   assert.ok(!command.includes('E2E_TOKEN'), 'no env name in the command either');
@@ -116,8 +120,10 @@ test('bridge: "—" for a cost not reported, the model, output, command, retry; 
   const carolRows = rows(page).filter({ has: page.page.locator('.d-to', { hasText: 'Carol' }) });
   await page.page.waitForFunction(() => [...document.querySelectorAll('[data-testid="delivery-row"]')]
     .filter((r) => r.querySelector('.d-to')?.textContent === 'Carol').map((r) => r.dataset.status).join() === 'failed,delivered');
+  // The details still show the old run (not the new one), which failed.
   assert.equal(await carolRows.count(), 2);
-  // The old run is still the failed one chosen; it can no longer run again, and says why.
+  assert.match(await page.by('delivery-details').locator('strong').textContent(), /^#\d+ to Carol · failed$/);
+  // It can no longer run again, and says why.
   await page.by('details-retry-why').filter({ hasText: 'a later run of Carol came after this one' }).waitFor();
   // Carol's plain command names no model; none is configured: said as such.
   assert.match(await page.by('details-model').textContent(), /^model: the CLI's default \(configured; its CLI did not say which answered\)$/);
@@ -144,6 +150,37 @@ for (const [name, viewport] of SIZES.slice(1)) {
     await context.close();
   });
 }
+
+test('bridge: the details asked just before the bridge went away are asked again once it is back', { timeout: 120_000 }, async () => {
+  const port = await freePort();
+  const agents = { max: { command: fixture('claude-fails-costless.sh') } };
+  const { dir, team, bridge: gone } = await fakeCliBridge('deliveries-details-lost', { agents, port });
+  let back;
+  try {
+    const { context, page } = await openBridgePage(served.browser, gone.url);
+    await page.send('[FROM: kailai] Count the notes. [NEXT: max]');
+    await page.by('member-row').nth(1).getByTestId('member-status').filter({ hasText: /^failed/ }).waitFor();
+    await page.by('deliveries-tab').click();
+    // The bridge stops answering (its socket stays open): the page asks, no answer comes.
+    gone.kill('SIGSTOP');
+    await failedRow(page, 'Max').click();
+    await page.by('delivery-details').filter({ hasText: 'output: asking the bridge…' }).waitFor();
+    gone.kill('SIGKILL');
+    await page.by('connection-status').filter({ hasText: 'reconnecting' }).waitFor();
+    back = await startBridge(dir, { team, agents, port });
+    await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor({ timeout: 15_000 });
+    await failedRow(page, 'Max').click();
+    await page.by('details-show-output').click();
+    await page.by('details-output').filter({ hasText: 'Looking at the notes' }).waitFor();
+    // Chromium logs each refused reconnection attempt while the bridge was away; nothing else.
+    page.errors = page.errors.filter((e) => !/ERR_CONNECTION_REFUSED/.test(e));
+    page.assertNoErrors();
+    await context.close();
+  } finally {
+    gone.kill('SIGKILL');
+    back?.kill();
+  }
+});
 
 /** A session of the demo team whose one delivery, to Max, failed (as a bridge would store it). */
 async function failedSession() {

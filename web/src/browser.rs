@@ -36,14 +36,27 @@ pub fn download(name: &str, mime: &str, text: &str) -> Result<(), String> {
 
 /// Copies `text` to the clipboard (asynchronously; errors are reported to `on_error`).
 pub fn copy(text: String, on_error: impl FnOnce(String) + 'static) {
+    copy_then(text, move |done| {
+        if let Err(e) = done {
+            on_error(format!("{e}; use save instead"));
+        }
+    });
+}
+
+/// Copies `text` to the clipboard and calls `done` once the browser wrote it, or refused:
+/// a confirmation shown before then could be a false one.
+pub fn copy_then(text: String, done: impl FnOnce(Result<(), String>) + 'static) {
     let Some(window) = web_sys::window() else {
-        return on_error("no window to copy from".to_string());
+        return done(Err("no window to copy from".to_string()));
     };
     let promise = window.navigator().clipboard().write_text(&text);
     leptos::task::spawn_local(async move {
-        if JsFuture::from(promise).await.is_err() {
-            on_error("the browser refused clipboard access; use save instead".to_string());
-        }
+        let written = JsFuture::from(promise).await;
+        done(
+            written
+                .map(|_| ())
+                .map_err(|_| "the browser refused clipboard access".to_string()),
+        );
     });
 }
 

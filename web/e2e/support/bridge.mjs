@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { InspectorPage } from './inspector-page.mjs';
 
 export const root = fileURLToPath(new URL('../../../', import.meta.url));
 export const bin = process.env.AGENT_CHATTER_BIN ?? path.join(root, 'target/debug/agent-chatter');
@@ -58,3 +59,33 @@ export async function startBridge(dir, { team, agents, port = 0, args = [], dist
 
 /** The demo team (src/demo-team.json), to change before a bridge starts with it. */
 export const demoTeam = async () => JSON.parse(await readFile(path.join(root, 'src/demo-team.json'), 'utf8'));
+
+/**
+ * A bridge running fake CLIs for one test file: a new directory (`name`), the demo team as
+ * `change` leaves it (models, env, settings), `agents` and `port` as [`startBridge`] takes them
+ * (`agents` may be a function of the directory, for a fixture that keeps a file there).
+ * Resolves to `{ dir, team, agents, bridge }`.
+ */
+export async function fakeCliBridge(name, { change = () => {}, agents, port } = {}) {
+  const dir = await bridgeDir(name);
+  const team = await demoTeam();
+  change(team);
+  const cli = typeof agents === 'function' ? agents(dir) : agents;
+  const bridge = await startBridge(dir, { team, agents: cli, port });
+  return { dir, team, agents: cli, bridge };
+}
+
+/**
+ * Opens the page a bridge serves (`url`) in a new context of `browser` at `viewport` (CSP
+ * bypassed so that axe can be injected; `clipboard`: reading and writing it allowed), once
+ * it is connected and the bridge reported its agents. Resolves to `{ context, page }`.
+ */
+export async function openBridgePage(browser, url, { viewport = { width: 1440, height: 900 }, clipboard = false, acceptDownloads = false } = {}) {
+  const context = await browser.newContext({ viewport, bypassCSP: true, acceptDownloads });
+  if (clipboard) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(url).origin });
+  const page = new InspectorPage(await context.newPage(), url);
+  await page.page.goto(url);
+  await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
+  await page.by('agent-status').first().waitFor();
+  return { context, page };
+}

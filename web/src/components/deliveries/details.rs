@@ -16,7 +16,7 @@ use super::{reported_cost, DeliveryStatus, Entry};
 use crate::browser;
 use crate::erased::handler;
 use crate::host::{use_host, Host};
-use crate::state::{use_state, AppState};
+use crate::state::use_state;
 
 /// What the panel shows of one delivery, from the session alone.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,11 +50,11 @@ pub fn DeliveryDetails(
             .and_then(|(to, at)| host.run_details(&to, at))
     });
     let show_output = RwSignal::new(false);
-    let copied = RwSignal::new(false);
+    let copied = RwSignal::new(None::<Result<(), String>>);
     Effect::new(move |_| {
         chosen.track();
         show_output.set(false);
-        copied.set(false);
+        copied.set(None);
     });
     move || {
         let k = known.get()?;
@@ -69,7 +69,7 @@ pub fn DeliveryDetails(
                 <p data-testid="details-model">{model}</p>
                 {retry_view(host, &chosen, k.retry.clone())}
                 {k.run.clone().map(|(to, at)| output_view(host, details, show_output, to, at))}
-                {k.run.is_some().then(|| command_view(state, host, details, copied))}
+                {k.run.is_some().then(|| command_view(host, details, copied))}
             </section>
         })
     }
@@ -215,13 +215,13 @@ fn output_view(
     .into_any()
 }
 
-/// The command that ran, shell-quoted, with a copy button; the prompt went on its stdin and
-/// no environment variable is shown.
+/// The command that ran, shell-quoted, with a copy button that says "copied" once the
+/// clipboard holds it (or why it could not); the prompt went on its stdin and no environment
+/// variable is shown.
 fn command_view(
-    state: AppState,
     host: Host,
     details: Memo<Option<RunDetails>>,
-    copied: RwSignal<bool>,
+    copied: RwSignal<Option<Result<(), String>>>,
 ) -> impl IntoView {
     let line = Memo::new(move |_| {
         details.with(|d| {
@@ -240,15 +240,15 @@ fn command_view(
                 let copy = {
                     let line = line.clone();
                     move |_| {
-                        copied.set(true);
-                        browser::copy(line.clone(), move |e| state.report(e));
+                        copied.set(None);
+                        browser::copy_then(line.clone(), move |done| copied.set(Some(done)));
                     }
                 };
                 view! {
                     <div class="details-command">
                         <p>"command that ran "
                             <button data-testid="details-copy-command" on:click=handler(copy)>"copy"</button>
-                            <span class="muted" role="status">{move || if copied.get() { " copied" } else { "" }}</span>
+                            <span class="muted" role="status" data-testid="details-copied">{move || copied_words(copied.get())}</span>
                             <span class="muted">" (the prompt went on its stdin; environment variables are not shown)"</span>
                         </p>
                         <pre class="details-pre" data-testid="details-command" tabindex="0" aria-label="the command that ran">{line}</pre>
@@ -256,6 +256,15 @@ fn command_view(
                 }.into_any()
             }
         })
+    }
+}
+
+/// What the copy button's status says: nothing until the clipboard answered.
+fn copied_words(copied: Option<Result<(), String>>) -> String {
+    match copied {
+        None => String::new(),
+        Some(Ok(())) => " copied".to_string(),
+        Some(Err(why)) => format!(" could not copy: {why}"),
     }
 }
 

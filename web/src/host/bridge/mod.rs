@@ -266,6 +266,8 @@ impl Bridge {
         self.output_cut.set(0);
         // Whether a question is still open is known once back (the session comes again).
         self.approvals.set(BTreeMap::new());
+        // Details asked and not answered will not be: asked again once back.
+        self.forget_unanswered_details();
         set_timeout(
             move || {
                 if self.open_socket().is_err() {
@@ -739,7 +741,10 @@ impl Bridge {
                 reason,
             })),
             Event::RunDetails(details) => self.on_run_details(details),
-            Event::Error { message } => state.report(format!("bridge: {message}")),
+            Event::Error { message } => {
+                self.forget_unanswered_details();
+                state.report(format!("bridge: {message}"))
+            }
             Event::Activity { to, message, item } => self.on_activity(to, message, item),
             Event::Approval { to, request, .. } => self.approvals.update(|open| {
                 let asked = open.entry(to).or_default();
@@ -784,6 +789,7 @@ impl Bridge {
                 // A new session shown: earlier errors were about another.
                 state.error.set(None);
                 self.performed(state.show(session));
+                self.ask_shown_details_again();
                 // The new session a share link asked for: the case goes in as its fact.
                 let mut shared = None;
                 self.pending_share.update_value(|p| shared = p.take());

@@ -1,6 +1,8 @@
 //! What a bridge keeps of an ended run beyond its fact (`runDetails`, docs/architecture.md
 //! §14b): its argv, the model, its kept output. Asked once per run, when the page first shows
-//! it, and kept by (session, member, the time its run ended).
+//! it, and kept by (session, member, the time its run ended). An ask whose answer cannot come
+//! any more (the bridge answered an error, or the connection dropped) is forgotten, so the run
+//! is asked again when shown again.
 
 use agent_chatter::protocol::{Command, RunDetails};
 use leptos::prelude::*;
@@ -37,8 +39,24 @@ impl Bridge {
     /// The bridge's answer to a `runDetails`.
     pub(super) fn on_run_details(&self, details: RunDetails) {
         let key = (details.session, details.to.clone(), details.at);
+        self.details_asked.update_value(|a| {
+            a.remove(&key);
+        });
         self.details.update(|d| {
             d.insert(key, details);
         });
+    }
+
+    /// Forgets the runs asked and not answered: the bridge answered an error (which names no
+    /// command, so any ask may be the one refused) or the connection dropped with them. Each
+    /// is asked again the next time it is shown.
+    pub(super) fn forget_unanswered_details(&self) {
+        self.details_asked.update_value(|a| a.clear());
+    }
+
+    /// Shows again every run's details (after a reconnection): what was forgotten unanswered
+    /// is asked again now for the views that show it.
+    pub(super) fn ask_shown_details_again(&self) {
+        self.details.update(|_| {});
     }
 }
