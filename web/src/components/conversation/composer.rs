@@ -9,112 +9,19 @@ use leptos::prelude::*;
 
 use crate::components::when::When;
 use crate::erased::handler;
-use crate::host::{use_host, Ticket};
-use crate::state::use_state;
+use crate::host::{use_host, Host, Ticket};
+use crate::state::{use_state, AppState};
 
 #[component]
 pub fn Composer() -> impl IntoView {
     let host = use_host();
     let state = use_state();
-    // What was typed survives a reload, and belongs to its session: another session shown
-    // shows its own draft, so a message is never sent to a conversation it was not written
-    // for (docs/architecture.md §13).
-    let session = host.shown_session();
-    let drafts = host.drafts();
-    let text = RwSignal::new(String::new());
-    crate::erased::effect(move || text.set(crate::storage::draft(drafts, session.get())));
-    crate::erased::effect(move || {
-        text.with(|t| crate::storage::set_draft(drafts, session.get_untracked(), t))
-    });
-    // (name as written, the member's name and display name it most likely meant)
-    let unknown = Memo::new(move |_| {
-        text.with(|text| {
-            state.team.with(|team| {
-                let Some(team) = team else { return Vec::new() };
-                team.unknown_addressees(text)
-                    .into_iter()
-                    .map(|(name, m)| (name, m.map(|m| (m.name.clone(), m.display_name.clone()))))
-                    .collect::<Vec<_>>()
-            })
-        })
-    });
-    // The text stays until the host has stored the message (a bridge stores it later): a
-    // refused message (an error event) is still there to fix, not lost. The message is known
-    // by its ticket, never by its text, so an earlier message with the same text is not
-    // taken for it.
-    let pending = RwSignal::new(None::<(Ticket, String)>);
-    let stored = move |body: &str| {
-        pending.set(None);
-        if text.get_untracked() == body {
-            text.set(String::new());
-        }
-    };
-    crate::erased::effect(move || {
-        let Some((ticket, body)) = pending.get() else {
-            return;
-        };
-        if host.is_stored(ticket) {
-            stored(&body);
-        }
-    });
+    let text = session_draft(host);
+    let unknown = unknown_addressees(state, text);
+    let Sending { send, queued } = sending(host, text, unknown);
     // Why nothing can be sent now (a bridge that is away): typing goes on, and a send waits.
     let unavailable = move || host.unavailable();
-    // "send" pressed while the bridge was away: the text goes once it is back.
-    let queued = RwSignal::new(false);
-    let deliver = move |body: String| {
-        let Some(ticket) = host.send_human(body.clone()) else {
-            return;
-        };
-        // Sent: no longer a draft to bring back after a reload, even before the host has
-        // stored it (a reload then would offer the same message twice).
-        crate::storage::set_draft(drafts, untrack(|| session.get()), "");
-        if untrack(|| host.is_stored(ticket)) {
-            stored(&body);
-        } else {
-            pending.set(Some((ticket, body)));
-        }
-    };
-    let send = move || {
-        let body = text.get_untracked();
-        if body.trim().is_empty() {
-            return;
-        }
-        // A mistyped name would reach no one, and a message once sent stays in the log:
-        // asked first, whether the send came from the button or the keyboard.
-        let question = unknown.with_untracked(|u| send_anyway(u));
-        if question.is_some_and(|q| !crate::browser::confirm(&q)) {
-            return;
-        }
-        if untrack(unavailable).is_some() {
-            queued.set(true);
-            return;
-        }
-        deliver(body);
-    };
-    // Back: the waiting text goes (as it is now; emptied meanwhile, nothing goes).
-    crate::erased::effect(move || {
-        if !queued.get() || unavailable().is_some() {
-            return;
-        }
-        queued.set(false);
-        let body = text.get_untracked();
-        if !body.trim().is_empty() {
-            untrack(|| deliver(body));
-        }
-    });
-    // An example addressed to this team's own AI members (the first two).
-    let example = Memo::new(move |_| {
-        state.team.with(|team| {
-            let names: Vec<&str> = team
-                .iter()
-                .flat_map(|t| t.members.iter())
-                .filter(|m| m.is_ai())
-                .map(|m| m.name.as_str())
-                .take(2)
-                .collect();
-            placeholder(&names)
-        })
-    });
+    let example = example(state);
     view! {
         <div class="composer">
             // A short placeholder, whole on a phone's two lines; Ctrl+Enter is in the label.
@@ -138,6 +45,144 @@ pub fn Composer() -> impl IntoView {
                 "will send when reconnected: the bridge is away; this message is kept here and goes once it is back"
             </div>
         </When>
+        {addressee_hint(text, unknown)}
+    }
+}
+
+/// What is typed, kept per session: it survives a reload, and another session shown shows its
+/// own draft, so a message is never sent to a conversation it was not written for
+/// (docs/architecture.md §13).
+fn session_draft(host: Host) -> RwSignal<String> {
+    let session = host.shown_session();
+    let drafts = host.drafts();
+    let text = RwSignal::new(String::new());
+    crate::erased::effect(move || text.set(crate::storage::draft(drafts, session.get())));
+    crate::erased::effect(move || {
+        text.with(|t| crate::storage::set_draft(drafts, session.get_untracked(), t))
+    });
+    text
+}
+
+/// The `[NEXT]` names in `text` that are no member of the team, each with (the member's
+/// name, display name) it most likely meant.
+fn unknown_addressees(state: AppState, text: RwSignal<String>) -> Memo<Vec<UnknownName>> {
+    Memo::new(move |_| {
+        text.with(|text| {
+            state.team.with(|team| {
+                let Some(team) = team else { return Vec::new() };
+                team.unknown_addressees(text)
+                    .into_iter()
+                    .map(|(name, m)| (name, m.map(|m| (m.name.clone(), m.display_name.clone()))))
+                    .collect::<Vec<_>>()
+            })
+        })
+    })
+}
+
+/// The composer's send, and whether a send waits for the bridge to come back.
+struct Sending<F> {
+    send: F,
+    /// "send" pressed while the bridge was away: the text goes once it is back.
+    queued: RwSignal<bool>,
+}
+
+/// Sending `text`: asked first when a `[NEXT]` name is no member; kept and sent once back
+/// when the bridge is away; emptied only once the host stored the message.
+fn sending(
+    host: Host,
+    text: RwSignal<String>,
+    unknown: Memo<Vec<UnknownName>>,
+) -> Sending<impl Fn() + Copy + 'static> {
+    let deliver = delivery(host, text);
+    let queued = RwSignal::new(false);
+    let send = move || {
+        let body = text.get_untracked();
+        if body.trim().is_empty() {
+            return;
+        }
+        // A mistyped name would reach no one, and a message once sent stays in the log:
+        // asked first, whether the send came from the button or the keyboard.
+        let question = unknown.with_untracked(|u| send_anyway(u));
+        if question.is_some_and(|q| !crate::browser::confirm(&q)) {
+            return;
+        }
+        if untrack(|| host.unavailable()).is_some() {
+            queued.set(true);
+            return;
+        }
+        deliver(body);
+    };
+    // Back: the waiting text goes (as it is now; emptied meanwhile, nothing goes).
+    crate::erased::effect(move || {
+        if !queued.get() || host.unavailable().is_some() {
+            return;
+        }
+        queued.set(false);
+        let body = text.get_untracked();
+        if !body.trim().is_empty() {
+            untrack(|| deliver(body));
+        }
+    });
+    Sending { send, queued }
+}
+
+/// Hands a message to the host. The text stays until the host has stored the message (a
+/// bridge stores it later): a refused message (an error event) is still there to fix, not
+/// lost. The message is known by its ticket, never by its text, so an earlier message with
+/// the same text is not taken for it.
+fn delivery(host: Host, text: RwSignal<String>) -> impl Fn(String) + Copy + 'static {
+    let session = host.shown_session();
+    let drafts = host.drafts();
+    let pending = RwSignal::new(None::<(Ticket, String)>);
+    let stored = move |body: &str| {
+        pending.set(None);
+        if text.get_untracked() == body {
+            text.set(String::new());
+        }
+    };
+    crate::erased::effect(move || {
+        let Some((ticket, body)) = pending.get() else {
+            return;
+        };
+        if host.is_stored(ticket) {
+            stored(&body);
+        }
+    });
+    move |body: String| {
+        let Some(ticket) = host.send_human(body.clone()) else {
+            return;
+        };
+        // Sent: no longer a draft to bring back after a reload, even before the host has
+        // stored it (a reload then would offer the same message twice).
+        crate::storage::set_draft(drafts, untrack(|| session.get()), "");
+        if untrack(|| host.is_stored(ticket)) {
+            stored(&body);
+        } else {
+            pending.set(Some((ticket, body)));
+        }
+    }
+}
+
+/// The placeholder's example, addressed to this team's own AI members (the first two).
+fn example(state: AppState) -> Memo<String> {
+    Memo::new(move |_| {
+        state.team.with(|team| {
+            let names: Vec<&str> = team
+                .iter()
+                .flat_map(|t| t.members.iter())
+                .filter(|m| m.is_ai())
+                .map(|m| m.name.as_str())
+                .take(2)
+                .collect();
+            placeholder(&names)
+        })
+    })
+}
+
+/// The warning under the composer (`composer-hint`) for each `[NEXT]` name that is no
+/// member, with a button that puts in the member it most likely meant.
+fn addressee_hint(text: RwSignal<String>, unknown: Memo<Vec<UnknownName>>) -> impl IntoView {
+    view! {
         <When when=Memo::new(move |_| unknown.with(|u| !u.is_empty()))>
             <div class="composer-hint" role="status" data-testid="composer-hint">
                 {move || unknown.get().into_iter().map(|(name, meant)| {
@@ -174,9 +219,12 @@ fn placeholder(names: &[&str]) -> String {
     )
 }
 
-/// Names in `[NEXT]` that are no member, each with the member it most likely meant (its name
-/// and display name).
-type Unknown = [(String, Option<(String, String)>)];
+/// A name in `[NEXT]` that is no member, with the member it most likely meant (its name and
+/// display name).
+type UnknownName = (String, Option<(String, String)>);
+
+/// Names in `[NEXT]` that are no member (see [`UnknownName`]).
+type Unknown = [UnknownName];
 
 /// The question asked before a message whose `[NEXT]` names `unknown` is sent; `None` when
 /// every name is a member.
