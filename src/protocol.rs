@@ -115,6 +115,10 @@ pub enum Event {
         /// the run in flight's so far included.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         activity: Vec<RunActivity>,
+        /// Set when this session is opened because a page forked another (`forkSession`):
+        /// every page shown it can say what happened instead of guessing from its name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        forked: Option<Forked>,
     },
     /// One new fact, committed; `seq` is its 1-based position in the log.
     Fact {
@@ -262,6 +266,14 @@ pub struct SnippetPart {
     /// True for matched words.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hit: bool,
+}
+
+/// A session just made by a fork: of session `from`, at its message number `at` (#3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Forked {
+    pub from: i64,
+    pub at: u64,
 }
 
 /// The digest of what one delivery sent.
@@ -475,7 +487,7 @@ mod event_fields {
     use crate::activity::{Activity, ApprovalRequest, DecidedBy, RunActivity};
     use crate::session::Fact;
 
-    use super::{SearchHit, Sent};
+    use super::{Forked, SearchHit, Sent};
 
     #[derive(Deserialize)]
     pub(super) struct Session {
@@ -484,6 +496,8 @@ mod event_fields {
         pub(super) sent: Vec<Sent>,
         #[serde(default)]
         pub(super) activity: Vec<RunActivity>,
+        #[serde(default)]
+        pub(super) forked: Option<Forked>,
     }
     #[derive(Deserialize)]
     pub(super) struct Doing {
@@ -565,6 +579,7 @@ pub fn decode_event(text: &str) -> Result<Event, FrameError> {
             facts: s.facts,
             sent: s.sent,
             activity: s.activity,
+            forked: s.forked,
         }),
         "fact" => read(text).map(|Committed { seq, fact }| Event::Fact { seq, fact }),
         "delivering" => read(text).map(|d: Delivering| Event::Delivering {
@@ -738,6 +753,14 @@ mod tests {
                     to: "max".into(),
                     items: vec![Activity::Context { used: 5, size: 9 }],
                 }],
+                forked: None,
+            },
+            Event::Session {
+                id: 2,
+                facts: vec![],
+                sent: vec![],
+                activity: vec![],
+                forked: Some(Forked { from: 1, at: 3 }),
             },
             Event::Activity {
                 to: "max".into(),

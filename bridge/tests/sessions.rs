@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use agent_chatter::protocol::{Command as Frame, Event, SearchHit, SessionInfo};
+use agent_chatter::protocol::{Command as Frame, Event, Forked, SearchHit, SessionInfo};
 use agent_chatter::session::Fact;
 use serde_json::json;
 use support::{bin, human, team, Bridge, Client, Opened, Replied};
@@ -115,8 +115,17 @@ async fn until_session_where(page: &mut Client, pred: impl Fn(i64) -> bool) -> O
         .await
     {
         Event::Session {
-            id, facts, sent, ..
-        } => Opened { id, facts, sent },
+            id,
+            facts,
+            sent,
+            forked,
+            ..
+        } => Opened {
+            id,
+            facts,
+            sent,
+            forked,
+        },
         _ => unreachable!(),
     }
 }
@@ -387,9 +396,16 @@ async fn a_fork_has_the_first_n_facts_and_the_original_is_unchanged() {
         upto: 3,
     })
     .await;
-    // Every page follows to the fork.
+    // Every page follows to the fork, told it is one: of the original, at message #2.
     let fork = until_session_where(&mut other, |id| id != original).await;
     assert_eq!(fork.facts, before[..3]);
+    assert_eq!(
+        fork.forked,
+        Some(Forked {
+            from: original,
+            at: 2
+        })
+    );
     let list = until_sessions(&mut other).await;
     let listed = list.iter().find(|s| s.id == fork.id).unwrap().clone();
     // Named by the message (#2, the reply to "first"), not the fact (3: the team is fact 1).
@@ -399,6 +415,10 @@ async fn a_fork_has_the_first_n_facts_and_the_original_is_unchanged() {
     page.send_command(Frame::OpenSession { id: original }).await;
     let again = until_session_where(&mut page, |id| id == original).await;
     assert_eq!(again.facts, before);
+    assert_eq!(again.forked, None, "opening a session is no fork");
+    page.send_command(Frame::OpenSession { id: fork.id }).await;
+    let reopened = until_session_where(&mut page, |id| id == fork.id).await;
+    assert_eq!(reopened.forked, None, "nor is opening a fork made earlier");
 }
 
 #[tokio::test]

@@ -11,26 +11,27 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { assertNoSevere, axeFindings } from './support/axe.mjs';
-import { InspectorPage } from './support/inspector-page.mjs';
 import { servedPage } from './support/served.mjs';
-import { bridgeDir, demoTeam, fixture, startBridge } from './support/bridge.mjs';
+import { bridgeDir, demoTeam, fakeCliBridge, fixture, openBridgePage } from './support/bridge.mjs';
 
 const served = servedPage();
 let bridge;
 let dir;
 
 before(async () => {
-  dir = await bridgeDir('cost');
-  const team = await demoTeam();
-  // Max names his model, Sarah none: the view groups her runs as "model not reported".
-  // Max hands the turn to Sarah, Sarah to Kailai (the fake CLI's AGENT_CHATTER_TEST_NEXT).
-  Object.assign(team.members.find((m) => m.id === 'max'), { model: 'opus-e2e', env: { AGENT_CHATTER_TEST_NEXT: 'sarah' } });
-  team.settings = { ...team.settings, maxCostUsd: 0.025 };
-  bridge = await startBridge(dir, { team, agents: {
-    max: { command: fixture('claude-settings.sh'), output: 'claude' },
-    sarah: { command: fixture('claude-settings.sh'), output: 'claude' },
-    carol: { command: fixture('crash.sh') },
-  } });
+  ({ dir, bridge } = await fakeCliBridge('cost', {
+    change: (team) => {
+      // Max names his model, Sarah none: the view groups her runs as "model not reported".
+      // Max hands the turn to Sarah, Sarah to Kailai (the fake CLI's AGENT_CHATTER_TEST_NEXT).
+      Object.assign(team.members.find((m) => m.id === 'max'), { model: 'opus-e2e', env: { AGENT_CHATTER_TEST_NEXT: 'sarah' } });
+      team.settings = { ...team.settings, maxCostUsd: 0.025 };
+    },
+    agents: {
+      max: { command: fixture('claude-settings.sh'), output: 'claude' },
+      sarah: { command: fixture('claude-settings.sh'), output: 'claude' },
+      carol: { command: fixture('crash.sh') },
+    },
+  }));
 });
 
 after(() => bridge?.kill());
@@ -45,11 +46,7 @@ const count = (page, n) => page.page.waitForFunction(
   (n) => document.querySelectorAll('[data-testid="timeline-message"]').length === n, n);
 
 test('bridge: the cost view, the budget given to Claude, the crossing run in the notice', async () => {
-  const context = await served.browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true, bypassCSP: true });
-  const page = new InspectorPage(await context.newPage(), bridge.url);
-  await page.page.goto(bridge.url);
-  await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
-  await page.by('agent-status').first().waitFor();
+  const { context, page } = await openBridgePage(served.browser, bridge.url, { acceptDownloads: true });
   const last = () => page.by('timeline-message').last().locator('.content').textContent();
 
   // Max's first run is given the whole cap, Sarah's after his what he left; Carol's crashes
@@ -142,10 +139,22 @@ test('bridge: the cost view, the budget given to Claude, the crossing run in the
 
 test('page alone: opening a session file and forking say what they did', async () => {
   const { context, page } = await served.visit();
-  assert.equal(await page.by('happened').textContent(), '', 'nothing said before anything was done');
+  const original = await page.by('session-select').inputValue();
   await page.by('timeline-message').nth(1).hover();
   await page.by('timeline-message').nth(1).getByTestId('fork').click();
-  await page.by('happened').filter({ hasText: /^Forked at #2 into session \d+ — the original \(session \d+\) is unchanged/ }).waitFor();
+  await page.page.waitForFunction((id) => document.querySelector('[data-testid=session-select]').value !== id, original);
+  const fork = await page.by('session-select').inputValue();
+  await page.by('happened').filter({ hasText: `Forked at #2 into session ${fork} — the original (session ${original}) is unchanged` }).waitFor();
+  await page.by('happened').getByRole('button', { name: 'dismiss' }).click();
+  await page.page.waitForFunction(() => document.querySelector('[data-testid=happened]').textContent === '');
+  // Switching between sessions is neither a fork nor an open: nothing is said, even for a
+  // session named as a fork and made a moment ago.
+  for (const id of [original, fork]) {
+    await page.by('session-select').selectOption(id);
+    await page.page.waitForFunction((id) => document.querySelector('[data-testid=session-select]').value === id, id);
+    await page.by('timeline-message').nth(1).waitFor();
+    assert.equal(await page.by('happened').textContent(), '', `switching to session ${id} is told as nothing`);
+  }
   // A saved session opened over a conversation opens beside it.
   const saved = await page.download('export-session');
   const file = path.join(await bridgeDir('cost-alone'), 'notes.json');

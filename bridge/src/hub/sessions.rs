@@ -3,7 +3,7 @@
 
 use agent_chatter::activity::RunActivity;
 use agent_chatter::conversation::Action;
-use agent_chatter::protocol::Event;
+use agent_chatter::protocol::{Event, Forked};
 use agent_chatter::session::{Fact, Session};
 use agent_chatter::team::Team;
 
@@ -15,6 +15,12 @@ use crate::store::Store;
 
 impl Actor {
     pub(super) fn open(&mut self, id: Option<i64>) -> Result<(), HubError> {
+        self.open_forked(id, None)
+    }
+
+    /// [`Self::open`]; `forked_from`: the session it was just forked from, which every page
+    /// is told with the `session` event (`forked`), with the message number of the fork.
+    fn open_forked(&mut self, id: Option<i64>, forked_from: Option<i64>) -> Result<(), HubError> {
         let created = id.is_none();
         let (id, session) = match id {
             Some(id) => {
@@ -93,7 +99,11 @@ impl Actor {
         self.created = created;
         self.opening += 1;
         self.session = session;
-        self.publish(self.session_event());
+        let forked = forked_from.map(|from| Forked {
+            from,
+            at: self.session.messages().len() as u64,
+        });
+        self.publish(self.session_event_forked(forked));
         self.publish(self.agents_event());
         self.publish_sessions();
         let actions = drain(&mut self.session);
@@ -126,7 +136,7 @@ impl Actor {
                 what: "fork",
                 why: e.to_string(),
             })?;
-        self.open(Some(fork))
+        self.open_forked(Some(fork), Some(id))
     }
 
     pub(super) fn discard_if_unused(&mut self) {
@@ -157,12 +167,18 @@ impl Actor {
 
     /// The `session` event: the whole log.
     pub(super) fn session_event(&self) -> Event {
+        self.session_event_forked(None)
+    }
+
+    /// The `session` event, saying the fork that made the session when it was just made.
+    fn session_event_forked(&self, forked: Option<Forked>) -> Event {
         Event::Session {
             id: self.session_id,
             facts: self.session.facts().to_vec(),
             // Only for showing: a database that cannot say leaves the page without them.
             sent: self.store.sent(self.session_id).unwrap_or_default(),
             activity: self.activity(),
+            forked,
         }
     }
 

@@ -9,7 +9,7 @@ use std::process::{Child, Stdio};
 use std::time::Duration;
 
 use agent_chatter::message::Millis;
-use agent_chatter::protocol::{decode_event, encode_command, Command, Event, Sent};
+use agent_chatter::protocol::{decode_event, encode_command, Command, Event, Forked, Sent};
 use agent_chatter::session::{Fact, Failure};
 use agent_chatter::usage::Usage;
 use futures_util::{SinkExt, StreamExt};
@@ -224,6 +224,8 @@ pub struct Opened {
     pub id: i64,
     pub facts: Vec<Fact>,
     pub sent: Vec<Sent>,
+    /// The session forked and where, when a fork made this one.
+    pub forked: Option<Forked>,
 }
 
 /// The `apply` command of a human message, as the page sends it (no sender, at 1 ms).
@@ -414,8 +416,17 @@ impl Client {
     pub async fn until_session(&mut self) -> Opened {
         match self.wait_for(|e| matches!(e, Event::Session { .. })).await {
             Event::Session {
-                id, facts, sent, ..
-            } => Opened { id, facts, sent },
+                id,
+                facts,
+                sent,
+                forked,
+                ..
+            } => Opened {
+                id,
+                facts,
+                sent,
+                forked,
+            },
             _ => unreachable!(),
         }
     }

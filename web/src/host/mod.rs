@@ -7,6 +7,7 @@
 //! components): they share only the page's state ([`crate::state`]) and the [`Ticket`].
 
 mod bridge;
+mod done;
 mod simulation;
 mod ticket;
 
@@ -20,6 +21,7 @@ use agent_chatter::usage::Silence;
 use leptos::prelude::*;
 
 pub use bridge::{Bridge, Verification};
+pub use done::Done;
 pub use simulation::Simulation;
 pub use ticket::Ticket;
 
@@ -187,19 +189,10 @@ impl Host {
         let state = self.state();
         let team = state.team.get_untracked();
         let opened = files::open(name, text, team.as_deref());
-        if let Host::Simulation(sim) = self {
-            let fact = match opened {
-                Ok(Opened::Session(session)) => return sim.open_file_session(*session),
-                Ok(Opened::Team(team)) => Fact::set_team(team),
-                Ok(Opened::Scenario(scenario)) => Fact::LoadScenario { scenario },
-                Err(e) => return state.report(e),
-            };
-            let mut session = Session::new();
-            return match session.apply(&fact) {
-                Ok(()) => sim.open_file_session(session),
-                Err(e) => state.report(e.to_string()),
-            };
-        }
+        let bridge = match self {
+            Host::Bridge(b) => b,
+            Host::Simulation(sim) => return open_in_simulation(sim, name, opened),
+        };
         let replaces = match &opened {
             // A bridge keeps its own log and refuses a session file: nothing is replaced.
             Ok(Opened::Session(_)) => None,
@@ -210,29 +203,27 @@ impl Host {
         if replaces.is_some_and(|what| !may_replace(&state, name, what)) {
             return;
         }
-        match opened {
-            Ok(Opened::Session(session)) => self.open_session_file(name, *session),
-            Ok(Opened::Team(team)) => {
-                // A new team starts a new conversation (a `setTeam` fact resets everything).
-                if self.apply(Fact::set_team(team)) {
-                    state.error.set(None);
-                }
-            }
+        // The bridge says it opened once the file's fact is back (a team starts a new
+        // conversation: a `setTeam` fact resets everything).
+        let sent = match opened {
+            Ok(Opened::Session(_)) => return bridge.refuse_session_file(name),
+            Ok(Opened::Team(team)) => bridge.open_file(name, Fact::set_team(team)),
             Ok(Opened::Scenario(scenario)) => {
-                if self.apply(Fact::LoadScenario { scenario }) {
-                    state.error.set(None);
-                }
+                bridge.open_file(name, Fact::LoadScenario { scenario })
             }
-            Err(e) => state.report(e),
+            Err(e) => return state.report(e),
+        };
+        if sent {
+            state.error.set(None);
         }
     }
 
-    /// Opens a session file: the simulation continues it (`Simulation::open_file_session`);
-    /// a bridge keeps its own log and says so.
-    pub fn open_session_file(&self, name: &str, session: Session) {
+    /// The last file opened or fork made at the user's request, as the host did it (the
+    /// bridge's answer, or the simulation's own act); the header says it until dismissed.
+    pub fn done(&self) -> RwSignal<Option<Done>> {
         match self {
-            Host::Simulation(s) => s.open_file_session(session),
-            Host::Bridge(b) => b.refuse_session_file(name),
+            Host::Simulation(s) => s.done(),
+            Host::Bridge(b) => b.done(),
         }
     }
 
@@ -529,6 +520,22 @@ impl Host {
             Host::Simulation(_) => simulation::CONNECTION_TITLE,
             Host::Bridge(_) => bridge::CONNECTION_TITLE,
         }
+    }
+}
+
+/// Opens what the file `name` held page alone: as a session of the library (a team or a
+/// scenario as its first fact).
+fn open_in_simulation(sim: &Simulation, name: &str, opened: Result<Opened, String>) {
+    let fact = match opened {
+        Ok(Opened::Session(session)) => return sim.open_file_session(name, *session),
+        Ok(Opened::Team(team)) => Fact::set_team(team),
+        Ok(Opened::Scenario(scenario)) => Fact::LoadScenario { scenario },
+        Err(e) => return sim.state().report(e),
+    };
+    let mut session = Session::new();
+    match session.apply(&fact) {
+        Ok(()) => sim.open_file_session(name, session),
+        Err(e) => sim.state().report(e.to_string()),
     }
 }
 

@@ -14,6 +14,7 @@ use agent_chatter::session::{Fact, Session};
 use agent_chatter::team::Team;
 use leptos::prelude::*;
 
+use super::done::Done;
 use super::RunInfo;
 use crate::browser::{self, now};
 use crate::library::{self, default_name, Entry, Hit, Library};
@@ -54,6 +55,8 @@ pub struct Simulation {
     /// The session "new session" made, while nothing was done in it: left for another, it
     /// leaves the library, as a bridge's unused session does (docs/architecture.md §13).
     unused: StoredValue<Option<i64>>,
+    /// The last file opened or fork made at the user's request.
+    done: RwSignal<Option<Done>>,
 }
 
 impl Simulation {
@@ -67,6 +70,7 @@ impl Simulation {
             library: RwSignal::new(Library::default()),
             hits: RwSignal::new(None),
             unused: StoredValue::new(None),
+            done: RwSignal::new(None),
         };
         let handle = window_event_listener(leptos::ev::pagehide, move |_| simulation.flush());
         on_cleanup(move || handle.remove());
@@ -404,22 +408,44 @@ impl Simulation {
                             .with_untracked(|l| l.get(id).map(|e| e.name.clone()))
                     })
                     .unwrap_or_else(|| default_name(&session));
+                let from = self.current();
                 self.add(fork_name(&name, number as u64), session);
+                if let Some(into) = self.current() {
+                    self.done.set(Some(Done::Forked {
+                        at: number as u64,
+                        into,
+                        from,
+                    }));
+                }
             }
             Err(e) => state.report(format!("message #{number} cannot be continued from: {e}")),
         }
     }
 
-    /// A file the user opened, as a session (a session file's log, or a team's or scenario's
-    /// first fact): shown in place of a conversation with no message yet, else added to the
-    /// library beside the one shown, which stays as it was.
-    pub fn open_file_session(&self, session: Session) {
-        if self.state.message_count.get_untracked() == 0 {
-            self.adopt(session);
-        } else {
+    /// The file `name` the user opened, as a session (a session file's log, or a team's or
+    /// scenario's first fact): shown in place of a conversation with no message yet, else
+    /// added to the library beside the one shown, which stays as it was; said as done.
+    pub fn open_file_session(&self, name: &str, session: Session) {
+        let members = session.team().map_or(0, |t| t.members.len());
+        let messages = session.messages().len();
+        let beside = self.state.message_count.get_untracked() > 0;
+        if beside {
             self.add(default_name(&session), session);
+        } else {
+            self.adopt(session);
         }
         self.state.error.set(None);
+        self.done.set(Some(Done::Opened {
+            name: name.to_string(),
+            members,
+            messages,
+            beside,
+        }));
+    }
+
+    /// The last file opened or fork made at the user's request (see [`Done`]).
+    pub fn done(&self) -> RwSignal<Option<Done>> {
+        self.done
     }
 
     /// Starts over with the demo, once the user agrees to discard the conversation.

@@ -30,7 +30,6 @@ pub fn FilesMenu() -> impl IntoView {
     let input = NodeRef::<leptos::html::Input>::new();
     let nav = NodeRef::<leptos::html::Nav>::new();
     close_on_outside_or_escape(nav);
-    let opening = tell_what_opened(state, host);
     let on_open = move |_| {
         let Some(input) = input.get_untracked() else {
             return;
@@ -41,18 +40,8 @@ pub fn FilesMenu() -> impl IntoView {
                 Some(Err(e)) => state.report(e),
                 Some(Ok((name, text))) => {
                     close_menu_of(Some(input.into()));
-                    let before = state.error.get_untracked();
-                    opening.set_value(Some(Opening {
-                        name: name.clone(),
-                        at: browser::now().0,
-                        shown: host.shown_session().get_untracked(),
-                    }));
+                    // What opened is said by the host once done (`happened`).
                     host.open_file(&name, &text);
-                    // Refused (the banner says why): nothing opened, nothing to tell.
-                    let after = state.error.get_untracked();
-                    if after.is_some() && after != before {
-                        opening.set_value(None);
-                    }
                 }
             }
         });
@@ -117,44 +106,6 @@ pub fn FilesMenu() -> impl IntoView {
             </button>
         </nav>
     }
-}
-
-/// A file being opened: its name, when (ms), and the session shown before.
-struct Opening {
-    name: String,
-    at: u64,
-    shown: Option<i64>,
-}
-
-/// How long after the user chose a file its team or messages may arrive (a bridge commits
-/// them first) and still be told as its opening; a change later is the user's own edit.
-const OPENING_MS: u64 = 10_000;
-
-/// Says what a chosen file opened (`happened`): its members and messages once they are shown,
-/// and whether it opened as a new session beside the one shown. Returns the file being opened.
-fn tell_what_opened(state: AppState, host: crate::host::Host) -> StoredValue<Option<Opening>> {
-    let opening = StoredValue::new(None::<Opening>);
-    let shown = host.shown_session();
-    Effect::new(move |_| {
-        state.team.track();
-        state.message_count.track();
-        let now_shown = shown.get();
-        let Some(open) = opening.try_update_value(Option::take).flatten() else {
-            return;
-        };
-        if browser::now().0.saturating_sub(open.at) > OPENING_MS {
-            return;
-        }
-        let members = state.members.with_untracked(Vec::len);
-        let messages = state.message_count.get_untracked();
-        let beside = open.shown.is_some() && now_shown != open.shown;
-        crate::components::header::happened::say(
-            crate::components::header::happened::opened_words(
-                &open.name, members, messages, beside,
-            ),
-        );
-    });
-    opening
 }
 
 fn save_file(state: &AppState, what: &str) -> Result<(), String> {

@@ -47,7 +47,6 @@ pub fn SessionsMenu() -> impl IntoView {
     let kept = RwSignal::new(0u32);
     let pending = StoredValue::new(None::<TimeoutHandle>);
     let offset = local_offset();
-    tell_forks(sessions, shown);
     let choose = move |id: i64| {
         if host.open_session(id) {
             open.set(false);
@@ -144,43 +143,6 @@ pub fn SessionsMenu() -> impl IntoView {
             </When>
         </div>
     }
-}
-
-/// Says so when the session shown becomes a fork just made (`happened`): one named as a fork
-/// (`library::fork_name`) and made after the session before it was shown, so opening an older
-/// fork from the library is not told as forking. Waits for the fork's entry when the list
-/// comes after the switch (a bridge).
-fn tell_forks(sessions: Signal<Vec<Entry>>, shown: Signal<Option<i64>>) {
-    // The session shown and since when (ms); a switch to a session not yet told of.
-    let last = StoredValue::new(None::<(Option<i64>, u64)>);
-    let pending = StoredValue::new(None::<(Option<i64>, i64, u64)>);
-    Effect::new(move |_| {
-        let now_shown = shown.get();
-        let now = crate::browser::now().0;
-        match last.get_value() {
-            None => last.set_value(Some((now_shown, now))),
-            Some((before, since)) if before != now_shown => {
-                last.set_value(Some((now_shown, now)));
-                pending.set_value(now_shown.map(|id| (before, id, since)));
-            }
-            Some(_) => {}
-        }
-        let Some((from, id, since)) = pending.get_value() else {
-            return;
-        };
-        let Some(entry) = sessions.with(|l| l.iter().find(|e| e.id == id).cloned()) else {
-            return;
-        };
-        pending.set_value(None);
-        // A second of leeway: a bridge's clock stamps the fork, the page's the switch.
-        if entry.created_at + 1000 >= since {
-            if let Some(words) =
-                crate::components::header::happened::fork_words(&entry.name, id, from)
-            {
-                crate::components::header::happened::say(words);
-            }
-        }
-    });
 }
 
 /// One session of the library (`session-entry`): its title (`library::title`), editable in

@@ -15,6 +15,7 @@
 
 mod activity;
 mod run_details;
+mod told;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -34,6 +35,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, WebSocket};
 
+use super::done::Done;
 use super::ticket::Ticket;
 use super::RunInfo;
 use crate::browser::now;
@@ -151,6 +153,10 @@ pub struct Bridge {
     drafts: Drafts,
     /// A shared case to load into the new session the bridge is about to open.
     pending_share: StoredValue<Option<Shared>, LocalStorage>,
+    /// The file whose team or scenario was sent and not yet back (`told.rs`).
+    opening: StoredValue<Option<String>>,
+    /// The last file opened or fork made at the user's request, as the bridge answered.
+    done: RwSignal<Option<Done>>,
 }
 
 /// The launch token in the page's URL fragment (`#token=…`), when opened from a bridge.
@@ -194,6 +200,8 @@ impl Bridge {
             drafts: Drafts::of_bridge(&token),
             token: StoredValue::new(token.clone()),
             pending_share: StoredValue::new_local(None),
+            opening: StoredValue::new(None),
+            done: RwSignal::new(None),
         };
         bridge.open_socket().map_err(|()| {
             "could not open the bridge's WebSocket: the page stays in simulation".to_string()
@@ -266,8 +274,10 @@ impl Bridge {
         self.output_cut.set(0);
         // Whether a question is still open is known once back (the session comes again).
         self.approvals.set(BTreeMap::new());
-        // Details asked and not answered will not be: asked again once back.
+        // Details asked and not answered will not be: asked again once back; a file sent
+        // and not answered is not told as opened.
         self.forget_unanswered_details();
+        self.forget_opening();
         set_timeout(
             move || {
                 if self.open_socket().is_err() {
@@ -685,9 +695,11 @@ impl Bridge {
                 facts,
                 sent,
                 activity,
+                forked,
             } => {
                 self.on_activity_whole(activity);
-                self.on_session(id, facts, sent)
+                self.on_session(id, facts, sent);
+                self.told_session(id, forked);
             }
             Event::Fact { seq, fact } => self.on_fact(seq, fact),
             Event::Delivering {
@@ -743,6 +755,7 @@ impl Bridge {
             Event::RunDetails(details) => self.on_run_details(details),
             Event::Error { message } => {
                 self.forget_unanswered_details();
+                self.forget_opening();
                 state.report(format!("bridge: {message}"))
             }
             Event::Activity { to, message, item } => self.on_activity(to, message, item),
@@ -837,6 +850,7 @@ impl Bridge {
             if from_a_page {
                 state.error.set(None);
             }
+            self.told_fact(&fact);
         }
     }
 
