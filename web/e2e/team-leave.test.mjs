@@ -84,6 +84,13 @@ test('page alone: a member who has spoken is removed from now on, their messages
   await page.by('member-undo').filter({ hasText: 'Max left the team from now on.' }).waitFor();
   await maxIsGoneButKeepsMessages(page);
   await axeAtSizes(page, 'a member removed from now on');
+  // Max's runs are still Max's in the deliveries list.
+  await page.by('deliveries-tab').click();
+  await page.page.waitForFunction(() => [...document.querySelectorAll('[data-testid=delivery-row] .d-to')]
+    .some((d) => d.textContent === 'Max'));
+  const to = await page.page.locator('[data-testid=delivery-row] .d-to').allTextContents();
+  assert.ok(!to.includes('max'), `named, not by id: ${to}`);
+  await page.by('messages-tab').click();
   await nextToMaxReachesNoOne(page);
 
   await page.reload();

@@ -77,10 +77,8 @@ pub fn DeliveryDetails(
 
 /// What the panel knows of `entry` from the session.
 fn known(s: &Session, entry: &Entry) -> Known {
-    let name = s
-        .team()
-        .and_then(|t| t.member(&entry.to))
-        .map_or_else(|| entry.to.clone(), |m| m.display_name.clone());
+    // A member who left the team is still named (`memberLeft`: their runs stay theirs).
+    let name = s.display_name(&entry.to).unwrap_or(&entry.to).to_string();
     let run = entry.run.and_then(|i| s.runs().get(i));
     let head = format!("#{} to {name} · {}", entry.at + 1, entry.status.label());
     let cost = run

@@ -372,10 +372,8 @@ pub fn Deliveries() -> impl IntoView {
 /// What row `index` shows of `entry` (its prompt built here: bytes, digest check), `took`
 /// being how long its run took by the facts' times.
 fn show(s: &Session, host: Host, index: usize, entry: Entry, took: Option<u64>) -> Shown {
-    let name = s
-        .team()
-        .and_then(|t| t.member(&entry.to))
-        .map_or_else(|| entry.to.clone(), |m| m.display_name.clone());
+    // A member who left the team is still named (`memberLeft`: their runs stay theirs).
+    let name = s.display_name(&entry.to).unwrap_or(&entry.to).to_string();
     let prompt = s
         .preview(&entry.to, Some(entry.at), &PreviewOverrides::default())
         .ok();

@@ -33,10 +33,8 @@ pub fn DeliveryRun() -> impl IntoView {
         let at = state.shown_at.get()?;
         state.session.with(|s| {
             let run = s.run_at(at)?;
-            let name = s
-                .team()
-                .and_then(|t| t.member(&run.to))
-                .map_or_else(|| run.to.clone(), |m| m.display_name.clone());
+            // A member who left the team is still named (`memberLeft`).
+            let name = s.display_name(&run.to).unwrap_or(&run.to).to_string();
             let usage = usage_words(run, host.usage_silence(Some(&run.to)));
             let outcome = match (&run.failed, &run.incomplete) {
                 (Some(reason), _) => Some(("failed", format!("{}: {reason}", run.outcome()))),
