@@ -91,6 +91,14 @@ test('page alone: a member who has spoken is removed from now on, their messages
   const to = await page.page.locator('[data-testid=delivery-row] .d-to').allTextContents();
   assert.ok(!to.includes('max'), `named, not by id: ${to}`);
   await page.by('messages-tab').click();
+  // And in the cost view, by member and by model.
+  await page.by('usage-total').click();
+  await page.by('cost-by-member').locator('tbody th').first().waitFor();
+  const heads = await page.by('cost-by-member').locator('tbody th').allTextContents();
+  assert.ok(heads.includes('Max') && !heads.includes('max'), `the cost view names Max: ${heads}`);
+  assert.match(await page.by('cost-by-model').innerText(), /\bMax\b/);
+  await page.page.getByRole('button', { name: 'close the cost view' }).click();
+  await page.by('cost-view').waitFor({ state: 'detached' });
   await nextToMaxReachesNoOne(page);
 
   await page.reload();

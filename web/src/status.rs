@@ -5,7 +5,7 @@
 use agent_chatter::conversation::Status;
 use agent_chatter::message::MemberId;
 use agent_chatter::session::{Fact, Failure, Session};
-use agent_chatter::usage::Spend;
+use agent_chatter::usage::{Silence, Spend};
 
 /// A retry the running agent's CLI reported (`retrying` event): shown until its run ends.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -166,9 +166,10 @@ pub fn duration_words(ms: u64) -> String {
 
 /// The runs of `member` (every member's for `None`) and what they cost, in words:
 /// `2 runs · 1200 in (1000 cached) · 80 out · $0.0031 · 5.4 s` (`Spend::summary`: a cost
-/// that leaves out runs reporting none reads `≥ $…`, and says how many); `None` before any run.
-pub fn usage_words(spend: &Spend) -> Option<String> {
-    (spend.runs > 0).then(|| spend.summary())
+/// that leaves out runs reporting none reads `≥ $…`, and says how many), with `silence` the
+/// host's reason when nothing is reported; `None` before any run.
+pub fn usage_words(spend: &Spend, silence: Silence) -> Option<String> {
+    (spend.runs > 0).then(|| spend.summary_or(silence))
 }
 
 /// What the user is needed for, once the latest fact is an agent's outcome: that agent failed
@@ -344,14 +345,18 @@ mod tests {
         assert_eq!(duration_words(1_800_000), "30 min");
         assert_eq!(duration_words(90_000), "1 min 30 s");
         assert_eq!(duration_words(1500), "1.5 s");
-        assert_eq!(usage_words(&Spend::default()), None);
+        assert_eq!(usage_words(&Spend::default(), Silence::NotReported), None);
         let one = Spend {
             runs: 1,
             ..Spend::default()
         };
         assert_eq!(
-            usage_words(&one).as_deref(),
+            usage_words(&one, Silence::NotReported).as_deref(),
             Some("1 run · no usage reported")
+        );
+        assert_eq!(
+            usage_words(&one, Silence::Simulated).as_deref(),
+            Some("1 run · the simulator reports no usage")
         );
     }
 }

@@ -136,16 +136,16 @@ pub fn CostView(
 ) -> impl IntoView {
     let state = use_state();
     let host = use_host();
-    // Per member (display names), rebuilt when the runs change.
+    // Per member (display names, a member who left by the name they had), rebuilt when the
+    // runs or the team change.
     let members = Memo::new(move |_| {
         let _ = state.runs.get();
-        let names = state.members.get();
+        state.members.track();
         state.session.with_untracked(|s| {
             s.usage_by_member()
                 .into_iter()
                 .map(|(id, spend)| {
-                    let name = crate::state::member(&names, &id)
-                        .map_or(id.clone(), |m| m.display_name.clone());
+                    let name = s.display_name(&id).unwrap_or(&id).to_string();
                     (id, name, spend)
                 })
                 .collect::<Vec<_>>()

@@ -189,21 +189,14 @@ fn member_row(state: AppState, id: MemberId, editor: Editor) -> impl IntoView {
 }
 
 /// What member `id`'s runs cost in words; summed only when the runs change, not with every
-/// fact. The simulator reports no figures: said as that, not as something missing.
+/// fact. When nothing is reported, the host says why (the simulator reports none).
 fn usage_memo(state: AppState, host: Host, id: MemberId) -> Memo<Option<String>> {
     Memo::new(move |_| {
         let _ = state.runs.get();
-        let simulated = host
-            .agent_report(&id)
-            .map_or(!host.runs_agents(), |a| a.simulated);
-        state.session.with_untracked(|s| {
-            let words = usage_words(&s.usage(Some(&id)))?;
-            Some(if simulated {
-                words.replace("no usage reported", "the simulator reports no usage")
-            } else {
-                words
-            })
-        })
+        let silence = host.usage_silence(Some(&id));
+        state
+            .session
+            .with_untracked(|s| usage_words(&s.usage(Some(&id)), silence))
     })
 }
 
