@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use agent_chatter::protocol::{Command as Frame, Event, Forked, SearchHit, SessionInfo};
 use agent_chatter::session::Fact;
 use serde_json::json;
-use support::{bin, human, team, Bridge, Client, Opened, Replied};
+use support::{bin, human, team, Bridge, Client, Replied};
 
 /// `serve --simulate` on the files in `d` with `args` (no `--team` unless given); its stderr
 /// goes to `d/stderr-N`.
@@ -106,28 +106,6 @@ async fn search_answer(page: &mut Client, query: &str) -> (String, Vec<SearchHit
 /// The hits of `searchSessions` for `query` (see [`search_answer`]).
 async fn search(page: &mut Client, query: &str) -> Vec<SearchHit> {
     search_answer(page, query).await.1
-}
-
-/// The next `session` event whose id `pred` accepts.
-async fn until_session_where(page: &mut Client, pred: impl Fn(i64) -> bool) -> Opened {
-    match page
-        .wait_for(|e| matches!(e, Event::Session { id, .. } if pred(*id)))
-        .await
-    {
-        Event::Session {
-            id,
-            facts,
-            sent,
-            forked,
-            ..
-        } => Opened {
-            id,
-            facts,
-            sent,
-            forked,
-        },
-        _ => unreachable!(),
-    }
 }
 
 fn rename(id: i64, name: &str) -> Frame {
@@ -397,7 +375,7 @@ async fn a_fork_has_the_first_n_facts_and_the_original_is_unchanged() {
     })
     .await;
     // Every page follows to the fork, told it is one: of the original, at message #2.
-    let fork = until_session_where(&mut other, |id| id != original).await;
+    let fork = other.until_session_where(|id| id != original).await;
     assert_eq!(fork.facts, before[..3]);
     assert_eq!(
         fork.forked,
@@ -413,11 +391,11 @@ async fn a_fork_has_the_first_n_facts_and_the_original_is_unchanged() {
     assert_eq!(listed.facts, 3);
 
     page.send_command(Frame::OpenSession { id: original }).await;
-    let again = until_session_where(&mut page, |id| id == original).await;
+    let again = page.until_session_where(|id| id == original).await;
     assert_eq!(again.facts, before);
     assert_eq!(again.forked, None, "opening a session is no fork");
     page.send_command(Frame::OpenSession { id: fork.id }).await;
-    let reopened = until_session_where(&mut page, |id| id == fork.id).await;
+    let reopened = page.until_session_where(|id| id == fork.id).await;
     assert_eq!(reopened.forked, None, "nor is opening a fork made earlier");
 }
 
@@ -448,7 +426,7 @@ async fn a_fork_keeps_the_digests_of_what_was_sent_up_to_its_last_message() {
         upto: 3,
     })
     .await;
-    let fork = until_session_where(&mut page, |id| id != original).await;
+    let fork = page.until_session_where(|id| id != original).await;
     assert_eq!(
         fork.sent, upto_msg_2,
         "only the digests of messages #1 and #2"

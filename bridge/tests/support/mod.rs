@@ -414,7 +414,15 @@ impl Client {
 
     /// The next `session` event.
     pub async fn until_session(&mut self) -> Opened {
-        match self.wait_for(|e| matches!(e, Event::Session { .. })).await {
+        self.until_session_where(|_| true).await
+    }
+
+    /// The next `session` event whose id `pred` accepts.
+    pub async fn until_session_where(&mut self, pred: impl Fn(i64) -> bool) -> Opened {
+        match self
+            .wait_for(|e| matches!(e, Event::Session { id, .. } if pred(*id)))
+            .await
+        {
             Event::Session {
                 id,
                 facts,
