@@ -130,8 +130,12 @@ after(async () => {
   await Promise.all(browsers.map((b) => b.close()));
 });
 
-test('bridge: a member who has spoken is removed from now on for every page, and the bridge keeps it', { timeout: 180_000 }, async () => {
-  const bridge = await startBridge(await bridgeDir('team-leave'), { args: ['--simulate'] });
+/**
+ * A bridge running the simulator (its own directory `dir`) and a page on it, after the demo's
+ * rounds: Max answers, then Sarah and Carol; the simulator says [DONE] at the fourth round.
+ */
+async function bridgeAfterTheDemo(dir) {
+  const bridge = await startBridge(await bridgeDir(dir), { args: ['--simulate'] });
   bridges.push(bridge);
   const browser = await launch();
   browsers.push(browser);
@@ -139,10 +143,14 @@ test('bridge: a member who has spoken is removed from now on for every page, and
   const page = new InspectorPage(await context.newPage(), bridge.url);
   await page.page.goto(bridge.url);
   await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
-  // Max answers, then Sarah and Carol; the simulator says [DONE] at the fourth round.
   await page.send('[FROM: kailai] Plan the release notes. [NEXT: max]');
   await page.page.waitForFunction(() => [...document.querySelectorAll('[data-testid=timeline-message] .content')]
     .some((c) => c.textContent.includes('That is enough rounds for a demo.')), null, { timeout: 60_000 });
+  return { context, page };
+}
+
+test('bridge: a member who has spoken is removed from now on for every page, and the bridge keeps it', { timeout: 180_000 }, async () => {
+  const { context, page } = await bridgeAfterTheDemo('team-leave');
   const messages = await page.timelineCount();
   await removeMaxFromNowOn(page);
   await page.by('notices').filter({ hasText: `Max left the team at #${messages}` }).waitFor();
@@ -159,17 +167,7 @@ test('bridge: a member who has spoken is removed from now on for every page, and
 });
 
 test('bridge: Undo right after brings the member back with the history kept (a team fact at the end)', { timeout: 180_000 }, async () => {
-  const bridge = await startBridge(await bridgeDir('team-leave-undo'), { args: ['--simulate'] });
-  bridges.push(bridge);
-  const browser = await launch();
-  browsers.push(browser);
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, bypassCSP: true });
-  const page = new InspectorPage(await context.newPage(), bridge.url);
-  await page.page.goto(bridge.url);
-  await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
-  await page.send('[FROM: kailai] Plan the release notes. [NEXT: max]');
-  await page.page.waitForFunction(() => [...document.querySelectorAll('[data-testid=timeline-message] .content')]
-    .some((c) => c.textContent.includes('That is enough rounds for a demo.')), null, { timeout: 60_000 });
+  const { context, page } = await bridgeAfterTheDemo('team-leave-undo');
   const names = await memberNames(page);
   const messages = await page.timelineCount();
   await removeMaxFromNowOn(page);
