@@ -167,7 +167,7 @@ pub mod scenario;
 pub mod session;
 pub mod snapshot;
 pub mod team;
-#[cfg(feature = "testing")]
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod text;
 pub mod tokens;

@@ -1,13 +1,28 @@
 //! Internals the crate's own integration tests (`tests/`, docs/architecture.md §15) check
 //! directly: the budget's cut and note (§9), AI→AI deduplication (§7.3), the related-context
-//! summary (§7), the fuzzy identifier form (§5) and the token estimate (§9).
+//! summary (§7), the fuzzy identifier form (§5) and the token estimate (§9); and the team the
+//! session tests share, so the unit tests and `tests/` build it once.
 //!
-//! Only with the `testing` feature, which the crate's dev-dependency on itself turns on: not
-//! part of the API, and never in a host's build. Each function forwards to the one the
-//! pipeline uses.
+//! Only with the `testing` feature, which the crate's dev-dependency on itself turns on, or in
+//! the crate's own unit tests: not part of the API, and never in a host's build. Each internal
+//! forwards to the one the pipeline uses.
 
 use crate::explain::DedupReason;
 use crate::message::Message;
+use crate::team::Team;
+
+/// The crew the session tests talk with: Kailai (human) and Max (claude), Sarah (codex) and
+/// Bob (gemini), each with a display name that differs from its id.
+pub fn crew() -> Team {
+    crate::config::load_team(
+        r#"{"name": "Crew", "members": [
+        {"name": "kailai", "displayName": "Kailai", "kind": "human"},
+        {"name": "max", "displayName": "Max", "kind": "ai", "agentType": "claude"},
+        {"name": "sarah", "displayName": "Sarah", "kind": "ai", "agentType": "codex"},
+        {"name": "bob", "displayName": "Bob", "kind": "ai", "agentType": "gemini"}]}"#,
+    )
+    .expect("a valid team")
+}
 
 /// The visible note that ends a cut body ([`cut_with_note`]).
 pub fn truncation_note(removed: usize) -> String {

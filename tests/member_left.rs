@@ -8,20 +8,9 @@ use agent_chatter::config::load_team;
 use agent_chatter::conversation::{Action, Notice};
 use agent_chatter::message::Millis;
 use agent_chatter::session::{Fact, PreviewOverrides, Session, SessionError};
-use agent_chatter::team::Team;
+use agent_chatter::testing::crew;
 use agent_chatter::transcript::Format;
 use proptest::prelude::*;
-
-fn crew() -> Team {
-    load_team(
-        r#"{"name": "Crew", "members": [
-        {"name": "kailai", "displayName": "Kailai", "kind": "human"},
-        {"name": "max", "displayName": "Max", "kind": "ai", "agentType": "claude"},
-        {"name": "sarah", "displayName": "Sarah", "kind": "ai", "agentType": "codex"},
-        {"name": "bob", "displayName": "Bob", "kind": "ai", "agentType": "gemini"}]}"#,
-    )
-    .expect("a valid team")
-}
 
 fn left(member: &str, at: u64) -> Fact {
     Fact::MemberLeft {

@@ -563,18 +563,7 @@ fn load_scenario(scenario: &Scenario) -> Result<(Conversation, TeamTaskHistory),
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::load_team;
-
-    fn crew() -> Team {
-        load_team(
-            r#"{"name": "Crew", "members": [
-            {"name": "kailai", "displayName": "Kailai", "kind": "human"},
-            {"name": "max", "displayName": "Max", "kind": "ai", "agentType": "claude"},
-            {"name": "sarah", "displayName": "Sarah", "kind": "ai", "agentType": "codex"},
-            {"name": "bob", "displayName": "Bob", "kind": "ai", "agentType": "gemini"}]}"#,
-        )
-        .expect("a valid team")
-    }
+    use crate::testing::crew;
 
     /// Kailai asked Max, who replied and handed over to Bob, whose run failed; Sarah never
     /// spoke.
