@@ -13,7 +13,7 @@ import { bridgeDir, startBridge } from './support/bridge.mjs';
 import { launch } from './support/browser.mjs';
 import { serve } from './support/server.mjs';
 import { screenshots } from './support/inspector-page.mjs';
-import { assertNoSevere, axeFindings } from './support/axe.mjs';
+import { assertNoSevere, axeAtSizes } from './support/axe.mjs';
 
 /** The budgets of issue #44.1, in ms from the navigation's start. */
 const PLACEHOLDER_BUDGET_MS = 200;
@@ -118,13 +118,8 @@ test('the placeholder says what is loading and has no serious or critical axe fi
   const placeholder = page.locator('#page-loading');
   await placeholder.waitFor();
   assert.match(await placeholder.innerText(), /Loading the prompt inspector/);
-  const severe = [];
-  for (const viewport of [{ width: 1440, height: 900 }, { width: 1280, height: 720 }, { width: 390, height: 844 }]) {
-    await page.setViewportSize(viewport);
-    const findings = await axeFindings(page, `placeholder at ${viewport.width}x${viewport.height}`);
-    severe.push(...findings.severe);
-    for (const line of findings.minor) console.log(`axe (moderate or minor): ${line}`);
-  }
+  const { severe, minor } = await axeAtSizes(page, 'placeholder');
+  for (const line of minor) console.log(`axe (moderate or minor): ${line}`);
   assertNoSevere(severe);
   await context.close();
 });

@@ -6,30 +6,13 @@
 // and goes once it is back. Each state is checked by axe-core at three sizes.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertNoSevere, axeFindings } from './support/axe.mjs';
+import { assertNoSevere, axeAtSizes } from './support/axe.mjs';
 import { bridgeDir, demoTeam, freePort, startBridge } from './support/bridge.mjs';
 import { launch } from './support/browser.mjs';
 import { InspectorPage } from './support/inspector-page.mjs';
 import { servedPage } from './support/served.mjs';
 
 const { visit } = servedPage();
-
-const sizes = [
-  ['1440x900', { width: 1440, height: 900 }],
-  ['1280x720', { width: 1280, height: 720 }],
-  ['390x844', { width: 390, height: 844 }],
-];
-
-/** axe at the three sizes on `page` as it is now (no serious or critical finding); back to 1440x900. */
-async function axeAtSizes(page, where) {
-  const severe = [];
-  for (const [name, viewport] of sizes) {
-    await page.page.setViewportSize(viewport);
-    severe.push(...(await axeFindings(page.page, `${name}, ${where}`)).severe);
-  }
-  await page.page.setViewportSize({ width: 1440, height: 900 });
-  assertNoSevere(severe);
-}
 
 const placeholder = (page) => page.by('composer-input').getAttribute('placeholder');
 const nameInputs = (page) => page.page.locator('[data-testid=member-row] .member-name');
@@ -56,7 +39,7 @@ test('the composer\'s example is addressed to the team\'s own AI members, and sa
   }));
   await page.page.waitForFunction(() => document.querySelector('[data-testid=composer-input]')
     .getAttribute('placeholder') === 'a message… e.g. Please review. [NEXT: ana, ben]');
-  await axeAtSizes(page, 'composer example with the team\'s names');
+  assertNoSevere((await axeAtSizes(page.page, 'composer example with the team\'s names')).severe);
   await page.openFile('alone.json', JSON.stringify({ name: 'Alone', members: [{ name: 'dana', kind: 'human' }] }));
   await page.page.waitForFunction(() => document.querySelector('[data-testid=composer-input]')
     .getAttribute('placeholder').includes('add an AI member in the team pane'));
@@ -79,7 +62,7 @@ test('a member\'s id follows its name until it has spoken (export and [NEXT] agr
   // The hint is the name field's description.
   const described = await bob.locator('.member-name').getAttribute('aria-describedby');
   assert.equal(await page.page.locator(`#${described}`).textContent(), 'id bob · follows the name');
-  await axeAtSizes(page, 'a new member renamed before it has spoken');
+  assertNoSevere((await axeAtSizes(page.page, 'a new member renamed before it has spoken')).severe);
 
   let team = JSON.parse(await page.download('export-team'));
   const exported = team.members.find((m) => m.name === 'bob');
@@ -103,7 +86,7 @@ test('a member\'s id follows its name until it has spoken (export and [NEXT] agr
   team = JSON.parse(await page.download('export-team'));
   const robert = team.members.find((m) => m.name === 'robert');
   assert.equal(robert?.id, 'bob', JSON.stringify(team.members));
-  await axeAtSizes(page, 'a member renamed after it has spoken');
+  assertNoSevere((await axeAtSizes(page.page, 'a member renamed after it has spoken')).severe);
   page.assertNoErrors();
   await context.close();
 });
@@ -117,7 +100,7 @@ test('a removed member comes back with Undo; one who has spoken says before the 
   await page.by('member-row').last().getByTestId('remove-member').click();
   await page.page.waitForFunction((n) => document.querySelectorAll('[data-testid=member-row]').length === n, before);
   await page.by('member-undo').filter({ hasText: `${added} removed from the team.` }).waitFor();
-  await axeAtSizes(page, 'a member removed, Undo offered');
+  assertNoSevere((await axeAtSizes(page.page, 'a member removed, Undo offered')).severe);
   await page.by('member-undo-button').click();
   await page.page.waitForFunction((n) => document.querySelectorAll('[data-testid=member-row]').length === n, before + 1);
   assert.equal(await nameInputs(page).last().inputValue(), added, 'back where it stood');
@@ -180,7 +163,7 @@ test('run settings: each permission mode says what it allows and the CLI\'s own 
   assert.equal(await (await setting('carol', 'permission mode')).textContent(), 'readOnly: reads and plans; changes nothing (Gemini: --approval-mode plan)');
   const from = await (await setting('max', 'from')).textContent();
   assert.equal(from, 'team file team.json', 'the file by its name, not the directory it is in');
-  await axeAtSizes(page, 'run settings open with permission modes');
+  assertNoSevere((await axeAtSizes(page.page, 'run settings open with permission modes')).severe);
   page.assertNoErrors();
   await stopped(bridge);
 });
@@ -203,7 +186,7 @@ test('a message sent while the bridge is away is kept, says "will send when reco
   await page.send(text);
   await page.by('composer-queued').filter({ hasText: 'will send when reconnected' }).waitFor();
   assert.equal(await page.by('composer-input').inputValue(), text, 'kept in the composer');
-  await axeAtSizes(page, 'a message waiting for the bridge');
+  assertNoSevere((await axeAtSizes(page.page, 'a message waiting for the bridge')).severe);
 
   bridge = await startBridge(dir, { port, args: ['--simulate'] });
   bridges.push(bridge);

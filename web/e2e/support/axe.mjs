@@ -47,3 +47,28 @@ export async function axeFindings(page, where) {
 export function assertNoSevere(severe) {
   assert.deepEqual(severe, [], `axe found ${severe.length} serious or critical violations`);
 }
+
+/** The three sizes every new state is checked at: two laptops and a phone. */
+export const SIZES = [
+  ['1440x900', { width: 1440, height: 900 }],
+  ['1280x720', { width: 1280, height: 720 }],
+  ['390x844', { width: 390, height: 844 }],
+];
+
+/**
+ * `axeFindings` on `page` as it is now at each of `sizes` (`[name, viewport]` pairs, the
+ * three `SIZES` unless told), each finding prefixed with its size's name; the page is put
+ * back to the size it had, so the steps after it see the page they saw before.
+ */
+export async function axeAtSizes(page, label, sizes = SIZES) {
+  const before = page.viewportSize();
+  const [severe, minor] = [[], []];
+  for (const [name, viewport] of sizes) {
+    await page.setViewportSize(viewport);
+    const found = await axeFindings(page, `${name}, ${label}`);
+    severe.push(...found.severe);
+    minor.push(...found.minor);
+  }
+  if (before) await page.setViewportSize(before);
+  return { severe, minor };
+}
