@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use agent_chatter::activity::{Activity, ActivityLog, ApprovalRequest, DecidedBy};
+use agent_chatter::activity::{Activity, ActivityLog, ApprovalRequest, DecidedBy, ToolStatus};
 use agent_chatter::protocol::Event;
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::JoinHandle;
@@ -119,15 +119,20 @@ pub(super) fn start(
 /// Relays an ACP run's activity and questions as they come (docs/architecture.md §14d): each is kept in the
 /// run's slot (its activity log; its open questions until settled) and published under the
 /// slot's lock, as output is, so a page attaching meanwhile gets each exactly once.
+///
+/// A running tool call's progress goes out at most once a [`PROGRESS_PERIOD`], as its last
+/// state: a chatty agent (1 000 updates a run, 250 a second) costs every page 20 repaints a
+/// second, not 250, and its progress still shows. Anything else (a question, a decision, a
+/// call that ended, a plan, a thought) goes at once, with the progress that waited.
 async fn relay_signals(
     (to, message): (String, String),
     mut signals: mpsc::UnboundedReceiver<Signal>,
     events: broadcast::Sender<Arc<Published>>,
     (streamed, run): (StreamedSlot, u64),
 ) {
+    let mut last_relayed: Option<tokio::time::Instant> = None;
     while let Some(first) = signals.recv().await {
-        // What arrived meanwhile is relayed with it, a tool call's updates as its last state
-        // only: a chatty agent (1 000 updates a run) never floods the pages.
+        // What arrived meanwhile is relayed with it, a tool call's updates as its last state.
         let mut batch = vec![first];
         while batch.len() < SIGNAL_BATCH {
             match signals.try_recv() {
@@ -135,10 +140,47 @@ async fn relay_signals(
                 Err(_) => break,
             }
         }
+        if let Some(last) = last_relayed.filter(|_| batch.iter().all(is_progress)) {
+            gather_until(&mut signals, &mut batch, last + PROGRESS_PERIOD).await;
+        }
         for signal in coalesce(batch) {
             relay_signal(&to, &message, signal, &events, &streamed, run);
         }
+        last_relayed = Some(tokio::time::Instant::now());
     }
+}
+
+/// The least time between two relays of a running tool call's progress.
+const PROGRESS_PERIOD: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Adds to `batch` what arrives before `until`, and stops early at a signal that is not
+/// progress, a full batch, or the run's end.
+async fn gather_until(
+    signals: &mut mpsc::UnboundedReceiver<Signal>,
+    batch: &mut Vec<Signal>,
+    until: tokio::time::Instant,
+) {
+    while batch.len() < SIGNAL_BATCH {
+        match tokio::time::timeout_at(until, signals.recv()).await {
+            Ok(Some(signal)) => {
+                let progress = is_progress(&signal);
+                batch.push(signal);
+                if !progress {
+                    return;
+                }
+            }
+            Ok(None) | Err(_) => return,
+        }
+    }
+}
+
+/// Whether `signal` only says how a tool call still running is getting on.
+fn is_progress(signal: &Signal) -> bool {
+    matches!(
+        signal,
+        Signal::Activity(Activity::ToolCall(call))
+            if matches!(call.status, ToolStatus::Pending | ToolStatus::InProgress)
+    )
 }
 
 /// The most signals relayed together.
@@ -320,6 +362,103 @@ mod tests {
             })
             .collect();
         assert_eq!(kept, ["thought", "b InProgress", "a Completed"]);
+    }
+
+    fn running(id: &str, title: String, status: agent_chatter::activity::ToolStatus) -> Signal {
+        Signal::Activity(Activity::ToolCall(agent_chatter::activity::ToolCall {
+            id: id.into(),
+            title,
+            kind: agent_chatter::activity::ToolKind::Execute,
+            status,
+            files: vec![],
+            diff: None,
+        }))
+    }
+
+    /// Lets the relay's task take what was sent it.
+    async fn settle() {
+        for _ in 0..10 {
+            tokio::task::yield_now().await;
+        }
+    }
+
+    /// What the pages were sent, as `(title, status)` of each tool call relayed.
+    fn relayed(pages: &mut broadcast::Receiver<Arc<Published>>) -> Vec<(String, ToolStatus)> {
+        let mut out = Vec::new();
+        while let Ok(event) = pages.try_recv() {
+            if let Event::Activity {
+                item: Activity::ToolCall(call),
+                ..
+            } = event.event()
+            {
+                out.push((call.title.clone(), call.status));
+            }
+        }
+        out
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_chatty_tool_call_reaches_the_pages_at_most_once_a_period_and_its_end_at_once() {
+        let (events, mut pages) = broadcast::channel(4096);
+        let (tx, rx) = mpsc::unbounded_channel();
+        let relay = tokio::spawn(relay_signals(
+            ("carol".into(), "msg-1".into()),
+            rx,
+            events,
+            (StreamedSlot::default(), 1),
+        ));
+        // 1 000 updates, one every 4 ms (4 s), then the call ends.
+        for i in 1..=1000 {
+            tx.send(running("t", format!("{i}/1000"), ToolStatus::InProgress))
+                .unwrap();
+            tokio::time::sleep(std::time::Duration::from_millis(4)).await;
+        }
+        tx.send(running("t", "done".into(), ToolStatus::Completed))
+            .unwrap();
+        settle().await;
+        let sent = relayed(&mut pages);
+        assert_eq!(sent.last(), Some(&("done".into(), ToolStatus::Completed)));
+        // 4 s at one relay per 50 ms: about 80, never the 1 001 updates.
+        assert!((60..=100).contains(&sent.len()), "{} relayed", sent.len());
+        // The first update went at once; the progress shown kept up (the last one before
+        // the end is among the last updates).
+        assert_eq!(sent[0].0, "1/1000");
+        let before_end = &sent[sent.len() - 2].0;
+        let n: u32 = before_end.split('/').next().unwrap().parse().unwrap();
+        assert!(n > 980, "{before_end}");
+        drop(tx);
+        relay.await.unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_lone_update_and_anything_but_progress_go_at_once() {
+        let (events, mut pages) = broadcast::channel(64);
+        let (tx, rx) = mpsc::unbounded_channel();
+        let _relay = tokio::spawn(relay_signals(
+            ("carol".into(), "msg-1".into()),
+            rx,
+            events,
+            (StreamedSlot::default(), 1),
+        ));
+        tx.send(running("a", "a1".into(), ToolStatus::InProgress))
+            .unwrap();
+        settle().await;
+        assert_eq!(relayed(&mut pages), [("a1".into(), ToolStatus::InProgress)]);
+        // Within the period: progress waits, a failed call goes at once with it.
+        tx.send(running("a", "a2".into(), ToolStatus::InProgress))
+            .unwrap();
+        settle().await;
+        assert_eq!(relayed(&mut pages), []);
+        tx.send(running("b", "b".into(), ToolStatus::Failed))
+            .unwrap();
+        settle().await;
+        assert_eq!(
+            relayed(&mut pages),
+            [
+                ("a2".into(), ToolStatus::InProgress),
+                ("b".into(), ToolStatus::Failed)
+            ]
+        );
     }
 
     #[tokio::test]
