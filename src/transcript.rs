@@ -1,5 +1,6 @@
 //! Transcripts (docs/architecture.md §13 "files", §14 `export`): a session as people read it —
 //! who said what to whom (`#3 Max → Sarah, Kailai`), how each agent run ended and what it cost,
+//! where the cost cap stopped deliveries and who left the team (in the page's notice's words),
 //! and the exact prompt each recipient was delivered with that message as its `[MESSAGE]`
 //! (what [`Session::preview`] gives for a delivery). Three formats, rendered here once for the
 //! CLI and the page: Markdown, one self-contained HTML document (inline CSS, no scripts, no
@@ -98,42 +99,94 @@ struct Entry<'s> {
     activity: Option<&'s RunActivity>,
     /// The team's cost cap stopped the deliveries after this message: each stop in words.
     cost_stops: Vec<String>,
+    /// The members who left the team after this message, before the next: each in words.
+    left: Vec<&'s str>,
 }
 
-/// Where the team's cost cap (`maxCostUsd`) stopped deliveries: (the position of the last
-/// message before the stop, the notice in words). The stops are the conversation's notices,
-/// not facts, so the session's facts are applied again in order to find them; only when some
-/// team or settings of the session set a cap (no replay otherwise).
-fn cost_stops(session: &Session) -> Vec<(usize, String)> {
+/// What the conversation said that its messages alone do not show, each at its place: where
+/// the team's cost cap (`maxCostUsd`) stopped deliveries and which members left the team
+/// (`memberLeft`), in the words the page shows ([`Session::describe`]).
+#[derive(Default)]
+struct Notes {
+    /// (the position of the last message before the stop, the notice in words).
+    cost_stops: Vec<(usize, String)>,
+    /// Each member who left, in the order they left.
+    left: Vec<Left>,
+}
+
+/// A member who left the team, at its place in the conversation.
+struct Left {
+    member: String,
+    name: String,
+    /// How many messages were stored when they left (0: before the first).
+    after: usize,
+    /// "Max left the team at #5: their messages stay theirs; …", the page's notice.
+    words: String,
+}
+
+/// The [`Notes`] of `session`. They are the conversation's notices, not facts, so the
+/// session's facts are applied again in order to find them; only when some team or settings
+/// of the session set a cap or a member left (no replay otherwise).
+fn notes(session: &Session) -> Notes {
     use crate::conversation::{Action, Notice};
     use crate::session::Fact;
-    let capped = session.facts().iter().any(|f| match f {
+    let noted = session.facts().iter().any(|f| match f {
         Fact::SetTeam { team, settings } => settings
             .as_ref()
             .map_or(team.settings.max_cost_usd, |s| s.max_cost_usd)
             .is_some(),
         Fact::SetSettings { settings } => settings.max_cost_usd.is_some(),
-        Fact::LoadScenario { .. } => true,
+        Fact::LoadScenario { .. } | Fact::MemberLeft { .. } => true,
         _ => false,
     });
-    if !capped {
-        return Vec::new();
+    let mut notes = Notes::default();
+    if !noted {
+        return notes;
     }
     let mut again = Session::new();
-    let mut stops = Vec::new();
     for fact in session.facts() {
+        // A scenario replaces the history: who left before it left messages no longer shown.
+        if matches!(fact, Fact::LoadScenario { .. }) {
+            notes.left.clear();
+        }
         if again.apply(fact).is_err() {
             break;
         }
         while let Some(action) = again.poll_action() {
-            if let Action::Notice(notice @ Notice::CostLimitReached { .. }) = action {
-                if let Some(last) = again.messages().len().checked_sub(1) {
-                    stops.push((last, again.describe(&notice)));
+            let Action::Notice(notice) = action else {
+                continue;
+            };
+            match &notice {
+                Notice::CostLimitReached { .. } => {
+                    if let Some(last) = again.messages().len().checked_sub(1) {
+                        notes.cost_stops.push((last, again.describe(&notice)));
+                    }
                 }
+                Notice::MemberLeft {
+                    member,
+                    name,
+                    after,
+                    ..
+                } => notes.left.push(Left {
+                    member: member.clone(),
+                    name: name.clone(),
+                    after: *after,
+                    words: again.describe(&notice),
+                }),
+                _ => {}
             }
         }
     }
-    stops
+    notes
+}
+
+/// The words of the members who left before the first message (a place no entry has).
+fn left_before_first(notes: &Notes) -> impl Iterator<Item = &str> {
+    notes
+        .left
+        .iter()
+        .filter(|l| l.after == 0)
+        .map(|l| l.words.as_str())
 }
 
 /// The prompt one recipient was delivered (rebuilt by the session, so the bytes it got).
@@ -163,13 +216,16 @@ fn ended_in(session: &Session, run: &RunActivity) -> Option<usize> {
         .map(|r| r.message)
 }
 
-fn entries<'s>(session: &'s Session, activity: &'s [RunActivity]) -> Vec<Entry<'s>> {
+fn entries<'s>(
+    session: &'s Session,
+    activity: &'s [RunActivity],
+    notes: &'s Notes,
+) -> Vec<Entry<'s>> {
     let team = session.team();
     let placed: Vec<(usize, &RunActivity)> = activity
         .iter()
         .filter_map(|a| Some((ended_in(session, a)?, a)))
         .collect();
-    let stops = cost_stops(session);
     session
         .messages()
         .iter()
@@ -206,10 +262,17 @@ fn entries<'s>(session: &'s Session, activity: &'s [RunActivity]) -> Vec<Entry<'
                 run: session.run_at(at),
                 deliveries,
                 activity: placed.iter().find(|(m, _)| *m == at).map(|(_, a)| *a),
-                cost_stops: stops
+                cost_stops: notes
+                    .cost_stops
                     .iter()
                     .filter(|(after, _)| *after == at)
                     .map(|(_, words)| words.clone())
+                    .collect(),
+                left: notes
+                    .left
+                    .iter()
+                    .filter(|l| l.after == at + 1)
+                    .map(|l| l.words.as_str())
                     .collect(),
             }
         })
@@ -382,7 +445,11 @@ pub fn markdown_with_activity(
     for (label, value) in header(session, exported, markdown_inline) {
         out += &format!("- {label}: {value}\n");
     }
-    for e in entries(session, activity) {
+    let notes = notes(session);
+    for words in left_before_first(&notes) {
+        out += &format!("\n*{}*\n", markdown_inline(words));
+    }
+    for e in entries(session, activity, &notes) {
         out += &format!(
             "\n## #{} {} → {}\n\n",
             e.number,
@@ -429,6 +496,9 @@ pub fn markdown_with_activity(
                     );
                 }
             }
+        }
+        for words in &e.left {
+            out += &format!("\n*{}*\n", markdown_inline(words));
         }
     }
     out
@@ -481,7 +551,11 @@ pub fn html_with_activity(
         out += &format!("<li>{label}: {}</li>\n", escape_html(&value));
     }
     out += "</ul>\n";
-    for e in entries(session, activity) {
+    let notes = notes(session);
+    for words in left_before_first(&notes) {
+        out += &format!("<p class=\"member-left\">{}</p>\n", escape_html(words));
+    }
+    for e in entries(session, activity, &notes) {
         out += &format!(
             "<article class=\"message\" id=\"m{n}\">\n<h2>#{n} {} → {}</h2>\n",
             escape_html(e.from),
@@ -549,6 +623,9 @@ pub fn html_with_activity(
             }
         }
         out += "</article>\n";
+        for words in &e.left {
+            out += &format!("<p class=\"member-left\">{}</p>\n", escape_html(words));
+        }
     }
     out + "</body>\n</html>\n"
 }
@@ -571,6 +648,10 @@ pub fn html_with_activity(
 ///      "systemFlag": "…" | null, "sha256": "<hex of prompt, NUL, flag>"}]}]}
 /// ```
 ///
+/// With `"membersLeft"` when a member left the team (`memberLeft`), in the order they left:
+/// `[{"member": "max", "name": "Max", "after": 5 /* messages stored then */, "notice": "Max
+/// left the team at #5: …" /* the page's words */}]`.
+///
 /// `outcome` is `null` for a message no agent run ended in (a human's, a history loaded from
 /// a scenario). A prompt that cannot be rebuilt has `"error"` in place of its fields.
 pub fn json(session: &Session, exported: Option<Millis>) -> String {
@@ -589,7 +670,8 @@ pub fn json_with_activity(
 ) -> String {
     let team = session.team();
     let spend = session.usage(None);
-    let messages: Vec<Value> = entries(session, activity)
+    let notes = notes(session);
+    let messages: Vec<Value> = entries(session, activity, &notes)
         .iter()
         .map(|e| {
             let outcome = e.run.map(|run| match (&run.failed, &run.incomplete) {
@@ -640,6 +722,14 @@ pub fn json_with_activity(
         "usage": (spend.runs > 0).then_some(spend.usage),
         "messages": messages,
     });
+    if !notes.left.is_empty() {
+        let left: Vec<Value> = notes
+            .left
+            .iter()
+            .map(|l| json!({"member": l.member, "name": l.name, "after": l.after, "notice": l.words}))
+            .collect();
+        value["membersLeft"] = Value::Array(left);
+    }
     if !activity.is_empty() {
         let runs: Vec<Value> = activity
             .iter()

@@ -74,6 +74,91 @@ fn a_member_who_has_spoken_leaves_and_their_messages_and_runs_stay_theirs() {
     }
 }
 
+/// The page's notice of the leave (`Session::describe`), from the actions `fact` caused.
+fn left_notice(session: &mut Session, fact: &Fact) -> String {
+    let actions = apply(session, fact).expect("the member may leave");
+    let notice = actions.iter().find_map(|a| match a {
+        Action::Notice(n @ Notice::MemberLeft { .. }) => Some(n.clone()),
+        _ => None,
+    });
+    session.describe(&notice.expect("a notice that the member left"))
+}
+
+/// `text` cut into what comes before `first` and after it, and the part after that before
+/// `second`: where a line stands between two headings.
+fn between<'t>(text: &'t str, first: &str, second: &str) -> &'t str {
+    let from = text
+        .find(first)
+        .unwrap_or_else(|| panic!("no {first:?} in {text}"));
+    let rest = &text[from..];
+    let to = rest
+        .find(second)
+        .unwrap_or_else(|| panic!("no {second:?} in {rest}"));
+    &rest[..to]
+}
+
+/// The transcript says who left and when, at its place in the conversation (after the last
+/// message stored then, before the next), in the words the page's notice uses; JSON carries
+/// the fact (who, after how many messages) and the same words.
+#[test]
+fn the_transcript_says_when_a_member_left_in_the_pages_words() {
+    let mut session = talked();
+    let words = left_notice(&mut session, &left("max", 4));
+    assert_eq!(
+        words,
+        "Max left the team at #3: their messages stay theirs; they get no more messages \
+         (1 queued delivery to them dropped)"
+    );
+    apply(&mut session, &Fact::replied("sarah", "Done.", Millis(5))).unwrap();
+
+    let md = Format::Markdown.render(&session, None);
+    let md_words = words.replace('#', "\\#");
+    assert_eq!(md.matches(&md_words).count(), 1, "once: {md}");
+    assert!(
+        between(&md, "## #3 Bob", "## #4 Sarah").contains(&format!("\n*{md_words}*\n")),
+        "between #3 and #4: {md}"
+    );
+    let html = Format::Html.render(&session, None);
+    assert_eq!(html.matches(&words).count(), 1, "once: {html}");
+    assert!(
+        between(&html, "id=\"m3\"", "id=\"m4\"").contains(&format!(
+            "</article>\n<p class=\"member-left\">{words}</p>\n"
+        )),
+        "between #3 and #4: {html}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&Format::Json.render(&session, None)).unwrap();
+    assert_eq!(
+        json["membersLeft"],
+        serde_json::json!([{"member": "max", "name": "Max", "after": 3, "notice": words}])
+    );
+}
+
+/// One who leaves before the first message is said before it; a transcript without a leave
+/// says none.
+#[test]
+fn a_member_who_left_before_the_first_message_is_said_before_it() {
+    let mut session = Session::new();
+    apply(&mut session, &Fact::set_team(crew())).unwrap();
+    let before_leaving = Format::Markdown.render(&session, None);
+    let words = left_notice(&mut session, &left("sarah", 1));
+    assert_eq!(
+        words,
+        "Sarah left the team before the first message: their messages stay theirs; they get no \
+         more messages"
+    );
+    apply(&mut session, &Fact::human("Hello [NEXT: max]", Millis(2))).unwrap();
+    let md = Format::Markdown.render(&session, None);
+    assert!(between(&md, "- members:", "## #1 Kailai").contains(&format!("\n*{words}*\n")));
+    let html = Format::Html.render(&session, None);
+    assert!(between(&html, "</ul>", "id=\"m1\"")
+        .contains(&format!("<p class=\"member-left\">{words}</p>")));
+    assert!(!before_leaving.contains("left the team"));
+    let json: serde_json::Value =
+        serde_json::from_str(&Format::Json.render(&talked(), None)).unwrap();
+    assert!(json.get("membersLeft").is_none(), "none when no one left");
+}
+
 #[test]
 fn deliveries_queued_to_a_member_who_leaves_are_dropped() {
     let mut session = talked();

@@ -88,6 +88,14 @@ test('page alone: a member who has spoken is removed from now on, their messages
   await maxIsGoneButKeepsMessages(page);
   const session = JSON.parse(await page.download('export-session'));
   assert.ok(session.facts.some((f) => f.type === 'memberLeft' && f.member === 'max'), 'the log holds the fact');
+  // The transcripts say it in the notice's words, where it happened: after #n, before #n+1.
+  const said = `Max left the team at #${messages}: their messages stay theirs; they get no more messages`;
+  const md = await page.download('export-transcript-md');
+  const inMd = md.indexOf(`\n*${said.replace('#', '\\#')}`);
+  assert.ok(inMd > md.indexOf(`\n## #${messages} `) && inMd < md.indexOf(`\n## #${messages + 1} `), `between #${messages} and #${messages + 1}:\n${md}`);
+  const html = await page.download('export-transcript-html');
+  const inHtml = html.indexOf(`<p class="member-left">${said}`);
+  assert.ok(inHtml > html.indexOf(`id="m${messages}"`) && inHtml < html.indexOf(`id="m${messages + 1}"`), `between #${messages} and #${messages + 1}:\n${html}`);
   page.assertNoErrors();
   await context.close();
 });
