@@ -168,6 +168,43 @@ test('run settings: each permission mode says what it allows and the CLI\'s own 
   await stopped(bridge);
 });
 
+test('what is typed before the bridge has brought the page its session stays in the composer, and sends', async () => {
+  const dir = await bridgeDir('team-words-first');
+  const bridge = await startBridge(dir, { args: ['--simulate'] });
+  bridges.push(bridge);
+  const browser = await browserOfTest();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, bypassCSP: true });
+  // The bridge's frames to the page are held until released: the socket is open (the hello
+  // went), the session has not come yet.
+  const held = [];
+  let deliver = null;
+  await context.routeWebSocket(/\/api\/ws$/, (ws) => {
+    const server = ws.connectToServer();
+    server.onMessage((frame) => (deliver ? deliver(frame) : held.push(frame)));
+    ws.onMessage((frame) => server.send(frame));
+    context.release = () => {
+      deliver = (frame) => ws.send(frame);
+      for (const frame of held.splice(0)) ws.send(frame);
+    };
+  });
+  const page = new InspectorPage(await context.newPage(), bridge.url);
+  await page.page.goto(bridge.url);
+  await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
+  const text = '[FROM: kailai] typed before the session came';
+  await page.by('composer-input').fill(text);
+  context.release();
+  // The session came (the composer can send: its placeholder is the example again); what
+  // was typed is still there.
+  await page.page.waitForFunction(() => document.querySelector('[data-testid=composer-input]').placeholder.startsWith('a message'));
+  assert.equal(await page.by('composer-input').inputValue(), text, 'kept in the composer');
+  await page.by('composer-send').click();
+  await page.page.waitForFunction((t) => [...document.querySelectorAll('[data-testid=timeline-message] .content')]
+    .some((c) => c.textContent.includes(t)), 'typed before the session came');
+  await page.page.waitForFunction(() => document.querySelector('[data-testid=composer-input]').value === '');
+  page.assertNoErrors();
+  await context.close();
+});
+
 test('a message sent while the bridge is away is kept, says "will send when reconnected", and goes once it is back', { timeout: 180_000 }, async () => {
   const dir = await bridgeDir('team-words-draft');
   const port = await freePort();

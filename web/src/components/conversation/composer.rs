@@ -51,12 +51,23 @@ pub fn Composer() -> impl IntoView {
 
 /// What is typed, kept per session: it survives a reload, and another session shown shows its
 /// own draft, so a message is never sent to a conversation it was not written for
-/// (docs/architecture.md §13).
+/// (docs/architecture.md §13). What is typed before a bridge has brought the page its first
+/// session was written for that session: it stays (and a send waiting for it goes).
 fn session_draft(host: Host) -> RwSignal<String> {
     let session = host.shown_session();
     let drafts = host.drafts();
     let text = RwSignal::new(String::new());
-    crate::erased::effect(move || text.set(crate::storage::draft(drafts, session.get())));
+    // The session whose draft the text is (`None` before a bridge brought one).
+    let drafted = std::cell::Cell::new(None::<i64>);
+    crate::erased::effect(move || {
+        let shown = session.get();
+        let first = drafted.replace(shown).is_none() && shown.is_some();
+        if first && text.with_untracked(|t| !t.is_empty()) {
+            text.with_untracked(|t| crate::storage::set_draft(drafts, shown, t));
+        } else {
+            text.set(crate::storage::draft(drafts, shown));
+        }
+    });
     crate::erased::effect(move || {
         text.with(|t| crate::storage::set_draft(drafts, session.get_untracked(), t))
     });
