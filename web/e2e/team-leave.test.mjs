@@ -1,8 +1,8 @@
 // Issue #44 point 6: a member who has spoken is removed "from now on" (a `memberLeft` fact at
 // the end of the log): their old messages still show their name, they are gone from the team
-// editor and the inspector's recipients, a later [NEXT] to them reaches no one, a reload keeps
-// it, and Undo brings them back. Page alone and against a bridge running the simulator; axe at
-// 1440x900, 1280x720 and 390x844 on the new state.
+// editor and the inspector's recipients, a later [NEXT] to them reaches no one, a reload and a
+// later team edit keep it, and Undo brings them back. Page alone and against a bridge running
+// the simulator; axe at 1440x900, 1280x720 and 390x844 on the new state.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertNoSevere, axeAtSizes } from './support/axe.mjs';
@@ -152,6 +152,28 @@ test('bridge: a member who has spoken is removed from now on for every page, and
   // A reload reads the bridge's log again.
   await page.page.reload();
   await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
+  await maxIsGoneButKeepsMessages(page);
+  page.assertNoErrors();
+  await context.close();
+});
+
+test('bridge: a team edit after a member left keeps them gone (the edit goes, the leave stays)', { timeout: 180_000 }, async () => {
+  const { context, page } = await bridgeAfterTheDemo('team-leave-edit');
+  await removeMaxFromNowOn(page);
+  await maxIsGoneButKeepsMessages(page);
+  // Another member renamed in the editor: the team goes to the bridge again.
+  const carol = await rowOf(page, 'carol');
+  const display = carol.locator('.member-display');
+  await display.fill('Caroline');
+  await display.dispatchEvent('change');
+  await page.page.waitForFunction(() => [...document.querySelectorAll('[data-testid=recipient-select] option')]
+    .some((o) => o.value === 'carol' && o.textContent.includes('Caroline')));
+  await maxIsGoneButKeepsMessages(page);
+  // As the bridge keeps it: a reload reads its log again.
+  await page.page.reload();
+  await page.by('connection-status').filter({ hasText: '● bridge' }).waitFor();
+  await page.page.waitForFunction(() => [...document.querySelectorAll('[data-testid=recipient-select] option')]
+    .some((o) => o.value === 'carol' && o.textContent.includes('Caroline')));
   await maxIsGoneButKeepsMessages(page);
   page.assertNoErrors();
   await context.close();
