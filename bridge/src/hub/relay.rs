@@ -397,9 +397,16 @@ mod tests {
         out
     }
 
-    #[tokio::test(start_paused = true)]
-    async fn a_chatty_tool_call_reaches_the_pages_at_most_once_a_period_and_its_end_at_once() {
-        let (events, mut pages) = broadcast::channel(4096);
+    /// Carol's run's signals relayed (run 1, message `msg-1`): where to send them, what the
+    /// pages (a channel of `capacity`) get, and the relay's task.
+    fn carols_relay(
+        capacity: usize,
+    ) -> (
+        mpsc::UnboundedSender<Signal>,
+        broadcast::Receiver<Arc<Published>>,
+        JoinHandle<()>,
+    ) {
+        let (events, pages) = broadcast::channel(capacity);
         let (tx, rx) = mpsc::unbounded_channel();
         let relay = tokio::spawn(relay_signals(
             ("carol".into(), "msg-1".into()),
@@ -407,6 +414,12 @@ mod tests {
             events,
             (StreamedSlot::default(), 1),
         ));
+        (tx, pages, relay)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_chatty_tool_call_reaches_the_pages_at_most_once_a_period_and_its_end_at_once() {
+        let (tx, mut pages, relay) = carols_relay(4096);
         // 1 000 updates, one every 4 ms (4 s), then the call ends.
         for i in 1..=1000 {
             tx.send(running("t", format!("{i}/1000"), ToolStatus::InProgress))
@@ -432,14 +445,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_lone_update_and_anything_but_progress_go_at_once() {
-        let (events, mut pages) = broadcast::channel(64);
-        let (tx, rx) = mpsc::unbounded_channel();
-        let _relay = tokio::spawn(relay_signals(
-            ("carol".into(), "msg-1".into()),
-            rx,
-            events,
-            (StreamedSlot::default(), 1),
-        ));
+        let (tx, mut pages, _relay) = carols_relay(64);
         tx.send(running("a", "a1".into(), ToolStatus::InProgress))
             .unwrap();
         settle().await;
