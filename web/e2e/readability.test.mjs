@@ -4,6 +4,7 @@
 // aria-selected, the share URL is labelled, focus is visible on every control).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { assertNoSevere, axeFindings } from './support/axe.mjs';
 import { bigSession } from './support/sessions.mjs';
 import { servedPage } from './support/served.mjs';
 
@@ -14,6 +15,63 @@ const viewports = [
   ['1280x720', { width: 1280, height: 720 }],
   ['phone', { width: 390, height: 844 }],
 ];
+
+/** The room, in px, kept clear of message text under the team task chip (issue #44). */
+const CLEAR_UNDER_CHIP = 4;
+
+/**
+ * Where message text shows against the conversation's team task chip: the chip's box, the
+ * list's clip box (inside its border), each rendered message's text lines (text fragments
+ * merged by their top) and what is wrong: a line whose visible part (clipped to the list) is
+ * under the chip or less than `CLEAR_UNDER_CHIP` px below it, so the line reads as hidden by
+ * the chip (#44: a line cut by the list's top edge, flush with the chip, looked half covered).
+ */
+function textUnderChip(page) {
+  return page.page.evaluate((clear) => {
+    const chip = document.querySelector('[data-testid="team-task"]').getBoundingClientRect();
+    const list = document.querySelector('[data-testid="timeline"]');
+    const box = list.getBoundingClientRect();
+    const clip = { top: box.top + list.clientTop, bottom: box.top + list.clientTop + list.clientHeight };
+    const messages = [];
+    for (const row of list.querySelectorAll('[data-testid="timeline-message"]')) {
+      const fragments = [];
+      const walk = document.createTreeWalker(row, NodeFilter.SHOW_TEXT);
+      for (let text = walk.nextNode(); text; text = walk.nextNode()) {
+        if (!text.textContent.trim() || text.parentElement.closest('.visually-hidden')) continue;
+        const range = document.createRange();
+        range.selectNodeContents(text);
+        fragments.push(...[...range.getClientRects()].filter((r) => r.width > 0 && r.height > 0));
+      }
+      const lines = [];
+      for (const f of fragments.sort((a, b) => a.top - b.top)) {
+        const line = lines.find((l) => Math.abs(l.top - f.top) < 3);
+        if (line) Object.assign(line, { bottom: Math.max(line.bottom, f.bottom), left: Math.min(line.left, f.left), right: Math.max(line.right, f.right) });
+        else lines.push({ top: f.top, bottom: f.bottom, left: f.left, right: f.right });
+      }
+      messages.push({ index: Number(row.dataset.index), selected: row.getAttribute('aria-selected') === 'true', lines });
+    }
+    const why = [];
+    for (const m of messages) {
+      for (const line of m.lines) {
+        const shown = { top: Math.max(line.top, clip.top), bottom: Math.min(line.bottom, clip.bottom) };
+        if (shown.bottom <= shown.top) continue;
+        const across = line.left < chip.right && chip.left < line.right;
+        if (across && shown.top < chip.bottom + clear && chip.top < shown.bottom) {
+          why.push(`#${m.index + 1}'s line at ${Math.round(line.top)}–${Math.round(line.bottom)} px shows from ${Math.round(shown.top)} px, `
+            + `under the team task chip (${Math.round(chip.top)}–${Math.round(chip.bottom)} px) or within ${clear} px of it`);
+        }
+      }
+    }
+    return { chip: { top: chip.top, bottom: chip.bottom }, clip, messages, why };
+  }, CLEAR_UNDER_CHIP);
+}
+
+/** A session of 40 messages whose first one sets a team task (the chip in the list's head). */
+function taskSession() {
+  const session = bigSession(40);
+  session.facts[1].text = session.facts[1].text.replace('[FROM: kailai]', '[FROM: kailai] [TEAM_TASK: Write the release notes for parser v1]');
+  return session;
+}
 
 const long = [
   '[FROM: kailai] Here is the plan for the release, line by line:',
@@ -189,4 +247,68 @@ test('↑ and ↓ bring the selected message into view, whatever the rows\' heig
   assertReadable(await rowBoxes(page), 'after ↑');
   page.assertNoErrors();
   await context.close();
+});
+
+// Issue #44: on a phone the line at the list's top edge looked half hidden behind the sticky-
+// looking team task chip (the list's clip edge sat flush under it). At each size, with the
+// list scrolled so a message's first line is cut by the edge, after clicking that message
+// (brought into view) and after "jump to #5", no message text shows under the chip or within
+// a few px below it, and the selected message's first line is whole below it.
+test('the team task chip never covers a message line: scrolled, selected, jumped to, at three sizes', async () => {
+  for (const [name, viewport] of viewports) {
+    const { context, page } = await visit(undefined, viewport);
+    await page.openFile('task40.json', JSON.stringify(taskSession()));
+    await page.page.waitForFunction(() => document.querySelector('[data-testid="inspector-at"]')?.textContent.includes('#40'));
+    await page.by('team-task').filter({ hasText: 'Write the release notes for parser v1' }).waitFor();
+    // Scroll up (the list follows the end) so that a message above the view has its first
+    // line cut in half by the list's top edge.
+    const target = await page.by('timeline').evaluate((list) => {
+      const top = list.getBoundingClientRect().top + list.clientTop;
+      const row = [...list.querySelectorAll('[data-testid="timeline-message"]')]
+        .findLast((r) => r.getBoundingClientRect().top < top - 60);
+      const at = row.getBoundingClientRect().top - top + list.scrollTop;
+      list.scrollTop = at + 10;
+      return { index: Number(row.dataset.index), scrollTop: list.scrollTop };
+    });
+    await page.page.waitForFunction(({ index, scrollTop }) => {
+      const list = document.querySelector('[data-testid="timeline"]');
+      const row = list.querySelector(`[data-testid="timeline-message"][data-index="${index}"]`);
+      const top = list.getBoundingClientRect().top + list.clientTop;
+      return Math.abs(list.scrollTop - scrollTop) < 1 && row && row.getBoundingClientRect().top < top
+        && row.getBoundingClientRect().bottom > top;
+    }, target);
+    const scrolled = await textUnderChip(page);
+    await page.screenshot(`readable-team-task-${name}.png`);
+    assert.ok(scrolled.messages.some((m) => m.index === target.index && m.lines[0].top < scrolled.clip.top),
+      `${name}: #${target.index + 1}'s first line is cut by the list's top edge`);
+    assert.deepEqual(scrolled.why, [], `${name}, scrolled`);
+    // Selecting the cut message brings its first line into view, whole, clear of the chip.
+    const firstLineWhole = ({ index }) => {
+      const list = document.querySelector('[data-testid="timeline"]');
+      const row = list.querySelector(`[data-testid="timeline-message"][data-index="${index}"][aria-selected="true"]`);
+      return row && row.getBoundingClientRect().top >= list.getBoundingClientRect().top + list.clientTop - 0.5;
+    };
+    const cut = page.page.locator(`[data-testid="timeline-message"][data-index="${target.index}"]`);
+    const cutBox = await cut.boundingBox();
+    await cut.click({ position: { x: 40, y: Math.min(cutBox.height - 4, scrolled.clip.top - cutBox.y + 12) } });
+    await page.page.waitForFunction(firstLineWhole, target);
+    for (const [state, index] of [['selected', target.index], ['jumped to #5', 4]]) {
+      if (index === 4) {
+        await page.by('jump-to').fill('#5');
+        await page.by('jump-to').press('Enter');
+        await page.page.waitForFunction(firstLineWhole, { index });
+      }
+      const shown = await textUnderChip(page);
+      assert.deepEqual(shown.why, [], `${name}, ${state}`);
+      const selected = shown.messages.find((m) => m.selected);
+      assert.equal(selected?.index, index, `${name}, ${state}: the selected message is rendered`);
+      assert.ok(selected.lines[0].top >= shown.clip.top - 0.5 && selected.lines[0].top >= shown.chip.bottom + CLEAR_UNDER_CHIP,
+        `${name}, ${state}: #${index + 1}'s first line (${selected.lines[0].top} px) is whole, below the chip (${shown.chip.bottom} px)`);
+    }
+    await page.screenshot(`readable-team-task-jumped-${name}.png`);
+    const found = await axeFindings(page.page, `${name}, team task over a scrolled list`);
+    assertNoSevere(found.severe);
+    page.assertNoErrors();
+    await context.close();
+  }
 });
