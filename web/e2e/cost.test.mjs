@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { writeFile } from 'node:fs/promises';
-import { assertNoSevere, axeFindings } from './support/axe.mjs';
+import { assertNoSevere, axeAtSizes, axeFindings, SIZES } from './support/axe.mjs';
 import { servedPage } from './support/served.mjs';
 import { bridgeDir, demoTeam, fakeCliBridge, fixture, openBridgePage } from './support/bridge.mjs';
 
@@ -162,6 +162,25 @@ test('page alone: opening a session file and forking say what they did', async (
   await page.by('open-menu').click();
   await page.by('import-file').setInputFiles(file);
   await page.by('happened').filter({ hasText: /^Opened notes\.json: 4 members, 2 messages — as a new session; the one shown before is unchanged/ }).waitFor();
+  // While it is said, the line covers nothing one works with: the composer and its send button
+  // stay in sight at every size (it is a row of the header, not a box over the page).
+  const size = page.page.viewportSize();
+  for (const [name, viewport] of SIZES) {
+    await page.page.setViewportSize(viewport);
+    await page.by('composer-input').scrollIntoViewIfNeeded();
+    const covered = await page.page.evaluate(() => {
+      const line = document.querySelector('[data-testid=happened]').getBoundingClientRect();
+      return ['composer-input', 'composer-send'].filter((id) => {
+        const r = document.querySelector(`[data-testid=${id}]`).getBoundingClientRect();
+        return r.left < line.right && line.left < r.right && r.top < line.bottom && line.top < r.bottom;
+      });
+    });
+    assert.deepEqual(covered, [], `at ${name} the line saying what opened covers ${covered.join(' and ')}`);
+    await page.screenshot(`happened-opened-${name}.png`);
+  }
+  await page.page.setViewportSize(size);
+  const { severe } = await axeAtSizes(page.page, 'page alone, a file opened beside');
+  assertNoSevere(severe);
   await page.by('happened').getByRole('button', { name: 'dismiss' }).click();
   await page.page.waitForFunction(() => document.querySelector('[data-testid=happened]').textContent === '');
   // The cost view page alone: simulated runs report nothing, and the header and the view say
