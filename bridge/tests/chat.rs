@@ -873,3 +873,26 @@ fn retry_runs_the_failed_agent_again_and_the_chat_goes_on() {
         "stdout: {out}\nstderr: {err}"
     );
 }
+
+#[test]
+fn team_leave_removes_a_member_from_now_on_and_names_what_cannot_leave() {
+    let input =
+        "/team leave sarah\n/team list\n/team leave zed\n/team leave\n[NEXT: sarah] Review it.\n";
+    let (out, err, ok) = chat(input, "claude-stream.sh", None, None);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("✓ sarah left the team from now on: their messages stay theirs"),
+        "{out}\n{err}"
+    );
+    let listed = out.split("Team \"relay\":").nth(1).unwrap_or_default();
+    assert!(
+        listed.contains("(max)") && !listed.contains("(sarah)"),
+        "sarah is no longer listed: {out}"
+    );
+    assert!(err.contains("Error: Member 'zed' not found."), "{err}");
+    assert!(err.contains("Error: Usage: /team leave <name>"), "{err}");
+    assert!(
+        err.contains("no member matches sarah; not routed") && !out.contains("→ sarah (AI)"),
+        "no one reaches sarah once she left: {out}\n{err}"
+    );
+}

@@ -67,6 +67,7 @@ Available commands:
   /team deploy <config.json> - Load team and enter conversation mode
     (Type messages directly after loading team)
   /team list - List loaded team members
+  /team leave <name> - The member leaves the team from now on (their messages stay theirs)
   /cost - What the agents' runs cost so far, per member
   /cancel - Stop the agent that is running
   /retry [name] - Run a failed agent's delivery again (the last one that failed)
@@ -91,6 +92,8 @@ pub(crate) enum Line {
     /// `/team deploy <file>`; an empty file name asks for the usage.
     Deploy(String),
     List,
+    /// `/team leave <name>`: the member leaves the team from now on; empty asks for the usage.
+    Leave(String),
     Cost,
     Cancel,
     /// `/retry [name]`: run a failed agent's delivery again; empty: the last that failed.
@@ -129,6 +132,7 @@ pub(crate) fn parse_line(line: &str) -> Line {
         "start" => Line::Start(rest.to_string()),
         "team" => match rest.split_once(char::is_whitespace).unwrap_or((rest, "")) {
             ("list", _) => Line::List,
+            ("leave", name) => Line::Leave(name.trim().to_string()),
             ("deploy", file) => Line::Deploy(file.trim().to_string()),
             _ => Line::Unknown(trimmed.to_string()),
         },
@@ -200,6 +204,8 @@ async fn handle(hub: &Hub, line: Line) -> Flow {
             }
             None => error(NO_TEAM),
         },
+        Line::Leave(name) if name.is_empty() => error("Usage: /team leave <name>"),
+        Line::Leave(name) => leave(hub, &name).await,
         Line::Deploy(file) if file.is_empty() => error("Usage: /team deploy <config.json>"),
         Line::Deploy(file) => match MachineSettings::read(Path::new(&file)) {
             Ok((team, machine)) => {
@@ -418,6 +424,33 @@ async fn retry(hub: &Hub, name: &str) {
         .await
     {
         error(&refusal(&e));
+    }
+}
+
+/// `/team leave <name>`: the member (by name or id) leaves the team of the open session from
+/// now on, as the page's "remove from now on" does: a `memberLeft` fact; their messages stay
+/// theirs. Refused, naming why, for a member the team does not have or one whose run is out.
+async fn leave(hub: &Hub, name: &str) {
+    let name = name.to_string();
+    let found = hub
+        .query(move |s, session| -> Result<(i64, String, String), String> {
+            let team = s.team().ok_or_else(|| NO_TEAM.to_string())?;
+            team.find(&name)
+                .map(|m| (session, m.id.clone(), m.display_name.clone()))
+                .ok_or_else(|| {
+                    let ids: Vec<&str> = team.members.iter().map(|m| m.id.as_str()).collect();
+                    format!("Member '{name}' not found.\nMembers: {}", ids.join(", "))
+                })
+        })
+        .await;
+    let (session, id, shown) = match found {
+        Ok(Ok(found)) => found,
+        Ok(Err(message)) => return error(&message),
+        Err(e) => return error(&e.to_string()),
+    };
+    match hub.leave_team(session, id).await {
+        Ok(()) => say!("✓ {shown} left the team from now on: their messages stay theirs"),
+        Err(e) => error(&refusal(&e)),
     }
 }
 
@@ -933,6 +966,8 @@ mod tests {
             ("/deny", Line::Answer(Answer::Deny)),
             ("/allow maybe", Line::Unknown("/allow maybe".into())),
             ("/team list", Line::List),
+            ("/team leave Max", Line::Leave("Max".into())),
+            ("/team leave", Line::Leave(String::new())),
             (
                 "/team deploy my team.json",
                 Line::Deploy("my team.json".into()),
