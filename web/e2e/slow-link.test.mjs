@@ -124,9 +124,11 @@ test('the placeholder says what is loading and has no serious or critical axe fi
   await context.close();
 });
 
-// Not met yet: 488 ms from the navigation's start, 314 ms after the HTML arrived (16:47 run;
-// 908 ms at 16:07 with the machine busier). A TODO keeps the figure in every run.
-test(`on 1.6 Mbps with a 4× slower CPU the placeholder paints within ${PLACEHOLDER_BUDGET_MS} ms of the HTML (figures printed)`, { todo: 'issue 44.1: measured 314 ms after the HTML, 488 ms from navigation start' }, async () => {
+// Not met yet: 250–1 100 ms after the HTML arrived from one load to the next (CI runs 314–776;
+// docs/measurements.md 2026-11-30: ~80 ms of it is the page's parse, layout and paint, the rest
+// the browser committing the navigation in a new renderer on the slowed CPU). A TODO keeps the
+// figure in every run.
+test(`on 1.6 Mbps with a 4× slower CPU the placeholder paints within ${PLACEHOLDER_BUDGET_MS} ms of the HTML (figures printed)`, { todo: 'issue 44.1: 250–1 100 ms after the HTML (docs/measurements.md)' }, async () => {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
@@ -159,10 +161,10 @@ test(`on 1.6 Mbps with a 4× slower CPU the placeholder paints within ${PLACEHOL
   assert.ok(paint.fromHtml <= PLACEHOLDER_BUDGET_MS, `the placeholder painted ${paint.fromHtml} ms after the HTML arrived, over ${PLACEHOLDER_BUDGET_MS} ms`);
 });
 
-// Not met yet (docs/measurements.md, 2026-11-29: ~4.1 s): the wasm alone is ~417 KB brotli,
-// 2.1 s on this link, then compiled and started on the slowed CPU. Reported as a TODO, so the
-// figure shows in every run without failing the suite, and the budget stays as the issue set it.
-test(`on the same link the page works (its composer usable) within ${WORKING_PAGE_BUDGET_MS} ms`, { todo: 'issue 44.1: measured ~4.1 s' }, () => {
+// Not met yet (CI runs of 2026-11-30: 3.7 s): the wasm alone is ~449 KB brotli, 2.2 s on this
+// link, then compiled and started on the slowed CPU. Reported as a TODO, so the figure shows in
+// every run without failing the suite, and the budget stays as the issue set it.
+test(`on the same link the page works (its composer usable) within ${WORKING_PAGE_BUDGET_MS} ms`, { todo: 'issue 44.1: measured ~3.7 s' }, () => {
   assert.ok(slow, 'the throttled load ran');
   assert.ok(slow.workingMs <= WORKING_PAGE_BUDGET_MS, `the composer was usable at ${Math.round(slow.workingMs)} ms, over ${WORKING_PAGE_BUDGET_MS} ms`);
 });
