@@ -576,6 +576,23 @@ fn a_key_of_ours_written_another_way_is_refused_naming_the_key_meant() {
             json!({"Name": "t", "members": [human, member(json!({}))]}),
             r#"Name: not a key here; did you mean "name"?"#,
         ),
+        // Misspelt by one letter: the member would run with default permissions, unsaid.
+        (
+            json!({"name": "t", "members": [human, member(json!({"permisionMode": "edit"}))]}),
+            r#"members[1].permisionMode: not a key here; did you mean "permissionMode"?"#,
+        ),
+        (
+            json!({"name": "t", "members": [human, member(json!({"systemInstructions": "Be brief."}))]}),
+            r#"members[1].systemInstructions: not a key here; did you mean "systemInstruction"?"#,
+        ),
+        (
+            json!({"name": "t", "members": [human, member(json!({}))], "setting": {"maxBytes": 9}}),
+            r#"setting: not a key here; did you mean "settings"?"#,
+        ),
+        (
+            json!({"name": "t", "members": [human, member(json!({}))], "settings": {"maxCostUds": 1}}),
+            r#"settings.maxCostUds: not a key here; did you mean "maxCostUsd"?"#,
+        ),
     ];
     for (config, expected) in cases {
         assert!(
@@ -585,8 +602,8 @@ fn a_key_of_ours_written_another_way_is_refused_naming_the_key_meant() {
         );
     }
     // Keys that are no key of ours stay ignored, as before.
-    let extra =
-        json!({"name": "t", "members": [human, member(json!({"color": "blue"}))], "notes": "x"});
+    // A short key of the user's own one letter from ours (`mode`, `model`) is theirs.
+    let extra = json!({"name": "t", "members": [human, member(json!({"color": "blue", "mode": "x"}))], "notes": "x"});
     assert!(load_team(&extra.to_string()).is_ok());
 }
 

@@ -212,7 +212,9 @@ pub(crate) struct Obj<'v, 'p> {
 
 impl Obj<'_, '_> {
     /// Refuses a key that is one of `known` written another way (`windowsize`, `window_size`,
-    /// `Window-Size` for `windowSize`): the format ignores unknown keys, so such a typo would
+    /// `Window-Size` for `windowSize`) or misspelt by one letter (`permisionMode`,
+    /// `systemInstructions`; keys of five letters or more, so a short key of the user's own
+    /// such as `mode` stays theirs): the format ignores unknown keys, so such a typo would
     /// otherwise leave the setting at its default without a word. Other keys stay ignored.
     pub(crate) fn refuse_near_misses(&self, known: &[&str]) -> Result<(), FieldError> {
         let folded = |key: &str| -> String {
@@ -226,7 +228,13 @@ impl Obj<'_, '_> {
                 continue;
             }
             let key_folded = folded(key);
-            if let Some(meant) = known.iter().find(|k| folded(k) == key_folded) {
+            let near = |k: &&&str| {
+                let k = folded(k);
+                k == key_folded
+                    || (key_folded.chars().count() >= 5
+                        && strsim::damerau_levenshtein(&k, &key_folded) == 1)
+            };
+            if let Some(meant) = known.iter().find(near) {
                 return Err(self
                     .path
                     .key(key)
