@@ -518,6 +518,15 @@ async fn every_stop_reason_and_fault_ends_the_run_as_the_design_says() {
         assert_eq!(fact.kind(), kind, "{scenario}: {fact:?}");
         let text = serde_json::to_string(&fact).unwrap();
         assert!(text.contains(says), "{scenario}: {text}");
+        // What a crashed agent wrote on stderr is kept as its output, and the reason says so.
+        if scenario == "crash" {
+            assert!(
+                text.contains(
+                    "is kept in the session database (`agent-chatter outputs` prints it)"
+                ),
+                "{scenario}: {text}"
+            );
+        }
         if let Some(failure) = failure {
             assert!(
                 matches!(&fact, agent_chatter::session::Fact::Failed { failure: Some(f), .. } if *f == failure),

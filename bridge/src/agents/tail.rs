@@ -210,6 +210,13 @@ pub(crate) struct Output {
 }
 
 impl Output {
+    /// `bytes` as a run's output (an ACP agent's stderr: its stdout is the protocol's).
+    pub(crate) fn of(bytes: &[u8]) -> Output {
+        let mut output = Output::default();
+        output.push(bytes);
+        output
+    }
+
     fn push(&mut self, bytes: &[u8]) {
         self.total += bytes.len() as u64;
         let to_head = (KEPT_END - self.head.len()).min(bytes.len());

@@ -144,10 +144,19 @@ pub(crate) async fn run(job: AcpJob<'_>, streams: Streams, cancel: oneshot::Rece
             Usage::default(),
         ),
     };
+    // A failed agent's stderr is what it said beyond the protocol (its stdout is the
+    // protocol's): kept as its output, as a stream-json CLI's is, so "show output" and
+    // `agent-chatter outputs` have it; a run the user cancelled keeps none.
+    let output = match &outcome {
+        Outcome::Failed(failure, _) if *failure != Failure::Cancelled => {
+            Output::of(stderr.as_bytes())
+        }
+        _ => Output::default(),
+    };
     Ran {
         outcome,
         usage,
-        output: Output::default(),
+        output,
         model: None,
     }
 }
