@@ -127,6 +127,17 @@ test('bridge: "—" for a cost not reported, the model, output, command, retry; 
   await page.by('details-retry-why').filter({ hasText: 'a later run of Carol came after this one' }).waitFor();
   // Carol's plain command names no model; none is configured: said as such.
   assert.match(await page.by('details-model').textContent(), /^model: the CLI's default \(configured; its CLI did not say which answered\)$/);
+  // The two tries of one delivery are told apart: the retry says so, and only the row picked
+  // is selected (both were: the inspector shows the same message to the same member for both).
+  const selectedCarol = () => carolRows.evaluateAll((rs) => rs.map((r) => r.getAttribute('aria-selected')).join());
+  assert.deepEqual((await carolRows.locator('.d-number').allTextContents()).map((n) => n.replace(/\d+/, 'n')), ['#n', '#n · try 2']);
+  await carolRows.nth(1).click();
+  await page.by('delivery-details').locator('strong').filter({ hasText: /^#\d+ to Carol · delivered/ }).waitFor();
+  await page.page.waitForFunction(() => document.querySelector('[data-testid="inspector-at"]')?.textContent.includes('delivered'));
+  assert.equal(await selectedCarol(), 'false,true');
+  await carolRows.nth(0).click();
+  await page.by('delivery-details').locator('strong').filter({ hasText: /^#\d+ to Carol · failed/ }).waitFor();
+  assert.equal(await selectedCarol(), 'true,false');
   await check('an old failed run after its retry');
   await page.by('messages-tab').click();
   await page.by('timeline-message').filter({ hasText: 'Recovered on the second try.' }).waitFor();

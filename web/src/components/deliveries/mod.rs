@@ -97,6 +97,11 @@ pub struct Entry {
     pub run: Option<usize>,
     /// It is the delivery in flight (running, or due in simulation).
     pub in_flight: bool,
+    /// Which delivery of this message to this member it is (1 the first; a retry 2, 3, …),
+    /// and whether a later one was made: a row says its try and only the last one stands
+    /// for the pair when none was picked.
+    pub attempt: usize,
+    pub retried: bool,
 }
 
 /// How long delivery `all[i]` took, from when it became due to its reply or failure, by the
@@ -157,6 +162,8 @@ pub fn entries(session: &Session, agents_run: bool) -> Vec<Entry> {
                 status,
                 run,
                 in_flight: run.is_none(),
+                attempt: 1,
+                retried: false,
             }
         })
         .collect();
@@ -178,9 +185,36 @@ pub fn entries(session: &Session, agents_run: bool) -> Vec<Entry> {
             status: DeliveryStatus::WouldReceive,
             run: None,
             in_flight: false,
+            attempt: 1,
+            retried: false,
         });
     }
+    number_attempts(&mut list);
     list
+}
+
+/// Numbers each delivery's try of its message to its member and marks those tried again. Only
+/// a member's last failed run can be run again, so a retry is that member's next delivery,
+/// of the same message.
+fn number_attempts(list: &mut [Entry]) {
+    // Per member, the index of its last delivery so far (the map type `entries` uses).
+    let mut last: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    let mut tries = vec![(1usize, false); list.len()];
+    for (i, e) in list.iter().enumerate() {
+        let before = last.entry(e.to.as_str()).or_default();
+        if let Some(&j) = before.last() {
+            if list[j].at == e.at {
+                tries[i].0 = tries[j].0 + 1;
+                tries[j].1 = true;
+            }
+        }
+        before.clear();
+        before.push(i);
+    }
+    for (e, (attempt, retried)) in list.iter_mut().zip(tries) {
+        e.attempt = attempt;
+        e.retried = retried;
+    }
 }
 
 /// What `run` cost as far as its CLI said: `None` when it reported no cost, and for a run
@@ -269,7 +303,7 @@ pub fn Deliveries() -> impl IntoView {
         let p = picked.get()?;
         all.with(|all| {
             all.iter()
-                .find(|e| e.at == p.at && e.to == p.to && (p.run.is_none() || e.run == p.run))
+                .find(|e| e.at == p.at && e.to == p.to && e.attempt == p.attempt)
                 .cloned()
         })
     });
@@ -404,7 +438,10 @@ fn show(s: &Session, host: Host, index: usize, entry: Entry, took: Option<u64>) 
         .map_or_else(|| "—".to_string(), duration_words);
     Shown {
         index,
-        number: format!("#{}", entry.at + 1),
+        number: match entry.attempt {
+            1 => format!("#{}", entry.at + 1),
+            n => format!("#{} · try {n}", entry.at + 1),
+        },
         name,
         bytes,
         budget,
@@ -476,6 +513,9 @@ fn delivery_row(
         usage,
     } = shown;
     let (to, at, status) = (entry.to.clone(), entry.at, entry.status);
+    let (attempt, retried) = (entry.attempt, entry.retried);
+    // The row shown in the inspector: of the tries of one message to one member, the one
+    // picked in the list, else the last.
     let selected = {
         let to = to.clone();
         move || {
@@ -483,6 +523,10 @@ fn delivery_row(
                 && state
                     .shown_recipient
                     .with(|r| r.as_deref() == Some(to.as_str()))
+                && picked.with(|p| match p {
+                    Some(p) if p.at == at && p.to == to => p.attempt == attempt,
+                    _ => !retried,
+                })
         }
     };
     // The delivery in flight counts its time on the clock member-status reads.
@@ -675,6 +719,29 @@ mod tests {
         );
         go(&mut s, Fact::replied("max", "done", Millis(50_000)));
         assert_eq!(took(&s, &entries(&s, true), 1), Some(4_000));
+    }
+
+    #[test]
+    fn a_retry_is_the_second_try_of_its_delivery_and_the_first_says_it_was_tried_again() {
+        let mut s = demo();
+        go(
+            &mut s,
+            Fact::human("[FROM: kailai] plan it [NEXT: max]", Millis(1)),
+        );
+        go(&mut s, max_stopped(Failure::Crashed, "exited with 1", 2));
+        go(
+            &mut s,
+            Fact::Retry {
+                to: "max".into(),
+                at: Millis(3),
+            },
+        );
+        let list = entries(&s, true);
+        let tries: Vec<(usize, &str, usize, bool)> = list
+            .iter()
+            .map(|e| (e.at, e.to.as_str(), e.attempt, e.retried))
+            .collect();
+        assert_eq!(tries, [(0, "max", 1, true), (0, "max", 2, false)]);
     }
 
     #[test]
