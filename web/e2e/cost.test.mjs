@@ -122,6 +122,8 @@ test('bridge: the cost view, the budget given to Claude, the crossing run in the
   await page.page.waitForFunction((id) => document.querySelector('[data-testid=session-select]').value !== id, original);
   const fork = await page.by('session-select').inputValue();
   await page.by('happened').filter({ hasText: `Forked at #2 into session ${fork} — the original (session ${original}) is unchanged` }).waitFor();
+  // Sarah is due where the fork ends, and her agent is a real CLI: the page asked first.
+  assert.match(page.dialogs.at(-1) ?? '', /^Fork from #2 into a new session\? There Sarah is due, and the bridge runs Sarah's agent at once \(a real run, which may cost money\)/);
   severe.length = 0;
   severe.push(...(await axeFindings(page.page, '1440x900, fork notice')).severe);
   assertNoSevere(severe);

@@ -63,12 +63,14 @@ test('a fork is a new bridge session with the log up to a message; rename and se
 
   // "continue from here" at #2 (Max's reply): a new session whose log ends there; the bridge
   // then goes on from that point as it did the first time (Sarah is due again).
+  const asked = page.dialogs.length;
   await page.by('timeline-message').nth(1).hover();
   await page.by('timeline-message').nth(1).getByTestId('fork').click();
   await page.page.waitForFunction((id) => document.querySelector('[data-testid=session-select]').value !== id, original);
   const fork = await shownId();
-  // Sarah is due where the fork ends: the page asked first, as the bridge runs her at once.
-  assert.match(page.dialogs.at(-1), /^Fork from #2 into a new session\? There Sarah is due, and the bridge runs Sarah's agent at once/);
+  // Sarah is due where the fork ends and the bridge runs her at once, but the simulator
+  // answers her: nothing is paid, so nothing is asked (a real agent's run is, cost.test.mjs).
+  assert.equal(page.dialogs.length, asked, `no question for a simulated run: ${page.dialogs.slice(asked)}`);
   assert.match(await shownName(), /^Release notes crew \(fork at #2\) · today \d\d:\d\d$/);
   await count(5);
   assert.deepEqual((await texts()).slice(0, 2), before.slice(0, 2), 'the fork starts with the same two messages');

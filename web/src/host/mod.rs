@@ -471,11 +471,14 @@ impl Host {
             Host::Simulation(s) => s.fork(upto, index + 1),
             Host::Bridge(b) => {
                 // A bridge runs at once what is due where the fork ends: asked first, as that
-                // run may cost money (docs/architecture.md §13, `fork`).
+                // run may cost money (docs/architecture.md §13, `fork`) — unless the bridge
+                // said the simulator answers that member, which costs nothing.
                 let due = state.session.with_untracked(|s| {
                     let forked = Session::replay(&s.facts()[..upto as usize]).ok()?;
                     let to = &forked.conversation().in_flight()?.to;
-                    Some(forked.team()?.member(to)?.display_name.clone())
+                    let simulated = b.agent_report(to).is_some_and(|a| a.simulated);
+                    let name = forked.team()?.member(to)?.display_name.clone();
+                    (!simulated).then_some(name)
                 });
                 let asked = due.map(|name| {
                     format!(
