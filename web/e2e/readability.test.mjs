@@ -112,8 +112,8 @@ test('a long message is shown whole, never cut mid-line, at desktop and phone wi
     const { context, page } = await visit(undefined, viewport);
     await page.send(long);
     await page.page.waitForFunction(() => document.querySelectorAll('[data-testid="timeline-message"]').length === 4);
-    // Measured after a frame: give the rows their heights.
-    await page.page.waitForTimeout(100);
+    // The rows are measured in the next frame and placed by their heights in the one after.
+    await page.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     const rows = await rowBoxes(page);
     assertReadable(rows, name);
     const last = rows.find((r) => r.index === 3);
@@ -311,4 +311,21 @@ test('the team task chip never covers a message line: scrolled, selected, jumped
     page.assertNoErrors();
     await context.close();
   }
+});
+
+test('on a phone, an agent\'s boxes under the conversation leave its messages half the screen', async () => {
+  const { context, page } = await visit(undefined, { width: 390, height: 844 });
+  // The demo ends with Sarah due: her box (what she gets, a field for her reply) stands
+  // between the messages and the composer.
+  await page.by('due-agent').waitFor();
+  const { list, screen } = await page.page.evaluate(() => ({
+    list: document.querySelector('[data-testid="timeline"]').getBoundingClientRect().height,
+    screen: innerHeight,
+  }));
+  assert.ok(list >= screen * 0.45, `the conversation's list is ${Math.round(list)} px of a ${screen} px screen`);
+  await page.by('composer-input').scrollIntoViewIfNeeded();
+  await page.screenshot('readable-phone-due.png');
+  assertNoSevere((await axeFindings(page.page, 'phone, an agent due')).severe);
+  page.assertNoErrors();
+  await context.close();
 });
