@@ -169,9 +169,11 @@ test(`on the same link the page works (its composer usable) within ${WORKING_PAG
   assert.ok(slow.workingMs <= WORKING_PAGE_BUDGET_MS, `the composer was usable at ${Math.round(slow.workingMs)} ms, over ${WORKING_PAGE_BUDGET_MS} ms`);
 });
 
-test(`the page alone, unthrottled, paints first within ${PAGE_ALONE_BUDGET_MS} ms (median of three loads; figures printed)`, async () => {
+// Five loads, not three: on this 2-core machine one load in a few paints late (156, 812 and 312
+// ms in one CI run), and a median of three then reads the outlier's neighbour.
+test(`the page alone, unthrottled, paints first within ${PAGE_ALONE_BUDGET_MS} ms (median of five loads; figures printed)`, async () => {
   const samples = [];
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < 5; i++) {
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
     const page = await context.newPage();
     await page.goto(alone.url, { waitUntil: 'commit' });
@@ -180,14 +182,14 @@ test(`the page alone, unthrottled, paints first within ${PAGE_ALONE_BUDGET_MS} m
     samples.push({ placeholder: placeholder.fromStart, working });
     await context.close();
   }
-  const median = (xs) => [...xs].sort((a, b) => a - b)[1];
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const placeholder = Math.round(median(samples.map((s) => s.placeholder)));
   const working = Math.round(median(samples.map((s) => s.working)));
   Object.assign(figures, {
-    'page alone, unthrottled: placeholder painted ms (median of 3)': placeholder,
-    'page alone, unthrottled: composer usable ms (median of 3)': working,
+    'page alone, unthrottled: placeholder painted ms (median of 5)': placeholder,
+    'page alone, unthrottled: composer usable ms (median of 5)': working,
   });
-  console.log(`page alone: placeholder painted at ${placeholder} ms, the page working at ${working} ms (medians of 3: ${JSON.stringify(samples.map((s) => [Math.round(s.placeholder), Math.round(s.working)]))})`);
+  console.log(`page alone: placeholder painted at ${placeholder} ms, the page working at ${working} ms (medians of 5: ${JSON.stringify(samples.map((s) => [Math.round(s.placeholder), Math.round(s.working)]))})`);
   // The first paint is the placeholder's; the page working is printed, not held to it.
   assert.ok(placeholder <= PAGE_ALONE_BUDGET_MS, `first paint at ${placeholder} ms, over ${PAGE_ALONE_BUDGET_MS} ms`);
 });
