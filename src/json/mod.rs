@@ -232,7 +232,7 @@ impl Obj<'_, '_> {
                 let k = folded(k);
                 k == key_folded
                     || (key_folded.chars().count() >= 5
-                        && strsim::damerau_levenshtein(&k, &key_folded) == 1)
+                        && crate::text::within_one_edit(&k, &key_folded))
             };
             if let Some(meant) = known.iter().find(near) {
                 return Err(self

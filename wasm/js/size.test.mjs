@@ -11,9 +11,9 @@ import { gzipSync } from 'node:zlib';
 import { pkgDir } from './helpers.mjs';
 
 /** The most the packed tarball may weigh, in bytes (target 350 000). */
-const TARBALL_LIMIT = 491_500;
+const TARBALL_LIMIT = 492_100;
 /** The most the wasm binary may weigh gzipped (level 9), in bytes (target 200 KiB = 204 800). */
-const WASM_GZIP_LIMIT = 230_100;
+const WASM_GZIP_LIMIT = 230_500;
 
 test(`the packed tarball weighs at most ${TARBALL_LIMIT} bytes`, () => {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
