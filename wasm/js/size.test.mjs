@@ -11,7 +11,7 @@ import { gzipSync } from 'node:zlib';
 import { pkgDir } from './helpers.mjs';
 
 /** The most the packed tarball may weigh, in bytes (target 350 000). */
-const TARBALL_LIMIT = 492_100;
+const TARBALL_LIMIT = 492_500;
 /** The most the wasm binary may weigh gzipped (level 9), in bytes (target 200 KiB = 204 800). */
 const WASM_GZIP_LIMIT = 230_500;
 
