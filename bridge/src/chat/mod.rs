@@ -405,10 +405,7 @@ async fn retry(hub: &Hub, name: &str) {
                     .map(|r| r.to.clone())
                     .ok_or_else(|| "No agent has failed: there is nothing to retry".to_string());
             }
-            team.find(&name).map(|m| m.id.clone()).ok_or_else(|| {
-                let ids: Vec<&str> = team.members.iter().map(|m| m.id.as_str()).collect();
-                format!("Member '{name}' not found.\nMembers: {}", ids.join(", "))
-            })
+            member_named(team, &name).map(|m| m.id.clone())
         })
         .await;
     let to = match found {
@@ -435,12 +432,7 @@ async fn leave(hub: &Hub, name: &str) {
     let found = hub
         .query(move |s, session| -> Result<(i64, String, String), String> {
             let team = s.team().ok_or_else(|| NO_TEAM.to_string())?;
-            team.find(&name)
-                .map(|m| (session, m.id.clone(), m.display_name.clone()))
-                .ok_or_else(|| {
-                    let ids: Vec<&str> = team.members.iter().map(|m| m.id.as_str()).collect();
-                    format!("Member '{name}' not found.\nMembers: {}", ids.join(", "))
-                })
+            member_named(team, &name).map(|m| (session, m.id.clone(), m.display_name.clone()))
         })
         .await;
     let (session, id, shown) = match found {
@@ -452,6 +444,18 @@ async fn leave(hub: &Hub, name: &str) {
         Ok(()) => say!("✓ {shown} left the team from now on: their messages stay theirs"),
         Err(e) => error(&refusal(&e)),
     }
+}
+
+/// The member `name` (by name or id) of `team`, or the catalogue's "not found" naming the
+/// members there are (what `/retry` and `/team leave` say alike).
+fn member_named<'t>(
+    team: &'t agent_chatter::team::Team,
+    name: &str,
+) -> Result<&'t agent_chatter::team::Member, String> {
+    team.find(name).ok_or_else(|| {
+        let ids: Vec<&str> = team.members.iter().map(|m| m.id.as_str()).collect();
+        format!("Member '{name}' not found.\nMembers: {}", ids.join(", "))
+    })
 }
 
 /// seed 004's catalogue text for a message before any team.
