@@ -440,7 +440,9 @@ impl Team {
     }
 
     /// The member a mistyped `name` most likely meant ("did you mean"): the closest id, name
-    /// or display name by edit distance on normalised names (lowercase, without spaces, `-`,
+    /// or display name by edit distance (strsim's optimal string alignment: a swap of
+    /// neighbours counts one edit; 1.4 KB gzipped less in the page than the unrestricted
+    /// Damerau–Levenshtein) on normalised names (lowercase, without spaces, `-`,
     /// `_`, as [`Member::matches`] compares them), within a third of the name's length (at
     /// least 1). `None` when `name` is a member, or nothing is that close. Team order breaks
     /// ties.
@@ -456,10 +458,7 @@ impl Team {
                 let distance = [&m.id, &m.name, &m.display_name]
                     .iter()
                     .map(|s| {
-                        strsim::damerau_levenshtein(
-                            &crate::markers::normalize_identifier(s),
-                            &wanted,
-                        )
+                        strsim::osa_distance(&crate::markers::normalize_identifier(s), &wanted)
                     })
                     .min()?;
                 (distance <= limit).then_some((distance, m))

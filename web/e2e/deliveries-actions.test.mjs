@@ -66,6 +66,8 @@ test('bridge: "—" for a cost not reported, the model, output, command, retry; 
   await page.by('answer-model').filter({ hasText: 'model: claude-e2e-1' }).waitFor();
   assert.match(await page.by('answer-run').textContent(), /^Max's answer to this prompt: failed: .* · cost —$/);
   assert.doesNotMatch(await page.by('answer-run').textContent(), /\$0\.0000/);
+  // Its label says the run failed, not only that the prompt was delivered.
+  assert.equal(await page.by('inspector-at').textContent(), 'at #1 · delivered · its run failed');
   await check('a failed row chosen');
   // No inline style: the bridge's Content-Security-Policy blocks them (this context bypasses
   // it for axe, so the check is here).

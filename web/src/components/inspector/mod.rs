@@ -132,8 +132,9 @@ pub fn Inspector() -> impl IntoView {
 }
 
 /// Where the inspector is (`inspector-at`): the message shown (the latest unless one is
-/// selected), and what the prompt is for the recipient there — a what-if, delivered, due or
-/// running, a failure notice, or what it would receive.
+/// selected), and what the prompt is for the recipient there — a what-if, delivered (and how
+/// its run ended when it did not reply), due or running, a failure notice, or what it would
+/// receive.
 fn at_label(state: AppState, host: Host) -> String {
     let at = match (state.shown_at.get(), state.selected.get()) {
         (None, _) => return "no message yet (skeleton)".to_string(),
@@ -159,7 +160,21 @@ fn at_label(state: AppState, host: Host) -> String {
     } else if out {
         "due: what it gets once answered"
     } else if state.delivered.get() {
-        "delivered"
+        // Delivered is what the agent got; when its run then failed, the label says so
+        // ("delivered" alone read as a success on a failed run).
+        let failed = state.shown_recipient.with(|member| {
+            let member = member.as_deref()?;
+            let at = state.shown_at.get()?;
+            state
+                .session
+                .with(|s| s.answer(member, at).and_then(|run| run.failed_verb()))
+        });
+        match failed {
+            Some("was cancelled") => "delivered · its run was cancelled",
+            Some("timed out") => "delivered · its run timed out",
+            Some(_) => "delivered · its run failed",
+            None => "delivered",
+        }
     } else if let Some(reaches) = state.session.with(|s| {
         let run = state.shown_at.get().and_then(|at| s.run_at(at))?;
         run.failed.as_ref().map(|_| run.reaches_prompts())
