@@ -329,3 +329,22 @@ test('on a phone, an agent\'s boxes under the conversation leave its messages ha
   page.assertNoErrors();
   await context.close();
 });
+
+test('on a phone a row\'s head takes no line for a fork it does not show; the chosen row offers it', async () => {
+  const { context, page } = await visit(undefined, { width: 390, height: 844 });
+  await page.by('timeline-message').nth(1).click();
+  await page.page.waitForFunction(() => document.querySelector('[data-testid="timeline-message"][aria-selected="true"]')?.dataset.index === '1');
+  const forks = await page.page.evaluate(() => [...document.querySelectorAll('[data-testid="timeline-message"]')].map((row) => ({
+    index: row.dataset.index,
+    selected: row.getAttribute('aria-selected') === 'true',
+    boxes: row.querySelector('[data-testid="fork"]').getClientRects().length,
+  })));
+  assert.ok(forks.length >= 3, `${forks.length} rows`);
+  for (const fork of forks) {
+    assert.equal(fork.boxes > 0, fork.selected, `row #${Number(fork.index) + 1}: ${fork.boxes} fork boxes, selected ${fork.selected}`);
+  }
+  await page.by('timeline-message').nth(1).getByTestId('fork').click();
+  await page.by('happened').filter({ hasText: /^Forked at #2 into session \d+/ }).waitFor();
+  page.assertNoErrors();
+  await context.close();
+});
