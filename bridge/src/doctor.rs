@@ -57,6 +57,7 @@ pub fn checkup(
     agent_types(&mut up, file);
     if let Some((team, machine, path)) = team {
         members(&mut up, team, machine, path, file);
+        unused_entries(&mut up, team, file);
     }
     data(&mut up, db);
     port_line(&mut up, port);
@@ -191,6 +192,57 @@ fn members(
                     .display()
                     .to_string())
         ));
+    }
+}
+
+/// The agents file's entries this team uses none of: each listed (the file is the machine's,
+/// so an entry may be another team's), and one that looks like a misspelling of a member id
+/// or an agent type of this team is a problem: that member silently runs another command.
+fn unused_entries(up: &mut Checkup, team: &Team, file: &AgentsFile) {
+    use agent_chatter::team::normalize_agent_type;
+    let ai: Vec<_> = team.members.iter().filter(|m| m.is_ai()).collect();
+    let types: Vec<String> = ai
+        .iter()
+        .filter_map(|m| m.agent_type.as_deref())
+        .map(normalize_agent_type)
+        .chain(VENDORS.iter().map(|(t, _, _)| t.to_string()))
+        .collect();
+    for key in file.agents.keys() {
+        let as_type = normalize_agent_type(key);
+        let used = ai.iter().any(|m| {
+            m.id == *key
+                || m.agent_type.as_deref().map(normalize_agent_type).as_ref() == Some(&as_type)
+        });
+        if used || team.member(key).is_some() {
+            continue;
+        }
+        // Keyed by member id, not name: `"Max"` is not `max`.
+        let member = team
+            .find(key)
+            .filter(|m| m.is_ai())
+            .or_else(|| team.suggest(key).filter(|m| m.is_ai()));
+        let meant = match member {
+            Some(m) if m.display_name == m.id => Some(format!("member id `{}`", m.id)),
+            Some(m) => Some(format!("member id `{}` ({})", m.id, m.display_name)),
+            None => types
+                .iter()
+                // One edit away; the type itself is another team's, not a misspelling.
+                .find(|t| strsim::osa_distance(&as_type.to_lowercase(), &t.to_lowercase()) == 1)
+                .map(|t| format!("agent type `{t}`")),
+        };
+        match meant {
+            Some(meant) => {
+                up.lines.push(format!(
+                    "  agents file entry `{key}`: used by no member of this team (did you mean {meant}?)"
+                ));
+                up.problems.push(format!(
+                    "the agents file's entry `{key}` is used by no member of this team; if it is meant for {meant}, rename the entry to that"
+                ));
+            }
+            None => up.lines.push(format!(
+                "  agents file entry `{key}`: used by no member of this team (another team's?)"
+            )),
+        }
     }
 }
 

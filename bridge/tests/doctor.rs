@@ -102,3 +102,39 @@ fn a_member_over_acp_is_shown_with_its_protocol_and_approval_rule_and_a_missing_
         "{out}"
     );
 }
+
+#[test]
+fn an_agents_file_entry_that_looks_misspelt_is_a_problem_and_another_teams_entry_is_listed() {
+    let team = support::team(None);
+    let dir = Bridge::new_dir(&team, "claude-settings.sh");
+    let d = dir.path();
+    let command = fixture("claude-settings.sh").display().to_string();
+    let agents = json!({"agents": {
+        "max": {"command": command},
+        "sarha": {"command": command},
+        "claude-cod": {"command": command},
+        "reviewer-bot": {"command": command}
+    }});
+    std::fs::write(d.join("agents.json"), agents.to_string()).unwrap();
+    let (code, out, err) = doctor(d, "/usr/bin:/bin");
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(
+        out.contains("agents file entry `sarha`: used by no member of this team (did you mean member id `sarah`?)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("agents file entry `claude-cod`: used by no member of this team (did you mean agent type `claude-code`?)"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "agents file entry `reviewer-bot`: used by no member of this team (another team's?)"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("the agents file's entry `sarha` is used by no member of this team; if it is meant for member id `sarah`, rename the entry to that"),
+        "{out}"
+    );
+    assert!(err.contains("2 problems found"), "{err}");
+}
