@@ -896,3 +896,21 @@ fn team_leave_removes_a_member_from_now_on_and_names_what_cannot_leave() {
         "no one reaches sarah once she left: {out}\n{err}"
     );
 }
+
+#[test]
+fn a_next_name_that_is_no_member_is_noted_with_the_member_it_likely_meant() {
+    let (out, err, _) = chat(
+        "[NEXT: sarha] Please review.\n[NEXT: nobody] Anyone?\n",
+        "claude-stream.sh",
+        None,
+        None,
+    );
+    assert!(
+        err.contains("Note: \"sarha\" is no member, so [NEXT: sarha] reached no one; did you mean sarah ([NEXT: sarah])?"),
+        "{out}\n{err}"
+    );
+    assert!(
+        err.contains("Note: \"nobody\" is no member, so [NEXT: nobody] reached no one. Members: kailai, max, sarah"),
+        "{out}\n{err}"
+    );
+}

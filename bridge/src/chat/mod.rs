@@ -378,14 +378,47 @@ pub async fn run(hub: Hub, bell: bool) -> Result<Ending, String> {
 }
 
 async fn send(hub: &Hub, text: String) {
+    let unknown = unknown_addressees(hub, &text).await;
     let fact = Fact::Human {
         text: text.into(),
         sender: None,
         at: clock::now(),
     };
     if let Err(e) = hub.apply(fact).await {
-        error(&refusal(&e));
+        return error(&refusal(&e));
     }
+    for hint in unknown {
+        tell!("{hint}");
+    }
+}
+
+/// For each `[NEXT]` name in `text` that is no member: a note naming it and the member it
+/// most likely meant, as the page's composer warns (a misspelt name reaches no one).
+async fn unknown_addressees(hub: &Hub, text: &str) -> Vec<String> {
+    let text = text.to_string();
+    hub.query(move |s, _| {
+        let Some(team) = s.team() else {
+            return Vec::new();
+        };
+        team.unknown_addressees(&text)
+            .into_iter()
+            .map(|(name, meant)| match meant {
+                Some(m) => format!(
+                    "Note: \"{name}\" is no member, so [NEXT: {name}] reached no one; did you mean {} ([NEXT: {}])?",
+                    m.display_name, m.name
+                ),
+                None => {
+                    let names: Vec<&str> = team.members.iter().map(|m| m.name.as_str()).collect();
+                    format!(
+                        "Note: \"{name}\" is no member, so [NEXT: {name}] reached no one. Members: {}",
+                        names.join(", ")
+                    )
+                }
+            })
+            .collect()
+    })
+    .await
+    .unwrap_or_default()
 }
 
 /// `/retry [name]`: a `retry` fact for `name` (any id, name or display name), or, without one,
