@@ -67,7 +67,7 @@ enum Commands {
         #[arg(long, required_unless_present = "resume")]
         team: Option<PathBuf>,
         /// Continue this session from the database.
-        #[arg(long)]
+        #[arg(long, value_parser = session_id)]
         resume: Option<i64>,
         /// The session database (SQLite); by default sessions.db in the data directory
         /// ($XDG_DATA_HOME/agent-chatter, else ~/.local/share/agent-chatter).
@@ -174,7 +174,7 @@ struct ServeArgs {
     #[arg(long)]
     team: Option<PathBuf>,
     /// Resume this session from the database.
-    #[arg(long, conflicts_with = "new")]
+    #[arg(long, conflicts_with = "new", value_parser = session_id)]
     session: Option<i64>,
     /// Start a new session (with --team's team, else the demo team) instead of resuming
     /// the one written last.
@@ -194,6 +194,14 @@ struct ServeArgs {
     /// Let the built-in simulator answer every AI member: no agent CLI runs.
     #[arg(long)]
     simulate: bool,
+}
+
+/// A session's id as `--resume` and `--session` take it, refused in the user's words (clap's
+/// own would say "invalid digit found in string").
+fn session_id(text: &str) -> Result<i64, String> {
+    text.trim().parse().map_err(|_| {
+        "a session's id is its number, as `agent-chatter sessions` lists them".to_string()
+    })
 }
 
 /// The port `serve` listens on unless told otherwise.

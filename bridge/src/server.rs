@@ -384,9 +384,16 @@ pub struct Bound {
 pub async fn bind(addr: SocketAddr) -> Result<Bound, String> {
     guard::check_bind(&addr)?;
     let limits = Limits::under(guard::raise_open_file_limit());
-    let tcp = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|e| format!("cannot listen on {addr}: {}", crate::files::reason(&e)))?;
+    let tcp = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
+        // The usual cause: another bridge (or anything else) holds the port.
+        let hint = if e.kind() == std::io::ErrorKind::AddrInUse {
+            " (another bridge already running? `--port N` picks another port, `--port 0` any free one)"
+                .to_string()
+        } else {
+            String::new()
+        };
+        format!("cannot listen on {addr}: {}{hint}", crate::files::reason(&e))
+    })?;
     Ok(Bound {
         tcp,
         gate: Gate::new(limits),

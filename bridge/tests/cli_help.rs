@@ -157,3 +157,26 @@ fn every_subcommand_takes_the_debug_switch() {
         assert!(ok && help.contains("--debug"), "{command}:\n{help}");
     }
 }
+
+#[test]
+fn a_session_id_that_is_no_number_is_refused_in_words_naming_the_flag() {
+    for args in [
+        &["chat", "--resume", "abc"][..],
+        &["serve", "--session", "abc"][..],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_agent-chatter"))
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success());
+        assert!(
+            err.contains(&format!("invalid value 'abc' for '{}", args[1]))
+                && err.contains(
+                    "a session's id is its number, as `agent-chatter sessions` lists them"
+                ),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("invalid digit"), "{err}");
+    }
+}

@@ -750,6 +750,11 @@ fn a_start_on_a_taken_port_leaves_no_session_behind() {
         stderr.contains(&format!("cannot listen on 127.0.0.1:{port}")),
         "{stderr}"
     );
+    // With what to do about it.
+    assert!(
+        stderr.contains("another bridge already running? `--port N` picks another port"),
+        "{stderr}"
+    );
     let out = Command::new(bin())
         .args(["sessions", "--db"])
         .arg(dir.path().join("sessions.db"))
