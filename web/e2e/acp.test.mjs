@@ -151,6 +151,10 @@ test('while an ACP agent streams 1 000 tool-call updates, edits still reach the 
   });
   await page.page.waitForFunction(() => /^Run tests \d+\/1000$/.test(
     document.querySelector('[data-testid="activity"] [data-testid="activity-row"] [data-testid="tool-title"]')?.textContent ?? ''));
+  // The page says once that Carol runs (the running mark, with its clock); her box says what
+  // she was given.
+  assert.match(await page.by('due-agent').locator('.due-title').textContent(), /^Given to Carol \(P\d\): a \d+-byte prompt/);
+  assert.equal(await page.page.evaluate(() => document.body.innerText.split('Carol is running').length - 1), 1);
 
   // Two edits a user makes while it runs, each timed from the change to the inspector's
   // effect (performance mark) and to the next painted frame: another message selected, and

@@ -51,7 +51,9 @@ pub fn DueAgent(
                     {move || due().map(|(name, intent, given, shows)| if runs && host.unavailable().is_some() {
                         format!("{name} was running ({intent}) when the bridge disconnected: it was given {given}; what became of the run is known once the bridge is back")
                     } else if runs {
-                        format!("{name} is running ({intent}): it was given {given} (the inspector {shows} with {name} selected at the message it answers)")
+                        // The running mark above says it runs, with its clock: this says
+                        // only what it was given ("is running" twice read as two runs).
+                        format!("Given to {name} ({intent}): {given} (the inspector {shows} with {name} selected at the message it answers)")
                     } else {
                         format!("{name} is due ({intent}): it gets {given} (the inspector {shows} with {name} selected at the message it answers)")
                     })}
