@@ -24,6 +24,11 @@ test('simulation: one row per delivery with its status; filters; a row sets the 
   // reply will come, with a spinner and the time it has been due.
   await page.by('running-mark').filter({ hasText: /^Carol is due/ }).waitFor();
   assert.ok(await page.by('running-mark').locator('.spinner').isVisible());
+  // It turns with the clock, a quarter a second: no endless animation has the page redrawn 60
+  // times a second while an agent runs.
+  const turn = await page.by('running-mark').locator('.spinner').getAttribute('data-turn');
+  await page.page.waitForFunction((t) => document.querySelector('[data-testid="running-mark"] .spinner').dataset.turn !== t, turn);
+  assert.equal(await page.page.evaluate(() => document.getAnimations().length), 0, 'no animation runs');
   assert.match(await page.by('running-elapsed').textContent(), /^\d+:\d\d$/);
 
   await openDeliveries(page);
@@ -241,6 +246,11 @@ test('bridge: running with a spinner and its time, delivered ✓ verified, cance
   await page.send('[FROM: kailai] Count the notes. [NEXT: max]');
   await page.by('running-mark').filter({ hasText: /^Max is running/ }).waitFor();
   assert.ok(await page.by('running-mark').locator('.spinner').isVisible());
+  // It turns with the clock, a quarter a second: no endless animation has the page redrawn 60
+  // times a second while an agent runs.
+  const turn = await page.by('running-mark').locator('.spinner').getAttribute('data-turn');
+  await page.page.waitForFunction((t) => document.querySelector('[data-testid="running-mark"] .spinner').dataset.turn !== t, turn);
+  assert.equal(await page.page.evaluate(() => document.getAnimations().length), 0, 'no animation runs');
   assert.match(await page.by('running-elapsed').textContent(), /^0:0\d$/);
   await openDeliveries(page);
   await rows(page).filter({ has: page.page.locator('[data-testid="delivery-spinner"]') }).waitFor();

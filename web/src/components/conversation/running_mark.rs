@@ -1,5 +1,5 @@
 //! Where the running agent's reply will come, at the end of the timeline (`running-mark`): a
-//! spinner, who, and for how long (m:ss, on the clock `member-status` reads).
+//! ring turning a quarter a second with its clock, who, and for how long (m:ss, on the clock `member-status` reads).
 
 use leptos::prelude::*;
 
@@ -37,15 +37,16 @@ pub fn RunningMark() -> impl IntoView {
             } else {
                 "is due: answer for it below, or let the simulator answer"
             };
-            let elapsed = move || match host.member_status(&to) {
-                MemberStatus::Running { since, .. } => {
-                    clock(state.clock.get().saturating_sub(since))
-                }
-                _ => String::new(),
-            };
+            let ran = Memo::new(move |_| match host.member_status(&to) {
+                MemberStatus::Running { since, .. } => Some(state.clock.get().saturating_sub(since)),
+                _ => None,
+            });
+            let elapsed = move || ran.get().map(clock).unwrap_or_default();
+            // A quarter turn per second on the clock the time is read from (style.css).
+            let turn = move || ran.get().map_or(0, |ms| ms / 1000 % 4).to_string();
             view! {
                 <div class="running-mark" data-testid="running-mark" role="status">
-                    <span class="spinner" aria-hidden="true"></span>
+                    <span class="spinner" data-turn=turn aria-hidden="true"></span>
                     <span>{format!("{name} {doing}")}</span>
                     <span class="elapsed" data-testid="running-elapsed">{elapsed}</span>
                 </div>
