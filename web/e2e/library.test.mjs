@@ -252,6 +252,8 @@ test('a long log is kept in parts: an edit saves its last part, a reload reads t
 
 test('the library on a phone (390x844)', async () => {
   const { context, page } = await served.visit(undefined, { width: 390, height: 844 });
+  // On a phone the chosen row offers its fork.
+  await page.by('timeline-message').nth(0).click();
   await page.by('timeline-message').nth(0).getByTestId('fork').click();
   await count(page, 1);
   await openLibrary(page);
