@@ -207,15 +207,19 @@ fn unused_entries(up: &mut Checkup, team: &Team, file: &AgentsFile) {
         .map(normalize_agent_type)
         .chain(VENDORS.iter().map(|(t, _, _)| t.to_string()))
         .collect();
+    // The entries the members run by, found as a run finds them.
+    let used: Vec<&str> = ai
+        .iter()
+        .filter_map(|m| {
+            let agent_type = normalize_agent_type(m.agent_type.as_deref().unwrap_or_default());
+            file.entry_for(&m.id, &agent_type).map(|(key, _)| key)
+        })
+        .collect();
     for key in file.agents.keys() {
-        let as_type = normalize_agent_type(key);
-        let used = ai.iter().any(|m| {
-            m.id == *key
-                || m.agent_type.as_deref().map(normalize_agent_type).as_ref() == Some(&as_type)
-        });
-        if used || team.member(key).is_some() {
+        if used.contains(&key.as_str()) || team.member(key).is_some() {
             continue;
         }
+        let as_type = normalize_agent_type(key);
         // Keyed by member id, not name: `"Max"` is not `max`.
         let member = team
             .find(key)

@@ -265,20 +265,30 @@ impl AgentsFile {
             ..Default::default()
         })
     }
+    /// The entry (its key, its command) that `member_id` runs by: its own, else its
+    /// (normalised) agent type's; `None` when the file has neither.
+    pub(crate) fn entry_for(
+        &self,
+        member_id: &str,
+        agent_type: &str,
+    ) -> Option<(&str, &AgentCommand)> {
+        self.agents
+            .get_key_value(member_id)
+            .or_else(|| {
+                self.agents
+                    .iter()
+                    .find(|(key, _)| agent_chatter::team::normalize_agent_type(key) == agent_type)
+            })
+            .map(|(key, command)| (key.as_str(), command))
+    }
+
     /// The command for `member` (by id) or its agent type; the file wins over the defaults.
     /// A key that is no member's id names an agent type, in any of the team config's
     /// spellings (`claude`, `Claude`, `claude-code`), as the team's `agentType` does.
     pub(crate) fn command_for(&self, member_id: &str, agent_type: &str) -> Option<AgentCommand> {
         let agent_type = agent_chatter::team::normalize_agent_type(agent_type);
-        self.agents
-            .get(member_id)
-            .or_else(|| {
-                self.agents
-                    .iter()
-                    .find(|(key, _)| agent_chatter::team::normalize_agent_type(key) == agent_type)
-                    .map(|(_, command)| command)
-            })
-            .cloned()
+        self.entry_for(member_id, &agent_type)
+            .map(|(_, command)| command.clone())
             .map(|command| match command.acp {
                 // An ACP entry with no command: the agent type's built-in profile.
                 Some(_) if command.command.is_empty() => match acp_profile(&agent_type) {

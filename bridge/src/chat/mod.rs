@@ -407,13 +407,10 @@ async fn unknown_addressees(hub: &Hub, text: &str) -> Vec<String> {
                     "Note: \"{name}\" is no member, so [NEXT: {name}] reached no one; did you mean {} ([NEXT: {}])?",
                     m.display_name, m.name
                 ),
-                None => {
-                    let names: Vec<&str> = team.members.iter().map(|m| m.name.as_str()).collect();
-                    format!(
-                        "Note: \"{name}\" is no member, so [NEXT: {name}] reached no one. Members: {}",
-                        names.join(", ")
-                    )
-                }
+                None => format!(
+                    "Note: \"{name}\" is no member, so [NEXT: {name}] reached no one. Members: {}",
+                    member_ids(team)
+                ),
             })
             .collect()
     })
@@ -485,10 +482,14 @@ fn member_named<'t>(
     team: &'t agent_chatter::team::Team,
     name: &str,
 ) -> Result<&'t agent_chatter::team::Member, String> {
-    team.find(name).ok_or_else(|| {
-        let ids: Vec<&str> = team.members.iter().map(|m| m.id.as_str()).collect();
-        format!("Member '{name}' not found.\nMembers: {}", ids.join(", "))
-    })
+    team.find(name)
+        .ok_or_else(|| format!("Member '{name}' not found.\nMembers: {}", member_ids(team)))
+}
+
+/// The team's member ids, as the chat lists them: `kailai, max, sarah`.
+fn member_ids(team: &agent_chatter::team::Team) -> String {
+    let ids: Vec<&str> = team.members.iter().map(|m| m.id.as_str()).collect();
+    ids.join(", ")
 }
 
 /// seed 004's catalogue text for a message before any team.
