@@ -1,5 +1,6 @@
 //! Where the running agent's reply will come, at the end of the timeline (`running-mark`): a
-//! ring turning a quarter a second with its clock, who, and for how long (m:ss, on the clock `member-status` reads).
+//! ring turning a quarter a second with its clock, who, and for how long (m:ss, on the clock
+//! `member-status` reads).
 
 use leptos::prelude::*;
 
