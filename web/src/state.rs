@@ -21,7 +21,7 @@ pub struct Column {
     pub agent_type: String,
     /// The column shows a what-if (the member's overrides are on), not the real prompt.
     pub whatif: bool,
-    pub prompt: Result<Prompt, String>,
+    pub prompt: Result<Arc<Prompt>, String>,
 }
 
 /// What the views share, whichever host performs the actions (docs/architecture.md §13);
@@ -156,6 +156,10 @@ impl AppState {
         let side_by_side = Memo::new(move |_| {
             let at = shown_at.get();
             let whatifs = whatif.get();
+            // The shown recipient's column is the inspector's prompt (the same message and
+            // what-if settings): built once, not twice.
+            let shown = shown_recipient.get();
+            let inspected = preview.get();
             session.with(|s| {
                 let Some(team) = s.team() else {
                     return Vec::new();
@@ -170,7 +174,13 @@ impl AppState {
                             display_name: m.display_name.clone(),
                             agent_type: m.agent_type.clone().unwrap_or_default(),
                             whatif: !overrides.is_empty(),
-                            prompt: s.preview(&m.id, at, &overrides).map_err(|e| e.to_string()),
+                            prompt: match (&inspected, shown.as_ref() == Some(&m.id)) {
+                                (Some(prompt), true) => prompt.clone(),
+                                _ => s
+                                    .preview(&m.id, at, &overrides)
+                                    .map(Arc::new)
+                                    .map_err(|e| e.to_string()),
+                            },
                         }
                     })
                     .collect()

@@ -5,6 +5,7 @@
 
 use leptos::prelude::*;
 
+use crate::components::when::When;
 use crate::erased::handler;
 use crate::host::use_host;
 use crate::state::use_state;
@@ -59,13 +60,15 @@ pub fn timeline_head(
                     placeholder="#n" title="jump to message #n: type its number and Enter (g in the conversation)"
                     node_ref=jump on:keydown=handler(on_jump)/>
             </span>
-            // The rows' "fork from here" for the keyboard: the shown message.
-            {move || state.shown_at.get().map(|at| view! {
-                <button class="fork-shown" data-testid="fork-shown" on:click=handler(move |_| host.fork(at))
+            // The rows' "fork from here" for the keyboard: the shown message. Built once; a
+            // selection changes its number only.
+            <When when=Memo::new(move |_| state.shown_at.with(Option::is_some))>
+                <button class="fork-shown" data-testid="fork-shown"
+                    on:click=handler(move |_| if let Some(at) = state.shown_at.get_untracked() { host.fork(at) })
                     title="fork from here: a new session (a copy of the log up to this message) to try another way; this session stays as it is">
-                    {format!("fork from #{}", at + 1)}
+                    "fork from #"{move || state.shown_at.get().map_or(0, |at| at + 1)}
                 </button>
-            })}
+            </When>
             <span class="team-task" data-testid="team-task">
                 {move || team_task().map_or_else(|| "no team task".to_string(), |t| format!("team task: {t}"))}
             </span>

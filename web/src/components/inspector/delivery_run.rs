@@ -62,8 +62,9 @@ pub fn DeliveryRun() -> impl IntoView {
             Some(format!("{name}'s answer to this prompt: {how} · {usage}"))
         })
     });
-    move || {
-        let produced = run.get().map(|(at, name, usage, outcome)| {
+    // Three parts apart: a selection rebuilds only the part it changed.
+    let produced = move || {
+        run.get().map(|(at, name, usage, outcome)| {
             view! {
                 <div class="delivery-run">
                     <span class="muted">{format!("{name}'s run that ended in #{}: ", at + 1)}</span>
@@ -73,12 +74,15 @@ pub fn DeliveryRun() -> impl IntoView {
                     })}
                 </div>
             }
-        });
-        let answered = answer
+        })
+    };
+    let answered = move || {
+        answer
             .get()
-            .map(|text| view! { <p class="delivery-run" data-testid="answer-run">{text}</p> });
-        let model =
-            model().map(|m| view! { <p class="delivery-run" data-testid="answer-model">{m}</p> });
-        (produced, answered, model)
-    }
+            .map(|text| view! { <p class="delivery-run" data-testid="answer-run">{text}</p> })
+    };
+    let model = move || {
+        model().map(|m| view! { <p class="delivery-run" data-testid="answer-model">{m}</p> })
+    };
+    (produced, answered, model)
 }

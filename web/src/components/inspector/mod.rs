@@ -170,9 +170,7 @@ fn at_label(state: AppState, host: Host) -> String {
                 .with(|s| s.answer(member, at).and_then(|run| run.failed_verb()))
         });
         match failed {
-            Some("was cancelled") => "delivered · its run was cancelled",
-            Some("timed out") => "delivered · its run timed out",
-            Some(_) => "delivered · its run failed",
+            Some(verb) => return format!("{at} · delivered · its run {verb}"),
             None => "delivered",
         }
     } else if let Some(reaches) = state.session.with(|s| {
