@@ -69,6 +69,10 @@ test('bridge: the cost view, the budget given to Claude, the crossing run in the
   assert.match(said, /the runs cost \$0\.0300 of the team's max cost \$0\.025 \(the last run passed the cap by \$0\.0050/);
   assert.match(said, /raise "max cost \$"/);
   assert.doesNotMatch(said.replace('(maxCostUsd)', ''), /maxCostUsd/, 'the key only beside the field\'s words');
+  // The composer says it before the next message: it would go in, and no agent be given it.
+  assert.equal(await page.by('composer-capped').textContent(),
+    'cost cap reached (max cost $0.025): what you send goes in, but no agent is given it until the cap is raised (the header\'s usage opens it)');
+  await page.screenshot('cost-capped-composer.png');
 
   // The header's usage opens the cost view.
   await page.by('usage-total').filter({ hasText: /^usage: 4 runs · ≥ \$0\.0300 · cap \$0\.025 reached$/ }).waitFor();
@@ -109,6 +113,7 @@ test('bridge: the cost view, the budget given to Claude, the crossing run in the
   await page.by('cost-cap-input').dispatchEvent('change');
   await page.by('cost-cap-state').filter({ hasText: '$0.0300 of $0.05 spent: $0.0200 left' }).waitFor();
   await page.by('usage-total').filter({ hasText: /· cap \$0\.05$/ }).waitFor();
+  await page.by('composer-capped').waitFor({ state: 'detached' });
   assert.equal(await page.by('setting-max-cost').inputValue(), '0.05', 'the same setting as the team pane\'s');
   // Escape closes it, the focus back on the usage.
   await page.page.keyboard.press('Escape');

@@ -254,6 +254,13 @@ test('bridge: running with a spinner and its time, delivered ✓ verified, cance
   assert.match(await page.by('running-elapsed').textContent(), /^0:0\d$/);
   await openDeliveries(page);
   await rows(page).filter({ has: page.page.locator('[data-testid="delivery-spinner"]') }).waitFor();
+  // Its row's ring turns with the same clock as the running mark's.
+  const turns = await page.page.evaluate(() => [
+    document.querySelector('[data-testid="running-mark"] .spinner').dataset.turn,
+    document.querySelector('[data-testid="delivery-spinner"]').dataset.turn,
+  ]);
+  assert.match(turns[1] ?? '', /^[0-3]$/);
+  assert.equal(turns[1], turns[0], 'the row\'s ring and the running mark\'s show the same turn');
   assert.deepEqual(await statuses(page), ['running']);
   assert.equal(await rows(page).nth(0).locator('.d-status').textContent(), 'running');
   assert.match(await rows(page).nth(0).locator('.d-duration').textContent(), /^0:0\d$/, 'its time counts');

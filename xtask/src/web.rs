@@ -61,7 +61,7 @@ pub fn installed_smoke(ctx: &Ctx) -> Result<(), String> {
 /// The most the page's wasm may weigh gzipped (`gzip -9`), in bytes: a ratchet, so the suite
 /// fails on any growth past it. It is moved only with the reason and the measured size in
 /// docs/measurements.md; issue #25's budget is [`WASM_GZIP_TARGET`].
-pub const WASM_GZIP_LIMIT: u64 = 584_800;
+pub const WASM_GZIP_LIMIT: u64 = 585_500;
 /// Issue #25's budget for the page's wasm ("does not grow past 400 KB"), not yet met.
 pub const WASM_GZIP_TARGET: u64 = 400_000;
 

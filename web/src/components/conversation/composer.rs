@@ -2,7 +2,9 @@
 //! Ctrl/Cmd+Enter sends. While typing, a `[NEXT]` name that is no member is warned of under
 //! it (`composer-hint`), with the member it most likely meant; a click puts that name in.
 //! While a bridge is away, what is typed stays and "send" waits for it (`composer-queued`:
-//! "will send when reconnected"); it goes once the bridge is back.
+//! "will send when reconnected"); it goes once the bridge is back. Once the runs have reached
+//! the team's cost cap, it says that no agent is given a message until the cap is raised
+//! (`composer-capped`).
 
 use agent_chatter::markers::{self, MarkerKind};
 use leptos::prelude::*;
@@ -46,7 +48,21 @@ pub fn Composer() -> impl IntoView {
             </div>
         </When>
         {addressee_hint(text, unknown)}
+        {move || cap_reached(state).map(|cap| view! {
+            <div class="composer-hint" role="status" data-testid="composer-capped">
+                {format!("cost cap reached (max cost {cap}): what you send goes in, but no agent is given it until the cap is raised (the header's usage opens it)")}
+            </div>
+        })}
     }
+}
+
+/// The team's cost cap when the runs have reached it (reactive): a message still goes in then,
+/// but no agent is given it (the conversation's rule), which the composer says before a send.
+fn cap_reached(state: AppState) -> Option<String> {
+    let _ = state.runs.get();
+    let cap = state.team.with(|t| t.as_ref()?.settings.max_cost_usd)?;
+    let left = state.session.with_untracked(|s| s.cap_left())?;
+    (left.dollars() <= 0.0).then(|| cap.display_limit())
 }
 
 /// What is typed, kept per session: it survives a reload, and another session shown shows its

@@ -538,6 +538,16 @@ fn delivery_row(
             _ => String::new(),
         }
     };
+    // Its ring turns a quarter a second with the same clock, as the running mark's does.
+    let turn = {
+        let to = to.clone();
+        move || match host.member_status(&to) {
+            MemberStatus::Running { since, .. } => {
+                (state.clock.get().saturating_sub(since) / 1000 % 4).to_string()
+            }
+            _ => "0".to_string(),
+        }
+    };
     let (status_text, title) = status_words(status, verified, reason.as_deref());
     let on_key = {
         let entry = entry.clone();
@@ -564,7 +574,7 @@ fn delivery_row(
             <span class="d-to" title=name_title>{name}</span>
             <span class="d-bytes" title=budget>{bytes}</span>
             <span class=format!("d-status d-{}", status.key()) title=title>
-                {in_flight.then(|| view! { <span class="spinner" data-testid="delivery-spinner" aria-hidden="true"></span> })}
+                {in_flight.then(|| view! { <span class="spinner" data-testid="delivery-spinner" data-turn=turn aria-hidden="true"></span> })}
                 {status_text}
                 {(status == DeliveryStatus::Failed).then(|| reason.clone().map(|r| format!(": {r}"))).flatten()}
             </span>
