@@ -141,6 +141,12 @@ pub fn member_status(
     }
 }
 
+/// The running ring's position after `ms` of a run (its `data-turn`, style.css): a quarter
+/// turn a second, on the clock the run's time is read from.
+pub fn ring_turn(ms: u64) -> String {
+    (ms / 1000 % 4).to_string()
+}
+
 /// `m:ss`, or `h:mm:ss` past an hour.
 pub fn clock(ms: u64) -> String {
     let s = ms / 1000;

@@ -356,6 +356,18 @@ impl Host {
         }
     }
 
+    /// How long `member`'s delivery has been in flight, in ms on the page's clock (reactive:
+    /// it ticks with the clock); `None` when it is not running. What the running mark and a
+    /// running delivery's row count and turn their ring by.
+    pub fn running_for(&self, member: &MemberId) -> Option<u64> {
+        match self.member_status(member) {
+            MemberStatus::Running { since, .. } => {
+                Some(self.state().clock.get().saturating_sub(since))
+            }
+            _ => None,
+        }
+    }
+
     /// What `member` is doing (reactive; a running one's time counts from when the host saw
     /// its run start).
     pub fn member_status(&self, member: &MemberId) -> MemberStatus {

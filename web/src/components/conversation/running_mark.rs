@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use crate::host::use_host;
 use crate::state::use_state;
-use crate::status::{clock, MemberStatus};
+use crate::status::{clock, ring_turn};
 
 #[component]
 pub fn RunningMark() -> impl IntoView {
@@ -38,13 +38,9 @@ pub fn RunningMark() -> impl IntoView {
             } else {
                 "is due: answer for it below, or let the simulator answer"
             };
-            let ran = Memo::new(move |_| match host.member_status(&to) {
-                MemberStatus::Running { since, .. } => Some(state.clock.get().saturating_sub(since)),
-                _ => None,
-            });
+            let ran = Memo::new(move |_| host.running_for(&to));
             let elapsed = move || ran.get().map(clock).unwrap_or_default();
-            // A quarter turn per second on the clock the time is read from (style.css).
-            let turn = move || ran.get().map_or(0, |ms| ms / 1000 % 4).to_string();
+            let turn = move || ring_turn(ran.get().unwrap_or_default());
             view! {
                 <div class="running-mark" data-testid="running-mark" role="status">
                     <span class="spinner" data-turn=turn aria-hidden="true"></span>

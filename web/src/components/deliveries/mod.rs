@@ -28,7 +28,7 @@ use crate::components::when::When;
 use crate::erased::handler;
 use crate::host::{use_host, Host};
 use crate::state::{use_state, AppState};
-use crate::status::{clock, duration_words, MemberStatus};
+use crate::status::{clock, duration_words, ring_turn};
 
 /// A row's height in pixels (one line each, so the list is placed without measuring).
 const ROW_HEIGHT: f64 = 26.0;
@@ -531,23 +531,13 @@ fn delivery_row(
     };
     // The delivery in flight counts its time on the clock member-status reads.
     let in_flight = entry.in_flight;
-    let elapsed = {
+    let ran = {
         let to = to.clone();
-        move || match host.member_status(&to) {
-            MemberStatus::Running { since, .. } => clock(state.clock.get().saturating_sub(since)),
-            _ => String::new(),
-        }
+        Memo::new(move |_| host.running_for(&to))
     };
-    // Its ring turns a quarter a second with the same clock, as the running mark's does.
-    let turn = {
-        let to = to.clone();
-        move || match host.member_status(&to) {
-            MemberStatus::Running { since, .. } => {
-                (state.clock.get().saturating_sub(since) / 1000 % 4).to_string()
-            }
-            _ => "0".to_string(),
-        }
-    };
+    let elapsed = move || ran.get().map(clock).unwrap_or_default();
+    // Its ring turns with the same clock, as the running mark's does.
+    let turn = move || ring_turn(ran.get().unwrap_or_default());
     let (status_text, title) = status_words(status, verified, reason.as_deref());
     let on_key = {
         let entry = entry.clone();

@@ -15,18 +15,30 @@ use crate::state::use_state;
 pub fn DeliveryRun() -> impl IntoView {
     let state = use_state();
     let host = use_host();
-    // The member and end time (ms) of the run that answered the prompt shown: what the model
-    // line asks its host for.
-    let answered = Memo::new(move |_| {
+    // The run that answered the prompt shown: its member and end time (ms), what the model
+    // line asks its host for, and its line (`answer-run`). One lookup for both.
+    let answer = Memo::new(move |_| {
         let at = state.shown_at.get()?;
         let member = state.shown_recipient.get()?;
         state.session.with(|s| {
+            let name = s
+                .team()
+                .and_then(|t| t.member(&member))
+                .map_or_else(|| member.clone(), |m| m.display_name.clone());
             let run = s.answer(&member, at)?;
-            Some((member.clone(), s.messages().get(run.message)?.at.0))
+            let how = match (&run.failed, &run.incomplete) {
+                (Some(reason), _) => format!("{}: {reason}", run.outcome()),
+                (None, Some(reason)) => format!("#{}, incomplete: {reason}", run.message + 1),
+                (None, None) => format!("#{}", run.message + 1),
+            };
+            let usage = usage_words(run, host.usage_silence(Some(&member)));
+            let ended = s.messages().get(run.message)?.at.0;
+            let text = format!("{name}'s answer to this prompt: {how} · {usage}");
+            Some((member.clone(), ended, text))
         })
     });
     let model = move || {
-        let (to, at) = answered.get()?;
+        let (to, at) = answer.with(|a| a.as_ref().map(|(to, at, _)| (to.clone(), *at)))?;
         Some(model_words(host, &to, host.run_details(&to, at).as_ref()))
     };
     let run = Memo::new(move |_| {
@@ -44,24 +56,6 @@ pub fn DeliveryRun() -> impl IntoView {
             Some((at, name, usage, outcome))
         })
     });
-    let answer = Memo::new(move |_| {
-        let at = state.shown_at.get()?;
-        let member = state.shown_recipient.get()?;
-        state.session.with(|s| {
-            let name = s
-                .team()
-                .and_then(|t| t.member(&member))
-                .map_or_else(|| member.clone(), |m| m.display_name.clone());
-            let run = s.answer(&member, at)?;
-            let how = match (&run.failed, &run.incomplete) {
-                (Some(reason), _) => format!("{}: {reason}", run.outcome()),
-                (None, Some(reason)) => format!("#{}, incomplete: {reason}", run.message + 1),
-                (None, None) => format!("#{}", run.message + 1),
-            };
-            let usage = usage_words(run, host.usage_silence(Some(&member)));
-            Some(format!("{name}'s answer to this prompt: {how} · {usage}"))
-        })
-    });
     // Three parts apart: a selection rebuilds only the part it changed.
     let produced = move || {
         run.get().map(|(at, name, usage, outcome)| {
@@ -77,9 +71,9 @@ pub fn DeliveryRun() -> impl IntoView {
         })
     };
     let answered = move || {
-        answer
-            .get()
-            .map(|text| view! { <p class="delivery-run" data-testid="answer-run">{text}</p> })
+        answer.get().map(
+            |(_, _, text)| view! { <p class="delivery-run" data-testid="answer-run">{text}</p> },
+        )
     };
     let model = move || {
         model().map(|m| view! { <p class="delivery-run" data-testid="answer-model">{m}</p> })
