@@ -71,6 +71,35 @@ impl Serialize for Usd {
     }
 }
 
+/// Where the runs stand against a team's cost cap (`maxCostUsd`, "max cost $"): the cap and
+/// what counts toward it. "Reached" is the conversation's own rule (no AI delivery starts once
+/// what counts is at the cap or past it), read here by every host and view, so none can say
+/// otherwise than what the conversation does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CapStanding {
+    pub cap: Usd,
+    /// What the runs cost so far that counts toward the cap (team changes included).
+    pub spent: Usd,
+}
+
+impl CapStanding {
+    /// At the cap or past it: no agent is given a message until the cap is raised.
+    pub fn reached(self) -> bool {
+        self.spent >= self.cap
+    }
+
+    /// What is left under the cap, never below zero.
+    pub fn left(self) -> Usd {
+        Usd::new((self.cap.0 - self.spent.0).max(0.0)).unwrap_or_default()
+    }
+
+    /// How far past the cap the runs went (a run that started under it is not stopped by it);
+    /// `None` at the cap or under it.
+    pub fn past(self) -> Option<Usd> {
+        (self.spent > self.cap).then_some(Usd(self.spent.0 - self.cap.0))
+    }
+}
+
 /// What one run cost, as far as its CLI said. In JSON (camelCase, absent figures left out):
 /// `{"inputTokens": 1200, "outputTokens": 80, "cachedTokens": 1000, "costUsd": 0.0031,
 /// "durationMs": 5400}`.
@@ -313,6 +342,25 @@ pub(crate) fn usage_at(value: &serde_json::Value, path: &Path<'_>) -> Result<Usa
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cap_is_reached_at_it_or_past_it_and_says_what_is_left_or_how_far_past() {
+        let usd = |d| Usd::new(d).unwrap();
+        for (cap, spent, reached, left, past) in [
+            (0.5, 0.0, false, 0.5, None),
+            (0.5, 0.25, false, 0.25, None),
+            (0.5, 0.5, true, 0.0, None),
+            (0.5, 0.75, true, 0.0, Some(0.25)),
+        ] {
+            let standing = CapStanding {
+                cap: usd(cap),
+                spent: usd(spent),
+            };
+            assert_eq!(standing.reached(), reached, "{standing:?}");
+            assert_eq!(standing.left(), usd(left), "{standing:?}");
+            assert_eq!(standing.past(), past.map(usd), "{standing:?}");
+        }
+    }
 
     #[test]
     fn a_limit_reads_exactly_as_set_with_two_decimals_at_least() {

@@ -989,6 +989,49 @@ fn a_reply_names_its_outcome_replied_or_incomplete() {
     assert_eq!(said, [("replied", None), ("incomplete", None)]);
 }
 
+/// One reading of the cap for every view: "reached" is exactly when the conversation gives no
+/// agent the next message, whatever the sum's rounding (0.1 + 0.2 is past 0.3 in dollars as
+/// floats: the conversation's own sum decides, not a view's).
+#[test]
+fn the_cap_standing_says_reached_exactly_when_the_conversation_stops_deliveries() {
+    for (cap, costs) in [
+        (0.3, &[0.1, 0.2, 0.01][..]),
+        (0.5, &[0.25, 0.25, 0.01]),
+        (0.5, &[0.6, 0.01]),
+        (1.0, &[0.1, 0.2, 0.3, 0.4, 0.01]),
+    ] {
+        let mut s = session();
+        s.apply(&Fact::set_settings(TeamSettings {
+            max_cost_usd: Usd::new(cap),
+            ..TeamSettings::default()
+        }))
+        .unwrap();
+        drain(&mut s);
+        for (i, cost) in costs.iter().enumerate() {
+            let standing = s.cap_standing().expect("the team sets a cap");
+            let at = Millis(2 * i as u64 + 1);
+            s.apply(&Fact::human("go [NEXT: max]", at)).unwrap();
+            let given = delivery(&drain(&mut s)).is_some();
+            assert_eq!(
+                given,
+                !standing.reached(),
+                "cap {cap}, runs {costs:?}, before run {i}: {standing:?}"
+            );
+            assert_eq!(s.cap_left(), Some(standing.left()));
+            if !given {
+                break;
+            }
+            s.apply(&Fact::replied("max", "ok", Millis(at.0 + 1)).with_usage(usage(*cost)))
+                .unwrap();
+            drain(&mut s);
+        }
+        assert!(
+            s.cap_standing().unwrap().reached(),
+            "cap {cap}, runs {costs:?}: the last run reaches it"
+        );
+    }
+}
+
 #[test]
 fn the_cost_cap_stops_further_deliveries_with_a_notice_until_it_is_raised() {
     let mut s = session();

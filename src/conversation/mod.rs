@@ -79,7 +79,7 @@ use crate::message::{
 };
 use crate::team::{DeliveryPolicy, Member, PromptFormat, Team, TeamSettings};
 use crate::text::floor_char_boundary;
-use crate::usage::Usd;
+use crate::usage::{CapStanding, Usd};
 
 /// Where the conversation stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -823,7 +823,11 @@ impl Conversation {
                     .push_back(Action::Notice(Notice::RoundLimitReached { limit, dropped }));
                 continue;
             }
-            if let Some(limit) = team.settings.max_cost_usd.filter(|max| self.spent >= *max) {
+            let cap = team.settings.max_cost_usd.map(|cap| CapStanding {
+                cap,
+                spent: self.spent,
+            });
+            if let Some(limit) = cap.filter(|c| c.reached()).map(|c| c.cap) {
                 // docs/architecture.md §14c: the team's spending cap stops every further AI
                 // delivery, now and after the next human message, until it is raised.
                 let dropped = drop_ai_deliveries(&mut self.queue, team, item.to);

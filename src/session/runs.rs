@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::{Fact, Failure, Session};
 use crate::message::MemberId;
-use crate::usage::{Spend, Usage, Usd};
+use crate::usage::{CapStanding, Spend, Usage, Usd};
 
 /// How one agent run ended, as the session recorded it (docs/architecture.md §14c): the page's
 /// per-delivery usage, the marks on incomplete replies, the reasons behind failure notices.
@@ -187,9 +187,17 @@ impl Session {
     /// `None` with no cap. A host gives it to a CLI that can stop itself at a budget (Claude
     /// Code's `--max-budget-usd`), so the run that crosses the cap stops near it.
     pub fn cap_left(&self) -> Option<Usd> {
-        let cap = self.team()?.settings.max_cost_usd?;
-        let left = (cap.dollars() - self.conversation.spent().dollars()).max(0.0);
-        Usd::new(left)
+        self.cap_standing().map(CapStanding::left)
+    }
+
+    /// Where the runs stand against the team's cost cap; `None` with no cap. What every view
+    /// says of the cap ("reached", what is left, how far past it) reads this, the standing the
+    /// conversation itself stops deliveries by.
+    pub fn cap_standing(&self) -> Option<CapStanding> {
+        Some(CapStanding {
+            cap: self.team()?.settings.max_cost_usd?,
+            spent: self.conversation.spent(),
+        })
     }
 
     /// What the cap of a new team starts from: what was spent so far (nothing for a log

@@ -73,6 +73,20 @@ test('bridge: the cost view, the budget given to Claude, the crossing run in the
   assert.equal(await page.by('composer-capped').textContent(),
     'cost cap reached (max cost $0.025): what you send goes in, but no agent is given it until the cap is raised (the header\'s usage opens it)');
   await page.screenshot('cost-capped-composer.png');
+  // Carol's crashed run is offered no retry the cap would drop: her line says what to do.
+  const carol = page.by('retry-line').filter({ hasText: 'Carol' });
+  await carol.getByTestId('retry-capped').waitFor();
+  assert.equal(await carol.getByTestId('retry-capped').textContent(),
+    'To run it again, raise the cost cap (max cost $0.025, reached) in the header\'s usage.');
+  assert.equal(await carol.getByTestId('retry').count(), 0);
+  // Her row in the deliveries list says the same in place of its retry.
+  await page.by('deliveries-tab').click();
+  await page.by('delivery-row').filter({ has: page.page.locator('.d-to', { hasText: 'Carol' }) }).click();
+  await page.by('details-retry-why').filter({
+    hasText: 'retry: the cost cap is reached (max cost $0.025): raise it in the header\'s usage to run Carol again',
+  }).waitFor();
+  assert.equal(await page.by('details-retry').count(), 0);
+  await page.by('messages-tab').click();
 
   // The header's usage opens the cost view.
   await page.by('usage-total').filter({ hasText: /^usage: 4 runs · ≥ \$0\.0300 · cap \$0\.025 reached$/ }).waitFor();
@@ -114,6 +128,7 @@ test('bridge: the cost view, the budget given to Claude, the crossing run in the
   await page.by('cost-cap-state').filter({ hasText: '$0.0300 of $0.05 spent: $0.0200 left' }).waitFor();
   await page.by('usage-total').filter({ hasText: /· cap \$0\.05$/ }).waitFor();
   await page.by('composer-capped').waitFor({ state: 'detached' });
+  await carol.getByTestId('retry').waitFor();
   assert.equal(await page.by('setting-max-cost').inputValue(), '0.05', 'the same setting as the team pane\'s');
   // Escape closes it, the focus back on the usage.
   await page.page.keyboard.press('Escape');

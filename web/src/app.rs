@@ -146,11 +146,6 @@ fn layout(host: Host, state: AppState, attention: Attention) -> impl IntoView {
         let _ = state.runs.get();
         state.session.with_untracked(|s| s.usage(None))
     });
-    let cap = Memo::new(move |_| {
-        state
-            .team
-            .with(|t| t.as_ref().and_then(|t| t.settings.max_cost_usd))
-    });
     let notify = attention.supported.then(|| {
         let on_change = Callback::new(move |on: bool| {
             attention.set_notify(on, move |why| state.report(why));
@@ -159,7 +154,7 @@ fn layout(host: Host, state: AppState, attention: Attention) -> impl IntoView {
     });
     view! {
         <Header connection=Signal::derive(move || host.connection_label()) connection_title=host.connection_title()>
-            <UsageTotal usage=usage cap=cap silence=Signal::derive(move || host.usage_silence(None))/>
+            <UsageTotal usage=usage cap=state.cap silence=Signal::derive(move || host.usage_silence(None))/>
             {notify}
             <SessionsMenu/>
             <ShareLink/>

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use agent_chatter::team::{Member, Team};
+use agent_chatter::usage::CapStanding;
 use leptos::prelude::*;
 
 /// One AI member's prompt in the side-by-side view.
@@ -71,6 +72,9 @@ pub struct AppState {
     /// history), not with every fact: what sums every run (usage) follows it, so a setting edit or a selection costs
     /// the same on a long history as on a short one (docs/architecture.md §13).
     pub runs: ReadSignal<(u32, usize)>,
+    /// Where the runs stand against the team's cost cap (`Session::cap_standing`), followed
+    /// with the runs and the team: every view that says "reached" reads this one standing.
+    pub cap: Memo<Option<CapStanding>>,
     /// Writes [`AppState::team`], [`AppState::members`], [`AppState::message_count`] and
     /// [`AppState::runs`] after each change of the session ([`AppState::follow_session`]).
     session_parts: SessionParts,
@@ -186,6 +190,12 @@ impl AppState {
                     .collect()
             })
         });
+        // A run's cost or a new cap moves the standing; a message or a setting else does not.
+        let cap = Memo::new(move |_| {
+            let _ = runs.get();
+            team.track();
+            session.with_untracked(Session::cap_standing)
+        });
         let state = AppState {
             session,
             recipient,
@@ -204,6 +214,7 @@ impl AppState {
             members,
             message_count,
             runs,
+            cap,
             session_parts,
             shown_recipient,
             shown_at,
@@ -253,6 +264,15 @@ impl AppState {
                 .map(|m| (m.id.clone(), m.display_name.clone()))
                 .collect()
         })
+    }
+
+    /// The team's cost cap as the user set it, once the runs reached it (reactive): then no
+    /// agent is given a message, nor a retry, until it is raised.
+    pub fn cap_reached(&self) -> Option<String> {
+        self.cap
+            .get()
+            .filter(|c| c.reached())
+            .map(|c| c.cap.display_limit())
     }
 
     /// Shows `message` in the error banner.

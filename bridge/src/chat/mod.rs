@@ -866,16 +866,24 @@ fn cost_report(session: &Session) -> Option<String> {
     }
     let total = session.usage(None);
     lines.push(format!("  total: {}", total.summary()));
-    if let Some(max) = team.settings.max_cost_usd {
+    if let Some(standing) = session.cap_standing() {
         // The cap can only count what was reported (docs/architecture.md §14c).
         let counts = if total.unpriced > 0 {
             " (it counts reported costs only)"
         } else {
             ""
         };
+        let stands = match (standing.reached(), standing.past()) {
+            (false, _) => format!("{} left", standing.left().display()),
+            (true, Some(past)) => format!(
+                "reached, {} past it: no agent is given a message until it is raised",
+                past.display()
+            ),
+            (true, None) => "reached: no agent is given a message until it is raised".into(),
+        };
         lines.push(format!(
-            "  cap (maxCostUsd): {}{counts}",
-            max.display_limit()
+            "  cap (maxCostUsd): {}: {stands}{counts}",
+            standing.cap.display_limit()
         ));
     }
     Some(lines.join("\n"))

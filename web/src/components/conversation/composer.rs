@@ -48,21 +48,14 @@ pub fn Composer() -> impl IntoView {
             </div>
         </When>
         {addressee_hint(text, unknown)}
-        {move || cap_reached(state).map(|cap| view! {
+        // A message still goes in once the cap is reached, but no agent is given it (the
+        // conversation's rule): said before a send.
+        {move || state.cap_reached().map(|cap| view! {
             <div class="composer-hint" role="status" data-testid="composer-capped">
                 {format!("cost cap reached (max cost {cap}): what you send goes in, but no agent is given it until the cap is raised (the header's usage opens it)")}
             </div>
         })}
     }
-}
-
-/// The team's cost cap when the runs have reached it (reactive): a message still goes in then,
-/// but no agent is given it (the conversation's rule), which the composer says before a send.
-fn cap_reached(state: AppState) -> Option<String> {
-    let _ = state.runs.get();
-    let cap = state.team.with(|t| t.as_ref()?.settings.max_cost_usd)?;
-    let left = state.session.with_untracked(|s| s.cap_left())?;
-    (left.dollars() <= 0.0).then(|| cap.display_limit())
 }
 
 /// What is typed, kept per session: it survives a reload, and another session shown shows its

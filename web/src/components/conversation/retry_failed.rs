@@ -2,7 +2,8 @@
 //! cancelled, or timed out: said in the words the deliveries list uses, docs/architecture.md
 //! §14c), with nothing running or queued for it, a button applies a `retry` fact
 //! (docs/architecture.md §6b), so its failed delivery runs again, answering the same message,
-//! in every host.
+//! in every host. Once the runs reached the team's cost cap, a retry would only be dropped with
+//! the cap's notice: the line says so in place of the button.
 
 use agent_chatter::session::Fact;
 use leptos::prelude::*;
@@ -35,20 +36,34 @@ pub fn RetryFailed() -> impl IntoView {
                 .collect::<Vec<_>>()
         })
     });
+    let capped = Memo::new(move |_| state.cap_reached());
     view! {
         <When when=Memo::new(move |_| failed.with(|f| !f.is_empty()))>
             <ul class="retry-failed">
                 {move || failed.get().into_iter().map(|(id, name, verb, why)| {
-                    let retry = move |_| {
-                        host.apply(Fact::Retry { to: id.clone(), at: browser::now() });
+                    let action = match capped.get() {
+                        Some(limit) => view! {
+                            <span data-testid="retry-capped">{format!(
+                                "To run it again, raise the cost cap (max cost {limit}, reached) in the header's usage."
+                            )}</span>
+                        }.into_any(),
+                        None => {
+                            let name = name.clone();
+                            let retry = move |_| {
+                                host.apply(Fact::Retry { to: id.clone(), at: browser::now() });
+                            };
+                            view! {
+                                <button data-testid="retry" data-member=name.clone() on:click=handler(retry)>
+                                    {format!("retry {name}")}
+                                </button>
+                                " (runs the same delivery again)"
+                            }.into_any()
+                        }
                     };
                     view! {
                         <li data-testid="retry-line" title=format!("why it {verb}: {why}")>
                             {format!("{name}'s last run {verb}. ")}
-                            <button data-testid="retry" data-member=name.clone() on:click=handler(retry)>
-                                {format!("retry {name}")}
-                            </button>
-                            " (runs the same delivery again)"
+                            {action}
                         </li>
                     }
                 }).collect_view()}

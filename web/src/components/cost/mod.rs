@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use agent_chatter::team::TeamSettings;
-use agent_chatter::usage::{runs_word, Silence, Spend, Usd};
+use agent_chatter::usage::{runs_word, CapStanding, Silence, Spend, Usd};
 use leptos::prelude::*;
 
 use crate::erased::handler;
@@ -64,23 +64,19 @@ pub fn floor_words(spend: &Spend) -> Option<String> {
     ))
 }
 
-/// The spend against the cap: what is left, or how far past it the runs went.
-pub fn cap_words(spend: &Spend, cap: Option<Usd>) -> String {
-    let Some(cap) = cap else {
+/// Where the runs stand against the cap: what is left, or how far past it they went.
+pub fn cap_words(standing: Option<CapStanding>) -> String {
+    let Some(standing) = standing else {
         return "no cap: runs are not stopped by what they cost".to_string();
     };
-    let spent = spend.usage.cost_usd.unwrap_or_default();
-    let limit = cap.display_limit();
-    let (s, c) = (spent.dollars(), cap.dollars());
-    if s < c {
-        let left = Usd::new(c - s).unwrap_or_default();
+    let (limit, spent) = (standing.cap.display_limit(), standing.spent);
+    if !standing.reached() {
         format!(
             "{} of {limit} spent: {} left",
             spent.display(),
-            left.display()
+            standing.left().display()
         )
-    } else if s > c {
-        let past = Usd::new(s - c).unwrap_or_default();
+    } else if let Some(past) = standing.past() {
         format!(
             "cap reached: the runs cost {}, {} past the cap of {limit}; raise it to go on",
             spent.display(),
@@ -126,9 +122,9 @@ pub fn CostView(
     /// Every run's spend in this session.
     #[prop(into)]
     usage: Signal<Spend>,
-    /// The team's cap.
+    /// Where the runs stand against the team's cap (`None`: no cap).
     #[prop(into)]
-    cap: Signal<Option<Usd>>,
+    cap: Signal<Option<CapStanding>>,
     /// Why runs report no usage, as the host knows it (the simulator has none to report).
     #[prop(into)]
     silence: Signal<Silence>,
@@ -200,7 +196,7 @@ pub fn CostView(
     let cap_value = move || {
         refused.track();
         cap.get()
-            .map(|c| c.dollars().to_string())
+            .map(|c| c.cap.dollars().to_string())
             .unwrap_or_default()
     };
     view! {
@@ -227,7 +223,7 @@ pub fn CostView(
                     <input type="number" min="0" step="any" placeholder="none" data-testid="cost-cap-input"
                         aria-describedby="cost-cap-hint" prop:value=cap_value on:change=handler(on_cap)/>
                 </label>
-                <p data-testid="cost-cap-state">{move || cap_words(&usage.get(), cap.get())}</p>
+                <p data-testid="cost-cap-state">{move || cap_words(cap.get())}</p>
                 <p class="muted" id="cost-cap-hint">{CROSSING}</p>
             </div>
         </div>
@@ -297,16 +293,25 @@ mod tests {
 
     #[test]
     fn the_cap_says_what_is_left_or_how_far_past_it_the_runs_went() {
-        let s = spend(&[Some(0.03)]);
+        let standing = |cap, spent| {
+            Some(CapStanding {
+                cap: Usd::new(cap).unwrap(),
+                spent: Usd::new(spent).unwrap(),
+            })
+        };
         assert_eq!(
-            cap_words(&s, Usd::new(0.05)),
+            cap_words(standing(0.05, 0.03)),
             "$0.0300 of $0.05 spent: $0.0200 left"
         );
         assert_eq!(
-            cap_words(&s, Usd::new(0.02)),
+            cap_words(standing(0.02, 0.03)),
             "cap reached: the runs cost $0.0300, $0.0100 past the cap of $0.02; raise it to go on"
         );
-        assert!(cap_words(&s, None).starts_with("no cap"));
+        assert_eq!(
+            cap_words(standing(0.02, 0.02)),
+            "cap reached: the runs cost $0.02; raise it to go on"
+        );
+        assert!(cap_words(None).starts_with("no cap"));
         assert_eq!(cap_typed(" "), Ok(None));
         assert!(cap_typed("0").is_err());
         assert_eq!(cap_typed("0.5"), Ok(Usd::new(0.5)));

@@ -99,6 +99,11 @@ fn known(s: &Session, entry: &Entry) -> Known {
             Err(format!(
                 "a later run of {name} came after this one: only the latest can run again"
             ))
+        } else if let Some(cap) = s.cap_standing().filter(|c| c.reached()) {
+            Err(format!(
+                "the cost cap is reached (max cost {}): raise it in the header's usage to run {name} again",
+                cap.cap.display_limit()
+            ))
         } else if s.can_retry(&entry.to) {
             Ok(())
         } else {

@@ -3,7 +3,7 @@
 //! button: it opens the cost view ([`crate::components::cost::CostView`]), per member and per
 //! model, with the cap's field.
 
-use agent_chatter::usage::{runs_word, Silence, Spend, Usd};
+use agent_chatter::usage::{runs_word, CapStanding, Silence, Spend};
 use leptos::prelude::*;
 
 use crate::components::cost::CostView;
@@ -16,9 +16,9 @@ pub fn UsageTotal(
     /// What the conversation's runs cost.
     #[prop(into)]
     usage: Signal<Spend>,
-    /// The team's spending cap.
+    /// Where the runs stand against the team's spending cap (`None`: no cap).
     #[prop(into)]
-    cap: Signal<Option<Usd>>,
+    cap: Signal<Option<CapStanding>>,
     /// Why runs report no usage, as the host knows it (the simulator has none to report).
     #[prop(into)]
     silence: Signal<Silence>,
@@ -36,10 +36,9 @@ pub fn UsageTotal(
                 spend.cost_or(silence.get())
             )
         };
-        if let Some(cap) = cap.get() {
-            let spent = spend.usage.cost_usd.map_or(0.0, Usd::dollars);
-            text.push_str(&format!(" · cap {}", cap.display_limit()));
-            if spent >= cap.dollars() {
+        if let Some(standing) = cap.get() {
+            text.push_str(&format!(" · cap {}", standing.cap.display_limit()));
+            if standing.reached() {
                 text.push_str(" reached");
             }
         }
