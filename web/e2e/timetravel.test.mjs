@@ -23,6 +23,68 @@ test('time travel: an early message shows the prompt the core previews for it', 
   await context.close();
 });
 
+/**
+ * Starts watching what the page writes: resolves, when called, to `{ rebuilt, kept }` — the
+ * `data-testid`s of elements taken out and put back anew (a rebuild), and which of `controls`
+ * are still the very nodes they were.
+ */
+async function watchWrites(page, controls) {
+  await page.page.evaluate((controls) => {
+    const q = (id) => document.querySelector(`[data-testid="${id}"]`);
+    window.__writes = {
+      before: [...document.querySelectorAll('[data-testid]')],
+      controls: controls.map((id) => [id, q(id)]),
+      added: [],
+      observer: new MutationObserver((records) => window.__writes.take(records)),
+      take(records) {
+        for (const r of records) for (const n of r.addedNodes) if (n.nodeType === 1) this.added.push(n);
+      },
+    };
+    window.__writes.observer.observe(document.body, { childList: true, subtree: true });
+  }, controls);
+  return () => page.page.evaluate(() => new Promise((done) => {
+    // Two frames: whatever the change scheduled for the next frame has been written too.
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+      const w = window.__writes;
+      w.take(w.observer.takeRecords());
+      w.observer.disconnect();
+      const gone = new Set(w.before.filter((e) => !e.isConnected).map((e) => e.dataset.testid));
+      const added = w.added.filter((e) => e.isConnected).flatMap((e) => [e, ...e.querySelectorAll('[data-testid]')]);
+      const rebuilt = [...new Set(added.map((e) => e.dataset.testid).filter((id) => gone.has(id)))];
+      const q = (id) => document.querySelector(`[data-testid="${id}"]`);
+      const kept = w.controls.filter(([id, node]) => node && node === q(id)).map(([id]) => id);
+      done({ rebuilt, kept });
+    }));
+  }));
+}
+
+// What a selection does not change, it does not write (docs/architecture.md §13, "Update
+// cost"): counted by node, not timed, so it holds on any machine.
+test('a selection or a recipient switch rebuilds nothing it shows before and after', async () => {
+  const { context, page } = await visit();
+  const controls = ['inspector-at', 'recipient-select', 'prompt-text', 'copy-prompt', 'fork-shown', 'diff-toggle'];
+  const at = (n) => page.page.waitForFunction((n) => new RegExp(`^at #${n} `)
+    .test(document.querySelector('[data-testid="inspector-at"]')?.textContent ?? ''), n);
+  await page.by('timeline-message').first().click();
+  await at(1);
+  for (const [step, change] of [
+    ['#1 → #2', async () => { await page.by('timeline-message').nth(1).click(); await at(2); }],
+    ['#2 → #3', async () => { await page.by('timeline-message').nth(2).click(); await at(3); }],
+    ['#3 → #1', async () => { await page.by('timeline-message').nth(0).click(); await at(1); }],
+    ['to sarah', () => page.selectRecipient('sarah')],
+    ['to max', () => page.selectRecipient('max')],
+  ]) {
+    const present = await page.page.evaluate((ids) => ids.filter((id) => document.querySelector(`[data-testid="${id}"]`)), controls);
+    const writes = await watchWrites(page, controls);
+    await change();
+    const { rebuilt, kept } = await writes();
+    assert.deepEqual(rebuilt, [], `${step}: taken out and built again`);
+    assert.deepEqual(kept, present, `${step}: the controls shown are the same nodes`);
+  }
+  page.assertNoErrors();
+  await context.close();
+});
+
 test('keyboard: ↑/↓ move through messages and ←/→ through recipients', async () => {
   const { context, page } = await visit();
   await page.page.locator('body').click({ position: { x: 5, y: 5 } });
