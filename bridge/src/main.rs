@@ -762,6 +762,14 @@ async fn say_who_cannot_run(hub: &hub::Hub, simulate: bool) {
             eprintln!("agent-chatter: cannot run {why}");
         }
     }
+    let stand_ins = hub.stand_ins().await;
+    if !stand_ins.is_empty() {
+        eprintln!(
+            "agent-chatter: the demo team: the built-in simulator stands in for {} (CLI not \
+             installed here); a simulated reply does not run a real agent, a message of yours does",
+            stand_ins.join(", ")
+        );
+    }
     let uncapped = hub.uncapped().await;
     if !uncapped.is_empty() {
         eprintln!(

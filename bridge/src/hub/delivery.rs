@@ -117,7 +117,13 @@ impl Actor {
             .team()
             .and_then(|t| t.member(&delivery.to))
             .map(|m| self.machine.dress(m));
+        let stand_in = self.stand_in_reply(delivery);
         let (agent_type, command, unsendable) = match member {
+            Some(MemberAgent {
+                agent_type,
+                answerer: Answerer::Cli(_),
+                ..
+            }) if stand_in.is_some() => (agent_type, None, stand_in),
             Some(MemberAgent {
                 agent_type,
                 command: Some(command),
@@ -166,6 +172,37 @@ impl Actor {
             unsendable,
             timeout,
         }
+    }
+
+    /// Why `delivery` may not run its member's real CLI: the message that addressed it is a
+    /// reply the simulator wrote for a demo-team member whose CLI is not installed here, a
+    /// stand-in the user did not choose, and a real run on a made-up reply could cost money
+    /// (docs/architecture.md §14: a simulated reply never drives a paid agent unless the user
+    /// chose simulation). `None` when a person or a real agent wrote it, or the user chose the
+    /// simulator (`--simulate`, `agentType: "simulated"`).
+    fn stand_in_reply(&self, delivery: &Delivery) -> Option<String> {
+        let team = self.session.team()?;
+        let addressed_by = delivery.parent.as_ref().unwrap_or(&delivery.message);
+        let speaker = &self.session.store().get(addressed_by)?.speaker.id;
+        let agent = crate::agents::member(team, speaker, &self.agents, self.simulate_all)?;
+        let chosen = self.simulate_all
+            || agent_chatter::team::normalize_agent_type(&agent.agent_type)
+                == agent_chatter::team::SIMULATED;
+        if chosen || !matches!(agent.answerer, Answerer::Simulator) {
+            return None;
+        }
+        let name = |id: &str| {
+            team.member(id)
+                .map_or_else(|| id.to_string(), |m| m.display_name.clone())
+        };
+        let (to, by) = (name(&delivery.to), name(speaker));
+        Some(format!(
+            "{}: not run: {to} was addressed by {by}'s simulated reply ({by}'s CLI is not \
+             installed here, so the built-in simulator stood in), and a real run on a made-up \
+             reply could cost money; send {to} a message yourself to go on, or start with \
+             --simulate to simulate every member",
+            delivery.to
+        ))
     }
 
     /// Notes and publishes that `delivery` is handed over: a real CLI's run (`cli`) is noted

@@ -333,6 +333,11 @@ impl Hub {
         self.read(Actor::agent_reports).await
     }
 
+    /// The demo team's members the simulator stands in for beside a real agent, by name.
+    pub async fn stand_ins(&self) -> Vec<String> {
+        self.read(Actor::stand_ins).await.unwrap_or_default()
+    }
+
     /// When the team sets a cost cap: the members whose CLI reports no cost (Codex, Gemini, a
     /// plain command), so the cap cannot count their runs (docs/architecture.md §14c).
     pub async fn uncapped(&self) -> Vec<String> {

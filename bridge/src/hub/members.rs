@@ -88,4 +88,34 @@ impl Actor {
             })
             .collect()
     }
+
+    /// When a real agent runs beside them: the demo team's members the simulator stands in for
+    /// because their CLI is not installed here (not chosen: not `--simulate`, not `agentType:
+    /// "simulated"`), by name. Their replies do not run the real agents they address
+    /// (`Actor::stand_in_reply`), which `serve` and `chat` say at start.
+    pub(super) fn stand_ins(&self) -> Vec<String> {
+        let Some(team) = self.session.team() else {
+            return Vec::new();
+        };
+        let members = crate::agents::members(team, &self.agents, self.simulate_all);
+        if self.simulate_all
+            || !members
+                .iter()
+                .any(|m| matches!(m.answerer, Answerer::Cli(_)))
+        {
+            return Vec::new();
+        }
+        members
+            .into_iter()
+            .filter(|m| m.answerer == Answerer::Simulator)
+            .filter(|m| {
+                agent_chatter::team::normalize_agent_type(&m.agent_type)
+                    != agent_chatter::team::SIMULATED
+            })
+            .map(|m| {
+                team.member(&m.member)
+                    .map_or(m.member.clone(), |t| t.display_name.clone())
+            })
+            .collect()
+    }
 }
