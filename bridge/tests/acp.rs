@@ -451,6 +451,27 @@ async fn a_bridge_killed_with_sigkill_leaves_no_acp_agent_running() {
     assert!(gone(pid).await, "the agent {pid} outlived the bridge");
 }
 
+/// A tool the adapter started in a session of its own (out of the agent's process group) goes
+/// with the bridge too.
+#[tokio::test]
+async fn a_bridge_killed_with_sigkill_leaves_no_tool_of_an_acp_agent_running() {
+    let lab = plain("hang_tool");
+    let mut page = ask_max(&lab).await;
+    page.wait_for(|e| matches!(e, Event::Output { .. })).await;
+    let agent = fixture_pid(&lab.log).await;
+    let tool = received(&lab.log)
+        .iter()
+        .find_map(|l| l["tool"].as_u64())
+        .expect("the tool started before the agent said anything") as u32;
+    assert!(alive(agent) && alive(tool));
+    let _dir = lab.bridge.kill();
+    assert!(gone(agent).await, "the agent {agent} outlived the bridge");
+    assert!(
+        gone(tool).await,
+        "the agent's tool {tool} outlived the bridge"
+    );
+}
+
 /// Each way an ACP run can end, and what the conversation records.
 #[tokio::test]
 async fn every_stop_reason_and_fault_ends_the_run_as_the_design_says() {

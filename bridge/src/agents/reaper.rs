@@ -5,7 +5,10 @@
 //! process of its own session (`agent-chatter __reap`, out of reach of the terminal's signals
 //! and of the bridge's group) holding the read end of a pipe. The bridge writes `+PGID` when an
 //! agent's process group starts and `-PGID` when it is gone; when the pipe ends — the bridge
-//! exited or was killed — the watchdog kills every group still listed, and exits.
+//! exited or was killed — the watchdog kills every group still listed, and every process that
+//! carries this bridge's mark (`process::BRIDGE_MARK`, given to each agent and inherited by what
+//! it starts): a tool's shell an ACP adapter started in a session of its own has left the
+//! agent's group, and once the agent died with the bridge, its parentage too. Then it exits.
 //!
 //! Only an executable that answers `__reap` (the `agent-chatter` binary, which calls
 //! [`enable`]) starts one; elsewhere (the library's own tests) runs go without it, with the
@@ -99,6 +102,7 @@ mod linux {
         let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
         let mut cmd = Command::new("/proc/self/exe");
         cmd.arg(super::COMMAND)
+            .arg(crate::agents::process::bridge_mark())
             .stdin(Stdio::from(read))
             .stdout(Stdio::null())
             .stderr(Stdio::null());
@@ -116,9 +120,11 @@ mod linux {
         Ok(std::fs::File::from(write))
     }
 
-    /// The watchdog's own work (`agent-chatter __reap`): reads `+PGID` and `-PGID` lines on
-    /// stdin until it ends, then kills every group still listed.
+    /// The watchdog's own work (`agent-chatter __reap MARK`): reads `+PGID` and `-PGID` lines
+    /// on stdin until it ends, then kills every group still listed and every process marked as
+    /// the bridge's (`MARK`).
     pub fn reap() {
+        let mark = std::env::args().nth(2).filter(|m| !m.is_empty());
         // Out of the terminal's reach already (its own session); a hangup or interrupt meant
         // for the bridge must not stop it before it has done its work either.
         // SAFETY: signal(2) with SIG_IGN installs no handler code.
@@ -153,12 +159,16 @@ mod linux {
                 groups.remove(&group);
             }
         }
+        // Found before anything is killed, though the agents themselves may be gone already
+        // (their parent-death signal came with the bridge's end).
+        let strays = mark.map_or_else(Vec::new, |m| crate::agents::process::marked(&m));
         for group in groups {
             // SAFETY: kill(2) with a negative pid signals the process group; no memory shared.
             unsafe {
                 libc::kill(-group, libc::SIGKILL);
             }
         }
+        crate::agents::process::kill_each(&strays);
     }
 }
 
