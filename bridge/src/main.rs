@@ -506,7 +506,11 @@ fn chat(
     let db = data::database(db)?;
     data::name_the_old_default(&db);
     let store = store::Store::open(&db).map_err(|e| e.to_string())?;
+    let fresh = resume.is_none();
     until_stopped(async move {
+        if fresh {
+            check_acp_settings(&team, &agents, &machine, simulate).await?;
+        }
         let hub = hub::Hub::start(store, resume, team, agents, simulate, machine)
             .map_err(|e| e.to_string())?;
         say_who_cannot_run(&hub, simulate).await;
@@ -666,7 +670,8 @@ fn serve(args: ServeArgs, open: bool) -> Result<Ending, String> {
         _ => None,
     };
     let session = session.or(latest);
-    if session.is_none() {
+    let fresh = session.is_none();
+    if fresh {
         agents::check_team(&team, &agents, simulate)?;
     }
     if let Some(id) = latest {
@@ -676,6 +681,9 @@ fn serve(args: ServeArgs, open: bool) -> Result<Ending, String> {
     until_stopped(async move {
         // The port first: when it is taken, no session is created for nothing.
         let bound = server::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await?;
+        if fresh {
+            check_acp_settings(&team, &agents, &machine, simulate).await?;
+        }
         let hub =
             hub::Hub::start(store, session, team, agents, simulate, machine).map_err(|e| {
                 match latest {
@@ -751,6 +759,19 @@ fn say_resumed(store: &store::Store, id: i64) {
 
 /// Says at start, on stderr, which members cannot run here and why (each delivery to them will
 /// fail with the same words), or that the simulator answers everyone.
+/// [`agents::check_acp_settings`], its warnings said on stderr.
+async fn check_acp_settings(
+    team: &agent_chatter::team::Team,
+    agents: &agents::AgentsFile,
+    machine: &agents::machine::MachineSettings,
+    simulate: bool,
+) -> Result<(), String> {
+    for warning in agents::check_acp_settings(team, agents, machine, simulate).await? {
+        eprintln!("agent-chatter: {warning}");
+    }
+    Ok(())
+}
+
 async fn say_who_cannot_run(hub: &hub::Hub, simulate: bool) {
     if simulate {
         eprintln!(

@@ -23,6 +23,21 @@ struct Lab {
 }
 
 fn lab(scenario: &str, entry: Value, member: Value, timeout_ms: u64) -> Lab {
+    let (dir, log, work) = lab_dir(scenario, entry, member, timeout_ms);
+    Lab {
+        bridge: Bridge::start(dir, None),
+        log,
+        work,
+    }
+}
+
+/// [`lab`]'s directory, its fixture's log and working directory, before any bridge starts.
+fn lab_dir(
+    scenario: &str,
+    entry: Value,
+    member: Value,
+    timeout_ms: u64,
+) -> (tempfile::TempDir, PathBuf, PathBuf) {
     let dir = Bridge::new_dir(&json!({}), "claude-settings.sh");
     let log = dir.path().join("acp.log");
     let work = dir.path().join("max-work");
@@ -44,11 +59,7 @@ fn lab(scenario: &str, entry: Value, member: Value, timeout_ms: u64) -> Lab {
     let agents = json!({"agents": {"max": max}});
     std::fs::write(dir.path().join("agents.json"), agents.to_string()).unwrap();
     let work = std::fs::canonicalize(&work).unwrap();
-    Lab {
-        bridge: Bridge::start(dir, None),
-        log,
-        work,
-    }
+    (dir, log, work)
 }
 
 fn plain(scenario: &str) -> Lab {
@@ -410,9 +421,55 @@ async fn mode_and_model_are_set_in_the_session_from_the_members_run_settings() {
     );
 }
 
+#[test]
+fn a_model_the_agent_does_not_offer_is_an_error_at_start_naming_member_value_and_offer() {
+    let (dir, log, _) = lab_dir("reply", json!({}), json!({"model": "gpt-9"}), 20_000);
+    let d = dir.path();
+    let out = std::process::Command::new(support::bin())
+        .args(["serve", "--port", "0"])
+        .arg("--db")
+        .arg(d.join("sessions.db"))
+        .arg("--dist")
+        .arg(d.join("dist"))
+        .arg("--team")
+        .arg(d.join("team.json"))
+        .arg("--agents")
+        .arg(d.join("agents.json"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(out.stdout.is_empty(), "no address printed: {stderr}");
+    assert!(
+        stderr.contains(
+            "max: model \"gpt-9\": the agent offers no such model (its models: m-small, m-large)"
+        ),
+        "{stderr}"
+    );
+    // A session was opened to ask, and no prompt sent: nothing reached a model.
+    let asked = received(&log);
+    assert!(request(&asked, "session/new").is_some(), "{asked:?}");
+    assert!(request(&asked, "session/prompt").is_none(), "{asked:?}");
+}
+
+/// The same setting refused at the first run: a session resumed from before the agent's
+/// models changed is not checked at start, and its run fails naming member, value and offer.
 #[tokio::test]
-async fn a_model_the_agent_does_not_offer_fails_naming_member_value_and_offer() {
-    let lab = lab("reply", json!({}), json!({"model": "gpt-9"}), 20_000);
+async fn a_model_the_agent_does_not_offer_fails_the_run_naming_member_value_and_offer() {
+    let (dir, log, work) = lab_dir("reply", json!({}), json!({}), 20_000);
+    let first = Bridge::start(dir, None);
+    let (_, opened) = first.join().await;
+    let dir = first.kill();
+    let team_file = dir.path().join("team.json");
+    let mut team: Value =
+        serde_json::from_str(&std::fs::read_to_string(&team_file).unwrap()).unwrap();
+    team["members"][1]["model"] = json!("gpt-9");
+    std::fs::write(&team_file, team.to_string()).unwrap();
+    let lab = Lab {
+        bridge: Bridge::start(dir, Some(opened.id)),
+        log,
+        work,
+    };
     let mut page = ask_max(&lab).await;
     let failed = page.until_failed().await;
     assert_eq!(failed.failure, Some(Failure::CannotRun));

@@ -374,6 +374,58 @@ pub fn check_team(
     settings::check_flags(&uses)
 }
 
+/// Checks, at start, the ACP members whose run settings set a mode or a model: each agent is
+/// started, a session opened with them set (no prompt: nothing reaches a model) and the agent
+/// stopped (docs/architecture.md §14d). A value the agent does not offer is the error, naming
+/// the member and the value; an agent that could not be asked is a warning returned (its
+/// first run says why), as a member that cannot run is.
+pub async fn check_acp_settings(
+    team: &agent_chatter::team::Team,
+    file: &AgentsFile,
+    machine: &machine::MachineSettings,
+    simulate_all: bool,
+) -> Result<Vec<String>, String> {
+    let mut warnings = Vec::new();
+    for agent in members(team, file, simulate_all) {
+        let (Answerer::Cli(_), Some(command)) = (&agent.answerer, &agent.command) else {
+            continue;
+        };
+        let (Some(acp_settings), Some(member)) = (&command.acp, team.member(&agent.member)) else {
+            continue;
+        };
+        let member = machine.dress(member);
+        if member.run.model.is_none() && member.run.permission_mode.is_none() {
+            continue;
+        }
+        let kind = command.output.unwrap_or(AgentType::of(&agent.agent_type));
+        let Ok(command) = settings::command_for_member(command, kind, &member) else {
+            continue;
+        };
+        let job = acp::AcpJob {
+            command: &command,
+            member: &member.id,
+            run: 0,
+            prompt: "",
+            system: None,
+            model: member.run.model.as_deref(),
+            permission_mode: member.run.permission_mode,
+            approve: acp_settings.approve,
+            approval_timeout: acp_settings.approval_timeout,
+            timeout: Duration::from_secs(90),
+        };
+        match acp::check(job).await {
+            Ok(()) => {}
+            Err(acp::Unchecked::Refused(why)) => return Err(why),
+            Err(acp::Unchecked::Unasked(why)) => warnings.push(format!(
+                "could not check {}'s mode and model with its ACP agent ({why}); its first run \
+                 checks them",
+                member.id
+            )),
+        }
+    }
+    Ok(warnings)
+}
+
 /// How one AI member will be answered on this machine (`agent-chatter agents`, the page).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MemberAgent {

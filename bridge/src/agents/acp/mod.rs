@@ -72,9 +72,42 @@ const START_TIMEOUT: Duration = Duration::from_secs(60);
 /// stopped.
 const CANCEL_GRACE: Duration = Duration::from_secs(3);
 
-/// Runs `job` over ACP. The timeout holds over the whole run; `cancel` firing sends
-/// `session/cancel`, and the group is stopped after [`CANCEL_GRACE`].
-pub(crate) async fn run(job: AcpJob<'_>, streams: Streams, cancel: oneshot::Receiver<()>) -> Ran {
+/// Why a member's ACP settings could not be confirmed at start ([`check`]).
+pub(crate) enum Unchecked {
+    /// The agent does not offer the mode or model set (the error names member and value).
+    Refused(String),
+    /// The agent could not be asked (it did not start, or broke off): its first run will say.
+    Unasked(String),
+}
+
+/// Opens a session with `job`'s agent, sets its mode and model, and stops the agent without a
+/// prompt (nothing reaches a model): the check at start of docs/architecture.md §14d, so a
+/// value the agent does not offer is found before any run, not at the member's first
+/// delivery after others' paid runs.
+pub(crate) async fn check(job: AcpJob<'_>) -> Result<(), Unchecked> {
+    let mut child = spawn(&job).map_err(Unchecked::Unasked)?;
+    let mut group = GroupGuard::new(child.id());
+    let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        return Err(Unchecked::Unasked("no pipe to the agent".to_string()));
+    };
+    let stderr = tokio::spawn(stderr_tail(child.stderr.take(), Arc::default()));
+    let opened = tokio::time::timeout(job.timeout, session::open_only(&job, stdin, stdout)).await;
+    let strays = child.id().map(process::descendants).unwrap_or_default();
+    group.kill();
+    process::kill_each(&strays);
+    let _ = tokio::time::timeout(Duration::from_secs(2), child.wait()).await;
+    let _ = tokio::time::timeout(Duration::from_millis(500), stderr).await;
+    group.release();
+    opened.unwrap_or_else(|_| {
+        Err(Unchecked::Unasked(format!(
+            "no session within {}",
+            human(job.timeout)
+        )))
+    })
+}
+
+/// Starts `job`'s agent in a process group of its own, its stdio piped.
+fn spawn(job: &AcpJob<'_>) -> Result<tokio::process::Child, String> {
     let mut cmd = Command::new(&job.command.command);
     cmd.args(&job.command.args);
     cmd.envs(&job.command.env);
@@ -85,14 +118,16 @@ pub(crate) async fn run(job: AcpJob<'_>, streams: Streams, cancel: oneshot::Rece
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
     process::own_group(&mut cmd);
-    let mut child = match cmd.spawn() {
+    cmd.spawn()
+        .map_err(|e| format!("could not start {}: {e}", job.command.command))
+}
+
+/// Runs `job` over ACP. The timeout holds over the whole run; `cancel` firing sends
+/// `session/cancel`, and the group is stopped after [`CANCEL_GRACE`].
+pub(crate) async fn run(job: AcpJob<'_>, streams: Streams, cancel: oneshot::Receiver<()>) -> Ran {
+    let mut child = match spawn(&job) {
         Ok(child) => child,
-        Err(e) => {
-            return failed(
-                Failure::CannotRun,
-                format!("could not start {}: {e}", job.command.command),
-            )
-        }
+        Err(why) => return failed(Failure::CannotRun, why),
     };
     let mut group = GroupGuard::new(child.id());
     let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {

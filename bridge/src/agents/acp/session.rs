@@ -18,7 +18,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::frames::{self, Malformed};
 use super::policy::{self, allow_option, reject_option};
 use super::updates::{self, Said};
-use super::{AcpJob, Signal, Streams, Talked, CANCEL_GRACE, START_TIMEOUT};
+use super::{AcpJob, Signal, Streams, Talked, Unchecked, CANCEL_GRACE, START_TIMEOUT};
 use crate::agents::reason::human;
 use crate::clock::now;
 
@@ -99,6 +99,44 @@ pub(super) async fn talk(
             why: format!("it printed a line that is not ACP (JSON-RPC): {line:?}"),
         },
         (talked, _) => talked,
+    }
+}
+
+/// Opens a session as a run would (`initialize`, `session/new`, its mode and model) and goes
+/// no further: no prompt, so no model is asked anything. What the agent sends meanwhile is
+/// dropped; it may ask nothing of a person before a prompt.
+pub(super) async fn open_only(
+    job: &AcpJob<'_>,
+    stdin: ChildStdin,
+    stdout: ChildStdout,
+) -> Result<(), Unchecked> {
+    let step = Step::default();
+    let malformed = Malformed::default();
+    let transport = frames::transport(stdin, stdout, malformed.clone());
+    let opened = Client
+        .v1()
+        .name("agent-chatter")
+        .on_receive_notification(
+            async move |_: acp::SessionNotification, _cx| Ok(()),
+            agent_client_protocol::on_receive_notification!(),
+        )
+        .connect_with(transport, async |cx: ConnectionTo<Agent>| {
+            Ok(match open(&cx, job, &step).await {
+                Ok(_) => Ok(()),
+                Err(Talked::Refused(why)) => Err(Unchecked::Refused(why)),
+                Err(Talked::Broken { step, why }) => {
+                    Err(Unchecked::Unasked(format!("at {step}: {why}")))
+                }
+                Err(_) => Err(Unchecked::Unasked("it ended the session".to_string())),
+            })
+        })
+        .await
+        .unwrap_or_else(|e| Err(Unchecked::Unasked(words(&e))));
+    match (opened, malformed.first()) {
+        (Err(Unchecked::Unasked(_)), Some(line)) => Err(Unchecked::Unasked(format!(
+            "it printed a line that is not ACP (JSON-RPC): {line:?}"
+        ))),
+        (opened, _) => opened,
     }
 }
 
