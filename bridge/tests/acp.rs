@@ -219,6 +219,41 @@ async fn tool_calls_plan_thoughts_and_the_context_fill_stream_and_are_kept_with_
         .any(|i| matches!(i, Activity::ToolCall(c) if c.id == "r1")));
 }
 
+/// Activity is kept beside the run, outside the fact log: the next prompt holds the reply, and
+/// none of the thought, plan or tool call that came with it (docs/architecture.md §14d).
+#[tokio::test]
+async fn activity_never_reaches_a_later_prompt() {
+    let lab = plain("reply");
+    let mut page = ask_max(&lab).await;
+    page.until_replied().await;
+    page.send_command(human("[FROM: kailai] once more [NEXT: max]"))
+        .await;
+    page.until_replied().await;
+    let log = received(&lab.log);
+    let prompts: Vec<&str> = log
+        .iter()
+        .filter(|m| m["method"] == "session/prompt")
+        .map(|m| m["params"]["prompt"][0]["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(prompts.len(), 2, "{log:?}");
+    let later = prompts[1];
+    assert!(
+        later.contains("done"),
+        "the reply is in its history: {later}"
+    );
+    for activity in [
+        "Let me look.",
+        "read the file",
+        "Read README.md",
+        "README.md",
+    ] {
+        assert!(
+            !later.contains(activity),
+            "{activity:?} reached the prompt: {later}"
+        );
+    }
+}
+
 /// Waits for max's question and answers it with `option`.
 async fn answer(page: &mut Client, option: &str) -> String {
     let Event::Approval { request, to, .. } =

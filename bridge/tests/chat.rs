@@ -57,6 +57,19 @@ fn a_piped_first_message_goes_through_the_agent_and_the_chat_ends() {
     assert!(out.contains("→ max (AI): Relay héllo, "), "{out}\n{err}");
 }
 
+/// A retry the CLI reports is said while the run goes on (a line when piped, where no spinner
+/// shows), before the reply.
+#[test]
+fn a_retry_the_cli_reports_is_said_before_the_reply() {
+    let (out, err, ok) = chat("[NEXT: max] go\n", "claude-retry.sh", None, None);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("max is retrying (1/10): "),
+        "the retry status: {err}"
+    );
+    assert!(out.contains("→ max (AI): Done after a retry"), "{out}");
+}
+
 #[test]
 fn a_team_given_at_start_has_its_notices_printed_as_one_deployed_later() {
     let team = serde_json::json!({"name": "unk", "members": [

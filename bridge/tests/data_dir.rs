@@ -142,6 +142,58 @@ fn a_database_where_older_versions_put_it_is_named_with_the_command_that_moves_i
     );
 }
 
+/// With a display, `agent-chatter` alone opens the page: the browser (here a stand-in
+/// `xdg-open` first on PATH, recording what it was given) is given the owner-only redirect
+/// page beside the database, never the URL with its token (any user can read a program's
+/// arguments).
+#[test]
+fn agent_chatter_alone_opens_the_page_through_an_owner_only_redirect() {
+    let p = places();
+    let bin_dir = p.cwd.join("bin");
+    std::fs::create_dir(&bin_dir).unwrap();
+    let record = p.cwd.join("opened.txt");
+    let opener = bin_dir.join("xdg-open");
+    std::fs::write(
+        &opener,
+        format!(
+            "#!/bin/sh\nprintf '%s' \"$1\" > {}.tmp && mv {0}.tmp {0}\n",
+            record.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&opener, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap());
+    let (child, stderr) = start(
+        &p.cwd,
+        &p.home,
+        &["--port", "0", "--simulate"],
+        &[("PATH", Path::new(&path)), ("DISPLAY", Path::new(":99"))],
+    );
+    // The opener runs detached: its record appears when it has run.
+    let given = (0..200)
+        .find_map(|_| {
+            std::fs::read_to_string(&record).ok().or_else(|| {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                None
+            })
+        })
+        .unwrap_or_else(|| panic!("the browser was never opened; stderr: {stderr}"));
+    stop(child);
+    let page = p
+        .home
+        .join(".local/share/agent-chatter/open-agent-chatter.html");
+    assert_eq!(Path::new(&given), page, "given the redirect page");
+    assert!(
+        !given.contains("token"),
+        "the token is in no argument: {given}"
+    );
+    assert_eq!(mode(&page), 0o600);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("url=http://127.0.0.1:"), "{html}");
+    assert!(html.contains("/#token="), "{html}");
+    assert!(!stderr.contains("browser"), "{stderr}");
+}
+
 #[test]
 fn agent_chatter_alone_serves_and_says_why_it_opens_no_browser_here() {
     let p = places();

@@ -646,9 +646,12 @@ async fn print_events(
                     "{} is retrying ({attempt}{of}): {reason}",
                     name(&hub, to).await
                 );
+                // On a terminal the spinner says it; piped, where no spinner shows, a line.
                 match &spinner {
-                    Some(bar) => bar.set_message(terminal_safe(&line).into_owned()),
-                    None => tell!("{line}"),
+                    Some(bar) if !bar.is_hidden() => {
+                        bar.set_message(terminal_safe(&line).into_owned())
+                    }
+                    _ => tell!("{line}"),
                 }
             }
             Event::Error { message } => error(message),
