@@ -5,52 +5,11 @@
 use tokio::process::Command;
 
 /// Makes `cmd` start in a process group of its own (so a timeout or cancel reaches everything
-/// it starts) that dies with the bridge, marked as this bridge's ([`BRIDGE_MARK`]).
+/// it starts) that dies with the bridge, marked as this bridge's (`reaper::BRIDGE_MARK`).
 pub(crate) fn own_group(cmd: &mut Command) {
     cmd.process_group(0);
-    cmd.env(BRIDGE_MARK, bridge_mark());
+    cmd.env(super::reaper::BRIDGE_MARK, super::reaper::bridge_mark());
     die_with_the_bridge(cmd);
-}
-
-/// The variable every agent is started with and every process it starts inherits, naming this
-/// bridge: the watchdog finds by it what an agent started even once it left the agent's group
-/// and parentage (a tool's shell in a session of its own, reparented when the agent died with
-/// the bridge), where neither a group kill nor [`descendants`] reaches.
-pub(crate) const BRIDGE_MARK: &str = "AGENT_CHATTER_BRIDGE";
-
-/// This bridge's value of [`BRIDGE_MARK`]: its process id and start time, which no other
-/// bridge shares.
-pub(crate) fn bridge_mark() -> &'static str {
-    static MARK: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    MARK.get_or_init(|| {
-        let started = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        format!("{}-{started}", std::process::id())
-    })
-}
-
-/// Every live process whose environment holds [`BRIDGE_MARK`] with the value `mark`, read
-/// from `/proc` (Linux; elsewhere none). Processes of other users cannot be read, nor be ours.
-#[cfg(target_os = "linux")]
-pub(crate) fn marked(mark: &str) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    let wanted = format!("{BRIDGE_MARK}={mark}");
-    entries
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|p| {
-            std::fs::read(format!("/proc/{p}/environ"))
-                .is_ok_and(|env| env.split(|b| *b == 0).any(|v| v == wanted.as_bytes()))
-        })
-        .collect()
-}
-
-#[cfg(not(target_os = "linux"))]
-pub(crate) fn marked(_: &str) -> Vec<u32> {
-    Vec::new()
 }
 
 /// On Linux the agent is killed when the bridge dies, however it dies: a `kill -9` skips every

@@ -6,7 +6,7 @@
 //! and of the bridge's group) holding the read end of a pipe. The bridge writes `+PGID` when an
 //! agent's process group starts and `-PGID` when it is gone; when the pipe ends — the bridge
 //! exited or was killed — the watchdog kills every group still listed, and every process that
-//! carries this bridge's mark (`process::BRIDGE_MARK`, given to each agent and inherited by what
+//! carries this bridge's mark ([`BRIDGE_MARK`], given to each agent and inherited by what
 //! it starts): a tool's shell an ACP adapter started in a session of its own has left the
 //! agent's group, and once the agent died with the bridge, its parentage too. Then it exits.
 //!
@@ -16,6 +16,42 @@
 
 /// The hidden subcommand that runs the watchdog.
 pub const COMMAND: &str = "__reap";
+
+/// The variable every agent is started with and every process it starts inherits, naming this
+/// bridge: the watchdog finds by it what an agent started even once it left the agent's group
+/// and parentage (a tool's shell in a session of its own, reparented when the agent died with
+/// the bridge), where neither a group kill nor `process::descendants` reaches.
+pub(crate) const BRIDGE_MARK: &str = "AGENT_CHATTER_BRIDGE";
+
+/// This bridge's value of [`BRIDGE_MARK`]: its process id and start time, which no other
+/// bridge shares.
+pub(crate) fn bridge_mark() -> &'static str {
+    static MARK: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    MARK.get_or_init(|| {
+        let started = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        format!("{}-{started}", std::process::id())
+    })
+}
+
+/// Every live process whose environment holds [`BRIDGE_MARK`] with the value `mark`, read
+/// from `/proc` (Linux). Processes of other users cannot be read, nor be ours.
+#[cfg(target_os = "linux")]
+fn marked(mark: &str) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let wanted = format!("{BRIDGE_MARK}={mark}");
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|p| {
+            std::fs::read(format!("/proc/{p}/environ"))
+                .is_ok_and(|env| env.split(|b| *b == 0).any(|v| v == wanted.as_bytes()))
+        })
+        .collect()
+}
 
 #[cfg(target_os = "linux")]
 mod linux {
@@ -102,7 +138,7 @@ mod linux {
         let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
         let mut cmd = Command::new("/proc/self/exe");
         cmd.arg(super::COMMAND)
-            .arg(crate::agents::process::bridge_mark())
+            .arg(super::bridge_mark())
             .stdin(Stdio::from(read))
             .stdout(Stdio::null())
             .stderr(Stdio::null());
@@ -161,14 +197,19 @@ mod linux {
         }
         // Found before anything is killed, though the agents themselves may be gone already
         // (their parent-death signal came with the bridge's end).
-        let strays = mark.map_or_else(Vec::new, |m| crate::agents::process::marked(&m));
+        let strays = mark.map_or_else(Vec::new, |m| super::marked(&m));
         for group in groups {
             // SAFETY: kill(2) with a negative pid signals the process group; no memory shared.
             unsafe {
                 libc::kill(-group, libc::SIGKILL);
             }
         }
-        crate::agents::process::kill_each(&strays);
+        for pid in strays.into_iter().filter_map(|p| i32::try_from(p).ok()) {
+            // SAFETY: kill(2) on a process id; no memory is shared.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
     }
 }
 
