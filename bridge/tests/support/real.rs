@@ -145,7 +145,8 @@ impl World {
     /// [`World::leftovers`], but for the bridge's own watchdog (`agent-chatter __reap`), which
     /// lives as long as `serve`.
     pub fn leftovers_but_the_watchdog(&self, except: &[u32]) -> Vec<(u32, String)> {
-        self.left_after_waiting(except, |cmd| !cmd.ends_with(" __reap"))
+        // `/proc/self/exe __reap MARK`
+        self.left_after_waiting(except, |cmd| cmd.split(' ').nth(1) != Some("__reap"))
     }
 
     fn left_after_waiting(&self, except: &[u32], counts: fn(&str) -> bool) -> Vec<(u32, String)> {
