@@ -1,14 +1,15 @@
 //! A simulated reply never drives a real (paid) agent unless the user chose simulation
 //! (docs/architecture.md §14): in the demo team a member whose CLI is not installed is answered
 //! by the simulator; a delivery its reply addresses to a member whose CLI is installed fails by
-//! name instead of running, unannounced; a person's message to that member runs it.
+//! name instead of running, unannounced; a person's message to that member runs it, and so
+//! does a retry the person asks for (they decided to run it on that reply).
 
 mod support;
 
 use agent_chatter::protocol::Event;
 use agent_chatter::session::{Fact, Failure};
 use serde_json::json;
-use support::{fixture, human, is_delivering, team, Bridge};
+use support::{fixture, human, is_delivering, retry, team, Bridge};
 
 /// The demo team as shipped: Max's and Carol's CLIs missing here, Sarah's a fake Codex.
 fn demo_dir() -> tempfile::TempDir {
@@ -66,10 +67,16 @@ async fn a_stand_in_reply_does_not_run_a_real_agent_and_a_persons_message_does()
         reason.starts_with(
             "sarah: not run: Sarah was addressed by Max's simulated reply (Max's CLI is not \
              installed here, so the built-in simulator stood in), and a real run on a made-up \
-             reply could cost money; send Sarah a message yourself"
+             reply could cost money; send Sarah a message yourself to go on, retry Sarah to run \
+             it on that reply anyway"
         ),
         "{reason}"
     );
+    // A retry asked for runs her on Max's reply: a person decided.
+    page.send_command(retry("sarah", 10)).await;
+    page.wait_for(is_delivering).await;
+    let retried = page.until_replied().await;
+    assert_eq!(retried.to, "sarah");
     // A person's message to her runs her CLI.
     page.send_command(human("[NEXT: sarah] review it")).await;
     let sarah = page.until_replied().await;

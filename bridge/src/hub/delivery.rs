@@ -178,9 +178,14 @@ impl Actor {
     /// reply the simulator wrote for a demo-team member whose CLI is not installed here, a
     /// stand-in the user did not choose, and a real run on a made-up reply could cost money
     /// (docs/architecture.md §14: a simulated reply never drives a paid agent unless the user
-    /// chose simulation). `None` when a person or a real agent wrote it, or the user chose the
-    /// simulator (`--simulate`, `agentType: "simulated"`).
+    /// chose simulation). `None` when a person or a real agent wrote it, the user chose the
+    /// simulator (`--simulate`, `agentType: "simulated"`), or the delivery is a retry the user
+    /// asked for: then a person decided to run it on that reply.
     fn stand_in_reply(&self, delivery: &Delivery) -> Option<String> {
+        if matches!(self.session.facts().last(), Some(Fact::Retry { to, .. }) if *to == delivery.to)
+        {
+            return None;
+        }
         let team = self.session.team()?;
         let addressed_by = delivery.parent.as_ref().unwrap_or(&delivery.message);
         let speaker = &self.session.store().get(addressed_by)?.speaker.id;
@@ -199,8 +204,8 @@ impl Actor {
         Some(format!(
             "{}: not run: {to} was addressed by {by}'s simulated reply ({by}'s CLI is not \
              installed here, so the built-in simulator stood in), and a real run on a made-up \
-             reply could cost money; send {to} a message yourself to go on, or start with \
-             --simulate to simulate every member",
+             reply could cost money; send {to} a message yourself to go on, retry {to} to run it \
+             on that reply anyway, or start with --simulate to simulate every member",
             delivery.to
         ))
     }
