@@ -720,7 +720,20 @@ fn doctor(
     let checked = team
         .as_ref()
         .map(|((team, machine), path)| (team, machine, path.as_path()));
-    let up = agent_chatter_bridge::doctor::checkup(checked, &file, &db, port);
+    let mut up = agent_chatter_bridge::doctor::checkup(checked, &file, &db, port);
+    // The ACP members' modes and models, as `serve` checks them at start: each agent asked in
+    // a session of its own, no prompt sent.
+    if let Some(((team, machine), _)) = &team {
+        let asked = until_stopped(async {
+            Ok(agents::check_acp_settings(team, &file, machine, false).await)
+        })?;
+        match asked {
+            Ok(unasked) => up.lines.extend(unasked),
+            Err(refused) => up.problems.push(format!(
+                "{refused}: set one the agent offers in the team file, or leave it out"
+            )),
+        }
+    }
     for line in &up.lines {
         println!("{line}");
     }

@@ -138,3 +138,33 @@ fn an_agents_file_entry_that_looks_misspelt_is_a_problem_and_another_teams_entry
     );
     assert!(err.contains("2 problems found"), "{err}");
 }
+
+/// An ACP member's model is asked of its agent (a session opened, no prompt): one it does not
+/// offer is a problem naming member, value and offer.
+#[test]
+fn an_acp_model_the_agent_does_not_offer_is_a_problem() {
+    let mut team = support::team(None);
+    team["members"][1]["model"] = json!("gpt-9");
+    let dir = Bridge::new_dir(&team, "claude-settings.sh");
+    let d = dir.path();
+    let agents = json!({"agents": {"max": {
+        "protocol": "acp",
+        "command": fixture("acp-agent.mjs").display().to_string(),
+        "args": ["reply", d.join("acp.log").display().to_string()],
+    }}});
+    std::fs::write(d.join("agents.json"), agents.to_string()).unwrap();
+    let (code, out, err) = doctor(d, &std::env::var("PATH").unwrap());
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(
+        out.contains(
+            "max: model \"gpt-9\": the agent offers no such model (its models: m-small, \
+             m-large): set one the agent offers in the team file, or leave it out"
+        ),
+        "{out}"
+    );
+    let log = std::fs::read_to_string(d.join("acp.log")).unwrap();
+    assert!(
+        log.contains("session/new") && !log.contains("session/prompt"),
+        "{log}"
+    );
+}
