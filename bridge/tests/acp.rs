@@ -459,19 +459,7 @@ async fn mode_and_model_are_set_in_the_session_from_the_members_run_settings() {
 #[test]
 fn a_model_the_agent_does_not_offer_is_an_error_at_start_naming_member_value_and_offer() {
     let (dir, log, _) = lab_dir("reply", json!({}), json!({"model": "gpt-9"}), 20_000);
-    let d = dir.path();
-    let out = std::process::Command::new(support::bin())
-        .args(["serve", "--port", "0"])
-        .arg("--db")
-        .arg(d.join("sessions.db"))
-        .arg("--dist")
-        .arg(d.join("dist"))
-        .arg("--team")
-        .arg(d.join("team.json"))
-        .arg("--agents")
-        .arg(d.join("agents.json"))
-        .output()
-        .unwrap();
+    let out = support::serve_command(dir.path()).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{stderr}");
     assert!(out.stdout.is_empty(), "no address printed: {stderr}");

@@ -531,12 +531,8 @@ impl Client {
 }
 
 /// `agent-chatter serve` on the files in `d`; returns the process, its port and its token.
-fn spawn(
-    d: &std::path::Path,
-    session: Option<i64>,
-    args: &[&str],
-    stderr: Stdio,
-) -> (Child, u16, String) {
+/// `serve` on a free port with the database, page, team and agents files of directory `d`.
+pub fn serve_command(d: &Path) -> std::process::Command {
     let mut cmd = std::process::Command::new(bin());
     cmd.args(["serve", "--port", "0"])
         .arg("--db")
@@ -546,10 +542,18 @@ fn spawn(
         .arg("--team")
         .arg(d.join("team.json"))
         .arg("--agents")
-        .arg(d.join("agents.json"))
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(stderr);
+        .arg(d.join("agents.json"));
+    cmd
+}
+
+fn spawn(
+    d: &std::path::Path,
+    session: Option<i64>,
+    args: &[&str],
+    stderr: Stdio,
+) -> (Child, u16, String) {
+    let mut cmd = serve_command(d);
+    cmd.args(args).stdout(Stdio::piped()).stderr(stderr);
     if let Some(id) = session {
         cmd.args(["--session", &id.to_string()]);
     }

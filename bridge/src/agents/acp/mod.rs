@@ -92,12 +92,7 @@ pub(crate) async fn check(job: AcpJob<'_>) -> Result<(), Unchecked> {
     };
     let stderr = tokio::spawn(stderr_tail(child.stderr.take(), Arc::default()));
     let opened = tokio::time::timeout(job.timeout, session::open_only(&job, stdin, stdout)).await;
-    let strays = child.id().map(process::descendants).unwrap_or_default();
-    group.kill();
-    process::kill_each(&strays);
-    let _ = tokio::time::timeout(Duration::from_secs(2), child.wait()).await;
-    let _ = tokio::time::timeout(Duration::from_millis(500), stderr).await;
-    group.release();
+    stop(&mut child, &mut group, stderr).await;
     opened.unwrap_or_else(|_| {
         Err(Unchecked::Unasked(format!(
             "no session within {}",
@@ -120,6 +115,22 @@ fn spawn(job: &AcpJob<'_>) -> Result<tokio::process::Child, String> {
     process::own_group(&mut cmd);
     cmd.spawn()
         .map_err(|e| format!("could not start {}: {e}", job.command.command))
+}
+
+/// Ends the agent, one way or another: it and its helpers go with its group, and any
+/// descendant an adapter started in a session of its own (a tool's shell) with them; then a
+/// moment for it to be reaped and for its stderr to be read to the end.
+async fn stop(
+    child: &mut tokio::process::Child,
+    group: &mut GroupGuard,
+    stderr: tokio::task::JoinHandle<()>,
+) {
+    let strays = child.id().map(process::descendants).unwrap_or_default();
+    group.kill();
+    process::kill_each(&strays);
+    let _ = tokio::time::timeout(Duration::from_secs(2), child.wait()).await;
+    let _ = tokio::time::timeout(Duration::from_millis(500), stderr).await;
+    group.release();
 }
 
 /// Runs `job` over ACP. The timeout holds over the whole run; `cancel` firing sends
@@ -148,14 +159,7 @@ pub(crate) async fn run(job: AcpJob<'_>, streams: Streams, cancel: oneshot::Rece
             .try_wait()
             .and_then(|s| s.ok_or_else(|| std::io::Error::other("still running")))),
     };
-    // Over, one way or another: the agent and its helpers go with its group, and any
-    // descendant an adapter started in a session of its own (a tool's shell) with them.
-    let strays = child.id().map(process::descendants).unwrap_or_default();
-    group.kill();
-    process::kill_each(&strays);
-    let _ = tokio::time::timeout(Duration::from_secs(2), child.wait()).await;
-    let _ = tokio::time::timeout(Duration::from_millis(500), stderr_reader).await;
-    group.release();
+    stop(&mut child, &mut group, stderr_reader).await;
     let stderr = stderr_kept
         .lock()
         .map(|k| String::from_utf8_lossy(&k).into_owned())
